@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Map definitions of the sluice object.  Plain maps (no LIBBPF_PIN_BY_NAME)
+ * so the object loads both through the daemon, which pins them under
+ * <pin-dir>/maps, and through `bpftool prog loadall ... pinmaps DIR`
+ * (ebpf-notes §0.3).  Layouts live in include/sluice_abi.h.
+ */
+#ifndef SLUICE_BPF_MAPS_H
+#define SLUICE_BPF_MAPS_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "sluice_abi.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sluice_config);
+} sl_config SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sluice_heartbeat);
+} sl_heartbeat SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SLUICE_MAX_LEVELS);
+	__type(key, __u32);
+	__type(value, struct sluice_level);
+} sl_levels SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, SLUICE_MAX_LEVELS);
+	__type(key, __u32);
+	__type(value, struct sluice_seats);
+} sl_seats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SLUICE_MAX_LEVELS);
+	__type(key, __u32);
+	__type(value, struct sluice_level_stats);
+} sl_lvl_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sluice_stats);
+} sl_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SLUICE_PORT_TABLE_SIZE);
+	__type(key, struct sluice_port_key);
+	__type(value, struct sluice_port_val);
+} sl_ports SEC(".maps");
+
+/* A plain (preallocated) HASH, not LRU: evicting an admitted connection
+ * would leak its seats.  A full table refuses new admissions instead. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SLUICE_DEFAULT_CONNS);
+	__type(key, struct sluice_conn_key);
+	__type(value, struct sluice_conn);
+} sl_conns SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} sl_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sluice_ev_limit);
+} sl_ev_limit SEC(".maps");
+
+#endif /* SLUICE_BPF_MAPS_H */

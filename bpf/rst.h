@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Turn a parsed SYN into a RST|ACK reply in place (RFC 793 reset generation
+ * for a segment without ACK: seq 0, ack = SYN seq + 1 + payload length).
+ *
+ * The reply keeps the link layer (MACs swapped, VLAN tags kept as they
+ * were), writes a fresh 20-byte IPv4 header (options dropped) or a 40-byte
+ * IPv6 header (extension headers dropped) and a 20-byte TCP header, then
+ * trims the frame.  Checksums are computed from scratch: incremental updates
+ * are wrong on veth/loopback where the SYN carries CHECKSUM_PARTIAL.
+ */
+#ifndef SLUICE_BPF_RST_H
+#define SLUICE_BPF_RST_H
+
+#include "parse.h"
+
+#define RST_TTL 64
+
+static __always_inline __u16 csum_fold32(__u32 sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (__u16)~sum;
+}
+
+/* One's complement sum of n 16-bit words (n constant, small). */
+static __always_inline __u32 csum_add_words(__u32 sum, const void *buf, int n)
+{
+	const __u16 *w = buf;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < n; i++)
+		sum += w[i];
+	return sum;
+}
+
+static __always_inline void fill_tcp_rst(struct tcphdr *th, const struct syn_pkt *p)
+{
+	__builtin_memset(th, 0, sizeof(*th));
+	th->source = p->key.dport;
+	th->dest = p->key.sport;
+	th->seq = 0;
+	/* The SYN occupies one sequence number, its payload (TFO) the rest. */
+	th->ack_seq = bpf_htonl(bpf_ntohl(p->seq) + 1 + p->payload_len);
+	th->doff = sizeof(*th) / 4;
+	th->rst = 1;
+	th->ack = 1;
+	th->window = 0;
+}
+
+/* Returns 0 and leaves the frame ready for XDP_TX, or a negative errno
+ * (the caller then drops the SYN instead). */
+static __always_inline int build_rst(struct xdp_md *ctx, const struct syn_pkt *p)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	unsigned char mac[ETH_ALEN];
+	struct tcphdr th;
+	__u32 l3 = p->l3_off, new_len, sum;
+	int old_len = data_end - data;
+
+	if ((void *)(eth + 1) > data_end)
+		return -1;
+	__builtin_memcpy(mac, eth->h_source, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, eth->h_dest, ETH_ALEN);
+	__builtin_memcpy(eth->h_dest, mac, ETH_ALEN);
+
+	fill_tcp_rst(&th, p);
+	if (l3 > MAX_HDR_OFF)
+		return -1;
+
+	if (p->key.family == 4) {
+		struct { struct iphdr ip; struct tcphdr tcp; } *out = data + l3;
+		struct iphdr ip = {};
+		struct { __be32 s, d; __u8 zero, proto; __be16 len; } ph;
+
+		if ((void *)(out + 1) > data_end)
+			return -1;
+		ip.version = 4;
+		ip.ihl = 5;
+		ip.tot_len = bpf_htons(sizeof(ip) + sizeof(th));
+		ip.frag_off = bpf_htons(0x4000); /* DF */
+		ip.ttl = RST_TTL;
+		ip.protocol = IPPROTO_TCP;
+		__builtin_memcpy(&ip.saddr, p->key.daddr + 12, 4);
+		__builtin_memcpy(&ip.daddr, p->key.saddr + 12, 4);
+		ip.check = csum_fold32(csum_add_words(0, &ip, sizeof(ip) / 2));
+
+		ph.s = ip.saddr;
+		ph.d = ip.daddr;
+		ph.zero = 0;
+		ph.proto = IPPROTO_TCP;
+		ph.len = bpf_htons(sizeof(th));
+		sum = csum_add_words(0, &ph, sizeof(ph) / 2);
+		sum = csum_add_words(sum, &th, sizeof(th) / 2);
+		th.check = csum_fold32(sum);
+
+		__builtin_memcpy(&out->ip, &ip, sizeof(ip));
+		__builtin_memcpy(&out->tcp, &th, sizeof(th));
+		new_len = l3 + sizeof(*out);
+	} else {
+		struct { struct ipv6hdr ip6; struct tcphdr tcp; } *out = data + l3;
+		struct ipv6hdr ip6 = {};
+		struct { __be32 len; __u8 zero[3], proto; } ph;
+
+		if ((void *)(out + 1) > data_end)
+			return -1;
+		ip6.version = 6;
+		ip6.payload_len = bpf_htons(sizeof(th));
+		ip6.nexthdr = IPPROTO_TCP;
+		ip6.hop_limit = RST_TTL;
+		__builtin_memcpy(&ip6.saddr, p->key.daddr, 16);
+		__builtin_memcpy(&ip6.daddr, p->key.saddr, 16);
+
+		ph.len = bpf_htonl(sizeof(th));
+		ph.zero[0] = ph.zero[1] = ph.zero[2] = 0;
+		ph.proto = IPPROTO_TCP;
+		sum = csum_add_words(0, &ip6.saddr, 16);
+		sum = csum_add_words(sum, &ph, sizeof(ph) / 2);
+		sum = csum_add_words(sum, &th, sizeof(th) / 2);
+		th.check = csum_fold32(sum);
+
+		__builtin_memcpy(&out->ip6, &ip6, sizeof(ip6));
+		__builtin_memcpy(&out->tcp, &th, sizeof(th));
+		new_len = l3 + sizeof(*out);
+	}
+
+	/* Trim options, extension headers and payload; after this call every
+	 * packet pointer is invalid, and nothing below touches the packet. */
+	if ((int)new_len < old_len && bpf_xdp_adjust_tail(ctx, (int)new_len - old_len))
+		return -1;
+	return 0;
+}
+
+#endif /* SLUICE_BPF_RST_H */

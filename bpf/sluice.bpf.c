@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * sluice data path.
+ *
+ * sluice_xdp: for each TCP SYN to a protected port, decide admit (pass and
+ * reserve seats), defer (drop: the client's SYN retransmit is the queue) or
+ * reject (RST via XDP_TX).  Everything else passes untouched.
+ *
+ * sluice_sockops: follows admitted connections (established, RTT, close) so
+ * seats are returned exactly once.
+ */
+#include "parse.h"
+#include "rst.h"
+#include "maps.h"
+
+#define NSEC_PER_SEC 1000000000ULL
+
+static __always_inline struct sluice_stats *global_stats(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&sl_stats, &zero);
+}
+
+#define STAT_INC(s, field) do { if (s) (s)->field++; } while (0)
+
+/* Per-CPU one-second window cap on ring buffer events, so a SYN flood
+ * cannot melt the daemon (ebpf-notes §D.2).  Counters stay exact. */
+static __always_inline bool event_allowed(const struct sluice_config *cfg, __u64 now)
+{
+	struct sluice_ev_limit *lim;
+	__u32 zero = 0;
+
+	if (!cfg->events_per_sec)
+		return true;
+	lim = bpf_map_lookup_elem(&sl_ev_limit, &zero);
+	if (!lim)
+		return false;
+	if (now - lim->window_start_ns >= NSEC_PER_SEC) {
+		lim->window_start_ns = now;
+		lim->count = 0;
+	}
+	if (lim->count >= cfg->events_per_sec)
+		return false;
+	lim->count++;
+	return true;
+}
+
+static __always_inline void emit_event(const struct sluice_config *cfg,
+				       struct sluice_stats *gs, __u32 type,
+				       __u32 level, const struct sluice_conn_key *key,
+				       __u64 now)
+{
+	struct sluice_event *ev;
+
+	if (!event_allowed(cfg, now)) {
+		STAT_INC(gs, events_lost);
+		return;
+	}
+	ev = bpf_ringbuf_reserve(&sl_events, sizeof(*ev), 0);
+	if (!ev) {
+		STAT_INC(gs, events_lost);
+		return;
+	}
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->ts_ns = now;
+	ev->key = *key;
+	ev->type = type;
+	ev->level = level;
+	bpf_ringbuf_submit(ev, 0);
+}
+
+/* Heartbeat older than the configured timeout (or never written). */
+static __always_inline bool heartbeat_stale(const struct sluice_config *cfg, __u64 now)
+{
+	struct sluice_heartbeat *hb;
+	__u32 zero = 0;
+
+	if (!cfg->heartbeat_timeout_ns)
+		return false;
+	hb = bpf_map_lookup_elem(&sl_heartbeat, &zero);
+	if (!hb || !hb->mono_ns)
+		return true;
+	return now > hb->mono_ns && now - hb->mono_ns > cfg->heartbeat_timeout_ns;
+}
+
+/* Reserve seats atomically: add first, roll back if that overshot the
+ * limit.  Two CPUs can never both get the last seat; under contention one
+ * may be refused spuriously, which errs on the safe side. */
+static __always_inline bool reserve_seats(struct sluice_seats *s, __u32 seats, __u32 limit)
+{
+	__u64 before = __sync_fetch_and_add(&s->seats_in_use, seats);
+
+	if (before + seats <= limit)
+		return true;
+	__sync_fetch_and_sub(&s->seats_in_use, seats);
+	return false;
+}
+
+/* Record the admitted connection.  Returns 0, or -EEXIST when another CPU
+ * admitted the same 4-tuple first, or another negative errno (table full). */
+static __always_inline int track_conn(const struct syn_pkt *p, __u32 level,
+				      __u32 seats, __u64 now)
+{
+	struct sluice_conn c = {
+		.admitted_ns = now,
+		.level = level,
+		.seats = seats,
+		.state = SLUICE_CONN_ADMITTED,
+	};
+
+	return bpf_map_update_elem(&sl_conns, &p->key, &c, BPF_NOEXIST);
+}
+
+static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
+{
+	struct sluice_stats *gs = global_stats();
+	struct sluice_port_key pk = { .port = p->key.dport };
+	struct sluice_level_stats *ls;
+	struct sluice_config *cfg;
+	struct sluice_port_val *pv;
+	struct sluice_level *lvl;
+	struct sluice_seats *seats;
+	__u32 zero = 0, level, need;
+	__u64 now;
+	bool force = false;
+	int err;
+
+	STAT_INC(gs, syns);
+	cfg = bpf_map_lookup_elem(&sl_config, &zero);
+	if (!cfg || !(cfg->flags & SLUICE_CFG_ACTIVE))
+		return XDP_PASS; /* not configured yet: sluice is transparent */
+
+	pv = bpf_map_lookup_elem(&sl_ports, &pk);
+	if (!pv) {
+		STAT_INC(gs, unprotected);
+		return XDP_PASS;
+	}
+	level = pv->level;
+	lvl = bpf_map_lookup_elem(&sl_levels, &level);
+	seats = bpf_map_lookup_elem(&sl_seats, &level);
+	ls = bpf_map_lookup_elem(&sl_lvl_stats, &level);
+	if (!lvl || !seats || !ls || lvl->type == SLUICE_LEVEL_UNUSED) {
+		STAT_INC(gs, unprotected);
+		return XDP_PASS;
+	}
+	ls->syns++;
+
+	/* A retransmit of a SYN we already admitted: its seats are held. */
+	if (bpf_map_lookup_elem(&sl_conns, &p->key)) {
+		ls->retransmits++;
+		return XDP_PASS;
+	}
+
+	now = bpf_ktime_get_ns();
+	need = lvl->seats_per_conn ? lvl->seats_per_conn : 1;
+
+	if (heartbeat_stale(cfg, now)) {
+		ls->failsafe++;
+		if (cfg->fail_mode == SLUICE_FAIL_CLOSED) {
+			STAT_INC(gs, failsafe_closed);
+			ls->deferred++;
+			return XDP_DROP;
+		}
+		STAT_INC(gs, failsafe_open);
+		force = true; /* admit, but keep counting seats */
+	}
+	if (lvl->type == SLUICE_LEVEL_EXEMPT)
+		force = true;
+
+	if (force) {
+		__sync_fetch_and_add(&seats->seats_in_use, need);
+	} else if (seats->waiting || !reserve_seats(seats, need, lvl->seat_limit)) {
+		goto over_limit;
+	}
+
+	err = track_conn(p, level, need, now);
+	if (!err) {
+		ls->admitted++;
+		return XDP_PASS;
+	}
+	__sync_fetch_and_sub(&seats->seats_in_use, need);
+	if (err == -17 /* EEXIST: another CPU admitted this 4-tuple */) {
+		ls->retransmits++;
+		return XDP_PASS;
+	}
+	STAT_INC(gs, conn_table_full);
+	if (force)
+		return XDP_PASS; /* fail open even when we cannot track */
+
+over_limit:
+	if (lvl->limit_response == SLUICE_RESP_REJECT) {
+		if (!build_rst(ctx, p)) {
+			ls->rejected++;
+			emit_event(cfg, gs, SLUICE_EV_REJECT, level, &p->key, now ? now : bpf_ktime_get_ns());
+			return XDP_TX;
+		}
+		STAT_INC(gs, rst_failed);
+	}
+	ls->deferred++;
+	emit_event(cfg, gs, SLUICE_EV_DEFER, level, &p->key, now ? now : bpf_ktime_get_ns());
+	return XDP_DROP;
+}
+
+SEC("xdp")
+int sluice_xdp(struct xdp_md *ctx)
+{
+	struct syn_pkt p = {};
+	struct sluice_stats *gs;
+
+	switch (parse_frame(ctx, &p)) {
+	case PARSE_SYN:
+		return handle_syn(ctx, &p);
+	case PARSE_MALFORMED:
+		gs = global_stats();
+		STAT_INC(gs, malformed);
+		return XDP_PASS;
+	case PARSE_FRAGMENT:
+		gs = global_stats();
+		STAT_INC(gs, fragments);
+		return XDP_PASS;
+	default:
+		return XDP_PASS;
+	}
+}
+
+/* ---- sock_ops ---------------------------------------------------------- */
+
+/* Build the XDP-compatible key from a socket.  Context fields are read
+ * through volatile: clang 14 fuses adjacent u32 loads into one u64 load,
+ * which the verifier rejects (ebpf-notes §0.5).  Byte orders per §B.7:
+ * remote_port is network order in the high 16 bits, local_port host order. */
+static __always_inline void sockops_key(struct bpf_sock_ops *skops,
+					struct sluice_conn_key *k)
+{
+	volatile struct bpf_sock_ops *v = skops;
+	__u32 family = v->family;
+	__u32 rport = v->remote_port;
+	__u32 lport = v->local_port;
+
+	__builtin_memset(k, 0, sizeof(*k));
+	if (family == 2 /* AF_INET */) {
+		__be32 r = v->remote_ip4, l = v->local_ip4;
+
+		v4_mapped(k->saddr, r);
+		v4_mapped(k->daddr, l);
+		k->family = 4;
+	} else {
+		__u32 r[4], l[4];
+
+		r[0] = v->remote_ip6[0]; r[1] = v->remote_ip6[1];
+		r[2] = v->remote_ip6[2]; r[3] = v->remote_ip6[3];
+		l[0] = v->local_ip6[0];  l[1] = v->local_ip6[1];
+		l[2] = v->local_ip6[2];  l[3] = v->local_ip6[3];
+		__builtin_memcpy(k->saddr, r, 16);
+		__builtin_memcpy(k->daddr, l, 16);
+		/* A dual-stack listener sees IPv4 clients as ::ffff:a.b.c.d;
+		 * XDP saw an IPv4 packet, so key it as family 4. */
+		k->family = (r[0] == 0 && r[1] == 0 && r[2] == bpf_htonl(0xffff)) ? 4 : 6;
+	}
+	k->sport = bpf_htons((__u16)bpf_ntohl(rport));
+	k->dport = bpf_htons((__u16)lport);
+}
+
+static __always_inline void conn_closed(struct sluice_conn_key *k)
+{
+	struct sluice_stats *gs = global_stats();
+	struct sluice_level_stats *ls;
+	struct sluice_seats *seats;
+	struct sluice_conn *c, copy;
+	struct sluice_config *cfg;
+	struct sluice_event *ev;
+	__u32 zero = 0;
+	__u64 now;
+
+	c = bpf_map_lookup_elem(&sl_conns, k);
+	if (!c)
+		return;
+	copy = *c;
+	/* Whoever deletes the entry releases its seats: exactly once, even if
+	 * the daemon's handshake-expiry sweep races with us. */
+	if (bpf_map_delete_elem(&sl_conns, k))
+		return;
+	seats = bpf_map_lookup_elem(&sl_seats, &copy.level);
+	if (seats)
+		__sync_fetch_and_sub(&seats->seats_in_use, copy.seats);
+	ls = bpf_map_lookup_elem(&sl_lvl_stats, &copy.level);
+	if (ls)
+		ls->closed++;
+	STAT_INC(gs, released);
+
+	/* Completion events feed the controller: not rate limited, the ring
+	 * buffer's size is the bound. */
+	cfg = bpf_map_lookup_elem(&sl_config, &zero);
+	if (!cfg)
+		return;
+	now = bpf_ktime_get_ns();
+	ev = bpf_ringbuf_reserve(&sl_events, sizeof(*ev), 0);
+	if (!ev) {
+		STAT_INC(gs, events_lost);
+		return;
+	}
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->ts_ns = now;
+	ev->key = *k;
+	ev->type = SLUICE_EV_CLOSE;
+	ev->level = copy.level;
+	ev->duration_ns = now - copy.admitted_ns;
+	ev->srtt_us = copy.srtt_us;
+	bpf_ringbuf_submit(ev, 0);
+}
+
+SEC("sockops")
+int sluice_sockops(struct bpf_sock_ops *skops)
+{
+	volatile struct bpf_sock_ops *v = skops;
+	struct sluice_conn_key k;
+	struct sluice_conn *c;
+	struct sluice_stats *gs;
+	__u32 op = v->op;
+
+	switch (op) {
+	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
+		sockops_key(skops, &k);
+		c = bpf_map_lookup_elem(&sl_conns, &k);
+		if (!c)
+			break; /* not a connection sluice admitted */
+		c->state = SLUICE_CONN_ESTABLISHED;
+		c->established_ns = bpf_ktime_get_ns();
+		c->srtt_us = v->srtt_us >> 3;
+		bpf_sock_ops_cb_flags_set(skops, BPF_SOCK_OPS_STATE_CB_FLAG |
+						 BPF_SOCK_OPS_RTT_CB_FLAG);
+		gs = global_stats();
+		STAT_INC(gs, established);
+		break;
+	case BPF_SOCK_OPS_RTT_CB:
+		sockops_key(skops, &k);
+		c = bpf_map_lookup_elem(&sl_conns, &k);
+		if (c)
+			c->srtt_us = v->srtt_us >> 3;
+		break;
+	case BPF_SOCK_OPS_STATE_CB:
+		if (v->args[1] != BPF_TCP_CLOSE)
+			break;
+		sockops_key(skops, &k);
+		conn_closed(&k);
+		break;
+	default:
+		break;
+	}
+	return 1;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

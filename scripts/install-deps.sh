@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Install the Debian packages sluice needs to build, test and run its demo.
+# Idempotent: prints nothing and exits 0 when everything is already present.
+set -euo pipefail
+
+PKGS=(
+  build-essential pkg-config
+  clang llvm
+  libbpf-dev bpftool libelf-dev zlib1g-dev
+  libyaml-dev libcmocka-dev libpcre2-dev libjansson-dev
+  iproute2 util-linux procps jq
+  linux-libc-dev
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}; run as root to install them" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

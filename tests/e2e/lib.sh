@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Shared helpers for sluice end-to-end tests: TAP output, a private
+# namespace, the lab topology, and daemon start/stop.
+#
+# Each test script sources this file and calls e2e_init "$@" first: the
+# script re-executes itself under `unshare -m -n`, with a private bpffs on
+# /sys/fs/bpf and a private /run/netns, so nothing leaks to the host and
+# everything vanishes when the script exits, even on failure.
+
+set -uo pipefail
+
+E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+B=$E2E_ROOT/build
+SLUICED=$B/sluiced
+SLUICECTL=$B/sluicectl
+LAB_SERVICE=$B/lab_service
+LAB_LOAD=$B/lab_load
+TOPO=$E2E_ROOT/tests/lab/topo.sh
+PIN_DIR=/sys/fs/bpf/sluice
+CLI_NS=sl-cli
+SRV4=198.18.0.1
+SRV6=fd53:6c75:6963::1
+
+T_N=0
+T_FAIL=0
+E2E_PIDS=()
+
+ok()     { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
+not_ok() { T_N=$((T_N + 1)); T_FAIL=$((T_FAIL + 1)); echo "not ok $T_N - $*"; }
+diag()   { echo "# $*"; }
+
+# check DESCRIPTION COMMAND...: ok when the command succeeds.
+check() {
+	local desc=$1; shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# check_num DESCRIPTION A OP B  (OP: -eq -le -lt -ge -gt -ne), numbers may be decimals.
+check_num() {
+	local desc=$1 a=$2 op=$3 b=$4 r
+	r=$(awk -v a="$a" -v b="$b" -v op="$op" 'BEGIN {
+		if (a == "" || b == "") { print 0; exit }
+		if (op == "-eq") print (a == b); else if (op == "-ne") print (a != b);
+		else if (op == "-le") print (a <= b); else if (op == "-lt") print (a < b);
+		else if (op == "-ge") print (a >= b); else if (op == "-gt") print (a > b); else print 0 }')
+	if [ "$r" = 1 ]; then ok "$desc ($a $op $b)"; else not_ok "$desc (got '$a', want $op $b)"; fi
+}
+
+e2e_init() {
+	if [ -z "${SLUICE_E2E_PRIVATE:-}" ]; then
+		export SLUICE_E2E_PRIVATE=1
+		exec unshare -m -n --propagation private bash "$0" "$@"
+	fi
+	mount -t bpf bpf /sys/fs/bpf || { echo "not ok 1 - mount private bpffs"; exit 1; }
+	mkdir -p /run/netns
+	mount -t tmpfs tmpfs /run/netns || { echo "not ok 1 - mount private /run/netns"; exit 1; }
+	ip link set lo up
+	trap e2e_cleanup EXIT
+	"$TOPO" up || { echo "not ok 1 - lab topology up"; exit 1; }
+	E2E_TMP=$(mktemp -d /tmp/sluice-e2e.XXXXXX)
+}
+
+e2e_cleanup() {
+	local p
+	for p in "${E2E_PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	sleep 0.2
+	for p in "${E2E_PIDS[@]}"; do
+		kill -9 "$p" 2>/dev/null
+	done
+	"$TOPO" down 2>/dev/null
+	[ -n "${E2E_TMP:-}" ] && rm -rf "$E2E_TMP"
+}
+
+e2e_finish() {
+	echo "1..$T_N"
+	[ "$T_FAIL" -eq 0 ]
+	exit $?
+}
+
+# in_cli CMD...: run in the client namespace.
+in_cli() { ip netns exec "$CLI_NS" "$@"; }
+
+# start_service PORT WORKERS SERVICE_MS [extra lab_service args]
+start_service() {
+	local port=$1 workers=$2 ms=$3; shift 3
+	local ready="$E2E_TMP/service-$port.ready"
+	"$LAB_SERVICE" --listen :: --port "$port" --workers "$workers" --service-ms "$ms" \
+		--ready-file "$ready" --quiet "$@" &
+	E2E_PIDS+=($!)
+	for _ in $(seq 50); do [ -e "$ready" ] && return 0; sleep 0.1; done
+	diag "lab_service on port $port did not become ready"
+	return 1
+}
+
+# start_daemon CONFIG [extra sluiced args]: sets DAEMON_PID, waits until configured.
+start_daemon() {
+	local cfg=$1; shift
+	"$SLUICED" --config "$cfg" --iface sl0 --pin-dir "$PIN_DIR" "$@" >"$E2E_TMP/sluiced.log" 2>&1 &
+	DAEMON_PID=$!
+	E2E_PIDS+=("$DAEMON_PID")
+	for _ in $(seq 100); do
+		if "$SLUICECTL" status --pin-dir "$PIN_DIR" --json 2>/dev/null | jq -e '.configured' >/dev/null 2>&1; then
+			return 0
+		fi
+		kill -0 "$DAEMON_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	diag "sluiced did not come up; its log:"
+	sed 's/^/#   /' "$E2E_TMP/sluiced.log"
+	return 1
+}
+
+# stop_daemon: SIGTERM and wait (clean detach).
+stop_daemon() {
+	kill -TERM "$DAEMON_PID" 2>/dev/null
+	for _ in $(seq 100); do
+		kill -0 "$DAEMON_PID" 2>/dev/null || { wait "$DAEMON_PID" 2>/dev/null; return 0; }
+		sleep 0.05
+	done
+	diag "sluiced did not exit after SIGTERM"
+	return 1
+}
+
+status_json() { "$SLUICECTL" status --pin-dir "$PIN_DIR" --json; }
+
+# level_field LEVEL FIELD: one number from sluicectl status --json.
+level_field() {
+	status_json | jq -r --arg n "$1" --arg f "$2" '.levels[] | select(.name == $n) | .[$f]'
+}
+
+# wait_level_field LEVEL FIELD VALUE TIMEOUT_S: poll until equal.
+wait_level_field() {
+	local n=$1 f=$2 want=$3 t=$4 got=""
+	local end=$((SECONDS + t))
+	while [ $SECONDS -le $end ]; do
+		got=$(level_field "$n" "$f")
+		[ "$got" = "$want" ] && return 0
+		sleep 0.1
+	done
+	diag "level $n field $f: got '$got', want '$want' after ${t}s"
+	return 1
+}
+
+# load ARGS...: lab_load from the client namespace, JSON summary on stdout.
+load() { in_cli "$LAB_LOAD" --json --quiet "$@"; }

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# End to end, real kernel: XDP on a veth, sock_ops on the cgroup v2 root,
+# real TCP over IPv4 and IPv6.  Admission, fast rejection, exact seat
+# return, and a clean stop that leaves nothing behind.
+source "$(dirname "$0")/lib.sh"
+e2e_init "$@"
+
+cat >"$E2E_TMP/basic.yaml" <<'YAML'
+apiVersion: sluice/v1
+kind: Server
+metadata: {name: lab}
+spec:
+  serverConcurrencyLimit: 4
+  heartbeatTimeout: 2s
+  handshakeTimeout: 2s
+---
+apiVersion: sluice/v1
+kind: PriorityLevelConfiguration
+metadata: {name: web}
+spec:
+  type: Limited
+  limited:
+    nominalConcurrencyShares: 30
+    limitResponse: {type: Reject}
+  ports: [8080]
+YAML
+
+start_service 8080 16 1500 || { not_ok "lab service starts"; e2e_finish; }
+start_service 9090 4 10 || { not_ok "unprotected service starts"; e2e_finish; }
+if ! start_daemon "$E2E_TMP/basic.yaml"; then
+	not_ok "sluiced starts and configures the maps"
+	e2e_finish
+fi
+ok "sluiced starts and configures the maps"
+
+check "XDP program attached to sl0" bash -c "ip link show sl0 | grep -q 'prog/xdp'"
+check_num "level web limit is the whole budget (4 seats)" "$(level_field web limit)" -eq 4
+
+# Admitted connects succeed, IPv4 and IPv6 (one at a time: seats are few).
+r=$(load --connect $SRV4 --port 8080 --rate 20 --count 2 --timeout 5)
+check_num "IPv4 connections admitted and served" "$(jq .ok <<<"$r")" -eq 2
+r=$(load --connect $SRV6 --port 8080 --rate 20 --count 2 --timeout 5)
+check_num "IPv6 connections admitted and served" "$(jq .ok <<<"$r")" -eq 2
+wait_level_field web seats_in_use 0 5
+check_num "seats back to 0 after those connections closed" "$(level_field web seats_in_use)" -eq 0
+check_num "sock_ops saw them established" "$(status_json | jq .stats.established)" -ge 4
+
+# Fill the level (4 seats, each connection held 1.5 s), then the next
+# connections are answered with a RST: ECONNREFUSED fast.
+in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --rate 100 --count 4 --timeout 5 --json --quiet \
+	>"$E2E_TMP/fill1.json" &
+fill=$!
+wait_level_field web seats_in_use 4 3
+check_num "level filled to its limit" "$(level_field web seats_in_use)" -eq 4
+r=$(load --connect $SRV4 --port 8080 --rate 50 --count 5 --timeout 2)
+check_num "over the limit: every connect refused" "$(jq .refused <<<"$r")" -eq 5
+check_num "over the limit: refused within 50 ms (max)" "$(jq .refused_ms.max <<<"$r")" -lt 50
+r6=$(load --connect $SRV6 --port 8080 --rate 50 --count 3 --timeout 2)
+check_num "over the limit (IPv6): refused" "$(jq .refused <<<"$r6")" -eq 3
+check_num "over the limit (IPv6): refused within 50 ms" "$(jq .refused_ms.max <<<"$r6")" -lt 50
+check_num "rejections counted" "$(level_field web rejected)" -ge 8
+check_num "seats never exceeded the limit" "$(level_field web seats_in_use)" -le 4
+r=$(load --connect $SRV4 --port 9090 --rate 50 --count 5 --timeout 2)
+check_num "unprotected port unaffected while web is full" "$(jq .ok <<<"$r")" -eq 5
+wait "$fill"
+check_num "the 4 filling connections were served" "$(jq .ok "$E2E_TMP/fill1.json")" -eq 4
+
+# Seats come back exactly: fill, close all, fill again.
+check "seats return to 0 after close" wait_level_field web seats_in_use 0 5
+r=$(load --connect $SRV6 --port 8080 --rate 100 --count 4 --timeout 5)
+check_num "level fills again after the seats came back" "$(jq .ok <<<"$r")" -eq 4
+check "seats return to 0 again" wait_level_field web seats_in_use 0 5
+
+# A SYN to a protected port with no listener is admitted, never
+# establishes (the kernel answers RST), and its seat expires.
+cat >"$E2E_TMP/expire.yaml" <<'YAML'
+apiVersion: sluice/v1
+kind: Server
+metadata: {name: lab}
+spec: {serverConcurrencyLimit: 4, heartbeatTimeout: 2s, handshakeTimeout: 1s}
+---
+apiVersion: sluice/v1
+kind: PriorityLevelConfiguration
+metadata: {name: web}
+spec:
+  type: Limited
+  limited: {limitResponse: {type: Reject}}
+  ports: [8080, 8999]
+YAML
+cp "$E2E_TMP/expire.yaml" "$E2E_TMP/basic.yaml"
+kill -HUP "$DAEMON_PID"
+sleep 0.5
+r=$(load --connect $SRV4 --port 8999 --rate 50 --count 3 --timeout 2)
+check_num "no listener: the kernel refuses" "$(jq .refused <<<"$r")" -eq 3
+check_num "half-open connections hold seats" "$(level_field web seats_in_use)" -eq 3
+check "their seats expire after handshakeTimeout" wait_level_field web seats_in_use 0 5
+check_num "expiries counted" "$(level_field web expired)" -eq 3
+
+# Clean stop: nothing attached, nothing pinned.
+check "sluiced stops on SIGTERM" stop_daemon
+check "no XDP program left on sl0" bash -c "! ip link show sl0 | grep -q 'prog/xdp'"
+check "no pins left in $PIN_DIR" bash -c "[ ! -e $PIN_DIR ]"
+cg=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+check "no sluice sock_ops left on $cg" bash -c "! bpftool cgroup show '$cg' 2>/dev/null | grep -q sluice_sockops"
+r=$(load --connect $SRV4 --port 8080 --rate 100 --count 6 --timeout 5)
+check_num "after stop, connections are not limited" "$(jq .ok <<<"$r")" -eq 6
+
+e2e_finish

@@ -1,0 +1,15 @@
+/* Find the cgroup v2 mount point (pure parser + /proc/mounts reader). */
+#ifndef SLUICE_CGROUP_PATH_H
+#define SLUICE_CGROUP_PATH_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Scan a mounts table (the format of /proc/mounts) for the first cgroup2
+ * mount; octal escapes (\040) in the path are decoded.  0 or -ENOENT. */
+int sl_cgroup2_find(FILE *mounts, char *out, size_t len);
+/* Same, reading /proc/mounts.  On hybrid hosts this is
+ * /sys/fs/cgroup/unified, never assume /sys/fs/cgroup (ebpf-notes §0.6). */
+int sl_cgroup2_root(char *out, size_t len);
+
+#endif

@@ -1,0 +1,27 @@
+/* sluicectl: the command table and what the commands share. */
+#ifndef SLUICE_CTL_H
+#define SLUICE_CTL_H
+
+#include <stdbool.h>
+
+#include "pinned_maps.h"
+
+struct ctl_command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+};
+
+/* Exit codes shared by every command. */
+enum {
+	CTL_OK = 0,
+	CTL_FAIL = 1,  /* the command ran and failed (or found errors) */
+	CTL_USAGE = 2, /* bad invocation */
+};
+
+/* Open the pinned maps or print one line saying why not (and what to do). */
+int ctl_open_maps(const char *pin_dir, struct sl_maps *m);
+
+int ctl_status(int argc, char **argv);
+
+#endif

@@ -1,0 +1,36 @@
+/* A small streaming JSON writer: correct escaping and commas, nothing else. */
+#ifndef SLUICE_JSON_OUT_H
+#define SLUICE_JSON_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JO_MAX_DEPTH 16
+
+struct json_out {
+	FILE *f;
+	int depth;
+	bool pretty;
+	bool first[JO_MAX_DEPTH];
+};
+
+void jo_init(struct json_out *jo, FILE *f, bool pretty);
+/* key is NULL inside arrays and for the top-level value. */
+void jo_obj_begin(struct json_out *jo, const char *key);
+void jo_obj_end(struct json_out *jo);
+void jo_arr_begin(struct json_out *jo, const char *key);
+void jo_arr_end(struct json_out *jo);
+void jo_str(struct json_out *jo, const char *key, const char *val); /* NULL -> null */
+void jo_u64(struct json_out *jo, const char *key, uint64_t val);
+void jo_i64(struct json_out *jo, const char *key, int64_t val);
+void jo_double(struct json_out *jo, const char *key, double val); /* non-finite -> null */
+void jo_bool(struct json_out *jo, const char *key, bool val);
+void jo_null(struct json_out *jo, const char *key);
+/* Ends the document with a newline. */
+void jo_finish(struct json_out *jo);
+
+/* Write s as a JSON string literal (with quotes). */
+void json_write_string(FILE *f, const char *s);
+
+#endif

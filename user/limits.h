@@ -1,0 +1,33 @@
+/*
+ * Concurrency limits of priority levels from shares (spec/apf.md §4.1).
+ * Pure arithmetic, no I/O.  Borrowing (§4.2-4.3) builds on these numbers.
+ */
+#ifndef SLUICE_LIMITS_H
+#define SLUICE_LIMITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sl_limit_input {
+	bool exempt;
+	uint32_t shares;                 /* nominalConcurrencyShares */
+	uint32_t lendable_percent;       /* 0..100 */
+	int32_t borrowing_limit_percent; /* < 0: unset (unlimited) */
+};
+
+struct sl_level_limits {
+	uint32_t nominal;   /* ceil(ServerCL * shares / sum shares) */
+	uint32_t lendable;  /* round(nominal * lendablePercent / 100) */
+	uint32_t borrowing; /* round(nominal * borrowingLimitPercent / 100) or ServerCL */
+	uint32_t min;       /* nominal - lendable */
+	uint32_t max;       /* nominal + borrowing */
+	uint32_t initial;   /* provisional current limit: nominal - lendable / 2, rounded */
+};
+
+/* Returns 0, or -EINVAL when server_cl is 0 or n is 0.  A zero sum of
+ * shares gives every level a nominal limit of 0. */
+int sl_limits_compute(uint32_t server_cl, const struct sl_limit_input *in, size_t n,
+		      struct sl_level_limits *out);
+
+#endif

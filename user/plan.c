@@ -1,0 +1,116 @@
+#include "plan.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "level_slots.h"
+
+static void plan_config(const struct sl_config *cfg, struct sluice_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->heartbeat_timeout_ns = cfg->server.heartbeat_timeout_ns;
+	c->fail_mode = cfg->server.fail_mode == SL_FAIL_CLOSED ? SLUICE_FAIL_CLOSED : SLUICE_FAIL_OPEN;
+	c->events_per_sec = cfg->server.events_per_second;
+	c->abi_version = SLUICE_ABI_VERSION;
+	c->flags = SLUICE_CFG_ACTIVE;
+}
+
+static int plan_limits(const struct sl_config *cfg, struct sl_plan *plan)
+{
+	struct sl_limit_input in[SLUICE_MAX_LEVELS];
+	struct sl_level_limits out[SLUICE_MAX_LEVELS];
+	int err;
+
+	if (!cfg->n_levels)
+		return 0;
+	for (size_t i = 0; i < cfg->n_levels; i++) {
+		const struct sl_level_cfg *l = &cfg->levels[i];
+
+		in[i].exempt = l->type == SL_LEVEL_EXEMPT;
+		in[i].shares = (uint32_t)l->shares;
+		in[i].lendable_percent = (uint32_t)l->lendable_percent;
+		in[i].borrowing_limit_percent = l->borrowing_limit_percent;
+	}
+	err = sl_limits_compute(cfg->server.server_concurrency_limit, in, cfg->n_levels, out);
+	if (err)
+		return err;
+	for (size_t i = 0; i < cfg->n_levels; i++)
+		plan->limits[plan->slot_of[i]] = out[i];
+	return 0;
+}
+
+int sl_plan_build(const struct sl_config *cfg,
+		  const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
+		  struct sl_plan *plan, struct sl_diags *diags)
+{
+	const char *names[SLUICE_MAX_LEVELS];
+	size_t n_ports = 0, p = 0;
+	int err;
+
+	memset(plan, 0, sizeof(*plan));
+	if (cfg->n_levels > SLUICE_MAX_LEVELS) {
+		sl_diags_add(diags, SL_SEV_ERROR, cfg->source_file, 0, 0, NULL, NULL,
+			     "%zu priority levels; the data path holds at most %d",
+			     cfg->n_levels, SLUICE_MAX_LEVELS);
+		return -ENOSPC;
+	}
+	for (size_t i = 0; i < cfg->n_levels; i++) {
+		names[i] = cfg->levels[i].name;
+		for (size_t r = 0; r < cfg->levels[i].n_ports; r++)
+			n_ports += (size_t)cfg->levels[i].ports[r].hi - cfg->levels[i].ports[r].lo + 1;
+	}
+	if (n_ports > SLUICE_PORT_TABLE_SIZE) {
+		sl_diags_add(diags, SL_SEV_ERROR, cfg->source_file, 0, 0, NULL, NULL,
+			     "%zu protected ports; the port table holds at most %d",
+			     n_ports, SLUICE_PORT_TABLE_SIZE);
+		return -ENOSPC;
+	}
+	err = sl_assign_level_slots(old_names, names, cfg->n_levels, plan->slot_of);
+	if (err)
+		return err;
+	plan->n_levels = cfg->n_levels;
+	err = plan_limits(cfg, plan);
+	if (err) {
+		sl_diags_add(diags, SL_SEV_ERROR, cfg->source_file, 0, 0, NULL, NULL,
+			     "cannot compute concurrency limits (serverConcurrencyLimit %u)",
+			     cfg->server.server_concurrency_limit);
+		return err;
+	}
+	plan_config(cfg, &plan->config);
+
+	plan->ports = calloc(n_ports ? n_ports : 1, sizeof(*plan->ports));
+	if (!plan->ports)
+		return -ENOMEM;
+	for (size_t i = 0; i < cfg->n_levels; i++) {
+		const struct sl_level_cfg *l = &cfg->levels[i];
+		unsigned slot = plan->slot_of[i];
+		struct sluice_level *bl = &plan->levels[slot];
+
+		bl->type = l->type == SL_LEVEL_EXEMPT ? SLUICE_LEVEL_EXEMPT : SLUICE_LEVEL_LIMITED;
+		bl->limit_response = l->limit_response == SL_RESP_QUEUE ? SLUICE_RESP_QUEUE
+									  : SLUICE_RESP_REJECT;
+		/* Until borrowing runs (the APF issue), a level's current limit
+		 * is its nominal limit; exempt levels are never limited. */
+		bl->seat_limit = plan->limits[slot].nominal;
+		bl->seats_per_conn = l->seats_per_conn ? l->seats_per_conn : 1;
+		snprintf(bl->name, sizeof(bl->name), "%s", l->name);
+		for (size_t r = 0; r < l->n_ports; r++) {
+			for (uint32_t port = l->ports[r].lo; port <= l->ports[r].hi; port++) {
+				plan->ports[p].port = (uint16_t)port;
+				plan->ports[p].slot = slot;
+				p++;
+			}
+		}
+	}
+	plan->n_ports = p;
+	return 0;
+}
+
+void sl_plan_free(struct sl_plan *plan)
+{
+	free(plan->ports);
+	plan->ports = NULL;
+	plan->n_ports = 0;
+}

@@ -1,0 +1,39 @@
+/*
+ * From a validated configuration to the exact contents of the data path's
+ * maps.  Pure: the plan is computed in full before anything is written, so
+ * a configuration that cannot be applied changes nothing.
+ */
+#ifndef SLUICE_PLAN_H
+#define SLUICE_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "diag.h"
+#include "limits.h"
+#include "sluice_abi.h"
+
+struct sl_plan_port {
+	uint16_t port; /* host order */
+	uint32_t slot;
+};
+
+struct sl_plan {
+	struct sluice_config config;
+	struct sluice_level levels[SLUICE_MAX_LEVELS]; /* by slot; type UNUSED if free */
+	struct sl_level_limits limits[SLUICE_MAX_LEVELS]; /* by slot */
+	unsigned slot_of[SLUICE_MAX_LEVELS];           /* config level i -> slot */
+	size_t n_levels;
+	struct sl_plan_port *ports;
+	size_t n_ports;
+};
+
+/* old_names: level names currently in the slots (all "" on a fresh start).
+ * Returns 0 or a negative errno with a diagnostic in diags. */
+int sl_plan_build(const struct sl_config *cfg,
+		  const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
+		  struct sl_plan *plan, struct sl_diags *diags);
+void sl_plan_free(struct sl_plan *plan);
+
+#endif

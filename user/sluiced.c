@@ -1,0 +1,418 @@
+/*
+ * sluiced: the sluice daemon.  Loads the data path, writes the
+ * configuration into its maps, keeps the heartbeat, returns the seats of
+ * handshakes that never completed, and reports what happens.
+ *
+ * One epoll loop over: signals (SIGTERM/SIGINT stop, SIGHUP reload), a
+ * timerfd tick, and the ring buffer of data path events.
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "config.h"
+#include "expiry.h"
+#include "loader.h"
+#include "log.h"
+#include "plan.h"
+
+#define SWEEP_INTERVAL_NS 1000000000ULL
+#define REPORT_INTERVAL_NS 1000000000ULL
+
+struct daemon_opts {
+	const char *config_path;
+	const char *ifname;
+	const char *pin_dir;
+	const char *cgroup;
+	bool xdp_generic;
+	bool keep_maps;
+	bool force;
+	bool verbose;
+};
+
+struct level_report {
+	struct sluice_level_stats last;
+	unsigned long long last_seats;
+};
+
+struct daemon {
+	struct daemon_opts opts;
+	struct sl_config *cfg;
+	struct sl_dataplane dp;
+	struct ring_buffer *events;
+	int sig_fd, timer_fd, epoll_fd;
+	unsigned long long ticks;
+	unsigned long long last_sweep_ns, last_report_ns;
+	unsigned long long ev_defer, ev_reject, ev_close;
+	struct level_report report[SLUICE_MAX_LEVELS];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: sluiced --config FILE --iface IFNAME [OPTIONS]\n\n"
+		"Protect the TCP services of this host from connection overload: load the\n"
+		"sluice data path (XDP on IFNAME, sock_ops on the cgroup v2 root), apply the\n"
+		"configuration, and keep it running.  SIGHUP reloads FILE (all or nothing);\n"
+		"SIGTERM/SIGINT detach and remove the pins.\n\n"
+		"  -c, --config FILE        YAML configuration (required)\n"
+		"  -i, --iface IFNAME       interface to attach XDP to (default: the first of\n"
+		"                           Server spec.interfaces)\n"
+		"  -m, --xdp-mode MODE      native (default) or generic\n"
+		"  -g, --cgroup PATH        cgroup v2 directory for sock_ops (default: the\n"
+		"                           cgroup2 mount found in /proc/mounts)\n"
+		"  -p, --pin-dir DIR        where to pin maps, programs and links (default:\n"
+		"                           Server spec.pinDir, else %s)\n"
+		"  -k, --keep-maps          leave the maps pinned on exit, so a restarted\n"
+		"                           daemon keeps seat counts and counters\n"
+		"  -f, --force              replace an XDP program that sluice did not attach\n"
+		"  -v, --verbose            debug logging, including libbpf's messages\n"
+		"  -h, --help               this text\n",
+		SL_DEFAULT_PIN_DIR);
+}
+
+static int parse_args(int argc, char **argv, struct daemon_opts *o)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"iface", required_argument, NULL, 'i'},
+		{"xdp-mode", required_argument, NULL, 'm'},
+		{"cgroup", required_argument, NULL, 'g'},
+		{"pin-dir", required_argument, NULL, 'p'},
+		{"keep-maps", no_argument, NULL, 'k'},
+		{"force", no_argument, NULL, 'f'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{},
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:i:m:g:p:kfvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->config_path = optarg; break;
+		case 'i': o->ifname = optarg; break;
+		case 'm':
+			if (!strcmp(optarg, "generic") || !strcmp(optarg, "skb")) {
+				o->xdp_generic = true;
+			} else if (!strcmp(optarg, "native") || !strcmp(optarg, "drv")) {
+				o->xdp_generic = false;
+			} else {
+				fprintf(stderr, "sluiced: --xdp-mode: '%s' is not native or generic\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'g': o->cgroup = optarg; break;
+		case 'p': o->pin_dir = optarg; break;
+		case 'k': o->keep_maps = true; break;
+		case 'f': o->force = true; break;
+		case 'v': o->verbose = true; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sluiced: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->config_path) {
+		fprintf(stderr, "sluiced: --config FILE is required (see --help)\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int load_config(const char *path, struct sl_config **out)
+{
+	struct sl_diags diags = SL_DIAGS_INIT;
+	int err = sl_config_load_file(path, out, &diags);
+
+	/* Diagnostics are already "file:line:col: severity: ..." lines. */
+	for (size_t i = 0; i < diags.count; i++) {
+		char line[1024];
+
+		sl_diag_format(&diags.items[i], line, sizeof(line));
+		sl_log(diags.items[i].severity == SL_SEV_ERROR ? SL_LOG_ERROR : SL_LOG_WARN,
+		       "%s", line);
+	}
+	if (err)
+		pr_err("%s: configuration not applied (%zu error%s)", path,
+		       sl_diags_error_count(&diags), sl_diags_error_count(&diags) == 1 ? "" : "s");
+	sl_diags_free(&diags);
+	return err;
+}
+
+/* Build the whole plan, then write it: a config that cannot be applied
+ * leaves the maps as they were. */
+static int apply_config(struct daemon *d, const struct sl_config *cfg)
+{
+	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN];
+	struct sl_diags diags = SL_DIAGS_INIT;
+	struct sl_plan plan;
+	int err;
+
+	err = sl_maps_level_names(&d->dp.maps, names);
+	if (err) {
+		pr_err("read level names: %s", strerror(-err));
+		return err;
+	}
+	err = sl_plan_build(cfg, names, &plan, &diags);
+	if (err) {
+		sl_diags_print(&diags, stderr);
+		sl_diags_free(&diags);
+		pr_err("%s: configuration cannot be applied: %s", cfg->source_file, strerror(-err));
+		return err;
+	}
+	sl_diags_free(&diags);
+	err = sl_apply_plan(&d->dp.maps, &plan);
+	if (!err) {
+		for (size_t i = 0; i < plan.n_levels; i++) {
+			const struct sluice_level *l = &plan.levels[plan.slot_of[i]];
+
+			pr_info("level %s (slot %u): %s, limit %u seats, over limit: %s", l->name,
+				plan.slot_of[i], l->type == SLUICE_LEVEL_EXEMPT ? "exempt" : "limited",
+				l->seat_limit, l->limit_response == SLUICE_RESP_QUEUE ? "defer (queue)" : "reject (RST)");
+		}
+	}
+	sl_plan_free(&plan);
+	return err;
+}
+
+static void reload(struct daemon *d)
+{
+	struct sl_config *cfg = NULL;
+
+	pr_info("SIGHUP: reloading %s", d->opts.config_path);
+	if (load_config(d->opts.config_path, &cfg)) {
+		pr_err("reload failed; the previous configuration keeps running");
+		return;
+	}
+	if (apply_config(d, cfg)) {
+		pr_err("reload failed; the previous configuration keeps running");
+		sl_config_free(cfg);
+		/* Re-assert the old one: apply is ordered, but be certain. */
+		apply_config(d, d->cfg);
+		return;
+	}
+	sl_config_free(d->cfg);
+	d->cfg = cfg;
+	pr_info("reloaded %s", d->opts.config_path);
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct daemon *d = ctx;
+	const struct sluice_event *ev = data;
+
+	if (size < sizeof(*ev))
+		return 0;
+	switch (ev->type) {
+	case SLUICE_EV_DEFER: d->ev_defer++; break;
+	case SLUICE_EV_REJECT: d->ev_reject++; break;
+	case SLUICE_EV_CLOSE: d->ev_close++; break;
+	default: break;
+	}
+	return 0;
+}
+
+/* One line per level whose numbers moved since the last report. */
+static void report(struct daemon *d)
+{
+	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
+		struct level_report *r = &d->report[slot];
+		struct sluice_level_stats st;
+		struct sluice_level lvl;
+		unsigned long long seats;
+
+		if (sl_maps_level(&d->dp.maps, slot, &lvl) || lvl.type == SLUICE_LEVEL_UNUSED)
+			continue;
+		if (sl_maps_level_stats(&d->dp.maps, slot, &st))
+			continue;
+		seats = d->dp.seats[slot].seats_in_use;
+		if (st.admitted != r->last.admitted || st.deferred != r->last.deferred ||
+		    st.rejected != r->last.rejected || seats != r->last_seats) {
+			pr_info("level %.*s: seats %llu/%u, +%llu admitted, +%llu deferred, +%llu rejected",
+				SLUICE_LEVEL_NAME_LEN, lvl.name, seats, lvl.seat_limit,
+				(unsigned long long)(st.admitted - r->last.admitted),
+				(unsigned long long)(st.deferred - r->last.deferred),
+				(unsigned long long)(st.rejected - r->last.rejected));
+		}
+		r->last = st;
+		r->last_seats = seats;
+	}
+}
+
+static void tick(struct daemon *d)
+{
+	unsigned long long now = sl_mono_ns();
+	int n;
+
+	if (sl_write_heartbeat(&d->dp.maps, ++d->ticks))
+		pr_warn("heartbeat write failed: %s", strerror(errno));
+	if (now - d->last_sweep_ns >= SWEEP_INTERVAL_NS) {
+		d->last_sweep_ns = now;
+		n = sl_expire_handshakes(&d->dp, now, d->cfg->server.handshake_timeout_ns);
+		if (n > 0)
+			pr_info("expired %d admitted connection%s that never established", n, n == 1 ? "" : "s");
+	}
+	if (now - d->last_report_ns >= REPORT_INTERVAL_NS) {
+		d->last_report_ns = now;
+		report(d);
+	}
+}
+
+static int setup_loop(struct daemon *d)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	uint64_t tick_ns = d->cfg->server.tick_ns;
+	struct itimerspec its = {
+		.it_interval = {.tv_sec = (time_t)(tick_ns / 1000000000ULL), .tv_nsec = (long)(tick_ns % 1000000000ULL)},
+	};
+	sigset_t mask;
+
+	its.it_value = its.it_interval;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -errno;
+	d->sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->sig_fd < 0 || d->timer_fd < 0 || d->epoll_fd < 0)
+		return -errno;
+	if (timerfd_settime(d->timer_fd, 0, &its, NULL))
+		return -errno;
+	d->events = ring_buffer__new(d->dp.maps.fd[SL_MAP_EVENTS], on_event, d, NULL);
+	if (!d->events)
+		return -errno;
+	ev.data.fd = d->sig_fd;
+	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->sig_fd, &ev))
+		return -errno;
+	ev.data.fd = d->timer_fd;
+	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->timer_fd, &ev))
+		return -errno;
+	ev.data.fd = ring_buffer__epoll_fd(d->events);
+	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		return -errno;
+	return 0;
+}
+
+static int run_loop(struct daemon *d)
+{
+	int rb_fd = ring_buffer__epoll_fd(d->events);
+
+	for (;;) {
+		struct epoll_event evs[4];
+		int n = epoll_wait(d->epoll_fd, evs, 4, -1);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+
+			if (fd == d->timer_fd) {
+				uint64_t expirations;
+
+				if (read(fd, &expirations, sizeof(expirations)) > 0)
+					tick(d);
+			} else if (fd == rb_fd) {
+				ring_buffer__consume(d->events);
+			} else if (fd == d->sig_fd) {
+				struct signalfd_siginfo si;
+
+				if (read(fd, &si, sizeof(si)) != sizeof(si))
+					continue;
+				if (si.ssi_signo == SIGHUP) {
+					reload(d);
+				} else {
+					pr_info("%s: detaching", strsignal((int)si.ssi_signo));
+					return 0;
+				}
+			}
+		}
+	}
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d = {.sig_fd = -1, .timer_fd = -1, .epoll_fd = -1};
+	struct sl_dataplane_opts dpo = {0};
+	int err;
+
+	sl_log_init("sluiced", SL_LOG_INFO);
+	if (parse_args(argc, argv, &d.opts))
+		return 2;
+	if (d.opts.verbose)
+		sl_log_set_level(SL_LOG_DEBUG);
+	sl_log_libbpf(d.opts.verbose);
+
+	if (load_config(d.opts.config_path, &d.cfg))
+		return 1;
+	if (!d.opts.ifname && d.cfg->server.n_interfaces)
+		d.opts.ifname = d.cfg->server.interfaces[0];
+	if (!d.opts.ifname) {
+		pr_err("no interface: pass --iface IFNAME or set Server spec.interfaces");
+		err = -EINVAL;
+		goto out_cfg;
+	}
+	if (!d.opts.pin_dir)
+		d.opts.pin_dir = d.cfg->server.pin_dir ? d.cfg->server.pin_dir : SL_DEFAULT_PIN_DIR;
+	if (geteuid() != 0)
+		pr_warn("not running as root: loading BPF will most likely fail");
+
+	dpo.pin_dir = d.opts.pin_dir;
+	dpo.ifname = d.opts.ifname;
+	dpo.xdp_generic = d.opts.xdp_generic;
+	dpo.cgroup = d.opts.cgroup;
+	dpo.force = d.opts.force;
+	dpo.conn_table_size = d.cfg->server.table_sizes.connections;
+	err = sl_dataplane_start(&d.dp, &dpo);
+	if (err)
+		goto out_cfg;
+
+	err = apply_config(&d, d.cfg);
+	if (!err)
+		err = sl_write_heartbeat(&d.dp.maps, 0);
+	if (!err)
+		err = setup_loop(&d);
+	if (err) {
+		pr_err("start-up failed: %s", strerror(-err));
+		goto out_dp;
+	}
+	pr_info("protecting %s (XDP %s, sock_ops on %s), pins in %s, fail mode %s", d.dp.ifname,
+		d.opts.xdp_generic ? "generic" : "native", d.dp.cgroup, d.dp.pin_dir,
+		d.cfg->server.fail_mode == SL_FAIL_CLOSED ? "closed" : "open");
+	err = run_loop(&d);
+
+out_dp:
+	ring_buffer__free(d.events);
+	close_fd(&d.sig_fd);
+	close_fd(&d.timer_fd);
+	close_fd(&d.epoll_fd);
+	sl_dataplane_stop(&d.dp, d.opts.keep_maps);
+	if (!err)
+		pr_info("stopped%s", d.opts.keep_maps ? "; maps kept pinned" : "; nothing left attached or pinned");
+out_cfg:
+	sl_config_free(d.cfg);
+	return err ? 1 : 0;
+}
