@@ -19,7 +19,7 @@ CFLAGS     += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD) -D_GN
 LDLIBS_BPF := -lbpf -lelf -lz
 LDLIBS     := -lyaml -lpcre2-8 -lm -lpthread
 
-BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
+BPF_CFLAGS := -O2 -g -Wall -Werror -fno-strict-aliasing -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
               -I/usr/include/$(MULTIARCH) -Iinclude -Ibpf
 
 ifeq ($(V),1)
@@ -31,7 +31,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 # Pure engines: no BPF, no I/O beyond reading a config file.  Unit-tested.
-CORE_SRCS  := user/diag.c user/yaml_doc.c user/config.c user/limits.c \
+CORE_SRCS  := user/diag.c user/yaml_doc.c user/config.c user/concurrency.c \
               user/level_slots.c user/json_out.c user/cgroup_path.c user/fmt.c user/plan.c
 # Adapters: libbpf, pinned maps, attach/detach.
 ADPT_SRCS  := user/log.c user/pinned_maps.c user/loader.c user/apply.c user/expiry.c

@@ -51,6 +51,7 @@ struct syn_pkt {
 	__u32 l4_off;       /* offset of the TCP header */
 	__u32 payload_len;  /* TCP payload bytes (from IP lengths, not frame length) */
 	__be32 seq;         /* the SYN's sequence number */
+	__u32 fin;          /* 1 if FIN is set too (it counts in SEG.LEN) */
 };
 
 static __always_inline void v4_mapped(__u8 dst[16], __be32 addr)
@@ -85,6 +86,7 @@ parse_tcp(void *data, void *data_end, struct syn_pkt *p, __u32 l4_off,
 	p->key.sport = th->source;
 	p->key.dport = th->dest;
 	p->seq = th->seq;
+	p->fin = th->fin;
 	return PARSE_SYN;
 }
 

@@ -41,8 +41,9 @@ static __always_inline void fill_tcp_rst(struct tcphdr *th, const struct syn_pkt
 	th->source = p->key.dport;
 	th->dest = p->key.sport;
 	th->seq = 0;
-	/* The SYN occupies one sequence number, its payload (TFO) the rest. */
-	th->ack_seq = bpf_htonl(bpf_ntohl(p->seq) + 1 + p->payload_len);
+	/* SEG.LEN: the SYN occupies one sequence number, a FIN another, the
+	 * payload (TFO) the rest. */
+	th->ack_seq = bpf_htonl(bpf_ntohl(p->seq) + 1 + p->fin + p->payload_len);
 	th->doff = sizeof(*th) / 4;
 	th->rst = 1;
 	th->ack = 1;
@@ -74,7 +75,6 @@ static __always_inline int build_rst(struct xdp_md *ctx, const struct syn_pkt *p
 	if (p->key.family == 4) {
 		struct { struct iphdr ip; struct tcphdr tcp; } *out = data + l3;
 		struct iphdr ip = {};
-		struct { __be32 s, d; __u8 zero, proto; __be16 len; } ph;
 
 		if ((void *)(out + 1) > data_end)
 			return -1;
@@ -88,12 +88,10 @@ static __always_inline int build_rst(struct xdp_md *ctx, const struct syn_pkt *p
 		__builtin_memcpy(&ip.daddr, p->key.saddr + 12, 4);
 		ip.check = csum_fold32(csum_add_words(0, &ip, sizeof(ip) / 2));
 
-		ph.s = ip.saddr;
-		ph.d = ip.daddr;
-		ph.zero = 0;
-		ph.proto = IPPROTO_TCP;
-		ph.len = bpf_htons(sizeof(th));
-		sum = csum_add_words(0, &ph, sizeof(ph) / 2);
+		/* Pseudo header: addresses, zero byte + protocol, TCP length. */
+		sum = csum_add_words(0, &ip.saddr, 2);
+		sum = csum_add_words(sum, &ip.daddr, 2);
+		sum += bpf_htons(IPPROTO_TCP) + bpf_htons(sizeof(th));
 		sum = csum_add_words(sum, &th, sizeof(th) / 2);
 		th.check = csum_fold32(sum);
 
@@ -103,7 +101,6 @@ static __always_inline int build_rst(struct xdp_md *ctx, const struct syn_pkt *p
 	} else {
 		struct { struct ipv6hdr ip6; struct tcphdr tcp; } *out = data + l3;
 		struct ipv6hdr ip6 = {};
-		struct { __be32 len; __u8 zero[3], proto; } ph;
 
 		if ((void *)(out + 1) > data_end)
 			return -1;
@@ -114,11 +111,10 @@ static __always_inline int build_rst(struct xdp_md *ctx, const struct syn_pkt *p
 		__builtin_memcpy(&ip6.saddr, p->key.daddr, 16);
 		__builtin_memcpy(&ip6.daddr, p->key.saddr, 16);
 
-		ph.len = bpf_htonl(sizeof(th));
-		ph.zero[0] = ph.zero[1] = ph.zero[2] = 0;
-		ph.proto = IPPROTO_TCP;
-		sum = csum_add_words(0, &ip6.saddr, 16);
-		sum = csum_add_words(sum, &ph, sizeof(ph) / 2);
+		sum = csum_add_words(0, &ip6.saddr, sizeof(ip6.saddr) / 2);
+		sum = csum_add_words(sum, &ip6.daddr, sizeof(ip6.daddr) / 2);
+		/* 32-bit upper-layer length and next header: one word each. */
+		sum += bpf_htons(sizeof(th)) + bpf_htons(IPPROTO_TCP);
 		sum = csum_add_words(sum, &th, sizeof(th) / 2);
 		th.check = csum_fold32(sum);
 

@@ -155,7 +155,11 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	now = bpf_ktime_get_ns();
 	need = lvl->seats_per_conn ? lvl->seats_per_conn : 1;
 
-	if (heartbeat_stale(cfg, now)) {
+	/* Exempt levels are never held back, not even by a fail-closed
+	 * failsafe: that is where an operator puts SSH and health checks. */
+	if (lvl->type == SLUICE_LEVEL_EXEMPT) {
+		force = true;
+	} else if (heartbeat_stale(cfg, now)) {
 		ls->failsafe++;
 		if (cfg->fail_mode == SLUICE_FAIL_CLOSED) {
 			STAT_INC(gs, failsafe_closed);
@@ -165,8 +169,6 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 		STAT_INC(gs, failsafe_open);
 		force = true; /* admit, but keep counting seats */
 	}
-	if (lvl->type == SLUICE_LEVEL_EXEMPT)
-		force = true;
 
 	if (force) {
 		__sync_fetch_and_add(&seats->seats_in_use, need);

@@ -115,7 +115,6 @@ struct sluice_level_stats {
 
 /* sl_stats[0]: per-CPU global counters. */
 struct sluice_stats {
-	__u64 packets;        /* frames seen by XDP */
 	__u64 syns;           /* well-formed SYNs */
 	__u64 unprotected;    /* SYNs to ports no level protects */
 	__u64 malformed;      /* truncated or invalid headers: passed */

@@ -37,11 +37,12 @@ fi
 run_suite() {
 	local name=$1; shift
 	local log="$LOG_DIR/$name.log" rc p f
+	mkdir -p "$(dirname "$log")"
 	echo "== $name"
 	CMOCKA_MESSAGE_OUTPUT=TAP "$@" >"$log" 2>&1
 	rc=$?
-	p=$(grep -cE '^ok [0-9]+' "$log")
-	f=$(grep -cE '^not ok [0-9]+' "$log")
+	p=$(grep -cE '^ok [0-9]+' "$log" || true)
+	f=$(grep -cE '^not ok [0-9]+' "$log" || true)
 	grep -E '^(not ok|ok) [0-9]+|^# ' "$log" | sed 's/^/   /'
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "   not ok - $name exited with status $rc without reporting a failure (see $log)"

@@ -11,7 +11,7 @@
 
 #include "config.h"
 #include "diag.h"
-#include "limits.h"
+#include "concurrency.h"
 #include "sluice_abi.h"
 
 struct sl_plan_port {

@@ -97,7 +97,7 @@ start_service() {
 # start_daemon CONFIG [extra sluiced args]: sets DAEMON_PID, waits until configured.
 start_daemon() {
 	local cfg=$1; shift
-	"$SLUICED" --config "$cfg" --iface sl0 --pin-dir "$PIN_DIR" "$@" >"$E2E_TMP/sluiced.log" 2>&1 &
+	"$SLUICED" --config "$cfg" --iface sl0 --pin-dir "$PIN_DIR" "$@" >>"$E2E_TMP/sluiced.log" 2>&1 &
 	DAEMON_PID=$!
 	E2E_PIDS+=("$DAEMON_PID")
 	for _ in $(seq 100); do
@@ -121,6 +121,13 @@ stop_daemon() {
 	done
 	diag "sluiced did not exit after SIGTERM"
 	return 1
+}
+
+# kill_daemon_hard: SIGKILL, no chance to clean up (the crash case).
+kill_daemon_hard() {
+	kill -9 "$DAEMON_PID" 2>/dev/null
+	wait "$DAEMON_PID" 2>/dev/null
+	return 0
 }
 
 status_json() { "$SLUICECTL" status --pin-dir "$PIN_DIR" --json; }

@@ -33,14 +33,14 @@ start_daemon "$E2E_TMP/fs.yaml" || { not_ok "sluiced starts"; e2e_finish; }
 ok "sluiced starts (fail open, heartbeat timeout 1s)"
 
 in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --rate 100 --count 2 --timeout 5 --json --quiet >/dev/null &
+E2E_PIDS+=($!)
 wait_level_field web seats_in_use 2 3
 r=$(load --connect $SRV4 --port 8080 --rate 50 --count 2 --timeout 2)
 check_num "while the daemon lives, over-limit connects are refused" "$(jq .refused <<<"$r")" -eq 2
 check "failsafe inactive while the heartbeat is fresh" \
 	bash -c "[ \"\$($SLUICECTL status --pin-dir $PIN_DIR --json | jq .failsafe.active)\" = false ]"
 
-kill -9 "$DAEMON_PID"
-wait "$DAEMON_PID" 2>/dev/null
+kill_daemon_hard
 sleep 1.3
 check "failsafe reported active once the heartbeat is stale" \
 	bash -c "[ \"\$($SLUICECTL status --pin-dir $PIN_DIR --json | jq .failsafe.active)\" = true ]"
@@ -56,18 +56,18 @@ start_daemon "$E2E_TMP/fs.yaml" || not_ok "restarted sluiced adopts the pins"
 check "restarted daemon logged the adoption" grep -q "adopted" "$E2E_TMP/sluiced.log"
 check_num "counters survived the restart" "$(level_field web rejected)" -ge 2
 in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --rate 100 --count 2 --timeout 5 --json --quiet >/dev/null &
+fill=$!
 wait_level_field web seats_in_use 2 3
 r=$(load --connect $SRV4 --port 8080 --rate 50 --count 2 --timeout 2)
 check_num "limits enforced again after the restart" "$(jq .refused <<<"$r")" -eq 2
-wait
+wait "$fill"
 check "seats back to 0" wait_level_field web seats_in_use 0 6
 check "clean stop" stop_daemon
 
 # Fail closed: the daemon's death holds new connections back (SYNs dropped).
 write_cfg closed
 start_daemon "$E2E_TMP/fs.yaml" || { not_ok "sluiced starts (fail closed)"; e2e_finish; }
-kill -9 "$DAEMON_PID"
-wait "$DAEMON_PID" 2>/dev/null
+kill_daemon_hard
 sleep 1.3
 r=$(load --connect $SRV4 --port 8080 --rate 20 --count 2 --timeout 1.5)
 check_num "fail closed: new connections do not get in" "$(jq .ok <<<"$r")" -eq 0

@@ -16,7 +16,7 @@
 #include "fmt.h"
 #include "json_out.h"
 #include "level_slots.h"
-#include "limits.h"
+#include "concurrency.h"
 
 static const char *vectors_dir(void)
 {

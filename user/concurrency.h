@@ -2,8 +2,8 @@
  * Concurrency limits of priority levels from shares (spec/apf.md §4.1).
  * Pure arithmetic, no I/O.  Borrowing (§4.2-4.3) builds on these numbers.
  */
-#ifndef SLUICE_LIMITS_H
-#define SLUICE_LIMITS_H
+#ifndef SLUICE_CONCURRENCY_H
+#define SLUICE_CONCURRENCY_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-#include "limits.h"
+#include "concurrency.h"
 
 #include <errno.h>
 #include <math.h>
