@@ -43,10 +43,19 @@ ip link set lo up
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-"$B/lab_service" --listen :: --port 8080 --workers $WORKERS --service-ms $SERVICE_MS \
-	--backlog 128 --ready-file "$TMP/ready" --quiet &
-PIDS+=($!)
-for _ in $(seq 50); do [ -e "$TMP/ready" ] && break; sleep 0.1; done
+# A fresh service for each run, so the second starts with an empty backlog.
+start_service() {
+	rm -f "$TMP/ready"
+	"$B/lab_service" --listen :: --port 8080 --workers $WORKERS --service-ms $SERVICE_MS \
+		--backlog 128 --ready-file "$TMP/ready" --quiet &
+	SERVICE=$!
+	PIDS+=($SERVICE)
+	for _ in $(seq 50); do [ -e "$TMP/ready" ] && break; sleep 0.1; done
+}
+stop_service() {
+	kill -TERM "$SERVICE" 2>/dev/null
+	wait "$SERVICE" 2>/dev/null
+}
 
 drive() { # SECONDS CSV
 	local n=$((RATE * $1))
@@ -55,9 +64,10 @@ drive() { # SECONDS CSV
 }
 
 say "1. Without sluice: $RATE conn/s for ${BASELINE_SECONDS}s into a service that serves $((WORKERS * 1000 / SERVICE_MS))/s"
+start_service
 before=$(drive "$BASELINE_SECONDS" "$TMP/before.csv")
 echo "$before" | jq -c .
-sleep 6 # let the backlog drain
+stop_service
 
 say "2. With sluiced on $CONFIG"
 "$B/sluiced" --config "$CONFIG" --iface sl0 >"$TMP/sluiced.log" 2>&1 &
@@ -69,6 +79,7 @@ for _ in $(seq 100); do
 done
 sed 's/^/   sluiced: /' "$TMP/sluiced.log"
 
+start_service
 drive "$SECONDS_LOAD" "$TMP/after.csv" >"$TMP/after.json" &
 LOAD=$!
 # Live view while the load runs.
@@ -81,6 +92,7 @@ say "3. Final status"
 "$B/sluicectl" status
 
 kill -TERM $DAEMON; wait $DAEMON 2>/dev/null
+stop_service
 
 say "Report"
 row() { # LABEL JSON
