@@ -31,10 +31,11 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 # Pure engines: no BPF, no I/O beyond reading a config file.  Unit-tested.
-CORE_SRCS  := user/diag.c user/yaml_doc.c user/config.c user/concurrency.c \
+CORE_SRCS  := user/diag.c user/yaml_doc.c user/config.c user/config_net.c user/config_flowschema.c user/config_labels.c user/config_policy.c user/concurrency.c user/labels.c user/shuffle.c \
               user/level_slots.c user/json_out.c user/cgroup_path.c user/fmt.c user/plan.c
+CORE_SRCS  += user/classifier.c user/class_compiler.c user/flowhash.c
 # Adapters: libbpf, pinned maps, attach/detach.
-ADPT_SRCS  := user/log.c user/pinned_maps.c user/loader.c user/apply.c user/expiry.c
+ADPT_SRCS  := user/log.c user/pinned_maps.c user/loader.c user/apply.c user/expiry.c user/control.c
 CORE_OBJS  := $(CORE_SRCS:user/%.c=$(BUILD)/%.o)
 ADPT_OBJS  := $(ADPT_SRCS:user/%.c=$(BUILD)/%.o)
 
@@ -44,7 +45,7 @@ SKEL       := $(BUILD)/sluice.skel.h
 BPF_HDRS   := $(wildcard bpf/*.h) include/sluice_abi.h
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/%,$(wildcard tests/unit/test_*.c))
-PKT_TEST   := $(BUILD)/test_packets
+PKT_TEST   := $(BUILD)/test_packets $(BUILD)/test_classify
 LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load
 BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 
@@ -52,7 +53,10 @@ BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(BPF_OBJ) $(PASS_OBJ) $(BINS) $(LAB_BINS) $(UNIT_TESTS) $(PKT_TEST)
+BENCH_BINS := $(BUILD)/bench_xdp
+BENCH_OBJ  := bpf/bench_baseline.bpf.o
+
+all: $(BPF_OBJ) $(PASS_OBJ) $(BENCH_OBJ) $(BINS) $(LAB_BINS) $(UNIT_TESTS) $(PKT_TEST) $(BENCH_BINS)
 
 deps:
 	$(Q)scripts/install-deps.sh
@@ -91,7 +95,7 @@ $(BUILD)/sluiced: $(BUILD)/sluiced.o $(BUILD)/libsluice_adapt.a $(BUILD)/libslui
 $(BUILD)/sluicectl: $(patsubst user/%.c,$(BUILD)/%.o,$(wildcard user/ctl_*.c)) $(BUILD)/sluicectl.o \
                     $(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) $(LDLIBS) -ljansson
 
 $(BUILD)/lab_%: tests/lab/lab_%.c | $(BUILD)
 	$(call msg,CC,$@)
@@ -101,10 +105,17 @@ $(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libsluice_core.a
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka -ljansson
 
-$(PKT_TEST): tests/packet/test_packets.c tests/packet/frames.h $(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a | $(SKEL)
+$(BUILD)/test_packets $(BUILD)/test_classify: $(BUILD)/test_%: tests/packet/test_%.c tests/packet/frames.h \
+		$(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a | $(SKEL)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) tests/packet/test_packets.c $(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a \
+	$(Q)$(CC) $(CFLAGS) -Itests/packet $< $(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a \
 	      -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
+
+$(BUILD)/bench_%: tests/bench/bench_%.c tests/packet/frames.h \
+		$(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a | $(SKEL)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/packet $< $(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a \
+	      -o $@ $(LDLIBS_BPF) $(LDLIBS)
 
 # Every suite needs root and BPF; the runner fails loudly without them.
 test: deps

@@ -56,12 +56,36 @@ struct {
 	__type(value, struct sluice_stats);
 } sl_stats SEC(".maps");
 
+/* Classification tables, two generations each (sluice_abi.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SLUICE_LPM_ENTRIES);
+	__type(key, struct sluice_lpm_key);
+	__type(value, struct sluice_lpm_val);
+} sl_src_cls SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SLUICE_LPM_ENTRIES);
+	__type(key, struct sluice_lpm_key);
+	__type(value, struct sluice_lpm_val);
+} sl_dst_cls SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SLUICE_PORT_CLS_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u32);
+} sl_port_cls SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SLUICE_PORT_TABLE_SIZE);
-	__type(key, struct sluice_port_key);
-	__type(value, struct sluice_port_val);
-} sl_ports SEC(".maps");
+	__uint(max_entries, 2 * SLUICE_DEFAULT_CLASSES);
+	__type(key, struct sluice_class_key);
+	__type(value, struct sluice_class);
+} sl_classes SEC(".maps");
 
 /* A plain (preallocated) HASH, not LRU: evicting an admitted connection
  * would leak its seats.  A full table refuses new admissions instead. */

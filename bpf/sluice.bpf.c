@@ -48,8 +48,8 @@ static __always_inline bool event_allowed(const struct sluice_config *cfg, __u64
 
 static __always_inline void emit_event(const struct sluice_config *cfg,
 				       struct sluice_stats *gs, __u32 type,
-				       __u32 level, const struct sluice_conn_key *key,
-				       __u64 now)
+				       const struct sluice_class *cls,
+				       const struct sluice_conn_key *key, __u64 now)
 {
 	struct sluice_event *ev;
 
@@ -66,7 +66,11 @@ static __always_inline void emit_event(const struct sluice_config *cfg,
 	ev->ts_ns = now;
 	ev->key = *key;
 	ev->type = type;
-	ev->level = level;
+	ev->level = cls->level;
+	ev->schema = cls->schema;
+	ev->policy = cls->policy;
+	ev->workload = cls->workload;
+	ev->seats = cls->seats;
 	bpf_ringbuf_submit(ev, 0);
 }
 
@@ -84,6 +88,44 @@ static __always_inline bool heartbeat_stale(const struct sluice_config *cfg, __u
 	return now > hb->mono_ns && now - hb->mono_ns > cfg->heartbeat_timeout_ns;
 }
 
+/* Classify a SYN with the tables the daemon compiled: four O(1)
+ * lookups give the class ids, the class-product table the verdict input. */
+static __always_inline const struct sluice_class *
+classify(const struct sluice_config *cfg, const struct syn_pkt *p)
+{
+	struct sluice_lpm_key lk;
+	struct sluice_class_key ck;
+	struct sluice_lpm_val *lv;
+	struct sluice_class *c;
+	__u32 base, idx, *pc;
+	__u8 gen = cfg->generation & 1;
+
+	/* Field by field: an initialiser would become a .rodata template,
+	 * an extra map that bpftool and the pin layout do not want. */
+	__builtin_memset(&lk, 0, sizeof(lk));
+	__builtin_memset(&ck, 0, sizeof(ck));
+	lk.prefixlen = SLUICE_LPM_FULL;
+	lk.gen = gen;
+	ck.gen = gen;
+	__builtin_memcpy(lk.addr, p->key.saddr, 16);
+	lv = bpf_map_lookup_elem(&sl_src_cls, &lk);
+	ck.src = lv ? (__u16)lv->cls : 0;
+	__builtin_memcpy(lk.addr, p->key.daddr, 16);
+	lv = bpf_map_lookup_elem(&sl_dst_cls, &lk);
+	ck.dst = lv ? (__u16)lv->cls : 0;
+
+	base = (__u32)gen * 2 * 65536;
+	idx = base + SLUICE_PORT_SRC * 65536 + bpf_ntohs(p->key.sport);
+	pc = bpf_map_lookup_elem(&sl_port_cls, &idx);
+	ck.sport = pc ? (__u16)*pc : 0;
+	idx = base + SLUICE_PORT_DST * 65536 + bpf_ntohs(p->key.dport);
+	pc = bpf_map_lookup_elem(&sl_port_cls, &idx);
+	ck.dport = pc ? (__u16)*pc : 0;
+
+	c = bpf_map_lookup_elem(&sl_classes, &ck);
+	return c ? c : &cfg->default_class;
+}
+
 /* Reserve seats atomically: add first, roll back if that overshot the
  * limit.  Two CPUs can never both get the last seat; under contention one
  * may be refused spuriously, which errs on the safe side. */
@@ -99,14 +141,17 @@ static __always_inline bool reserve_seats(struct sluice_seats *s, __u32 seats, _
 
 /* Record the admitted connection.  Returns 0, or -EEXIST when another CPU
  * admitted the same 4-tuple first, or another negative errno (table full). */
-static __always_inline int track_conn(const struct syn_pkt *p, __u32 level,
+static __always_inline int track_conn(const struct syn_pkt *p, const struct sluice_class *cls,
 				      __u32 seats, __u64 now)
 {
 	struct sluice_conn c = {
 		.admitted_ns = now,
-		.level = level,
+		.level = cls->level,
 		.seats = seats,
 		.state = SLUICE_CONN_ADMITTED,
+		.schema = cls->schema,
+		.policy = cls->policy,
+		.workload = cls->workload,
 	};
 
 	return bpf_map_update_elem(&sl_conns, &p->key, &c, BPF_NOEXIST);
@@ -115,10 +160,9 @@ static __always_inline int track_conn(const struct syn_pkt *p, __u32 level,
 static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 {
 	struct sluice_stats *gs = global_stats();
-	struct sluice_port_key pk = { .port = p->key.dport };
+	const struct sluice_class *cls;
 	struct sluice_level_stats *ls;
 	struct sluice_config *cfg;
-	struct sluice_port_val *pv;
 	struct sluice_level *lvl;
 	struct sluice_seats *seats;
 	__u32 zero = 0, level, need;
@@ -131,12 +175,8 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	if (!cfg || !(cfg->flags & SLUICE_CFG_ACTIVE))
 		return XDP_PASS; /* not configured yet: sluice is transparent */
 
-	pv = bpf_map_lookup_elem(&sl_ports, &pk);
-	if (!pv) {
-		STAT_INC(gs, unprotected);
-		return XDP_PASS;
-	}
-	level = pv->level;
+	cls = classify(cfg, p);
+	level = cls->level;
 	lvl = bpf_map_lookup_elem(&sl_levels, &level);
 	seats = bpf_map_lookup_elem(&sl_seats, &level);
 	ls = bpf_map_lookup_elem(&sl_lvl_stats, &level);
@@ -153,7 +193,7 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	}
 
 	now = bpf_ktime_get_ns();
-	need = lvl->seats_per_conn ? lvl->seats_per_conn : 1;
+	need = cls->seats ? cls->seats : 1;
 
 	/* Exempt levels are never held back, not even by a fail-closed
 	 * failsafe: that is where an operator puts SSH and health checks. */
@@ -176,7 +216,7 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 		goto over_limit;
 	}
 
-	err = track_conn(p, level, need, now);
+	err = track_conn(p, cls, need, now);
 	if (!err) {
 		ls->admitted++;
 		return XDP_PASS;
@@ -194,13 +234,13 @@ over_limit:
 	if (lvl->limit_response == SLUICE_RESP_REJECT) {
 		if (!build_rst(ctx, p)) {
 			ls->rejected++;
-			emit_event(cfg, gs, SLUICE_EV_REJECT, level, &p->key, now ? now : bpf_ktime_get_ns());
+			emit_event(cfg, gs, SLUICE_EV_REJECT, cls, &p->key, now);
 			return XDP_TX;
 		}
 		STAT_INC(gs, rst_failed);
 	}
 	ls->deferred++;
-	emit_event(cfg, gs, SLUICE_EV_DEFER, level, &p->key, now ? now : bpf_ktime_get_ns());
+	emit_event(cfg, gs, SLUICE_EV_DEFER, cls, &p->key, now);
 	return XDP_DROP;
 }
 
@@ -309,6 +349,10 @@ static __always_inline void conn_closed(struct sluice_conn_key *k)
 	ev->level = copy.level;
 	ev->duration_ns = now - copy.admitted_ns;
 	ev->srtt_us = copy.srtt_us;
+	ev->schema = copy.schema;
+	ev->policy = copy.policy;
+	ev->workload = copy.workload;
+	ev->seats = (__u16)copy.seats;
 	bpf_ringbuf_submit(ev, 0);
 }
 

@@ -27,7 +27,9 @@
 #define SLUICE_MAX_LEVELS      64
 #define SLUICE_LEVEL_NAME_LEN  48
 #define SLUICE_DEFAULT_CONNS   65536
-#define SLUICE_PORT_TABLE_SIZE 1024
+#define SLUICE_LPM_ENTRIES     16384  /* per trie, both generations */
+#define SLUICE_DEFAULT_CLASSES 65536  /* class-product entries per generation */
+#define SLUICE_NONE16          0xffff
 
 /* Map names (pinned under <pin-dir>/maps/<name>). */
 #define SLUICE_MAP_CONFIG    "sl_config"
@@ -36,7 +38,10 @@
 #define SLUICE_MAP_SEATS     "sl_seats"
 #define SLUICE_MAP_LVL_STATS "sl_lvl_stats"
 #define SLUICE_MAP_STATS     "sl_stats"
-#define SLUICE_MAP_PORTS     "sl_ports"
+#define SLUICE_MAP_SRC_CLS   "sl_src_cls"
+#define SLUICE_MAP_DST_CLS   "sl_dst_cls"
+#define SLUICE_MAP_PORT_CLS  "sl_port_cls"
+#define SLUICE_MAP_CLASSES   "sl_classes"
 #define SLUICE_MAP_CONNS     "sl_conns"
 #define SLUICE_MAP_EVENTS    "sl_events"
 #define SLUICE_MAP_EVLIMIT   "sl_ev_limit"
@@ -50,6 +55,67 @@ enum sluice_fail_mode {
 	SLUICE_FAIL_CLOSED = 1, /* stale heartbeat: drop SYNs to protected ports */
 };
 
+/*
+ * Classification (compiled by the daemon from FlowSchemas, ConnectionLabels
+ * and policies; see docs/ARCHITECTURE.md "Compiled classification").
+ *
+ * Each dimension of a SYN maps to a class id: source address and local
+ * address through LPM tries (the class of the longest matching prefix; 0 =
+ * no prefix), client and local port through arrays.  The 4 ids key the
+ * class-product table, whose value is the verdict input; a miss means the
+ * default class held in sl_config.  Every table exists twice (generation
+ * 0 and 1): the daemon fills the idle generation, then flips
+ * sl_config.generation in one map update, so a reload is atomic for the
+ * data path.
+ */
+struct sluice_class {
+	__u32 level;        /* level slot */
+	__u16 schema;       /* FlowSchema index in (precedence, name) order */
+	__u16 seats;        /* seats one connection holds (seatsPerConnection) */
+	__u16 policy;       /* AverageLatencySchedulingPolicy index, SLUICE_NONE16 = none */
+	__u16 workload;     /* workload index in the policy, SLUICE_NONE16 = default */
+	__u8  distinguisher;/* enum sluice_distinguisher */
+	__u8  prefix_v4;    /* BySource prefix lengths */
+	__u8  prefix_v6;
+	__u8  pad;
+};
+
+enum sluice_distinguisher {
+	SLUICE_DIST_NONE   = 0,
+	SLUICE_DIST_SOURCE = 1,
+	SLUICE_DIST_DEST   = 2,
+};
+
+/* LPM key: generation byte, then the v4-mapped address.  prefixlen counts
+ * the generation's 8 bits too: a /24 IPv4 prefix is 8 + 96 + 24. */
+struct sluice_lpm_key {
+	__u32 prefixlen;
+	__u8  gen;
+	__u8  addr[16];
+	__u8  pad[3];
+};
+#define SLUICE_LPM_FULL (8 + 128)
+
+struct sluice_lpm_val {
+	__u32 cls;
+};
+
+/* sl_port_cls index: gen * 2 * 65536 + dir * 65536 + port (host order). */
+enum sluice_port_dir {
+	SLUICE_PORT_SRC = 0, /* client port */
+	SLUICE_PORT_DST = 1, /* local port */
+};
+#define SLUICE_PORT_CLS_ENTRIES (2 * 2 * 65536)
+
+struct sluice_class_key {
+	__u16 src;
+	__u16 dst;
+	__u16 sport;
+	__u16 dport;
+	__u8  gen;
+	__u8  pad[3];
+};
+
 /* sl_config[0]: runtime knobs.  An ARRAY map, not .rodata, because an
  * object loaded by bpftool cannot have its rodata set (ebpf-notes §0.4). */
 struct sluice_config {
@@ -58,6 +124,9 @@ struct sluice_config {
 	__u32 events_per_sec;       /* per CPU cap on ring buffer events, 0 = none */
 	__u32 abi_version;          /* SLUICE_ABI_VERSION, written by the daemon */
 	__u32 flags;                /* enum sluice_config_flags */
+	__u32 generation;           /* classification tables in use: 0 or 1 */
+	__u32 pad;
+	struct sluice_class default_class; /* class-product miss */
 };
 
 enum sluice_config_flags {
@@ -89,7 +158,7 @@ struct sluice_level {
 	__u32 type;           /* enum sluice_level_type */
 	__u32 limit_response; /* enum sluice_limit_response */
 	__u32 seat_limit;     /* current concurrency limit in seats */
-	__u32 seats_per_conn; /* seats one connection holds (>= 1) */
+	__u32 pad;
 	char name[SLUICE_LEVEL_NAME_LEN];
 };
 
@@ -116,7 +185,7 @@ struct sluice_level_stats {
 /* sl_stats[0]: per-CPU global counters. */
 struct sluice_stats {
 	__u64 syns;           /* well-formed SYNs */
-	__u64 unprotected;    /* SYNs to ports no level protects */
+	__u64 unprotected;    /* SYNs whose class names no configured level */
 	__u64 malformed;      /* truncated or invalid headers: passed */
 	__u64 fragments;      /* IP fragments: passed, never treated as SYNs */
 	__u64 failsafe_open;  /* SYNs admitted because the heartbeat was stale */
@@ -126,17 +195,6 @@ struct sluice_stats {
 	__u64 rst_failed;     /* RST could not be built: SYN dropped instead */
 	__u64 established;    /* sock_ops: tracked connections established */
 	__u64 released;       /* sock_ops: seats released on close */
-};
-
-/* Temporary classifier (foundation): destination port -> level.  Key is
- * the port in network order, zero-extended to 32 bits. */
-struct sluice_port_key {
-	__u16 port; /* network order */
-	__u16 pad;
-};
-
-struct sluice_port_val {
-	__u32 level;
 };
 
 /* sl_conns: one entry per admitted connection, keyed by its 4-tuple. */
@@ -161,6 +219,10 @@ struct sluice_conn {
 	__u32 seats;
 	__u32 state;          /* enum sluice_conn_state */
 	__u32 srtt_us;        /* smoothed RTT in microseconds (sock_ops srtt_us / 8) */
+	__u16 schema;         /* classification, as in struct sluice_class */
+	__u16 policy;
+	__u16 workload;
+	__u16 pad;
 };
 
 /* Ring buffer events (sl_events). */
@@ -177,6 +239,10 @@ struct sluice_event {
 	__u32 level;
 	__u64 duration_ns; /* SLUICE_EV_CLOSE: admission to close */
 	__u32 srtt_us;     /* SLUICE_EV_CLOSE: last smoothed RTT */
+	__u16 schema;
+	__u16 workload;
+	__u16 policy;
+	__u16 seats;
 	__u32 pad;
 };
 

@@ -63,12 +63,13 @@ SUITES="${*:-unit packet e2e}"
 if want unit; then
 	for t in "$BUILD"/test_*; do
 		[ -x "$t" ] || continue
-		[ "$(basename "$t")" = test_packets ] && continue
+		case "$(basename "$t")" in test_packets|test_classify) continue ;; esac
 		run_suite "unit/$(basename "$t")" "$t"
 	done
 fi
 if want packet; then
 	run_suite "packet/test_packets" "$BUILD/test_packets"
+	run_suite "packet/test_classify" "$BUILD/test_classify"
 fi
 if want e2e; then
 	for t in tests/e2e/test_*.sh; do

@@ -5,9 +5,14 @@
 #include "pinned_maps.h"
 #include "plan.h"
 
-/* Order matters so the data path never sees a port pointing at a level
- * that is not set up: levels first, then ports (stale ones removed), then
- * freed slots, then the config flags.  Returns 0 or a negative errno. */
+/*
+ * Atomic for the data path: the classification goes into the idle
+ * generation, the levels it needs are written, and one update of
+ * sl_config flips to the new generation.  Anything that fails before the
+ * flip leaves the running configuration untouched.  After the flip the old
+ * generation is removed and slots of vanished levels are freed.
+ * Returns 0 or a negative errno (logged).
+ */
 int sl_apply_plan(const struct sl_maps *m, const struct sl_plan *plan);
 
 /* Write the heartbeat (CLOCK_MONOTONIC now). */

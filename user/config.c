@@ -5,18 +5,28 @@
  * Shape of the decoder (so that adding kinds and fields stays easy):
  *  - every YAML mapping that is part of the schema is described by a table
  *    of struct fdesc (name, kind, offset into a C struct, bounds, enum
- *    values).  decode_fields() walks one mapping against one table: it
+ *    values).  cd_decode_fields() walks one mapping against one table: it
  *    reports unknown keys (with "did you mean"), duplicate keys, missing
  *    required fields, wrong types and out-of-range values, stores the simple
  *    fields and hands back the nodes of every field (struct fhit) so the
  *    caller can decode nested objects (FK_CUSTOM) and check cross-field rules;
  *  - every kind is one entry of kinds[]: a name check and a decode function;
- *  - cross-object rules (unique names, one Server, ports owned by one level)
- *    run after all documents.
+ *    Server and PriorityLevelConfiguration live here, FlowSchema in
+ *    config_flowschema.c, ConnectionLabels and the label matchers in
+ *    config_labels.c, AverageLatencySchedulingPolicy in config_policy.c,
+ *    CIDRs and ports in config_net.c; config_decode.h is their shared,
+ *    internal interface;
+ *  - cross-object rules (unique names per kind, one Server, mandatory
+ *    objects, FlowSchema -> level references, labels nobody sets) run after
+ *    all documents.
  * Decoding never stops at an error: every problem of the file is reported,
  * and the configuration is only handed out when there is none.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
+#endif
 #include "config.h"
+#include "config_decode.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,15 +36,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "shuffle.h"
 #include "sluice_abi.h"
 #include "yaml_doc.h"
 
 _Static_assert(SL_LEVEL_NAME_SIZE == SLUICE_LEVEL_NAME_LEN, "level name size");
 _Static_assert(SL_MAX_LEVELS == SLUICE_MAX_LEVELS, "max levels");
-_Static_assert(SL_MAX_PROTECTED_PORTS == SLUICE_PORT_TABLE_SIZE, "port table");
 _Static_assert((int)SL_FAIL_OPEN == SLUICE_FAIL_OPEN &&
 	       (int)SL_FAIL_CLOSED == SLUICE_FAIL_CLOSED, "fail mode");
 _Static_assert((int)SL_LEVEL_EXEMPT == SLUICE_LEVEL_EXEMPT &&
@@ -42,18 +53,9 @@ _Static_assert((int)SL_LEVEL_EXEMPT == SLUICE_LEVEL_EXEMPT &&
 _Static_assert((int)SL_RESP_QUEUE == SLUICE_RESP_QUEUE &&
 	       (int)SL_RESP_REJECT == SLUICE_RESP_REJECT, "limit response");
 
-#define NSEC ((int64_t)1)
-#define USEC (1000 * NSEC)
-#define MSEC (1000 * USEC)
-#define SEC  (1000 * MSEC)
-#define MIN  (60 * SEC)
-#define HOUR (60 * MIN)
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 #define SL_MAX_FILE_SIZE (16u << 20)     /* config files are small */
-#define MAX_ENTROPY_BITS 60              /* shuffle sharding, spec/apf.md 2.2 */
-#define MAX_DECK_SIZE    (1 << 26)
+#define MAX_ENTROPY_BITS SL_SHUFFLE_MAX_BITS /* shuffle sharding, spec/apf.md 2.2 */
+#define MAX_DECK_SIZE    SL_SHUFFLE_MAX_DECK
 #define SYN_RETRY_WINDOW (63 * SEC)      /* last SYN retransmit, Linux defaults */
 
 /* ---- defaults ----------------------------------------------------------- */
@@ -64,24 +66,18 @@ _Static_assert((int)SL_RESP_QUEUE == SLUICE_RESP_QUEUE &&
 #define DEF_HANDSHAKE        (10 * SEC)
 #define DEF_PIN_DIR          "/sys/fs/bpf/sluice"
 #define DEF_CONNS            SLUICE_DEFAULT_CONNS
+#define DEF_CLASSES          SLUICE_DEFAULT_CLASSES
+#define DEF_CONTROL_SOCKET   "/run/sluice/sluiced.sock"
 #define DEF_EVENTS           1000
 #define DEF_LIMITED_SHARES   30
 #define DEF_QUEUES           64
 #define DEF_HAND_SIZE        8
 #define DEF_QUEUE_LEN        50
 #define DEF_QUEUE_WAIT       (15 * SEC)
-#define DEF_SEATS_PER_CONN   1
+#define CATCH_ALL_SHARES     5
 
 /* ---- decode context and reporting --------------------------------------- */
 
-struct ctx {
-	struct sl_diags *diags;
-	const char *file;
-	char object[2 * SL_YQUOTE_MAX + 32]; /* "Kind/name" */
-	char path[320];   /* "spec.limited.lendablePercent" */
-	size_t plen;
-	bool oom;
-};
 
 static void vreport(struct ctx *c, enum sl_severity sev, unsigned line,
 		    unsigned col, const char *fmt, va_list ap)
@@ -90,8 +86,7 @@ static void vreport(struct ctx *c, enum sl_severity sev, unsigned line,
 		      fmt, ap);
 }
 
-__attribute__((format(printf, 3, 4)))
-static void err(struct ctx *c, const struct sl_ynode *at, const char *fmt, ...)
+void cd_err(struct ctx *c, const struct sl_ynode *at, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -101,20 +96,20 @@ static void err(struct ctx *c, const struct sl_ynode *at, const char *fmt, ...)
 	va_end(ap);
 }
 
-__attribute__((format(printf, 3, 4)))
-static void warn(struct ctx *c, const struct sl_ynode *at, const char *fmt, ...)
+void cd_warn(struct ctx *c, const struct sl_ynode *at, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (c->mute_warnings)
+		return;
 	va_start(ap, fmt);
 	vreport(c, SL_SEV_WARNING, at ? at->line : 0, at ? at->column : 0, fmt,
 		ap);
 	va_end(ap);
 }
 
-__attribute__((format(printf, 5, 6)))
-static void err_at(struct ctx *c, enum sl_severity sev, unsigned line,
-		   unsigned col, const char *fmt, ...)
+void cd_err_at(struct ctx *c, enum sl_severity sev, unsigned line,
+	       unsigned col, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -123,7 +118,7 @@ static void err_at(struct ctx *c, enum sl_severity sev, unsigned line,
 	va_end(ap);
 }
 
-static void oom(struct ctx *c)
+void cd_oom(struct ctx *c)
 {
 	if (!c->oom)
 		sl_diags_add(c->diags, SL_SEV_ERROR, c->file, 0, 0, NULL, NULL,
@@ -131,8 +126,42 @@ static void oom(struct ctx *c)
 	c->oom = true;
 }
 
-/* Field path: push returns the old length for path_pop(). */
-static size_t path_push(struct ctx *c, const char *name)
+bool cd_budget(struct ctx *c, const struct sl_ynode *at, size_t n)
+{
+	if (c->over_budget)
+		return false;
+	if (n <= CD_BUDGET - c->budget) {
+		c->budget += n;
+		return true;
+	}
+	c->over_budget = true;
+	cd_err(c, at,
+	       "the configuration expands to more than %u list items and expressions (YAML aliases used many times?); refusing to load it",
+	       CD_BUDGET);
+	return false;
+}
+
+int cd_grow(void *arr, size_t *cap, size_t n, size_t size)
+{
+	void **a = arr;
+	size_t ncap;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 8;
+	if (ncap > SIZE_MAX / size)
+		return -ENOMEM;
+	p = realloc(*a, ncap * size);
+	if (!p)
+		return -ENOMEM;
+	*a = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* Field path: push returns the old length for cd_path_pop(). */
+size_t cd_path_push(struct ctx *c, const char *name)
 {
 	size_t old = c->plen;
 	int n = snprintf(c->path + c->plen, sizeof(c->path) - c->plen, "%s%s",
@@ -144,7 +173,7 @@ static size_t path_push(struct ctx *c, const char *name)
 	return old;
 }
 
-static size_t path_push_index(struct ctx *c, size_t i)
+size_t cd_path_push_index(struct ctx *c, size_t i)
 {
 	size_t old = c->plen;
 	int n = snprintf(c->path + c->plen, sizeof(c->path) - c->plen, "[%zu]",
@@ -156,27 +185,21 @@ static size_t path_push_index(struct ctx *c, size_t i)
 	return old;
 }
 
-static void path_pop(struct ctx *c, size_t old)
+void cd_path_pop(struct ctx *c, size_t old)
 {
 	c->plen = old;
 	c->path[old] = '\0';
 }
 
-static void path_set(struct ctx *c, const char *path)
+void cd_path_set(struct ctx *c, const char *path)
 {
-	path_pop(c, 0);
-	path_push(c, path);
+	cd_path_pop(c, 0);
+	cd_path_push(c, path);
 }
 
-/* Quoted text of a scalar for messages. */
-#define QBUF char q_[SL_YQUOTE_MAX]
-#define Q(n) sl_yquote((n)->str, (n)->len, q_, sizeof(q_))
-
-/* "string 'abc'", "a mapping", ... */
-struct desc { char s[SL_YQUOTE_MAX + 32]; };
-static struct desc describe(const struct sl_ynode *n)
+struct cd_desc cd_describe(const struct sl_ynode *n)
 {
-	struct desc d;
+	struct cd_desc d;
 
 	sl_ynode_describe(n, d.s, sizeof(d.s));
 	return d;
@@ -184,7 +207,7 @@ static struct desc describe(const struct sl_ynode *n)
 
 /* ---- suggestions ("did you mean") --------------------------------------- */
 
-static char lower(char ch)
+char cd_lower(char ch)
 {
 	return ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
 }
@@ -205,15 +228,15 @@ static size_t osa_distance(const char *a, const char *b)
 		d[0][j] = (unsigned short)j;
 	for (size_t i = 1; i <= la; i++) {
 		for (size_t j = 1; j <= lb; j++) {
-			unsigned cost = lower(a[i - 1]) != lower(b[j - 1]);
+			unsigned cost = cd_lower(a[i - 1]) != cd_lower(b[j - 1]);
 			unsigned v = d[i - 1][j] + 1u;
 
 			if (d[i][j - 1] + 1u < v)
 				v = d[i][j - 1] + 1u;
 			if (d[i - 1][j - 1] + cost < v)
 				v = d[i - 1][j - 1] + cost;
-			if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
-			    lower(a[i - 2]) == lower(b[j - 1]) &&
+			if (i > 1 && j > 1 && cd_lower(a[i - 1]) == cd_lower(b[j - 2]) &&
+			    cd_lower(a[i - 2]) == cd_lower(b[j - 1]) &&
 			    d[i - 2][j - 2] + 1u < v)
 				v = d[i - 2][j - 2] + 1u;
 			d[i][j] = (unsigned short)v;
@@ -225,7 +248,7 @@ static size_t osa_distance(const char *a, const char *b)
 static bool prefix_ci(const char *prefix, const char *word)
 {
 	for (; *prefix; prefix++, word++)
-		if (lower(*prefix) != lower(*word))
+		if (cd_lower(*prefix) != cd_lower(*word))
 			return false;
 	return true;
 }
@@ -233,8 +256,7 @@ static bool prefix_ci(const char *prefix, const char *word)
 /* Closest candidate within distance 2 (or equal ignoring case); failing
  * that, the only candidate that the word is a prefix of, or that is a
  * prefix of the word (at least 4 characters: "queueWait", "tickMs"). */
-static const char *closest(const char *word, const char *const *cands,
-			   size_t n)
+const char *cd_closest(const char *word, const char *const *cands, size_t n)
 {
 	const char *best = NULL, *pre = NULL;
 	size_t best_d = 3, wl = strlen(word), n_pre = 0;
@@ -255,7 +277,7 @@ static const char *closest(const char *word, const char *const *cands,
 	return best ? best : n_pre == 1 ? pre : NULL;
 }
 
-static void join(char *buf, size_t size, const char *const *words, size_t n)
+void cd_join(char *buf, size_t size, const char *const *words, size_t n)
 {
 	size_t o = 0;
 
@@ -440,57 +462,15 @@ int sl_format_duration(uint64_t ns, char *buf, size_t size)
 	return snprintf(buf, size, "%s", tmp);
 }
 
-struct durstr { char s[48]; };
-static struct durstr dur(int64_t ns)
+struct cd_durstr cd_dur(uint64_t ns)
 {
-	struct durstr d;
+	struct cd_durstr d;
 
-	sl_format_duration((uint64_t)ns, d.s, sizeof(d.s));
+	sl_format_duration(ns, d.s, sizeof(d.s));
 	return d;
 }
 
 /* ---- field tables ------------------------------------------------------- */
-
-enum fkind {
-	FK_INT,      /* integer, stored in a 1/2/4/8-byte integer */
-	FK_DURATION, /* duration string, stored in uint64_t nanoseconds */
-	FK_ENUM,     /* string from enums[], stored as int */
-	FK_STRING,   /* string, stored as malloc'ed char * */
-	FK_CUSTOM,   /* decoded by the caller from the returned hit */
-};
-
-struct enumval {
-	const char *name;
-	int value;
-};
-
-struct fdesc {
-	const char *name;
-	enum fkind kind;
-	size_t off, size;
-	int64_t min, max;            /* FK_INT, FK_DURATION (ns) */
-	const struct enumval *enums; /* FK_ENUM, NULL-name terminated */
-	const char *hint_low;        /* appended to "too small" errors */
-	bool required;
-};
-
-struct fhit {
-	const struct sl_ynode *key;   /* NULL if absent */
-	const struct sl_ynode *value; /* NULL if absent or null (optional) */
-	bool ok;                      /* absent, or present and valid */
-};
-
-#define MAX_FIELDS 24
-#define FLD(T, m) .off = offsetof(T, m), .size = sizeof(((T *)0)->m)
-#define F_INT(n, T, m, lo, hi, ...) \
-	{ .name = n, .kind = FK_INT, FLD(T, m), .min = lo, .max = hi, __VA_ARGS__ }
-#define F_DUR(n, T, m, lo, hi, ...) \
-	{ .name = n, .kind = FK_DURATION, FLD(T, m), .min = lo, .max = hi, __VA_ARGS__ }
-#define F_ENUM(n, T, m, ev, ...) \
-	{ .name = n, .kind = FK_ENUM, FLD(T, m), .enums = ev, __VA_ARGS__ }
-#define F_STR(n, T, m, ...) \
-	{ .name = n, .kind = FK_STRING, FLD(T, m), __VA_ARGS__ }
-#define F_CUSTOM(n, ...) { .name = n, .kind = FK_CUSTOM, __VA_ARGS__ }
 
 static void store_int(void *obj, const struct fdesc *f, int64_t v)
 {
@@ -529,14 +509,14 @@ static void range_text(char *buf, size_t size, int64_t min, int64_t max,
 
 /* ---- scalar getters (report on failure) ---------------------------------- */
 
-static bool get_int(struct ctx *c, const struct sl_ynode *v, int64_t min,
+bool cd_get_int(struct ctx *c, const struct sl_ynode *v, int64_t min,
 		    int64_t max, const char *hint_low, int64_t *out)
 {
 	char range[128];
 	int64_t x;
 
 	if (v->type != SL_Y_INT) {
-		err(c, v, "expected an integer, got %s%s", describe(v).s,
+		cd_err(c, v, "expected an integer, got %s%s", cd_describe(v).s,
 		    v->type == SL_Y_STR && v->quoted && strspn(v->str, "+-0123456789") == v->len && v->len ?
 			    " (remove the quotes)" : "");
 		return false;
@@ -545,12 +525,12 @@ static bool get_int(struct ctx *c, const struct sl_ynode *v, int64_t min,
 		QBUF;
 		range_text(range, sizeof(range), min, max, false,
 			   v->str[0] == '-');
-		err(c, v, "%s, got %s", range, Q(v));
+		cd_err(c, v, "%s, got %s", range, Q(v));
 		return false;
 	}
 	if (x < min || x > max) {
 		range_text(range, sizeof(range), min, max, false, x < min);
-		err(c, v, "%s, got %" PRId64 "%s%s", range, x,
+		cd_err(c, v, "%s, got %" PRId64 "%s%s", range, x,
 		    x < min && hint_low ? "; " : "",
 		    x < min && hint_low ? hint_low : "");
 		return false;
@@ -559,7 +539,7 @@ static bool get_int(struct ctx *c, const struct sl_ynode *v, int64_t min,
 	return true;
 }
 
-static bool get_duration(struct ctx *c, const struct sl_ynode *v, int64_t min,
+bool cd_get_duration(struct ctx *c, const struct sl_ynode *v, int64_t min,
 			 int64_t max, const char *hint_low, uint64_t *out)
 {
 	char why[160], range[128];
@@ -567,26 +547,26 @@ static bool get_duration(struct ctx *c, const struct sl_ynode *v, int64_t min,
 	QBUF;
 
 	if (v->type == SL_Y_INT || v->type == SL_Y_FLOAT) {
-		err(c, v, "duration %s needs a unit, e.g. %ss", Q(v), Q(v));
+		cd_err(c, v, "duration %s needs a unit, e.g. %ss", Q(v), Q(v));
 		return false;
 	}
 	if (v->type != SL_Y_STR) {
-		err(c, v, "expected a duration such as 5s or 250ms, got %s",
-		    describe(v).s);
+		cd_err(c, v, "expected a duration such as 5s or 250ms, got %s",
+		    cd_describe(v).s);
 		return false;
 	}
 	if (!sl_ynode_str(v)) {
-		err(c, v, "invalid duration '%s'", Q(v));
+		cd_err(c, v, "invalid duration '%s'", Q(v));
 		return false;
 	}
 	if (parse_duration(v->str, &x, why, sizeof(why))) {
-		err(c, v, "duration '%s' %s", Q(v), why);
+		cd_err(c, v, "duration '%s' %s", Q(v), why);
 		return false;
 	}
 	if ((int64_t)x < min || (int64_t)x > max) {
 		range_text(range, sizeof(range), min, max, true,
 			   (int64_t)x < min);
-		err(c, v, "%s, got %s%s%s", range, Q(v),
+		cd_err(c, v, "%s, got %s%s%s", range, Q(v),
 		    (int64_t)x < min && hint_low ? "; " : "",
 		    (int64_t)x < min && hint_low ? hint_low : "");
 		return false;
@@ -595,10 +575,10 @@ static bool get_duration(struct ctx *c, const struct sl_ynode *v, int64_t min,
 	return true;
 }
 
-static bool get_enum(struct ctx *c, const struct sl_ynode *v,
+bool cd_get_enum(struct ctx *c, const struct sl_ynode *v,
 		     const struct enumval *ev, int *out)
 {
-	const char *names[16];
+	const char *names[16] = { 0 };
 	char allowed[256];
 	const char *s = sl_ynode_str(v), *sug;
 	size_t n = 0;
@@ -606,9 +586,9 @@ static bool get_enum(struct ctx *c, const struct sl_ynode *v,
 
 	for (; ev[n].name && n < ARRAY_SIZE(names); n++)
 		names[n] = ev[n].name;
-	join(allowed, sizeof(allowed), names, n);
+	cd_join(allowed, sizeof(allowed), names, n);
 	if (v->type != SL_Y_STR) {
-		err(c, v, "expected one of %s, got %s", allowed, describe(v).s);
+		cd_err(c, v, "expected one of %s, got %s", allowed, cd_describe(v).s);
 		return false;
 	}
 	for (size_t i = 0; s && i < n; i++) {
@@ -617,39 +597,120 @@ static bool get_enum(struct ctx *c, const struct sl_ynode *v,
 			return true;
 		}
 	}
-	sug = s ? closest(s, names, n) : NULL;
+	sug = s ? cd_closest(s, names, n) : NULL;
 	if (sug)
-		err(c, v, "invalid value '%s'; did you mean '%s'? (allowed: %s)",
+		cd_err(c, v, "invalid value '%s'; did you mean '%s'? (allowed: %s)",
 		    Q(v), sug, allowed);
 	else
-		err(c, v, "invalid value '%s' (allowed: %s)", Q(v), allowed);
+		cd_err(c, v, "invalid value '%s' (allowed: %s)", Q(v), allowed);
 	return false;
 }
 
-static bool get_string(struct ctx *c, const struct sl_ynode *v,
+bool cd_get_string(struct ctx *c, const struct sl_ynode *v,
 		       const char **out)
 {
 	if (v->type != SL_Y_STR) {
-		err(c, v, "expected a string, got %s%s", describe(v).s,
+		cd_err(c, v, "expected a string, got %s%s", cd_describe(v).s,
 		    sl_ynode_is_scalar(v) && v->type != SL_Y_NULL ?
 			    " (quote it to use it as a string)" : "");
 		return false;
 	}
 	if (!sl_ynode_str(v)) {
-		err(c, v, "must not contain NUL characters");
+		cd_err(c, v, "must not contain NUL characters");
 		return false;
 	}
 	*out = v->str;
 	return true;
 }
 
+bool cd_get_bool(struct ctx *c, const struct sl_ynode *v, bool *out)
+{
+	QBUF;
+
+	if (!sl_ynode_bool(v, out))
+		return true;
+	if (v->type == SL_Y_STR && (!strcasecmp(v->str, "true") ||
+				    !strcasecmp(v->str, "false")))
+		cd_err(c, v, "expected true or false, got %s (remove the quotes)",
+		       cd_describe(v).s);
+	else if (v->type == SL_Y_STR && (!strcasecmp(v->str, "yes") ||
+					 !strcasecmp(v->str, "no") ||
+					 !strcasecmp(v->str, "on") ||
+					 !strcasecmp(v->str, "off")))
+		cd_err(c, v, "expected true or false, got '%s' (YAML 1.2 booleans are only true and false)",
+		       Q(v));
+	else
+		cd_err(c, v, "expected true or false, got %s", cd_describe(v).s);
+	return false;
+}
+
+bool cd_get_number(struct ctx *c, const struct sl_ynode *v, double *out)
+{
+	char *end;
+	double x;
+
+	if (v->type != SL_Y_INT && v->type != SL_Y_FLOAT) {
+		cd_err(c, v, "expected a number, got %s%s", cd_describe(v).s,
+		       v->type == SL_Y_STR && v->quoted && v->len &&
+				       strspn(v->str, "+-.0123456789eE") == v->len ?
+			       " (remove the quotes)" : "");
+		return false;
+	}
+	if (v->type == SL_Y_INT) {
+		int64_t i;
+
+		if (sl_ynode_int(v, &i)) {
+			QBUF;
+
+			cd_err(c, v, "number %s is out of range", Q(v));
+			return false;
+		}
+		*out = (double)i;
+		return true;
+	}
+	errno = 0;
+	x = strtod(v->str, &end);
+	if (*end || !isfinite(x)) {
+		QBUF;
+
+		cd_err(c, v, "expected a finite number, got %s", Q(v));
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
+bool cd_get_label_value(struct ctx *c, const struct sl_ynode *v,
+			const char **out)
+{
+	if (v->type == SL_Y_INT && strspn(v->str, "0123456789") == v->len) {
+		*out = v->str;
+		return true;
+	}
+	if (v->type != SL_Y_STR) {
+		cd_err(c, v, "expected a string, got %s%s", cd_describe(v).s,
+		       sl_ynode_is_scalar(v) && v->type != SL_Y_NULL ?
+			       " (quote it to use it as a string)" : "");
+		return false;
+	}
+	return cd_get_string(c, v, out);
+}
+
 /* ---- mappings ------------------------------------------------------------ */
 
-static bool expect_map(struct ctx *c, const struct sl_ynode *n)
+bool cd_expect_map(struct ctx *c, const struct sl_ynode *n)
 {
 	if (n->type == SL_Y_MAP)
 		return true;
-	err(c, n, "expected a mapping, got %s", describe(n).s);
+	cd_err(c, n, "expected a mapping, got %s", cd_describe(n).s);
+	return false;
+}
+
+bool cd_expect_seq(struct ctx *c, const struct sl_ynode *n, const char *what)
+{
+	if (n->type == SL_Y_SEQ)
+		return true;
+	cd_err(c, n, "expected a list of %s, got %s", what, cd_describe(n).s);
 	return false;
 }
 
@@ -664,16 +725,16 @@ static void unknown_field(struct ctx *c, const struct sl_ynode *key,
 
 	for (size_t i = 0; i < nf; i++)
 		names[i] = f[i].name;
-	old = path_push(c, Q(key));
+	old = cd_path_push(c, Q(key));
 	if (key->len == 2 && !memcmp(key->str, "<<", 2)) {
-		err(c, key, "YAML merge keys ('<<') are not supported; write the fields out");
-	} else if ((sug = closest(key->str, names, nf))) {
-		err(c, key, "unknown field '%s'; did you mean '%s'?", Q(key), sug);
+		cd_err(c, key, "YAML merge keys ('<<') are not supported; write the fields out");
+	} else if ((sug = cd_closest(key->str, names, nf))) {
+		cd_err(c, key, "unknown field '%s'; did you mean '%s'?", Q(key), sug);
 	} else {
-		join(known, sizeof(known), names, nf);
-		err(c, key, "unknown field '%s' (known fields: %s)", Q(key), known);
+		cd_join(known, sizeof(known), names, nf);
+		cd_err(c, key, "unknown field '%s' (known fields: %s)", Q(key), known);
 	}
-	path_pop(c, old);
+	cd_path_pop(c, old);
 }
 
 /*
@@ -682,13 +743,13 @@ static void unknown_field(struct ctx *c, const struct sl_ynode *key,
  * where every field was and whether it was valid.  An optional field set to
  * null counts as absent.  Returns false if `map` is not a mapping.
  */
-static bool decode_fields(struct ctx *c, const struct sl_ynode *map,
+bool cd_decode_fields(struct ctx *c, const struct sl_ynode *map,
 			  const struct fdesc *f, size_t nf, void *obj,
 			  struct fhit *hits)
 {
 	for (size_t i = 0; i < nf; i++)
 		hits[i] = (struct fhit){ .ok = true };
-	if (!expect_map(c, map)) {
+	if (!cd_expect_map(c, map)) {
 		for (size_t i = 0; i < nf; i++)
 			hits[i].ok = false;
 		return false;
@@ -698,8 +759,8 @@ static bool decode_fields(struct ctx *c, const struct sl_ynode *map,
 		size_t i;
 
 		if (!sl_ynode_is_scalar(k)) {
-			err(c, k, "mapping keys must be strings, got %s",
-			    describe(k).s);
+			cd_err(c, k, "mapping keys must be strings, got %s",
+			    cd_describe(k).s);
 			continue;
 		}
 		for (i = 0; i < nf; i++)
@@ -711,12 +772,12 @@ static bool decode_fields(struct ctx *c, const struct sl_ynode *map,
 			continue;
 		}
 		if (hits[i].key) {
-			size_t old = path_push(c, f[i].name);
+			size_t old = cd_path_push(c, f[i].name);
 
-			err(c, k, "duplicate key '%s'; also defined at %s:%u:%u",
+			cd_err(c, k, "duplicate key '%s'; also defined at %s:%u:%u",
 			    f[i].name, c->file, hits[i].key->line,
 			    hits[i].key->column);
-			path_pop(c, old);
+			cd_path_pop(c, old);
 			continue;
 		}
 		hits[i].key = k;
@@ -729,10 +790,10 @@ static bool decode_fields(struct ctx *c, const struct sl_ynode *map,
 
 		if (!hits[i].key) {
 			if (f[i].required) {
-				old = path_push(c, f[i].name);
-				err(c, map, "missing required field '%s'",
+				old = cd_path_push(c, f[i].name);
+				cd_err(c, map, "missing required field '%s'",
 				    f[i].name);
-				path_pop(c, old);
+				cd_path_pop(c, old);
 				hits[i].ok = false;
 			}
 			continue;
@@ -741,12 +802,12 @@ static bool decode_fields(struct ctx *c, const struct sl_ynode *map,
 			hits[i].value = NULL;
 			continue;
 		}
-		old = path_push(c, f[i].name);
+		old = cd_path_push(c, f[i].name);
 		switch (f[i].kind) {
 		case FK_INT: {
 			int64_t x;
 
-			ok = get_int(c, v, f[i].min, f[i].max, f[i].hint_low, &x);
+			ok = cd_get_int(c, v, f[i].min, f[i].max, f[i].hint_low, &x);
 			if (ok)
 				store_int(obj, &f[i], x);
 			break;
@@ -754,7 +815,7 @@ static bool decode_fields(struct ctx *c, const struct sl_ynode *map,
 		case FK_DURATION: {
 			uint64_t x;
 
-			ok = get_duration(c, v, f[i].min, f[i].max, f[i].hint_low,
+			ok = cd_get_duration(c, v, f[i].min, f[i].max, f[i].hint_low,
 					  &x);
 			if (ok)
 				memcpy((char *)obj + f[i].off, &x, sizeof(x));
@@ -763,7 +824,7 @@ static bool decode_fields(struct ctx *c, const struct sl_ynode *map,
 		case FK_ENUM: {
 			int x;
 
-			ok = get_enum(c, v, f[i].enums, &x);
+			ok = cd_get_enum(c, v, f[i].enums, &x);
 			if (ok)
 				memcpy((char *)obj + f[i].off, &x, sizeof(x));
 			break;
@@ -772,12 +833,12 @@ static bool decode_fields(struct ctx *c, const struct sl_ynode *map,
 			const char *s;
 			char **slot = (char **)(void *)((char *)obj + f[i].off);
 
-			ok = get_string(c, v, &s);
+			ok = cd_get_string(c, v, &s);
 			if (ok) {
 				char *d = strdup(s);
 
 				if (!d) {
-					oom(c);
+					cd_oom(c);
 					ok = false;
 					break;
 				}
@@ -786,10 +847,36 @@ static bool decode_fields(struct ctx *c, const struct sl_ynode *map,
 			}
 			break;
 		}
+		case FK_BOOL: {
+			bool x;
+
+			ok = cd_get_bool(c, v, &x);
+			if (ok)
+				memcpy((char *)obj + f[i].off, &x, sizeof(x));
+			break;
+		}
+		case FK_NUMBER: {
+			double x;
+
+			ok = cd_get_number(c, v, &x);
+			if (ok && (f[i].dmin_open ? !(x > f[i].dmin) : x < f[i].dmin)) {
+				cd_err(c, v, "must be %s %g, got %s",
+				       f[i].dmin_open ? "greater than" : "at least",
+				       f[i].dmin, v->str);
+				ok = false;
+			} else if (ok && x > f[i].dmax) {
+				cd_err(c, v, "must be at most %g, got %s", f[i].dmax,
+				       v->str);
+				ok = false;
+			}
+			if (ok)
+				memcpy((char *)obj + f[i].off, &x, sizeof(x));
+			break;
+		}
 		case FK_CUSTOM:
 			break;
 		}
-		path_pop(c, old);
+		cd_path_pop(c, old);
 		hits[i].ok = ok;
 	}
 	return true;
@@ -809,19 +896,50 @@ static int cmp_pair_key(const void *a, const void *b)
 	return x < y ? -1 : x > y; /* file order */
 }
 
-/* A free-form string map (metadata.labels/annotations). */
-static void decode_string_map(struct ctx *c, const struct sl_ynode *map)
+bool *cd_dup_keys(struct ctx *c, const struct sl_ynode *map)
 {
 	const struct sl_ypair **sorted;
-	size_t n = 0;
+	bool *dup;
+	size_t n = 0, run = 0;
 
-	if (!expect_map(c, map))
-		return;
 	sorted = calloc(map->n_pairs ? map->n_pairs : 1, sizeof(*sorted));
-	if (!sorted) {
-		oom(c);
-		return;
+	dup = calloc(map->n_pairs ? map->n_pairs : 1, sizeof(*dup));
+	if (!sorted || !dup) {
+		free(sorted);
+		free(dup);
+		cd_oom(c);
+		return NULL;
 	}
+	for (size_t i = 0; i < map->n_pairs; i++)
+		if (map->pairs[i].key->type == SL_Y_STR)
+			sorted[n++] = &map->pairs[i];
+	qsort(sorted, n, sizeof(*sorted), cmp_pair_key);
+	for (size_t i = 1; i < n; i++) {
+		const struct sl_ynode *k = sorted[i]->key, *first;
+		size_t old;
+		QBUF;
+
+		if (sorted[run]->key->len != k->len ||
+		    memcmp(sorted[run]->key->str, k->str, k->len)) {
+			run = i;
+			continue;
+		}
+		first = sorted[run]->key;
+		dup[sorted[i] - map->pairs] = true;
+		old = cd_path_push(c, Q(k));
+		cd_err(c, k, "duplicate key '%s'; also defined at %s:%u:%u", Q(k),
+		       c->file, first->line, first->column);
+		cd_path_pop(c, old);
+	}
+	free(sorted);
+	return dup;
+}
+
+/* A free-form string map (metadata.labels/annotations). */
+void cd_decode_string_map(struct ctx *c, const struct sl_ynode *map)
+{
+	if (!cd_expect_map(c, map))
+		return;
 	for (size_t i = 0; i < map->n_pairs; i++) {
 		const struct sl_ypair *p = &map->pairs[i];
 		const char *s;
@@ -829,66 +947,16 @@ static void decode_string_map(struct ctx *c, const struct sl_ynode *map)
 		QBUF;
 
 		if (p->key->type != SL_Y_STR) {
-			err(c, p->key, "keys must be strings, got %s",
-			    describe(p->key).s);
+			cd_err(c, p->key, "keys must be strings, got %s",
+			    cd_describe(p->key).s);
 			continue;
 		}
-		sorted[n++] = p;
-		old = path_push(c, Q(p->key));
-		get_string(c, p->value, &s);
-		path_pop(c, old);
+		old = cd_path_push(c, Q(p->key));
+		cd_get_string(c, p->value, &s);
+		cd_path_pop(c, old);
 	}
-	qsort(sorted, n, sizeof(*sorted), cmp_pair_key);
-	for (size_t i = 1; i < n; i++) {
-		const struct sl_ynode *k = sorted[i]->key, *first;
-		size_t j = i, old;
-		QBUF;
-
-		while (j > 0 && sorted[j - 1]->key->len == k->len &&
-		       !memcmp(sorted[j - 1]->key->str, k->str, k->len))
-			j--;
-		if (j == i)
-			continue;
-		first = sorted[j]->key;
-		old = path_push(c, Q(k));
-		err(c, k, "duplicate key '%s'; also defined at %s:%u:%u", Q(k),
-		    c->file, first->line, first->column);
-		path_pop(c, old);
-	}
-	free(sorted);
+	free(cd_dup_keys(c, map));
 }
-
-/* ---- load state ----------------------------------------------------------- */
-
-struct port_ent {
-	uint16_t lo, hi;
-	uint32_t level;  /* index in cfg->levels */
-	uint32_t item;   /* index in spec.ports */
-	unsigned line, column;
-};
-
-struct level_src {
-	unsigned name_line, name_col; /* metadata.name value, 0 if no valid name */
-	char *object;                 /* "PriorityLevelConfiguration/web" */
-};
-
-struct load {
-	struct ctx *c;
-	struct sl_config *cfg;
-	size_t levels_cap;
-	struct level_src *src; /* parallel to cfg->levels */
-	bool server_seen;
-	unsigned server_line, server_col;
-	struct port_ent *ports;
-	size_t n_ports, ports_cap;
-};
-
-/* What decode_document() found at the top of an object. */
-struct object {
-	const struct sl_ydoc *doc;
-	const struct sl_ynode *root, *kind, *name_node, *spec;
-	const char *name; /* NULL unless metadata.name is a valid name */
-};
 
 /* ---- kind: Server --------------------------------------------------------- */
 
@@ -898,7 +966,8 @@ static const struct enumval fail_modes[] = {
 
 enum {
 	SV_LIMIT, SV_FAIL_MODE, SV_HEARTBEAT, SV_TICK, SV_HANDSHAKE,
-	SV_INTERFACES, SV_PIN_DIR, SV_TABLE_SIZES, SV_METRICS, SV_EVENTS, SV_N
+	SV_INTERFACES, SV_PIN_DIR, SV_TABLE_SIZES, SV_METRICS, SV_EVENTS,
+	SV_CONTROL, SV_N
 };
 
 #define SRV struct sl_server_cfg
@@ -913,10 +982,12 @@ static const struct fdesc server_fields[SV_N] = {
 	[SV_TABLE_SIZES] = F_CUSTOM("tableSizes"),
 	[SV_METRICS] = F_STR("metricsAddress", SRV, metrics_address),
 	[SV_EVENTS] = F_INT("eventsPerSecond", SRV, events_per_second, 0, UINT32_MAX),
+	[SV_CONTROL] = F_STR("controlSocket", SRV, control_socket),
 };
 
 static const struct fdesc table_size_fields[] = {
 	F_INT("connections", SRV, table_sizes.connections, 1024, 16777216),
+	F_INT("classes", SRV, table_sizes.classes, 1024, 1048576),
 };
 #undef SRV
 
@@ -929,9 +1000,11 @@ static int server_defaults(struct sl_server_cfg *s)
 	s->tick_ns = DEF_TICK;
 	s->handshake_timeout_ns = DEF_HANDSHAKE;
 	s->table_sizes.connections = DEF_CONNS;
+	s->table_sizes.classes = DEF_CLASSES;
 	s->events_per_second = DEF_EVENTS;
 	s->pin_dir = strdup(DEF_PIN_DIR);
-	return s->pin_dir ? 0 : -ENOMEM;
+	s->control_socket = strdup(DEF_CONTROL_SOCKET);
+	return s->pin_dir && s->control_socket ? 0 : -ENOMEM;
 }
 
 static void server_release(struct sl_server_cfg *s)
@@ -939,6 +1012,7 @@ static void server_release(struct sl_server_cfg *s)
 	free(s->interfaces);
 	free(s->pin_dir);
 	free(s->metrics_address);
+	free(s->control_socket);
 	free(s->file);
 	memset(s, 0, sizeof(*s));
 }
@@ -965,32 +1039,36 @@ static void decode_interfaces(struct ctx *c, const struct sl_ynode *v,
 			      struct sl_server_cfg *s)
 {
 	if (v->type != SL_Y_SEQ) {
-		err(c, v, "expected a list of interface names, got %s",
-		    describe(v).s);
+		cd_err(c, v, "expected a list of interface names, got %s",
+		    cd_describe(v).s);
 		return;
 	}
 	if (!v->n_items)
 		return;
+	if (v->n_items > 4096) {
+		cd_err(c, v, "%zu interfaces listed; at most 4096 allowed", v->n_items);
+		return;
+	}
 	s->interfaces = calloc(v->n_items, sizeof(*s->interfaces));
 	if (!s->interfaces) {
-		oom(c);
+		cd_oom(c);
 		return;
 	}
 	for (size_t i = 0; i < v->n_items; i++) {
 		const struct sl_ynode *it = v->items[i];
-		size_t old = path_push_index(c, i);
+		size_t old = cd_path_push_index(c, i);
 		const char *name, *problem;
 		QBUF;
 
-		if (!get_string(c, it, &name))
+		if (!cd_get_string(c, it, &name))
 			goto next;
 		if (strlen(name) >= SL_IFNAME_SIZE) {
-			err(c, it, "interface name '%s' is %zu characters long; at most %d allowed",
+			cd_err(c, it, "interface name '%s' is %zu characters long; at most %d allowed",
 			    Q(it), strlen(name), SL_IFNAME_SIZE - 1);
 			goto next;
 		}
 		if ((problem = ifname_problem(name))) {
-			err(c, it, "interface name '%s' %s", Q(it), problem);
+			cd_err(c, it, "interface name '%s' %s", Q(it), problem);
 			goto next;
 		}
 		for (size_t j = 0; j < i; j++) {
@@ -998,14 +1076,14 @@ static void decode_interfaces(struct ctx *c, const struct sl_ynode *v,
 
 			if (o->type == SL_Y_STR && o->len == it->len &&
 			    !memcmp(o->str, it->str, it->len)) {
-				err(c, it, "duplicate interface '%s'; also listed at %s:%u:%u",
+				cd_err(c, it, "duplicate interface '%s'; also listed at %s:%u:%u",
 				    Q(it), c->file, o->line, o->column);
 				goto next;
 			}
 		}
 		memcpy(s->interfaces[s->n_interfaces++], name, strlen(name) + 1);
 next:
-		path_pop(c, old);
+		cd_path_pop(c, old);
 	}
 }
 
@@ -1013,41 +1091,53 @@ static void decode_server_spec(struct ctx *c, const struct sl_ynode *spec,
 			       struct sl_server_cfg *s)
 {
 	struct fhit h[SV_N], th[ARRAY_SIZE(table_size_fields)];
-	size_t old = path_push(c, "spec");
+	size_t old = cd_path_push(c, "spec");
 
-	if (!decode_fields(c, spec, server_fields, SV_N, s, h))
+	if (!cd_decode_fields(c, spec, server_fields, SV_N, s, h))
 		goto out;
 	if (h[SV_INTERFACES].value) {
-		size_t o2 = path_push(c, "interfaces");
+		size_t o2 = cd_path_push(c, "interfaces");
 
 		decode_interfaces(c, h[SV_INTERFACES].value, s);
-		path_pop(c, o2);
+		cd_path_pop(c, o2);
 	}
 	if (h[SV_TABLE_SIZES].value) {
-		size_t o2 = path_push(c, "tableSizes");
+		size_t o2 = cd_path_push(c, "tableSizes");
 
-		decode_fields(c, h[SV_TABLE_SIZES].value, table_size_fields,
+		cd_decode_fields(c, h[SV_TABLE_SIZES].value, table_size_fields,
 			      ARRAY_SIZE(table_size_fields), s, th);
-		path_pop(c, o2);
+		cd_path_pop(c, o2);
 	}
 	if (h[SV_PIN_DIR].value && h[SV_PIN_DIR].ok) {
-		size_t o2 = path_push(c, "pinDir");
+		size_t o2 = cd_path_push(c, "pinDir");
 		const struct sl_ynode *v = h[SV_PIN_DIR].value;
 		QBUF;
 
 		if (s->pin_dir[0] != '/')
-			err(c, v, "must be an absolute path, got '%s'", Q(v));
+			cd_err(c, v, "must be an absolute path, got '%s'", Q(v));
 		else if (strlen(s->pin_dir) >= 1024)
-			err(c, v, "path is %zu characters long; at most 1023 allowed",
+			cd_err(c, v, "path is %zu characters long; at most 1023 allowed",
 			    strlen(s->pin_dir));
-		path_pop(c, o2);
+		cd_path_pop(c, o2);
+	}
+	if (h[SV_CONTROL].value && h[SV_CONTROL].ok) {
+		size_t o2 = cd_path_push(c, "controlSocket");
+		const struct sl_ynode *v = h[SV_CONTROL].value;
+		QBUF;
+
+		if (s->control_socket[0] != '/')
+			cd_err(c, v, "must be an absolute path, got '%s'", Q(v));
+		else if (strlen(s->control_socket) >= 108)
+			cd_err(c, v, "path is %zu bytes long; a Unix socket path holds at most 107",
+			       strlen(s->control_socket));
+		cd_path_pop(c, o2);
 	}
 	if (h[SV_METRICS].value && h[SV_METRICS].ok && !s->metrics_address[0]) {
-		size_t o2 = path_push(c, "metricsAddress");
+		size_t o2 = cd_path_push(c, "metricsAddress");
 
-		err(c, h[SV_METRICS].value,
+		cd_err(c, h[SV_METRICS].value,
 		    "must not be empty; expected host:port, e.g. 127.0.0.1:9464 (omit the field to disable metrics)");
-		path_pop(c, o2);
+		cd_path_pop(c, o2);
 	}
 	/* Cross-field advice, only with valid values. */
 	if (h[SV_HEARTBEAT].ok && h[SV_TICK].ok && s->heartbeat_timeout_ns &&
@@ -1055,24 +1145,24 @@ static void decode_server_spec(struct ctx *c, const struct sl_ynode *spec,
 		const char *field = h[SV_HEARTBEAT].value ? "heartbeatTimeout" : "tick";
 		const struct sl_ynode *at = h[SV_HEARTBEAT].value ?
 			h[SV_HEARTBEAT].value : h[SV_TICK].value;
-		size_t o2 = path_push(c, field);
+		size_t o2 = cd_path_push(c, field);
 
-		warn(c, at ? at : spec,
+		cd_warn(c, at ? at : spec,
 		     "heartbeatTimeout %s is shorter than two ticks (tick %s); the failsafe may trigger between heartbeats",
-		     dur((int64_t)s->heartbeat_timeout_ns).s,
-		     dur((int64_t)s->tick_ns).s);
-		path_pop(c, o2);
+		     cd_dur(s->heartbeat_timeout_ns).s,
+		     cd_dur(s->tick_ns).s);
+		cd_path_pop(c, o2);
 	}
 	if (h[SV_FAIL_MODE].value && h[SV_FAIL_MODE].ok && h[SV_HEARTBEAT].ok &&
 	    s->fail_mode == SL_FAIL_CLOSED && !s->heartbeat_timeout_ns) {
-		size_t o2 = path_push(c, "failMode");
+		size_t o2 = cd_path_push(c, "failMode");
 
-		warn(c, h[SV_FAIL_MODE].value,
+		cd_warn(c, h[SV_FAIL_MODE].value,
 		     "failMode closed has no effect while heartbeatTimeout is 0s (failsafe disabled)");
-		path_pop(c, o2);
+		cd_path_pop(c, o2);
 	}
 out:
-	path_pop(c, old);
+	cd_path_pop(c, old);
 }
 
 static void decode_server(struct load *L, const struct object *o)
@@ -1081,14 +1171,14 @@ static void decode_server(struct load *L, const struct object *o)
 	struct sl_server_cfg scratch, *s = &L->cfg->server;
 
 	if (L->server_seen) {
-		size_t old = path_push(c, "kind");
+		size_t old = cd_path_push(c, "kind");
 
-		err(c, o->kind, "only one Server object is allowed; also defined at %s:%u:%u",
+		cd_err(c, o->kind, "only one Server object is allowed; also defined at %s:%u:%u",
 		    c->file, L->server_line, L->server_col);
-		path_pop(c, old);
+		cd_path_pop(c, old);
 		/* decode anyway to report its own errors */
 		if (server_defaults(&scratch)) {
-			oom(c);
+			cd_oom(c);
 			return;
 		}
 		s = &scratch;
@@ -1100,7 +1190,7 @@ static void decode_server(struct load *L, const struct object *o)
 		s->line = o->root->line;
 		s->column = o->root->column;
 		if (!(s->file = strdup(c->file)))
-			oom(c);
+			cd_oom(c);
 	}
 	if (o->spec)
 		decode_server_spec(c, o->spec, s);
@@ -1125,8 +1215,9 @@ static const struct fdesc level_fields[PL_N] = {
 	[PL_TYPE] = F_ENUM("type", LVL, type, level_types, .required = true),
 	[PL_EXEMPT] = F_CUSTOM("exempt"),
 	[PL_LIMITED] = F_CUSTOM("limited"),
+	/* moved to FlowSchema: known here only to say so */
 	[PL_PORTS] = F_CUSTOM("ports"),
-	[PL_SEATS] = F_INT("seatsPerConnection", LVL, seats_per_conn, 1, 100),
+	[PL_SEATS] = F_CUSTOM("seatsPerConnection"),
 };
 
 static const struct fdesc exempt_fields[] = {
@@ -1158,6 +1249,54 @@ static const struct fdesc queuing_fields[QU_N] = {
 };
 #undef LVL
 
+/*
+ * Shuffle-sharding advice (spec/apf.md §8): warn when 4 elephant flows
+ * cover a mouse flow's whole hand with probability above
+ * SL_MOUSE_ODDS_WARN.  One queue is a plain FIFO by choice (no hashing),
+ * not poor shuffle sharding: no advice there.
+ */
+static void check_mouse_odds(struct ctx *c, const struct sl_ynode *qnode,
+			     const struct fhit *h, const struct sl_level_cfg *l)
+{
+	const struct sl_ynode *at = h[QU_HAND].value ? h[QU_HAND].value :
+				    h[QU_QUEUES].value ? h[QU_QUEUES].value : qnode;
+	double p1, p4;
+	char better[160] = "";
+	bool hand_helps;
+	size_t old;
+
+	if (l->queues <= 1)
+		return;
+	p4 = sl_shuffle_mouse_odds(l->queues, l->hand_size, 4);
+	if (!(p4 > SL_MOUSE_ODDS_WARN))
+		return;
+	p1 = sl_shuffle_mouse_odds(l->queues, l->hand_size, 1);
+	/* Suggest the fewest queues (doubling) that bring it under 1%. */
+	for (uint64_t q = (uint64_t)l->queues * 2; q <= MAX_DECK_SIZE; q *= 2) {
+		double pq;
+
+		if (sl_shuffle_validate((uint32_t)q, l->hand_size, NULL, 0))
+			break;
+		pq = sl_shuffle_mouse_odds((uint32_t)q, l->hand_size, 4);
+		if (pq >= 0 && pq <= 0.01) {
+			snprintf(better, sizeof(better), " (e.g. %" PRIu64 " queues: %.3g)",
+				 q, pq);
+			break;
+		}
+	}
+	/* A bigger hand helps only when queues are plenty. */
+	hand_helps = !sl_shuffle_validate(l->queues, l->hand_size + 1, NULL, 0) &&
+		     sl_shuffle_mouse_odds(l->queues, l->hand_size + 1, 4) < p4;
+	old = c->plen;
+	if (h[QU_HAND].value || h[QU_QUEUES].value)
+		cd_path_push(c, h[QU_HAND].value ? "handSize" : "queues");
+	cd_warn(c, at,
+		"with %u queues and handSize %u, 4 elephant flows crush a mouse flow with probability %.3g (one elephant: %.3g); raise queues%s%s",
+		l->queues, l->hand_size, p4, p1, better,
+		hand_helps ? " or handSize" : "");
+	cd_path_pop(c, old);
+}
+
 /* Kubernetes shuffle-sharding rules (validation.go, spec/apf.md 2.2). */
 static void check_queuing(struct ctx *c, const struct sl_ynode *qnode,
 			  const struct fhit *h, const struct sl_level_cfg *l)
@@ -1169,38 +1308,41 @@ static void check_queuing(struct ctx *c, const struct sl_ynode *qnode,
 		return;
 	if (l->hand_size > l->queues) {
 		if (hand) {
-			size_t old = path_push(c, "handSize");
+			size_t old = cd_path_push(c, "handSize");
 
-			err(c, hand, "must not exceed queues (%u), got %u",
+			cd_err(c, hand, "must not exceed queues (%u), got %u",
 			    l->queues, l->hand_size);
-			path_pop(c, old);
+			cd_path_pop(c, old);
 		} else {
-			size_t old = path_push(c, "queues");
+			size_t old = cd_path_push(c, "queues");
 
-			err(c, queues ? queues : qnode,
+			cd_err(c, queues ? queues : qnode,
 			    "%u queues are fewer than the default handSize %u; set handSize to at most %u",
 			    l->queues, l->hand_size, l->queues);
-			path_pop(c, old);
+			cd_path_pop(c, old);
 		}
 		return;
 	}
-	bits = (int)ceil(log2((double)l->queues) * (double)l->hand_size);
-	if (bits <= MAX_ENTROPY_BITS)
+	bits = sl_shuffle_entropy_bits(l->queues, l->hand_size);
+	if (bits <= MAX_ENTROPY_BITS &&
+	    !sl_shuffle_validate(l->queues, l->hand_size, NULL, 0)) {
+		check_mouse_odds(c, qnode, h, l);
 		return;
+	}
 	if (hand || !queues) {
-		size_t old = path_push(c, "handSize");
+		size_t old = cd_path_push(c, "handSize");
 
-		err(c, hand ? hand : qnode,
+		cd_err(c, hand ? hand : qnode,
 		    "%u needs %d bits of entropy with %u queues; at most %d allowed",
 		    l->hand_size, bits, l->queues, MAX_ENTROPY_BITS);
-		path_pop(c, old);
+		cd_path_pop(c, old);
 	} else {
-		size_t old = path_push(c, "queues");
+		size_t old = cd_path_push(c, "queues");
 
-		err(c, queues,
+		cd_err(c, queues,
 		    "%u queues need %d bits of entropy with the default handSize %u; at most %d allowed",
 		    l->queues, bits, l->hand_size, MAX_ENTROPY_BITS);
-		path_pop(c, old);
+		cd_path_pop(c, old);
 	}
 }
 
@@ -1208,21 +1350,21 @@ static void decode_queuing(struct ctx *c, const struct sl_ynode *q,
 			   struct sl_level_cfg *l)
 {
 	struct fhit h[QU_N];
-	size_t old = path_push(c, "queuing");
+	size_t old = cd_path_push(c, "queuing");
 
-	if (decode_fields(c, q, queuing_fields, QU_N, l, h)) {
+	if (cd_decode_fields(c, q, queuing_fields, QU_N, l, h)) {
 		check_queuing(c, q, h, l);
 		if (h[QU_WAIT].value && h[QU_WAIT].ok &&
 		    l->queue_wait_limit_ns > (uint64_t)SYN_RETRY_WINDOW) {
-			size_t o2 = path_push(c, "queueWaitLimit");
+			size_t o2 = cd_path_push(c, "queueWaitLimit");
 
-			warn(c, h[QU_WAIT].value,
+			cd_warn(c, h[QU_WAIT].value,
 			     "%s is longer than Linux clients keep retrying a connection (the last SYN retransmit comes after about 63s with the default net.ipv4.tcp_syn_retries=6); deferred connections will have given up",
-			     dur((int64_t)l->queue_wait_limit_ns).s);
-			path_pop(c, o2);
+			     cd_dur(l->queue_wait_limit_ns).s);
+			cd_path_pop(c, o2);
 		}
 	}
-	path_pop(c, old);
+	cd_path_pop(c, old);
 }
 
 static void queuing_defaults(struct sl_level_cfg *l)
@@ -1243,10 +1385,10 @@ static void decode_limit_response(struct ctx *c, const struct sl_ynode *n,
 				  struct sl_level_cfg *l)
 {
 	struct fhit h[LR_N];
-	size_t old = path_push(c, "limitResponse");
+	size_t old = cd_path_push(c, "limitResponse");
 
 	l->limit_response = SL_RESP_REJECT;
-	if (!decode_fields(c, n, response_fields, LR_N, l, h))
+	if (!cd_decode_fields(c, n, response_fields, LR_N, l, h))
 		goto out;
 	if (h[LR_TYPE].ok && l->limit_response == SL_RESP_QUEUE) {
 		queuing_defaults(l);
@@ -1256,19 +1398,21 @@ static void decode_limit_response(struct ctx *c, const struct sl_ynode *n,
 		struct sl_level_cfg scratch = { 0 };
 
 		if (h[LR_TYPE].ok) {
-			size_t o2 = path_push(c, "queuing");
+			size_t o2 = cd_path_push(c, "queuing");
 
-			err(c, h[LR_QUEUING].key,
+			cd_err(c, h[LR_QUEUING].key,
 			    "only allowed when type is Queue (type is Reject)");
-			path_pop(c, o2);
+			cd_path_pop(c, o2);
 		}
 		queuing_defaults(&scratch);
+		c->mute_warnings++;
 		decode_queuing(c, h[LR_QUEUING].value, &scratch);
+		c->mute_warnings--;
 	}
 	if (l->limit_response != SL_RESP_QUEUE)
 		queuing_clear(l);
 out:
-	path_pop(c, old);
+	cd_path_pop(c, old);
 }
 
 static void limited_defaults(struct sl_level_cfg *l)
@@ -1293,207 +1437,130 @@ static void decode_limited(struct ctx *c, const struct sl_ynode *n,
 			   struct sl_level_cfg *l)
 {
 	struct fhit h[LM_N];
-	size_t old = path_push(c, "limited");
+	size_t old = cd_path_push(c, "limited");
 
-	if (decode_fields(c, n, limited_fields, LM_N, l, h) &&
+	if (cd_decode_fields(c, n, limited_fields, LM_N, l, h) &&
 	    h[LM_RESPONSE].value)
 		decode_limit_response(c, h[LM_RESPONSE].value, l);
-	path_pop(c, old);
+	cd_path_pop(c, old);
 }
 
 static void decode_exempt(struct ctx *c, const struct sl_ynode *n,
 			  struct sl_level_cfg *l)
 {
 	struct fhit h[ARRAY_SIZE(exempt_fields)];
-	size_t old = path_push(c, "exempt");
+	size_t old = cd_path_push(c, "exempt");
 
-	decode_fields(c, n, exempt_fields, ARRAY_SIZE(exempt_fields), l, h);
-	path_pop(c, old);
+	cd_decode_fields(c, n, exempt_fields, ARRAY_SIZE(exempt_fields), l, h);
+	cd_path_pop(c, old);
 }
 
-/* Decimal number at *s (saturating at 99999999), advancing *s. */
-static long scan_number(const char **s)
+/* The built-in mandatory levels (spec/apf.md §6.1). */
+static int mandatory_level(struct sl_level_cfg *l, int which)
 {
-	long v = 0;
-
-	for (; **s >= '0' && **s <= '9'; (*s)++)
-		if (v < 99999999)
-			v = v * 10 + (**s - '0');
-	return v;
-}
-
-/* "80", "9000-9100", "9000 - 9100" -> 0 and the range; -EINVAL if it is
- * not that shape, -ERANGE if a number is outside 1..65535 (lo and hi set). */
-static int parse_port_range(const char *s, long *lo, long *hi)
-{
-	if (!(*s >= '0' && *s <= '9'))
-		return -EINVAL;
-	*lo = *hi = scan_number(&s);
-	while (*s == ' ')
-		s++;
-	if (*s) {
-		if (*s++ != '-')
-			return -EINVAL;
-		while (*s == ' ')
-			s++;
-		if (!(*s >= '0' && *s <= '9'))
-			return -EINVAL;
-		*hi = scan_number(&s);
-		if (*s)
-			return -EINVAL;
+	memset(l, 0, sizeof(*l));
+	if (which == 0) {
+		snprintf(l->name, sizeof(l->name), "%s", SL_EXEMPT_NAME);
+		l->type = SL_LEVEL_EXEMPT;
+		exempt_defaults(l);
+	} else {
+		snprintf(l->name, sizeof(l->name), "%s", SL_CATCH_ALL_NAME);
+		l->type = SL_LEVEL_LIMITED;
+		limited_defaults(l);
+		l->shares = CATCH_ALL_SHARES;
 	}
-	return *lo < 1 || *lo > 65535 || *hi < 1 || *hi > 65535 ? -ERANGE : 0;
-}
-
-static int add_port_ent(struct load *L, const struct port_ent *e)
-{
-	if (L->n_ports == L->ports_cap) {
-		size_t ncap = L->ports_cap ? L->ports_cap * 2 : 64;
-		struct port_ent *n = realloc(L->ports, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		L->ports = n;
-		L->ports_cap = ncap;
-	}
-	L->ports[L->n_ports++] = *e;
+	l->mandatory = true;
+	l->builtin = true;
 	return 0;
 }
 
-static void decode_ports(struct load *L, const struct sl_ynode *v,
-			 struct sl_level_cfg *l, uint32_t level)
+/* Node at spec.<a>.<b>..., or NULL. */
+static const struct sl_ynode *node_at(const struct sl_ynode *n, ...)
 {
-	struct ctx *c = L->c;
+	va_list ap;
+	const char *k;
 
-	if (v->type != SL_Y_SEQ) {
-		err(c, v, "expected a list of ports and port ranges (e.g. [80, \"9000-9100\"]), got %s",
-		    describe(v).s);
-		return;
-	}
-	if (!v->n_items)
-		return;
-	l->ports = calloc(v->n_items, sizeof(*l->ports));
-	if (!l->ports) {
-		oom(c);
-		return;
-	}
-	for (size_t i = 0; i < v->n_items; i++) {
-		const struct sl_ynode *it = v->items[i];
-		size_t old = path_push_index(c, i);
-		long lo = 0, hi = 0;
-		int r;
-		QBUF;
-
-		if (it->type == SL_Y_INT) {
-			int64_t x;
-
-			if (sl_ynode_int(it, &x) || x < 1 || x > 65535) {
-				err(c, it, "port %s is out of range; ports are 1..65535",
-				    Q(it));
-				goto next;
-			}
-			lo = hi = (long)x;
-		} else if (it->type == SL_Y_STR && sl_ynode_str(it)) {
-			r = parse_port_range(it->str, &lo, &hi);
-			if (r == -EINVAL) {
-				err(c, it, "expected a port (1..65535) or a port range like \"9000-9100\", got string '%s'",
-				    Q(it));
-				goto next;
-			}
-			if (r == -ERANGE) {
-				err(c, it, "port range '%s' is out of range; ports are 1..65535",
-				    Q(it));
-				goto next;
-			}
-			if (lo > hi) {
-				err(c, it, "port range '%s' is reversed; write \"%ld-%ld\"",
-				    Q(it), hi, lo);
-				goto next;
-			}
-		} else {
-			err(c, it, "expected a port (1..65535) or a port range like \"9000-9100\", got %s",
-			    describe(it).s);
-			goto next;
-		}
-		l->ports[l->n_ports++] = (struct sl_port_range){
-			.lo = (uint16_t)lo, .hi = (uint16_t)hi,
-		};
-		if (add_port_ent(L, &(struct port_ent){
-			    .lo = (uint16_t)lo, .hi = (uint16_t)hi,
-			    .level = level, .item = (uint32_t)i,
-			    .line = it->line, .column = it->column }))
-			oom(c);
-next:
-		path_pop(c, old);
-	}
+	va_start(ap, n);
+	while (n && (k = va_arg(ap, const char *)))
+		n = sl_ymap_get(n, k);
+	va_end(ap);
+	return n;
 }
 
-static void decode_level(struct load *L, const struct object *o)
+/* A file restating a mandatory level may not change it, except the exempt
+ * level's nominalConcurrencyShares and lendablePercent (spec/apf.md §6.3:
+ * Kubernetes restores mandatory objects to their built-in spec). */
+static void check_mandatory_level(struct ctx *c, const struct object *o,
+				  const struct sl_level_cfg *l, int which)
+{
+	struct sl_level_cfg want;
+	const struct sl_ynode *spec = o->spec ? o->spec : o->root;
+	const struct sl_ynode *lim = node_at(o->spec, "limited", NULL);
+	const char *name = which ? SL_CATCH_ALL_NAME : SL_EXEMPT_NAME;
+	struct {
+		const char *field, *want, *got;
+		const struct sl_ynode *at;
+		bool differs, defaulted;
+	} f[5];
+	static const char *const paths[5] = {
+		"spec.type", "spec.limited.nominalConcurrencyShares",
+		"spec.limited.lendablePercent", "spec.limited.borrowingLimitPercent",
+		"spec.limited.limitResponse.type",
+	};
+	char sh[24], lp[24], bp[24];
+	size_t n = 0;
+
+	if (!l->type)
+		return; /* type already reported */
+	mandatory_level(&want, which);
+	f[n++] = (typeof(f[0])){ "type", which ? "Limited" : "Exempt",
+				 l->type == SL_LEVEL_EXEMPT ? "Exempt" : "Limited",
+				 node_at(o->spec, "type", NULL), l->type != want.type, false };
+	if (which && l->type == SL_LEVEL_LIMITED) {
+		const struct sl_ynode *s = node_at(lim, "nominalConcurrencyShares", NULL);
+		const struct sl_ynode *lend = node_at(lim, "lendablePercent", NULL);
+		const struct sl_ynode *b = node_at(lim, "borrowingLimitPercent", NULL);
+		const struct sl_ynode *r = node_at(lim, "limitResponse", "type", NULL);
+
+		snprintf(sh, sizeof(sh), "%d", l->shares);
+		snprintf(lp, sizeof(lp), "%d", l->lendable_percent);
+		snprintf(bp, sizeof(bp), "%d", l->borrowing_limit_percent);
+		f[n++] = (typeof(f[0])){ "nominalConcurrencyShares", "5", sh,
+					 s, l->shares != want.shares, !s };
+		f[n++] = (typeof(f[0])){ "lendablePercent", "0", lp,
+					 lend, l->lendable_percent != 0, !lend };
+		f[n++] = (typeof(f[0])){ "borrowingLimitPercent", "unset", bp,
+					 b, l->borrowing_limit_percent != -1, false };
+		f[n++] = (typeof(f[0])){ "limitResponse.type", "Reject",
+					 l->limit_response == SL_RESP_QUEUE ? "Queue" : "Reject",
+					 r, l->limit_response != SL_RESP_REJECT, false };
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!f[i].differs)
+			continue;
+		cd_path_set(c, paths[i]);
+		if (which)
+			cd_err(c, f[i].at ? f[i].at : lim ? lim : spec,
+			       "the mandatory level %s has %s %s and a file may not change it (spec/apf.md §6.3), got %s%s",
+			       name, f[i].field, f[i].want,
+			       f[i].defaulted ? "the default " : "", f[i].got);
+		else
+			cd_err(c, f[i].at ? f[i].at : spec,
+			       "the mandatory level %s has type Exempt; a file may change only its exempt.nominalConcurrencyShares and exempt.lendablePercent (spec/apf.md §6.3)",
+			       name);
+	}
+	cd_path_pop(c, 0);
+}
+
+static void decode_level_spec(struct load *L, const struct object *o,
+			      struct sl_level_cfg *l)
 {
 	struct ctx *c = L->c;
-	struct sl_config *cfg = L->cfg;
-	struct sl_level_cfg *l, scratch;
+	struct sl_level_cfg scratch;
 	struct fhit h[PL_N];
-	uint32_t idx;
-	size_t old;
+	size_t old = cd_path_push(c, "spec");
 
-	if (cfg->n_levels == L->levels_cap) {
-		size_t ncap = L->levels_cap ? L->levels_cap * 2 : 8;
-		struct sl_level_cfg *nl = realloc(cfg->levels, ncap * sizeof(*nl));
-		struct level_src *ns;
-
-		if (!nl) {
-			oom(c);
-			return;
-		}
-		cfg->levels = nl;
-		ns = realloc(L->src, ncap * sizeof(*ns));
-		if (!ns) {
-			oom(c);
-			return;
-		}
-		L->src = ns;
-		L->levels_cap = ncap;
-	}
-	idx = (uint32_t)cfg->n_levels++;
-	l = &cfg->levels[idx];
-	memset(l, 0, sizeof(*l));
-	L->src[idx] = (struct level_src){ .object = strdup(c->object) };
-	if (!L->src[idx].object)
-		oom(c);
-	l->line = o->root->line;
-	l->column = o->root->column;
-	if (!(l->file = strdup(c->file)))
-		oom(c);
-	l->seats_per_conn = DEF_SEATS_PER_CONN;
-	limited_defaults(l);
-	if (o->name) {
-		snprintf(l->name, sizeof(l->name), "%s", o->name);
-		L->src[idx].name_line = o->name_node->line;
-		L->src[idx].name_col = o->name_node->column;
-		for (size_t i = 0; i < idx; i++) {
-			if (!L->src[i].name_line || strcmp(cfg->levels[i].name, l->name))
-				continue;
-			old = path_push(c, "metadata.name");
-			err(c, o->name_node,
-			    "duplicate PriorityLevelConfiguration name '%s'; also defined at %s:%u:%u",
-			    l->name, c->file, L->src[i].name_line,
-			    L->src[i].name_col);
-			path_pop(c, old);
-			break;
-		}
-	}
-	if (idx == SL_MAX_LEVELS) {
-		old = path_push(c, "kind");
-		err(c, o->kind, "too many PriorityLevelConfiguration objects; at most %d are supported",
-		    SL_MAX_LEVELS);
-		path_pop(c, old);
-	}
-	if (!o->spec)
-		return;
-
-	old = path_push(c, "spec");
-	if (!decode_fields(c, o->spec, level_fields, PL_N, l, h))
+	if (!cd_decode_fields(c, o->spec, level_fields, PL_N, l, h))
 		goto out;
 	if (!h[PL_TYPE].ok)
 		l->type = 0;
@@ -1506,40 +1573,123 @@ static void decode_level(struct load *L, const struct object *o)
 
 		if (l->type != SL_LEVEL_EXEMPT) {
 			if (l->type == SL_LEVEL_LIMITED) {
-				size_t o2 = path_push(c, "exempt");
+				size_t o2 = cd_path_push(c, "exempt");
 
-				err(c, h[PL_EXEMPT].key, "only allowed when type is Exempt (type is Limited)");
-				path_pop(c, o2);
+				cd_err(c, h[PL_EXEMPT].key, "only allowed when type is Exempt (type is Limited)");
+				cd_path_pop(c, o2);
 			}
 			memset(&scratch, 0, sizeof(scratch));
 			dst = &scratch;
+			c->mute_warnings++;
 		}
 		decode_exempt(c, h[PL_EXEMPT].value, dst);
+		if (dst == &scratch)
+			c->mute_warnings--;
 	}
 	if (h[PL_LIMITED].value) {
 		struct sl_level_cfg *dst = l;
 
 		if (l->type != SL_LEVEL_LIMITED) {
 			if (l->type == SL_LEVEL_EXEMPT) {
-				size_t o2 = path_push(c, "limited");
+				size_t o2 = cd_path_push(c, "limited");
 
-				err(c, h[PL_LIMITED].key, "only allowed when type is Limited (type is Exempt)");
-				path_pop(c, o2);
+				cd_err(c, h[PL_LIMITED].key, "only allowed when type is Limited (type is Exempt)");
+				cd_path_pop(c, o2);
 			}
 			memset(&scratch, 0, sizeof(scratch));
 			limited_defaults(&scratch);
 			dst = &scratch;
+			c->mute_warnings++;
 		}
 		decode_limited(c, h[PL_LIMITED].value, dst);
+		if (dst == &scratch)
+			c->mute_warnings--;
 	}
-	if (h[PL_PORTS].value) {
-		size_t o2 = path_push(c, "ports");
+	if (h[PL_PORTS].key) {
+		size_t o2 = cd_path_push(c, "ports");
 
-		decode_ports(L, h[PL_PORTS].value, l, idx);
-		path_pop(c, o2);
+		cd_err(c, h[PL_PORTS].key,
+		       "priority levels no longer own ports: FlowSchemas classify connections now; add a FlowSchema whose priorityLevelConfiguration.name is '%s' and list the ports in its spec.rules[].destinations[].ports",
+		       l->name[0] ? l->name : "this level");
+		cd_path_pop(c, o2);
+	}
+	if (h[PL_SEATS].key) {
+		size_t o2 = cd_path_push(c, "seatsPerConnection");
+
+		cd_err(c, h[PL_SEATS].key,
+		       "seatsPerConnection is set per FlowSchema now (FlowSchema spec.seatsPerConnection)");
+		cd_path_pop(c, o2);
 	}
 out:
-	path_pop(c, old);
+	cd_path_pop(c, old);
+}
+
+static void decode_level(struct load *L, const struct object *o)
+{
+	struct ctx *c = L->c;
+	struct sl_config *cfg = L->cfg;
+	struct sl_level_cfg tmp;
+	int which = -1;
+	size_t idx;
+
+	cd_register_name(L, KIND_LEVEL, o);
+	memset(&tmp, 0, sizeof(tmp));
+	limited_defaults(&tmp);
+	if (o->name)
+		snprintf(tmp.name, sizeof(tmp.name), "%s", o->name);
+	if (o->name && !strcmp(o->name, SL_EXEMPT_NAME))
+		which = 0;
+	else if (o->name && !strcmp(o->name, SL_CATCH_ALL_NAME))
+		which = 1;
+	if (o->spec)
+		decode_level_spec(L, o, &tmp);
+	if (which >= 0) {
+		struct sl_level_cfg *l = &cfg->levels[which];
+
+		if (o->spec)
+			check_mandatory_level(c, o, &tmp, which);
+		if (L->mandatory_level_in_file[which])
+			return; /* a duplicate: reported with the names */
+		L->mandatory_level_in_file[which] = true;
+		if (which == 0 && tmp.type == SL_LEVEL_EXEMPT) {
+			l->shares = tmp.shares;
+			l->lendable_percent = tmp.lendable_percent;
+		}
+		l->builtin = false;
+		l->line = o->root->line;
+		l->column = o->root->column;
+		if (!(l->file = strdup(c->file)))
+			cd_oom(c);
+		L->level_src[which].name_line = o->name_node->line;
+		L->level_src[which].name_col = o->name_node->column;
+		return;
+	}
+	if (cfg->n_levels == SL_MAX_LEVELS) {
+		size_t old = cd_path_push(c, "kind");
+
+		cd_err(c, o->kind, "too many PriorityLevelConfiguration objects; at most %d are supported (the mandatory exempt and catch-all included)",
+		       SL_MAX_LEVELS);
+		cd_path_pop(c, old);
+		return;
+	}
+	if (cd_grow(&cfg->levels, &L->levels_cap, cfg->n_levels, sizeof(*cfg->levels)) ||
+	    cd_grow(&L->level_src, &L->level_src_cap, cfg->n_levels, sizeof(*L->level_src))) {
+		cd_oom(c);
+		return;
+	}
+	idx = cfg->n_levels++;
+	cfg->levels[idx] = tmp;
+	cfg->levels[idx].line = o->root->line;
+	cfg->levels[idx].column = o->root->column;
+	if (!(cfg->levels[idx].file = strdup(c->file)))
+		cd_oom(c);
+	L->level_src[idx] = (struct obj_src){
+		.object = strdup(c->object),
+		.name_line = o->name_node ? o->name_node->line : 0,
+		.name_col = o->name_node ? o->name_node->column : 0,
+	};
+	if (!L->level_src[idx].object)
+		cd_oom(c);
 }
 
 /* Lowercase letters, digits, '-' and '.', every dot-separated label
@@ -1562,13 +1712,12 @@ static bool dns1123_subdomain(const char *s)
 	}
 }
 
-static bool check_level_name(struct ctx *c, const struct sl_ynode *n,
-			     const char *name)
+bool cd_check_name(struct ctx *c, const struct sl_ynode *n, const char *name)
 {
 	QBUF;
 
 	if (strlen(name) >= SL_LEVEL_NAME_SIZE) {
-		err(c, n, "name '%s' is %zu characters long; at most %d allowed",
+		cd_err(c, n, "name '%s' is %zu characters long; at most %d allowed",
 		    Q(n), strlen(name), SL_LEVEL_NAME_SIZE - 1);
 		return false;
 	}
@@ -1577,17 +1726,91 @@ static bool check_level_name(struct ctx *c, const struct sl_ynode *n,
 		size_t i;
 
 		for (i = 0; name[i]; i++)
-			sug[i] = name[i] == '_' || name[i] == ' ' ? '-' : lower(name[i]);
+			sug[i] = name[i] == '_' || name[i] == ' ' ? '-' : cd_lower(name[i]);
 		sug[i] = '\0';
 		if (dns1123_subdomain(sug))
-			err(c, n, "invalid name '%s': use lowercase letters, digits, '-' and '.', starting and ending with a letter or digit; did you mean '%s'?",
+			cd_err(c, n, "invalid name '%s': use lowercase letters, digits, '-' and '.', starting and ending with a letter or digit; did you mean '%s'?",
 			    Q(n), sug);
 		else
-			err(c, n, "invalid name '%s': use lowercase letters, digits, '-' and '.', starting and ending with a letter or digit",
+			cd_err(c, n, "invalid name '%s': use lowercase letters, digits, '-' and '.', starting and ending with a letter or digit",
 			    Q(n));
 		return false;
 	}
 	return true;
+}
+
+/* ---- unique names per kind ------------------------------------------------ */
+
+static const char *const kind_names[KIND_N] = {
+	[KIND_SERVER] = "Server",
+	[KIND_LEVEL] = "PriorityLevelConfiguration",
+	[KIND_SCHEMA] = "FlowSchema",
+	[KIND_LABELS] = "ConnectionLabels",
+	[KIND_POLICY] = "AverageLatencySchedulingPolicy",
+};
+
+void cd_register_name(struct load *L, int kind, const struct object *o)
+{
+	struct name_ent *e;
+
+	if (!o->name)
+		return;
+	if (cd_grow(&L->names, &L->names_cap, L->n_names, sizeof(*L->names))) {
+		cd_oom(L->c);
+		return;
+	}
+	e = &L->names[L->n_names];
+	*e = (struct name_ent){
+		.kind = kind, .seq = L->n_names, .name = strdup(o->name),
+		.line = o->name_node->line, .column = o->name_node->column,
+	};
+	if (!e->name) {
+		cd_oom(L->c);
+		return;
+	}
+	L->n_names++;
+}
+
+static int cmp_name_ent(const void *a, const void *b)
+{
+	const struct name_ent *x = a, *y = b;
+	int r;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if ((r = strcmp(x->name, y->name)))
+		return r;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Same kind and name twice: an error at the later one.  The object of the
+ * diagnostic is the later object ("Kind/name" is the same for both). */
+static void check_duplicate_names(struct load *L)
+{
+	struct ctx *c = L->c;
+
+	size_t run = 0;
+
+	if (L->n_names < 2)
+		return;
+	qsort(L->names, L->n_names, sizeof(*L->names), cmp_name_ent);
+	for (size_t i = 1; i < L->n_names; i++) {
+		const struct name_ent *e = &L->names[i], *first = &L->names[run];
+
+		if (first->kind != e->kind || strcmp(first->name, e->name)) {
+			run = i;
+			continue;
+		}
+		snprintf(c->object, sizeof(c->object), "%s/%s", kind_names[e->kind],
+			 e->name);
+		cd_path_set(c, "metadata.name");
+		cd_err_at(c, SL_SEV_ERROR, e->line, e->column,
+			  "duplicate %s name '%s'; also defined at %s:%u:%u",
+			  kind_names[e->kind], e->name, c->file, first->line,
+			  first->column);
+	}
+	c->object[0] = '\0';
+	cd_path_pop(c, 0);
 }
 
 /* ---- kinds and documents -------------------------------------------------- */
@@ -1602,7 +1825,10 @@ struct kind_desc {
 
 static const struct kind_desc kinds[] = {
 	{ "Server", false, NULL, decode_server },
-	{ "PriorityLevelConfiguration", true, check_level_name, decode_level },
+	{ "PriorityLevelConfiguration", true, cd_check_name, decode_level },
+	{ "FlowSchema", true, cd_check_name, cd_decode_flow_schema },
+	{ "ConnectionLabels", true, cd_check_name, cd_decode_label_object },
+	{ "AverageLatencySchedulingPolicy", true, cd_check_name, cd_decode_policy },
 };
 
 enum { TOP_API, TOP_KIND, TOP_META, TOP_SPEC, TOP_N };
@@ -1662,248 +1888,106 @@ static void decode_document(struct load *L, const struct sl_ydoc *doc)
 	QBUF;
 
 	set_object(c, doc);
-	path_pop(c, 0);
+	cd_path_pop(c, 0);
 	if (doc->root->type != SL_Y_MAP) {
-		err(c, doc->root,
+		cd_err(c, doc->root,
 		    "expected an object (a mapping with apiVersion, kind, metadata and spec), got %s",
-		    describe(doc->root).s);
+		    cd_describe(doc->root).s);
 		return;
 	}
-	decode_fields(c, doc->root, top_fields, TOP_N, NULL, h);
+	cd_decode_fields(c, doc->root, top_fields, TOP_N, NULL, h);
 
 	if ((v = h[TOP_API].value) || h[TOP_API].key) {
-		path_set(c, "apiVersion");
+		cd_path_set(c, "apiVersion");
 		if (!v)
-			err(c, h[TOP_API].key, "must not be empty; expected '%s'",
+			cd_err(c, h[TOP_API].key, "must not be empty; expected '%s'",
 			    SL_API_VERSION);
 		else if (v->type != SL_Y_STR)
-			err(c, v, "expected '%s', got %s", SL_API_VERSION,
-			    describe(v).s);
+			cd_err(c, v, "expected '%s', got %s", SL_API_VERSION,
+			    cd_describe(v).s);
 		else if (strcmp(v->str, SL_API_VERSION) || v->len != strlen(SL_API_VERSION))
-			err(c, v, "unsupported apiVersion '%s'; expected '%s'",
+			cd_err(c, v, "unsupported apiVersion '%s'; expected '%s'",
 			    Q(v), SL_API_VERSION);
-		path_pop(c, 0);
+		cd_path_pop(c, 0);
 	}
 	if ((v = h[TOP_KIND].value) || h[TOP_KIND].key) {
-		path_set(c, "kind");
+		cd_path_set(c, "kind");
 		o.kind = v ? v : h[TOP_KIND].key;
 		if (!v || v->type != SL_Y_STR) {
-			err(c, o.kind, "expected a kind (%s, %s), got %s",
-			    kinds[0].name, kinds[1].name, describe(v).s);
+			const char *names[ARRAY_SIZE(kinds)];
+			char known[256];
+
+			for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+				names[i] = kinds[i].name;
+			cd_join(known, sizeof(known), names, ARRAY_SIZE(kinds));
+			cd_err(c, o.kind, "expected a kind (%s), got %s", known,
+			       cd_describe(v).s);
 		} else if (!(kd = find_kind(v))) {
 			const char *names[ARRAY_SIZE(kinds)], *sug;
 			char known[256];
 
 			for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
 				names[i] = kinds[i].name;
-			join(known, sizeof(known), names, ARRAY_SIZE(kinds));
-			if ((sug = closest(v->str, names, ARRAY_SIZE(kinds))))
-				err(c, v, "unknown kind '%s'; did you mean '%s'?",
+			cd_join(known, sizeof(known), names, ARRAY_SIZE(kinds));
+			if ((sug = cd_closest(v->str, names, ARRAY_SIZE(kinds))))
+				cd_err(c, v, "unknown kind '%s'; did you mean '%s'?",
 				    Q(v), sug);
 			else
-				err(c, v, "unknown kind '%s' (known kinds: %s)",
+				cd_err(c, v, "unknown kind '%s' (known kinds: %s)",
 				    Q(v), known);
 		}
-		path_pop(c, 0);
+		cd_path_pop(c, 0);
 	}
 	if ((v = h[TOP_META].value) || h[TOP_META].key) {
-		path_set(c, "metadata");
+		cd_path_set(c, "metadata");
 		if (!v) {
-			path_push(c, "name");
-			err(c, h[TOP_META].key, "missing required field 'name'");
-		} else if (decode_fields(c, v, meta_fields, MD_N, NULL, mh)) {
+			cd_path_push(c, "name");
+			cd_err(c, h[TOP_META].key, "missing required field 'name'");
+		} else if (cd_decode_fields(c, v, meta_fields, MD_N, NULL, mh)) {
 			const struct sl_ynode *n = mh[MD_NAME].value;
 			const char *name;
 
 			if (n) {
-				path_push(c, "name");
-				if (get_string(c, n, &name)) {
+				cd_path_push(c, "name");
+				if (cd_get_string(c, n, &name)) {
 					if (!*name)
-						err(c, n, "must not be empty");
+						cd_err(c, n, "must not be empty");
 					else if (!kd || !kd->check_name ||
 						 kd->check_name(c, n, name)) {
 						o.name = name;
 						o.name_node = n;
 					}
 				}
-				path_set(c, "metadata");
+				cd_path_set(c, "metadata");
 			}
 			if (mh[MD_LABELS].value) {
-				path_push(c, "labels");
-				decode_string_map(c, mh[MD_LABELS].value);
-				path_set(c, "metadata");
+				cd_path_push(c, "labels");
+				cd_decode_string_map(c, mh[MD_LABELS].value);
+				cd_path_set(c, "metadata");
 			}
 			if (mh[MD_ANNOTATIONS].value) {
-				path_push(c, "annotations");
-				decode_string_map(c, mh[MD_ANNOTATIONS].value);
+				cd_path_push(c, "annotations");
+				cd_decode_string_map(c, mh[MD_ANNOTATIONS].value);
 			}
 		}
-		path_pop(c, 0);
+		cd_path_pop(c, 0);
 	}
 	if (!kd)
 		return;
 	o.spec = h[TOP_SPEC].value;
 	if (!o.spec && kd->spec_required) {
-		path_set(c, "spec");
-		err(c, doc->root, "missing required field 'spec'");
-		path_pop(c, 0);
+		cd_path_set(c, "spec");
+		cd_err(c, doc->root, "missing required field 'spec'");
+		cd_path_pop(c, 0);
 	}
 	kd->decode(L, &o);
-	path_pop(c, 0);
-}
-
-/* ---- cross-object checks: one level per port ------------------------------ */
-
-/* Segment tree over ports 0..65535 holding, for the ports claimed so far,
- * the min and max owning level: finds in O(log) whether a range touches a
- * port of another level.  With a "next free port" union-find each port is
- * claimed once, so the whole check is O((ports + entries) log). */
-#define NPORTS 65536
-struct port_index {
-	int32_t mn[2 * NPORTS], mx[2 * NPORTS]; /* empty: INT32_MAX / -1 */
-	int32_t owner[NPORTS];                  /* entry index, -1 free */
-	uint32_t next_free[NPORTS + 1];
-};
-
-static uint32_t next_free(struct port_index *pi, uint32_t p)
-{
-	while (pi->next_free[p] != p) {
-		pi->next_free[p] = pi->next_free[pi->next_free[p]];
-		p = pi->next_free[p];
-	}
-	return p;
-}
-
-static void claim(struct port_index *pi, uint32_t p, int32_t ent, int32_t level)
-{
-	uint32_t i = NPORTS + p;
-
-	pi->owner[p] = ent;
-	pi->next_free[p] = p + 1;
-	pi->mn[i] = pi->mx[i] = level;
-	for (i >>= 1; i; i >>= 1) {
-		pi->mn[i] = pi->mn[2 * i] < pi->mn[2 * i + 1] ? pi->mn[2 * i] : pi->mn[2 * i + 1];
-		pi->mx[i] = pi->mx[2 * i] > pi->mx[2 * i + 1] ? pi->mx[2 * i] : pi->mx[2 * i + 1];
-	}
-}
-
-/* Leftmost claimed port in [lo,hi] whose level differs from `level`
- * (other = true) or any claimed port (other = false); -1 if none. */
-static int32_t find_claimed(const struct port_index *pi, uint32_t node,
-			    uint32_t nl, uint32_t nr, uint32_t lo, uint32_t hi,
-			    int32_t level, bool other)
-{
-	uint32_t mid;
-	int32_t r;
-
-	if (nr < lo || nl > hi || pi->mx[node] < 0)
-		return -1;
-	if (other && pi->mn[node] >= level && pi->mx[node] <= level)
-		return -1;
-	if (nl == nr)
-		return (int32_t)nl;
-	mid = nl + (nr - nl) / 2;
-	r = find_claimed(pi, 2 * node, nl, mid, lo, hi, level, other);
-	if (r < 0)
-		r = find_claimed(pi, 2 * node + 1, mid + 1, nr, lo, hi, level, other);
-	return r;
-}
-
-static void level_object(const struct load *L, uint32_t level, char *buf,
-			 size_t size)
-{
-	snprintf(buf, size, "%s", L->src[level].object ? L->src[level].object :
-			 "PriorityLevelConfiguration");
-}
-
-static void port_text(char *buf, size_t size, const struct port_ent *e)
-{
-	if (e->lo == e->hi)
-		snprintf(buf, size, "port %u", e->lo);
-	else
-		snprintf(buf, size, "port range %u-%u", e->lo, e->hi);
-}
-
-static void check_ports(struct load *L)
-{
-	struct ctx *c = L->c;
-	struct port_index *pi;
-	size_t distinct = 0;
-	bool full_reported = false;
-
-	if (!L->n_ports)
-		return;
-	pi = malloc(sizeof(*pi));
-	if (!pi) {
-		oom(c);
-		return;
-	}
-	for (uint32_t i = 0; i < 2 * NPORTS; i++) {
-		pi->mn[i] = INT32_MAX;
-		pi->mx[i] = -1;
-	}
-	for (uint32_t p = 0; p < NPORTS; p++)
-		pi->owner[p] = -1;
-	for (uint32_t p = 0; p <= NPORTS; p++)
-		pi->next_free[p] = p;
-
-	for (size_t k = 0; k < L->n_ports; k++) {
-		const struct port_ent *e = &L->ports[k];
-		int32_t level = (int32_t)e->level, p;
-		char what[48], other[sizeof(c->object)];
-
-		level_object(L, e->level, c->object, sizeof(c->object));
-		path_set(c, "spec.ports");
-		path_push_index(c, e->item);
-		port_text(what, sizeof(what), e);
-
-		p = find_claimed(pi, 1, 0, NPORTS - 1, e->lo, e->hi, level, true);
-		if (p >= 0) {
-			const struct port_ent *o = &L->ports[pi->owner[p]];
-
-			level_object(L, o->level, other, sizeof(other));
-			if (e->lo == e->hi)
-				err_at(c, SL_SEV_ERROR, e->line, e->column,
-				       "port %d already belongs to %s (listed at %s:%u:%u); a port may belong to at most one level",
-				       p, other, c->file, o->line, o->column);
-			else
-				err_at(c, SL_SEV_ERROR, e->line, e->column,
-				       "%s includes port %d, which already belongs to %s (listed at %s:%u:%u); a port may belong to at most one level",
-				       what, p, other, c->file, o->line, o->column);
-		} else if ((p = find_claimed(pi, 1, 0, NPORTS - 1, e->lo, e->hi,
-					     level, false)) >= 0) {
-			const struct port_ent *o = &L->ports[pi->owner[p]];
-
-			if (e->lo == e->hi)
-				err_at(c, SL_SEV_WARNING, e->line, e->column,
-				       "port %d is listed twice for this level (also listed at %s:%u:%u)",
-				       p, c->file, o->line, o->column);
-			else
-				err_at(c, SL_SEV_WARNING, e->line, e->column,
-				       "%s overlaps port %d, also listed for this level at %s:%u:%u",
-				       what, p, c->file, o->line, o->column);
-		}
-		for (uint32_t q = next_free(pi, e->lo); q <= e->hi;
-		     q = next_free(pi, q + 1)) {
-			claim(pi, q, (int32_t)k, level);
-			if (++distinct == SL_MAX_PROTECTED_PORTS + 1 && !full_reported) {
-				err_at(c, SL_SEV_ERROR, e->line, e->column,
-				       "%s brings the number of protected ports above %d, the size of the port table",
-				       what, SL_MAX_PROTECTED_PORTS);
-				full_reported = true;
-			}
-		}
-	}
-	free(pi);
-	c->object[0] = '\0';
-	path_pop(c, 0);
+	cd_path_pop(c, 0);
 }
 
 /* ---- public API ----------------------------------------------------------- */
 
 static void level_release(struct sl_level_cfg *l)
 {
-	free(l->ports);
 	free(l->file);
 }
 
@@ -1915,6 +1999,15 @@ void sl_config_free(struct sl_config *cfg)
 	for (size_t i = 0; i < cfg->n_levels; i++)
 		level_release(&cfg->levels[i]);
 	free(cfg->levels);
+	for (size_t i = 0; i < cfg->n_schemas; i++)
+		cd_flow_schema_release(&cfg->schemas[i]);
+	free(cfg->schemas);
+	for (size_t i = 0; i < cfg->n_label_objects; i++)
+		cd_label_object_release(&cfg->label_objects[i]);
+	free(cfg->label_objects);
+	for (size_t i = 0; i < cfg->n_policies; i++)
+		cd_policy_release(&cfg->policies[i]);
+	free(cfg->policies);
 	free(cfg->source_file);
 	free(cfg);
 }
@@ -1928,6 +2021,86 @@ const struct sl_level_cfg *sl_config_find_level(const struct sl_config *cfg,
 		if (!strcmp(cfg->levels[i].name, name))
 			return &cfg->levels[i];
 	return NULL;
+}
+
+const struct sl_flow_schema *sl_config_find_schema(const struct sl_config *cfg,
+						   const char *name)
+{
+	if (!cfg || !name)
+		return NULL;
+	for (size_t i = 0; i < cfg->n_schemas; i++)
+		if (!strcmp(cfg->schemas[i].name, name))
+			return &cfg->schemas[i];
+	return NULL;
+}
+
+const struct sl_label_object *sl_config_find_label_object(const struct sl_config *cfg,
+							  const char *name)
+{
+	if (!cfg || !name)
+		return NULL;
+	for (size_t i = 0; i < cfg->n_label_objects; i++)
+		if (!strcmp(cfg->label_objects[i].name, name))
+			return &cfg->label_objects[i];
+	return NULL;
+}
+
+const struct sl_policy_cfg *sl_config_find_policy(const struct sl_config *cfg,
+						  const char *name)
+{
+	if (!cfg || !name)
+		return NULL;
+	for (size_t i = 0; i < cfg->n_policies; i++)
+		if (!strcmp(cfg->policies[i].name, name))
+			return &cfg->policies[i];
+	return NULL;
+}
+
+/* The configuration every load starts from: server defaults and the two
+ * mandatory levels (the mandatory FlowSchemas are added after the file's,
+ * by cd_finish_flow_schemas()). */
+static int load_init(struct load *L, const char *file)
+{
+	struct sl_config *cfg = calloc(1, sizeof(*cfg));
+
+	L->cfg = cfg;
+	if (!cfg || server_defaults(&cfg->server) ||
+	    !(cfg->source_file = strdup(file)))
+		return -ENOMEM;
+	L->levels_cap = L->level_src_cap = 8;
+	cfg->levels = calloc(L->levels_cap, sizeof(*cfg->levels));
+	L->level_src = calloc(L->level_src_cap, sizeof(*L->level_src));
+	if (!cfg->levels || !L->level_src)
+		return -ENOMEM;
+	for (int i = 0; i < 2; i++) {
+		mandatory_level(&cfg->levels[i], i);
+		if (asprintf(&L->level_src[i].object, "PriorityLevelConfiguration/%s",
+			     cfg->levels[i].name) < 0) {
+			L->level_src[i].object = NULL;
+			return -ENOMEM;
+		}
+		cfg->n_levels++;
+	}
+	return 0;
+}
+
+static void load_release(struct load *L)
+{
+	for (size_t i = 0; L->level_src && L->cfg && i < L->cfg->n_levels; i++)
+		free(L->level_src[i].object);
+	free(L->level_src);
+	for (size_t i = 0; L->schema_src && L->cfg && i < L->cfg->n_schemas; i++)
+		free(L->schema_src[i].object);
+	free(L->schema_src);
+	for (size_t i = 0; i < L->n_names; i++)
+		free(L->names[i].name);
+	free(L->names);
+	for (size_t i = 0; i < L->n_refs; i++) {
+		free(L->refs[i].key);
+		free(L->refs[i].object);
+		free(L->refs[i].path);
+	}
+	free(L->refs);
 }
 
 int sl_config_load_buffer(const char *display_name, const char *buf,
@@ -1950,10 +2123,8 @@ int sl_config_load_buffer(const char *display_name, const char *buf,
 	c.diags = diags;
 	c.file = display_name ? display_name : "<config>";
 
-	L.cfg = calloc(1, sizeof(*L.cfg));
-	if (!L.cfg || server_defaults(&L.cfg->server) ||
-	    !(L.cfg->source_file = strdup(c.file))) {
-		oom(&c);
+	if (load_init(&L, c.file)) {
+		cd_oom(&c);
 		rc = -ENOMEM;
 		goto done;
 	}
@@ -1963,8 +2134,12 @@ int sl_config_load_buffer(const char *display_name, const char *buf,
 		for (size_t i = 0; i < ys.n_docs; i++)
 			decode_document(&L, &ys.docs[i]);
 		c.object[0] = '\0';
-		path_pop(&c, 0);
-		check_ports(&L);
+		cd_path_pop(&c, 0);
+		check_duplicate_names(&L);
+		cd_finish_flow_schemas(&L);
+		cd_check_label_refs(&L);
+		c.object[0] = '\0';
+		cd_path_pop(&c, 0);
 	}
 	sl_ystream_free(&ys);
 	if (c.oom)
@@ -1973,10 +2148,7 @@ int sl_config_load_buffer(const char *display_name, const char *buf,
 		rc = -EINVAL;
 done:
 	sl_diags_sort(diags, first);
-	for (size_t i = 0; L.cfg && i < L.cfg->n_levels; i++)
-		free(L.src[i].object);
-	free(L.src);
-	free(L.ports);
+	load_release(&L);
 	if (rc || !out) {
 		sl_config_free(L.cfg);
 	} else {

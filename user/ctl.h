@@ -23,5 +23,9 @@ enum {
 int ctl_open_maps(const char *pin_dir, struct sl_maps *m);
 
 int ctl_status(int argc, char **argv);
+int ctl_validate(int argc, char **argv);
+int ctl_limits(int argc, char **argv);
+int ctl_explain(int argc, char **argv);
+int ctl_reload(int argc, char **argv);
 
 #endif

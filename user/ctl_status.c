@@ -27,7 +27,8 @@ struct status {
 
 static const char *level_type_name(__u32 type)
 {
-	return type == SLUICE_LEVEL_EXEMPT ? "Exempt" : "Limited";
+	return type == SLUICE_LEVEL_EXEMPT ? "Exempt" :
+	       type == SLUICE_LEVEL_LIMITED ? "Limited" : "Removed";
 }
 
 static const char *fail_mode_name(__u32 mode)
@@ -53,13 +54,16 @@ static int read_status(const struct sl_maps *m, struct status *s)
 
 		if ((err = sl_maps_level(m, slot, &l->cfg)))
 			return err;
-		if (l->cfg.type == SLUICE_LEVEL_UNUSED)
-			continue;
+		if (!l->cfg.name[0])
+			continue; /* never used */
 		l->cfg.name[SLUICE_LEVEL_NAME_LEN - 1] = '\0';
 		l->slot = slot;
 		if ((err = sl_maps_seats(m, slot, &l->seats)) ||
 		    (err = sl_maps_level_stats(m, slot, &l->st)))
 			return err;
+		/* A removed level is shown while it still holds seats. */
+		if (l->cfg.type == SLUICE_LEVEL_UNUSED && !l->seats.seats_in_use)
+			continue;
 		s->n_levels++;
 	}
 	return 0;

@@ -341,7 +341,10 @@ static void fill_maps(struct sl_dataplane *dp)
 	dp->maps.fd[SL_MAP_SEATS] = bpf_map__fd(s->maps.sl_seats);
 	dp->maps.fd[SL_MAP_LVL_STATS] = bpf_map__fd(s->maps.sl_lvl_stats);
 	dp->maps.fd[SL_MAP_STATS] = bpf_map__fd(s->maps.sl_stats);
-	dp->maps.fd[SL_MAP_PORTS] = bpf_map__fd(s->maps.sl_ports);
+	dp->maps.fd[SL_MAP_SRC_CLS] = bpf_map__fd(s->maps.sl_src_cls);
+	dp->maps.fd[SL_MAP_DST_CLS] = bpf_map__fd(s->maps.sl_dst_cls);
+	dp->maps.fd[SL_MAP_PORT_CLS] = bpf_map__fd(s->maps.sl_port_cls);
+	dp->maps.fd[SL_MAP_CLASSES] = bpf_map__fd(s->maps.sl_classes);
 	dp->maps.fd[SL_MAP_CONNS] = bpf_map__fd(s->maps.sl_conns);
 	dp->maps.fd[SL_MAP_EVENTS] = bpf_map__fd(s->maps.sl_events);
 	dp->maps.fd[SL_MAP_EV_LIMIT] = bpf_map__fd(s->maps.sl_ev_limit);
@@ -413,6 +416,8 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 	}
 	if (o->conn_table_size)
 		bpf_map__set_max_entries(dp->skel->maps.sl_conns, o->conn_table_size);
+	if (o->class_table_size)
+		bpf_map__set_max_entries(dp->skel->maps.sl_classes, 2 * o->class_table_size);
 	err = adopt_pinned_maps(dp);
 	if (err)
 		goto fail;

@@ -23,6 +23,7 @@ struct sl_dataplane_opts {
 	const char *cgroup;        /* NULL: the cgroup v2 root from /proc/mounts */
 	bool force;                /* replace an XDP program we did not attach */
 	uint32_t conn_table_size;  /* 0: the object's default */
+	uint32_t class_table_size; /* per generation; 0: the object's default */
 };
 
 struct sl_dataplane {

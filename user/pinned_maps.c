@@ -16,7 +16,10 @@ const char *const sl_map_names[SL_MAP__COUNT] = {
 	[SL_MAP_SEATS]     = SLUICE_MAP_SEATS,
 	[SL_MAP_LVL_STATS] = SLUICE_MAP_LVL_STATS,
 	[SL_MAP_STATS]     = SLUICE_MAP_STATS,
-	[SL_MAP_PORTS]     = SLUICE_MAP_PORTS,
+	[SL_MAP_SRC_CLS]   = SLUICE_MAP_SRC_CLS,
+	[SL_MAP_DST_CLS]   = SLUICE_MAP_DST_CLS,
+	[SL_MAP_PORT_CLS]  = SLUICE_MAP_PORT_CLS,
+	[SL_MAP_CLASSES]   = SLUICE_MAP_CLASSES,
 	[SL_MAP_CONNS]     = SLUICE_MAP_CONNS,
 	[SL_MAP_EVENTS]    = SLUICE_MAP_EVENTS,
 	[SL_MAP_EV_LIMIT]  = SLUICE_MAP_EVLIMIT,
@@ -143,11 +146,10 @@ int sl_maps_level_names(const struct sl_maps *m,
 		err = sl_maps_level(m, s, &lvl);
 		if (err)
 			return err;
-		names[s][0] = '\0';
-		if (lvl.type != SLUICE_LEVEL_UNUSED) {
-			memcpy(names[s], lvl.name, SLUICE_LEVEL_NAME_LEN);
-			names[s][SLUICE_LEVEL_NAME_LEN - 1] = '\0';
-		}
+		/* Removed levels keep their name (apply.c): a level that
+		 * comes back finds its slot, and its seats, again. */
+		memcpy(names[s], lvl.name, SLUICE_LEVEL_NAME_LEN);
+		names[s][SLUICE_LEVEL_NAME_LEN - 1] = '\0';
 	}
 	return 0;
 }

@@ -20,7 +20,10 @@ enum sl_map_id {
 	SL_MAP_SEATS,
 	SL_MAP_LVL_STATS,
 	SL_MAP_STATS,
-	SL_MAP_PORTS,
+	SL_MAP_SRC_CLS,
+	SL_MAP_DST_CLS,
+	SL_MAP_PORT_CLS,
+	SL_MAP_CLASSES,
 	SL_MAP_CONNS,
 	SL_MAP_EVENTS,
 	SL_MAP_EV_LIMIT,
@@ -50,7 +53,7 @@ int sl_maps_seats(const struct sl_maps *m, unsigned slot, struct sluice_seats *o
 int sl_maps_level_stats(const struct sl_maps *m, unsigned slot, struct sluice_level_stats *out);
 int sl_maps_global_stats(const struct sl_maps *m, struct sluice_stats *out);
 
-/* Names of the levels currently in the slots ("" for unused). */
+/* Names of the levels in the slots, removed ones included ("" = never used). */
 int sl_maps_level_names(const struct sl_maps *m,
 			char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN]);
 

@@ -43,10 +43,9 @@ static int plan_limits(const struct sl_config *cfg, struct sl_plan *plan)
 
 int sl_plan_build(const struct sl_config *cfg,
 		  const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
-		  struct sl_plan *plan, struct sl_diags *diags)
+		  const char *iface, struct sl_plan *plan, struct sl_diags *diags)
 {
 	const char *names[SLUICE_MAX_LEVELS];
-	size_t n_ports = 0, p = 0;
 	int err;
 
 	memset(plan, 0, sizeof(*plan));
@@ -56,17 +55,8 @@ int sl_plan_build(const struct sl_config *cfg,
 			     cfg->n_levels, SLUICE_MAX_LEVELS);
 		return -ENOSPC;
 	}
-	for (size_t i = 0; i < cfg->n_levels; i++) {
+	for (size_t i = 0; i < cfg->n_levels; i++)
 		names[i] = cfg->levels[i].name;
-		for (size_t r = 0; r < cfg->levels[i].n_ports; r++)
-			n_ports += (size_t)cfg->levels[i].ports[r].hi - cfg->levels[i].ports[r].lo + 1;
-	}
-	if (n_ports > SLUICE_PORT_TABLE_SIZE) {
-		sl_diags_add(diags, SL_SEV_ERROR, cfg->source_file, 0, 0, NULL, NULL,
-			     "%zu protected ports; the port table holds at most %d",
-			     n_ports, SLUICE_PORT_TABLE_SIZE);
-		return -ENOSPC;
-	}
 	err = sl_assign_level_slots(old_names, names, cfg->n_levels, plan->slot_of);
 	if (err)
 		return err;
@@ -79,10 +69,6 @@ int sl_plan_build(const struct sl_config *cfg,
 		return err;
 	}
 	plan_config(cfg, &plan->config);
-
-	plan->ports = calloc(n_ports ? n_ports : 1, sizeof(*plan->ports));
-	if (!plan->ports)
-		return -ENOMEM;
 	for (size_t i = 0; i < cfg->n_levels; i++) {
 		const struct sl_level_cfg *l = &cfg->levels[i];
 		unsigned slot = plan->slot_of[i];
@@ -94,23 +80,19 @@ int sl_plan_build(const struct sl_config *cfg,
 		/* Until borrowing runs (the APF issue), a level's current limit
 		 * is its nominal limit; exempt levels are never limited. */
 		bl->seat_limit = plan->limits[slot].nominal;
-		bl->seats_per_conn = l->seats_per_conn ? l->seats_per_conn : 1;
 		snprintf(bl->name, sizeof(bl->name), "%s", l->name);
-		for (size_t r = 0; r < l->n_ports; r++) {
-			for (uint32_t port = l->ports[r].lo; port <= l->ports[r].hi; port++) {
-				plan->ports[p].port = (uint16_t)port;
-				plan->ports[p].slot = slot;
-				p++;
-			}
-		}
 	}
-	plan->n_ports = p;
+	err = sl_compile_classes(cfg, plan->slot_of, iface,
+				 cfg->server.table_sizes.classes ? cfg->server.table_sizes.classes
+								 : SLUICE_DEFAULT_CLASSES,
+				 &plan->classes, diags);
+	if (err)
+		return err;
+	plan->config.default_class = plan->classes.default_class;
 	return 0;
 }
 
 void sl_plan_free(struct sl_plan *plan)
 {
-	free(plan->ports);
-	plan->ports = NULL;
-	plan->n_ports = 0;
+	sl_compiled_free(&plan->classes);
 }

@@ -9,15 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "class_compiler.h"
 #include "config.h"
 #include "diag.h"
 #include "concurrency.h"
 #include "sluice_abi.h"
-
-struct sl_plan_port {
-	uint16_t port; /* host order */
-	uint32_t slot;
-};
 
 struct sl_plan {
 	struct sluice_config config;
@@ -25,15 +21,15 @@ struct sl_plan {
 	struct sl_level_limits limits[SLUICE_MAX_LEVELS]; /* by slot */
 	unsigned slot_of[SLUICE_MAX_LEVELS];           /* config level i -> slot */
 	size_t n_levels;
-	struct sl_plan_port *ports;
-	size_t n_ports;
+	struct sl_compiled classes;                    /* classification tables */
 };
 
 /* old_names: level names currently in the slots (all "" on a fresh start).
- * Returns 0 or a negative errno with a diagnostic in diags. */
+ * iface: the value of the `iface` label.  Returns 0 or a negative errno
+ * with a diagnostic in diags. */
 int sl_plan_build(const struct sl_config *cfg,
 		  const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
-		  struct sl_plan *plan, struct sl_diags *diags);
+		  const char *iface, struct sl_plan *plan, struct sl_diags *diags);
 void sl_plan_free(struct sl_plan *plan);
 
 #endif

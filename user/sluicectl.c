@@ -11,6 +11,10 @@
 
 static const struct ctl_command commands[] = {
 	{"status", "per-level seats, admissions and failsafe state", ctl_status},
+	{"validate", "check configuration files (file:line:column diagnostics)", ctl_validate},
+	{"limits", "seats per priority level from a configuration", ctl_limits},
+	{"explain", "which FlowSchema, level, flow and workload a connection gets, and why", ctl_explain},
+	{"reload", "make the daemon reload its configuration (all or nothing)", ctl_reload},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

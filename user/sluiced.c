@@ -20,6 +20,8 @@
 
 #include "apply.h"
 #include "config.h"
+#include "control.h"
+#include "json_out.h"
 #include "expiry.h"
 #include "loader.h"
 #include "log.h"
@@ -33,6 +35,7 @@ struct daemon_opts {
 	const char *ifname;
 	const char *pin_dir;
 	const char *cgroup;
+	const char *control_path;
 	bool xdp_generic;
 	bool keep_maps;
 	bool force;
@@ -49,7 +52,7 @@ struct daemon {
 	struct sl_config *cfg;
 	struct sl_dataplane dp;
 	struct ring_buffer *events;
-	int sig_fd, timer_fd, epoll_fd;
+	int sig_fd, timer_fd, epoll_fd, control_fd;
 	unsigned long long ticks;
 	unsigned long long last_sweep_ns, last_report_ns;
 	unsigned long long ev_defer, ev_reject, ev_close;
@@ -74,10 +77,12 @@ static void usage(FILE *f)
 		"                           Server spec.pinDir, else %s)\n"
 		"  -k, --keep-maps          leave the maps pinned on exit, so a restarted\n"
 		"                           daemon keeps seat counts and counters\n"
+		"  -s, --control PATH       control socket for `sluicectl reload` (default:\n"
+		"                           Server spec.controlSocket, else %s)\n"
 		"  -f, --force              replace an XDP program that sluice did not attach\n"
 		"  -v, --verbose            debug logging, including libbpf's messages\n"
 		"  -h, --help               this text\n",
-		SL_DEFAULT_PIN_DIR);
+		SL_DEFAULT_PIN_DIR, SL_DEFAULT_CONTROL_SOCKET);
 }
 
 static int parse_args(int argc, char **argv, struct daemon_opts *o)
@@ -89,6 +94,7 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		{"cgroup", required_argument, NULL, 'g'},
 		{"pin-dir", required_argument, NULL, 'p'},
 		{"keep-maps", no_argument, NULL, 'k'},
+		{"control", required_argument, NULL, 's'},
 		{"force", no_argument, NULL, 'f'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -96,7 +102,7 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:i:m:g:p:kfvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:i:m:g:p:s:kfvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->config_path = optarg; break;
 		case 'i': o->ifname = optarg; break;
@@ -112,6 +118,7 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 			break;
 		case 'g': o->cgroup = optarg; break;
 		case 'p': o->pin_dir = optarg; break;
+		case 's': o->control_path = optarg; break;
 		case 'k': o->keep_maps = true; break;
 		case 'f': o->force = true; break;
 		case 'v': o->verbose = true; break;
@@ -130,32 +137,32 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 	return 0;
 }
 
-static int load_config(const char *path, struct sl_config **out)
+/* Load a config; every diagnostic is logged and left in diags. */
+static int load_config(const char *path, struct sl_config **out, struct sl_diags *diags)
 {
-	struct sl_diags diags = SL_DIAGS_INIT;
-	int err = sl_config_load_file(path, out, &diags);
+	size_t first = diags->count;
+	int err = sl_config_load_file(path, out, diags);
 
 	/* Diagnostics are already "file:line:col: severity: ..." lines. */
-	for (size_t i = 0; i < diags.count; i++) {
+	for (size_t i = first; i < diags->count; i++) {
 		char line[1024];
 
-		sl_diag_format(&diags.items[i], line, sizeof(line));
-		sl_log(diags.items[i].severity == SL_SEV_ERROR ? SL_LOG_ERROR : SL_LOG_WARN,
+		sl_diag_format(&diags->items[i], line, sizeof(line));
+		sl_log(diags->items[i].severity == SL_SEV_ERROR ? SL_LOG_ERROR : SL_LOG_WARN,
 		       "%s", line);
 	}
 	if (err)
 		pr_err("%s: configuration not applied (%zu error%s)", path,
-		       sl_diags_error_count(&diags), sl_diags_error_count(&diags) == 1 ? "" : "s");
-	sl_diags_free(&diags);
+		       sl_diags_error_count(diags), sl_diags_error_count(diags) == 1 ? "" : "s");
 	return err;
 }
 
 /* Build the whole plan, then write it: a config that cannot be applied
  * leaves the maps as they were. */
-static int apply_config(struct daemon *d, const struct sl_config *cfg)
+static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl_diags *diags)
 {
 	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN];
-	struct sl_diags diags = SL_DIAGS_INIT;
+	size_t first = diags->count;
 	struct sl_plan plan;
 	int err;
 
@@ -164,16 +171,24 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg)
 		pr_err("read level names: %s", strerror(-err));
 		return err;
 	}
-	err = sl_plan_build(cfg, names, &plan, &diags);
+	err = sl_plan_build(cfg, names, d->dp.ifname, &plan, diags);
 	if (err) {
-		sl_diags_print(&diags, stderr);
-		sl_diags_free(&diags);
+		for (size_t i = first; i < diags->count; i++) {
+			char line[1024];
+
+			sl_diag_format(&diags->items[i], line, sizeof(line));
+			pr_err("%s", line);
+		}
 		pr_err("%s: configuration cannot be applied: %s", cfg->source_file, strerror(-err));
+		sl_plan_free(&plan);
 		return err;
 	}
-	sl_diags_free(&diags);
 	err = sl_apply_plan(&d->dp.maps, &plan);
 	if (!err) {
+		pr_info("classification: %zu source and %zu local prefixes, %u client-port and "
+			"%u local-port classes, %zu table entries", plan.classes.n_src,
+			plan.classes.n_dst, plan.classes.n_sport_cls, plan.classes.n_dport_cls,
+			plan.classes.n_entries);
 		for (size_t i = 0; i < plan.n_levels; i++) {
 			const struct sluice_level *l = &plan.levels[plan.slot_of[i]];
 
@@ -186,25 +201,64 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg)
 	return err;
 }
 
-static void reload(struct daemon *d)
+/* All or nothing: a file that does not load, or a plan that cannot be
+ * built, leaves the running configuration exactly as it was (the apply
+ * itself flips generations only after everything is written). */
+static int reload(struct daemon *d, struct sl_diags *diags, const char **msg)
 {
 	struct sl_config *cfg = NULL;
+	int err;
 
-	pr_info("SIGHUP: reloading %s", d->opts.config_path);
-	if (load_config(d->opts.config_path, &cfg)) {
-		pr_err("reload failed; the previous configuration keeps running");
-		return;
+	pr_info("reloading %s", d->opts.config_path);
+	err = load_config(d->opts.config_path, &cfg, diags);
+	if (!err) {
+		err = apply_config(d, cfg, diags);
+		if (err)
+			sl_config_free(cfg);
 	}
-	if (apply_config(d, cfg)) {
-		pr_err("reload failed; the previous configuration keeps running");
-		sl_config_free(cfg);
-		/* Re-assert the old one: apply is ordered, but be certain. */
-		apply_config(d, d->cfg);
-		return;
+	if (err) {
+		*msg = "reload failed; the previous configuration keeps running";
+		pr_err("%s", *msg);
+		return err;
 	}
 	sl_config_free(d->cfg);
 	d->cfg = cfg;
+	*msg = "reloaded";
 	pr_info("reloaded %s", d->opts.config_path);
+	return 0;
+}
+
+static void handle_control(struct daemon *d)
+{
+	struct sl_diags diags = SL_DIAGS_INIT;
+	const char *msg = "unknown request; try \"reload\"";
+	struct json_out jo;
+	char req[64];
+	FILE *f;
+	int fd, err = -EINVAL;
+
+	fd = sl_control_accept(d->control_fd, req, sizeof(req));
+	if (fd < 0)
+		return;
+	if (!strcmp(req, "reload"))
+		err = reload(d, &diags, &msg);
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		sl_diags_free(&diags);
+		return;
+	}
+	jo_init(&jo, f, false);
+	jo_obj_begin(&jo, NULL);
+	jo_bool(&jo, "ok", !err);
+	jo_str(&jo, "message", msg);
+	jo_str(&jo, "config", d->opts.config_path);
+	fputs(",\"diagnostics\":", f);
+	sl_diags_json(&diags, f);
+	jo_obj_end(&jo);
+	jo_finish(&jo);
+	fclose(f);
+	sl_diags_free(&diags);
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -304,6 +358,14 @@ static int setup_loop(struct daemon *d)
 	ev.data.fd = ring_buffer__epoll_fd(d->events);
 	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, ev.data.fd, &ev))
 		return -errno;
+	d->control_fd = sl_control_listen(d->opts.control_path);
+	if (d->control_fd < 0) {
+		pr_err("control socket %s: %s", d->opts.control_path, strerror(-d->control_fd));
+		return d->control_fd;
+	}
+	ev.data.fd = d->control_fd;
+	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->control_fd, &ev))
+		return -errno;
 	return 0;
 }
 
@@ -330,13 +392,19 @@ static int run_loop(struct daemon *d)
 					tick(d);
 			} else if (fd == rb_fd) {
 				ring_buffer__consume(d->events);
+			} else if (fd == d->control_fd) {
+				handle_control(d);
 			} else if (fd == d->sig_fd) {
 				struct signalfd_siginfo si;
 
 				if (read(fd, &si, sizeof(si)) != sizeof(si))
 					continue;
 				if (si.ssi_signo == SIGHUP) {
-					reload(d);
+					struct sl_diags diags = SL_DIAGS_INIT;
+					const char *msg;
+
+					reload(d, &diags, &msg);
+					sl_diags_free(&diags);
 				} else {
 					pr_info("%s: detaching", strsignal((int)si.ssi_signo));
 					return 0;
@@ -355,8 +423,9 @@ static void close_fd(int *fd)
 
 int main(int argc, char **argv)
 {
-	struct daemon d = {.sig_fd = -1, .timer_fd = -1, .epoll_fd = -1};
+	struct daemon d = {.sig_fd = -1, .timer_fd = -1, .epoll_fd = -1, .control_fd = -1};
 	struct sl_dataplane_opts dpo = {0};
+	struct sl_diags diags = SL_DIAGS_INIT;
 	int err;
 
 	sl_log_init("sluiced", SL_LOG_INFO);
@@ -366,7 +435,9 @@ int main(int argc, char **argv)
 		sl_log_set_level(SL_LOG_DEBUG);
 	sl_log_libbpf(d.opts.verbose);
 
-	if (load_config(d.opts.config_path, &d.cfg))
+	err = load_config(d.opts.config_path, &d.cfg, &diags);
+	sl_diags_free(&diags);
+	if (err)
 		return 1;
 	if (!d.opts.ifname && d.cfg->server.n_interfaces)
 		d.opts.ifname = d.cfg->server.interfaces[0];
@@ -377,6 +448,9 @@ int main(int argc, char **argv)
 	}
 	if (!d.opts.pin_dir)
 		d.opts.pin_dir = d.cfg->server.pin_dir ? d.cfg->server.pin_dir : SL_DEFAULT_PIN_DIR;
+	if (!d.opts.control_path)
+		d.opts.control_path = d.cfg->server.control_socket ? d.cfg->server.control_socket
+								   : SL_DEFAULT_CONTROL_SOCKET;
 	if (geteuid() != 0)
 		pr_warn("not running as root: loading BPF will most likely fail");
 
@@ -386,11 +460,13 @@ int main(int argc, char **argv)
 	dpo.cgroup = d.opts.cgroup;
 	dpo.force = d.opts.force;
 	dpo.conn_table_size = d.cfg->server.table_sizes.connections;
+	dpo.class_table_size = d.cfg->server.table_sizes.classes;
 	err = sl_dataplane_start(&d.dp, &dpo);
 	if (err)
 		goto out_cfg;
 
-	err = apply_config(&d, d.cfg);
+	err = apply_config(&d, d.cfg, &diags);
+	sl_diags_free(&diags);
 	if (!err)
 		err = sl_write_heartbeat(&d.dp.maps, 0);
 	if (!err)
@@ -409,6 +485,10 @@ out_dp:
 	close_fd(&d.sig_fd);
 	close_fd(&d.timer_fd);
 	close_fd(&d.epoll_fd);
+	if (d.control_fd >= 0) {
+		close_fd(&d.control_fd);
+		unlink(d.opts.control_path);
+	}
 	sl_dataplane_stop(&d.dp, d.opts.keep_maps);
 	if (!err)
 		pr_info("stopped%s", d.opts.keep_maps ? "; maps kept pinned" : "; nothing left attached or pinned");

@@ -97,7 +97,8 @@ start_service() {
 # start_daemon CONFIG [extra sluiced args]: sets DAEMON_PID, waits until configured.
 start_daemon() {
 	local cfg=$1; shift
-	"$SLUICED" --config "$cfg" --iface sl0 --pin-dir "$PIN_DIR" "$@" >>"$E2E_TMP/sluiced.log" 2>&1 &
+	"$SLUICED" --config "$cfg" --iface sl0 --pin-dir "$PIN_DIR" --control "$E2E_TMP/ctl.sock" "$@" \
+		>>"$E2E_TMP/sluiced.log" 2>&1 &
 	DAEMON_PID=$!
 	E2E_PIDS+=("$DAEMON_PID")
 	for _ in $(seq 100); do

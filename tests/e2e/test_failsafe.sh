@@ -12,7 +12,7 @@ apiVersion: sluice/v1
 kind: Server
 metadata: {name: lab}
 spec:
-  serverConcurrencyLimit: 2
+  serverConcurrencyLimit: 2   # web: ceil(2 x 30 / 35) = 2 seats
   failMode: $1
   heartbeatTimeout: 1s
   tick: 50ms
@@ -23,7 +23,15 @@ metadata: {name: web}
 spec:
   type: Limited
   limited: {limitResponse: {type: Reject}}
-  ports: [8080]
+---
+apiVersion: sluice/v1
+kind: FlowSchema
+metadata: {name: web}
+spec:
+  priorityLevelConfiguration: {name: web}
+  rules:
+  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0, "::/0"]}}]
+    destinations: [{ports: ["8080"]}]
 YAML
 }
 

@@ -63,7 +63,7 @@ enum {
 #define P_EXEMPT  22
 #define P_UNUSED  8080
 #define P_OOR     9090
-#define P_NONE    8081  /* no sl_ports entry */
+#define P_NONE    8081  /* no class entry: the default class (no level) */
 
 #define LIMIT        2
 #define EXEMPT_LIMIT 1
@@ -91,7 +91,12 @@ enum { OUT_SAME = 0, OUT_RST = 1 };
 
 static struct sluice *skel;
 static int prog_fd, fd_config, fd_hb, fd_levels, fd_seats, fd_lvl_stats;
-static int fd_stats, fd_ports, fd_conns, fd_evlimit;
+static int fd_stats, fd_port_cls, fd_classes, fd_conns, fd_evlimit;
+/* Seats per connection of each level's class, used by put_port (S_SPC*). */
+static uint16_t level_spc[SLUICE_MAX_LEVELS + 8];
+/* Ports that got a class, so reset_maps can clear exactly those. */
+static uint16_t classed_ports[16];
+static unsigned n_classed;
 static int ncpus;
 static struct ring_buffer *rb;
 
@@ -192,7 +197,13 @@ static void reset_maps(void)
 	zero_array(fd_lvl_stats, SLUICE_MAX_LEVELS, sizeof(struct sluice_level_stats), true);
 	zero_array(fd_stats, 1, sizeof(struct sluice_stats), true);
 	zero_array(fd_evlimit, 1, sizeof(struct sluice_ev_limit), true);
-	clear_hash(fd_ports, sizeof(struct sluice_port_key), SLUICE_PORT_TABLE_SIZE);
+	for (unsigned i = 0; i < n_classed; i++) {
+		uint32_t idx = SLUICE_PORT_DST * 65536 + classed_ports[i], zero = 0;
+
+		assert_int_equal(bpf_map_update_elem(fd_port_cls, &idx, &zero, BPF_ANY), 0);
+	}
+	n_classed = 0;
+	clear_hash(fd_classes, sizeof(struct sluice_class_key), 2 * SLUICE_DEFAULT_CLASSES);
 	clear_hash(fd_conns, sizeof(struct sluice_conn_key), SLUICE_DEFAULT_CONNS);
 	drain_events();
 }
@@ -202,19 +213,31 @@ static void put_level(uint32_t slot, uint32_t type, uint32_t resp, uint32_t limi
 {
 	struct sluice_level l = {
 		.type = type, .limit_response = resp, .seat_limit = limit,
-		.seats_per_conn = spc,
 	};
 
+	/* Seats per connection live in the class (FlowSchema), not the level. */
+	level_spc[slot] = (uint16_t)spc;
 	snprintf(l.name, sizeof(l.name), "%s", name);
 	assert_int_equal(bpf_map_update_elem(fd_levels, &slot, &l, BPF_ANY), 0);
 }
 
+/* Classify local port `port` into `level` (generation 0): the port gets its
+ * own local-port class, and the class-product entry for it (all other
+ * dimensions class 0) names the level. */
 static void put_port(uint16_t port, uint32_t level)
 {
-	struct sluice_port_key k = { .port = htons(port), .pad = 0 };
-	struct sluice_port_val v = { .level = level };
+	uint32_t idx = SLUICE_PORT_DST * 65536 + port, cls = n_classed + 1;
+	struct sluice_class_key k = { .dport = (uint16_t)cls, .gen = 0 };
+	struct sluice_class v = {
+		.level = level, .schema = (uint16_t)level,
+		.seats = level < SLUICE_MAX_LEVELS + 8 ? level_spc[level] : 1,
+		.policy = SLUICE_NONE16, .workload = SLUICE_NONE16,
+	};
 
-	assert_int_equal(bpf_map_update_elem(fd_ports, &k, &v, BPF_ANY), 0);
+	assert_true(n_classed < sizeof(classed_ports) / sizeof(classed_ports[0]));
+	classed_ports[n_classed++] = port;
+	assert_int_equal(bpf_map_update_elem(fd_port_cls, &idx, &cls, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(fd_classes, &k, &v, BPF_ANY), 0);
 }
 
 static void put_seats(uint32_t slot, uint64_t in_use, uint64_t waiting)
@@ -237,7 +260,11 @@ static void put_config(uint64_t timeout, uint32_t fail_mode, uint32_t evps, uint
 	struct sluice_config c = {
 		.heartbeat_timeout_ns = timeout, .fail_mode = fail_mode,
 		.events_per_sec = evps, .abi_version = SLUICE_ABI_VERSION,
-		.flags = flags,
+		.flags = flags, .generation = 0,
+		/* A class-table miss names no level: the SYN passes unprotected. */
+		.default_class = { .level = SLUICE_MAX_LEVELS, .seats = 1,
+				   .schema = SLUICE_NONE16, .policy = SLUICE_NONE16,
+				   .workload = SLUICE_NONE16 },
 	};
 	uint32_t zero = 0;
 
@@ -2269,7 +2296,8 @@ static int group_setup(void **state)
 	fd_seats = bpf_map__fd(skel->maps.sl_seats);
 	fd_lvl_stats = bpf_map__fd(skel->maps.sl_lvl_stats);
 	fd_stats = bpf_map__fd(skel->maps.sl_stats);
-	fd_ports = bpf_map__fd(skel->maps.sl_ports);
+	fd_port_cls = bpf_map__fd(skel->maps.sl_port_cls);
+	fd_classes = bpf_map__fd(skel->maps.sl_classes);
 	fd_conns = bpf_map__fd(skel->maps.sl_conns);
 	fd_evlimit = bpf_map__fd(skel->maps.sl_ev_limit);
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.sl_events), on_event, NULL, NULL);

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# make bench: figures and ratios against baselines measured in the same run.
+# Results are recorded in docs/BENCHMARKS.md together with this command.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "bench: needs root (BPF_PROG_TEST_RUN)" >&2
+	exit 1
+fi
+echo "== XDP data path"
+build/bench_xdp "${BENCH_CONFIG:-tests/packet/classify/labels.yaml}"

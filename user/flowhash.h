@@ -1,0 +1,16 @@
+/*
+ * Flow hash for shuffle sharding (spec/apf.md §2.1, §9): SipHash-2-4 of
+ * (FlowSchema name, 0x00, distinguisher) under a 128-bit key.  The daemon
+ * draws the key at random at start, so clients cannot aim at queues; tests
+ * and `sluicectl explain --hash-key` can fix it.
+ */
+#ifndef SLUICE_FLOWHASH_H
+#define SLUICE_FLOWHASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint64_t sl_siphash24(const uint8_t key[16], const void *data, size_t len);
+uint64_t sl_flow_hash(const uint8_t key[16], const char *schema, const char *distinguisher);
+
+#endif
