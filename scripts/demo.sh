@@ -90,6 +90,8 @@ echo "$after" | jq -c .
 
 say "3. Final status"
 "$B/sluicectl" status
+echo
+"$B/sluicectl" explain --config "$CONFIG" --src 198.18.0.2 --dst 198.18.0.1 --dport 8080
 
 kill -TERM $DAEMON; wait $DAEMON 2>/dev/null
 stop_service
@@ -104,5 +106,11 @@ row() { # LABEL JSON
 	row "with sluice (${SECONDS_LOAD}s)" "$after"
 } | column -t -s'|'
 echo
-echo "With sluice the service keeps its latency near its ${SERVICE_MS} ms service time for"
-echo "the connections it admits; the rest learn at once (RST) instead of waiting."
+cat <<TXT
+Without sluice every client waits in the service's backlog: latency climbs for
+all of them and many time out.  With sluice the seats of the client's priority
+level (see \`sluicectl explain\`) bound what the service has in flight, so the
+connections it admits run at about the ${SERVICE_MS} ms service time.  The rest
+are deferred (SYN dropped: the client's retransmit 1 s later is the queue) on
+Queue levels, or reset at once (ECONNREFUSED) on Reject levels.
+TXT

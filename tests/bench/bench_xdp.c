@@ -49,7 +49,8 @@ static size_t syn(uint8_t *buf, uint16_t sport, uint16_t dport, uint8_t flags)
 	s.sport = sport;
 	s.dport = dport;
 	s.tcp_flags = flags;
-	s.saddr4[2] = 7; /* 198.18.7.x */
+	memcpy(s.saddr4, (uint8_t[]){198, 18, 7, 2}, 4); /* a gold client in labels.yaml */
+	memcpy(s.daddr4, (uint8_t[]){198, 18, 0, 1}, 4);
 	return fr_build(&s, buf, &lay);
 }
 
@@ -164,8 +165,13 @@ int main(int argc, char **argv)
 	set_response(slot, SLUICE_RESP_QUEUE);
 	len = syn(frame, 60000, 8080, TH_SYN);
 	t_defer = run_repeat(sl_fd, frame, len, REPEAT);
+	/* A RST rewrites the frame in place, so a repeated run would see the
+	 * RST, not the SYN: one run per call, floor subtracted as above. */
 	set_response(slot, SLUICE_RESP_REJECT);
-	t_rst = run_repeat(sl_fd, frame, len, REPEAT);
+	t_rst = 0;
+	for (unsigned i = 0; i < n; i++)
+		t_rst += run_repeat(sl_fd, frame, len, 1);
+	t_rst = t_rst / n - t_pass1 + t_pass;
 
 	printf("XDP cost per packet (BPF_PROG_TEST_RUN, %d repeats; admission: %u distinct SYNs)\n", REPEAT, n);
 	printf("config: %s (%zu table entries)\n\n", config, plan.classes.n_entries);
@@ -175,12 +181,12 @@ int main(int argc, char **argv)
 	printf("%-40s %9.1f %11.2fx\n", "sluice_xdp: non-SYN (ACK)", t_ack, t_ack / t_parse);
 	printf("%-40s %9.1f %11.2fx\n", "sluice_xdp: SYN retransmit (tracked)", t_retx, t_retx / t_parse);
 	printf("%-40s %9.1f %11.2fx\n", "sluice_xdp: SYN deferred (level full)", t_defer, t_defer / t_parse);
-	printf("%-40s %9.1f %11.2fx\n", "sluice_xdp: SYN rejected (RST built)", t_rst, t_rst / t_parse);
-	printf("%-40s %9.1f %12s\n", "xdp_pass, one run per call (floor)", t_pass1, "-");
-	printf("%-40s %9.1f %11.2fx\n", "sluice_xdp: SYN admitted inline", t_admit,
-	       (t_admit - t_pass1 + t_pass) / t_parse);
-	printf("\n(the inline-admit ratio subtracts the per-call floor and adds back the\n"
-	       " empty program's repeat-averaged cost, so it compares like with like)\n");
+	t_admit = t_admit - t_pass1 + t_pass;
+	printf("%-40s %9.1f %11.2fx\n", "sluice_xdp: SYN rejected (RST built) *", t_rst, t_rst / t_parse);
+	printf("%-40s %9.1f %11.2fx\n", "sluice_xdp: SYN admitted inline *", t_admit, t_admit / t_parse);
+	printf("\n* one run per call (the path changes the state it runs on); the per-call\n"
+	       "  timer floor (%.1f ns, measured with xdp_pass the same way) is subtracted\n"
+	       "  and the empty program's repeated cost added back, like with like.\n", t_pass1);
 	sl_plan_free(&plan);
 	sl_config_free(cfg);
 	sl_diags_free(&d);
