@@ -49,7 +49,7 @@ PKT_TEST   := $(BUILD)/test_packets $(BUILD)/test_classify
 LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load
 BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 
-.PHONY: all deps test unit-test packet-test e2e-test demo bench clean
+.PHONY: all deps test demo bench fuzz clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -129,6 +129,21 @@ demo: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/bench.sh
+
+# libFuzzer + ASan/UBSan on the configuration loader, bounded in time.
+# New inputs go to build/fuzz-corpus; tests/fuzz/corpus holds the seeds.
+FUZZ_SECONDS ?= 60
+FUZZ_SRCS  := $(CORE_SRCS)
+
+$(BUILD)/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_SRCS) $(wildcard user/*.h) | $(BUILD)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	      -D_GNU_SOURCE -Iinclude -Iuser $< $(FUZZ_SRCS) -o $@ -lyaml -lpcre2-8 -lm
+
+fuzz: deps $(BUILD)/fuzz_config
+	$(Q)mkdir -p $(BUILD)/fuzz-corpus
+	$(Q)$(BUILD)/fuzz_config -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	      -dict=tests/fuzz/config.dict $(BUILD)/fuzz-corpus tests/fuzz/corpus
 
 clean:
 	$(Q)rm -rf $(BUILD) bpf/*.bpf.o
