@@ -97,6 +97,13 @@ struct {
 } sl_conns SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SLUICE_DEFAULT_TICKETS);
+	__type(key, struct sluice_conn_key);
+	__type(value, struct sluice_ticket);
+} sl_tickets SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
 } sl_events SEC(".maps");

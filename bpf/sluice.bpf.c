@@ -157,9 +157,56 @@ static __always_inline int track_conn(const struct syn_pkt *p, const struct slui
 	return bpf_map_update_elem(&sl_conns, &p->key, &c, BPF_NOEXIST);
 }
 
+/* Claim a ticket: delete it (only one CPU succeeds), then act on it.
+ * Returns the XDP verdict, or -1 when the ticket was not ours to use. */
+static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt *p,
+					const struct sluice_ticket *ticket,
+					struct sluice_stats *gs, __u64 now)
+{
+	struct sluice_level_stats *ls;
+	struct sluice_ticket t = *ticket;
+	struct sluice_seats *seats;
+	struct sluice_conn c = {};
+
+	if (bpf_map_delete_elem(&sl_tickets, &p->key))
+		return -1; /* another CPU claimed it, or the daemon swept it */
+	ls = bpf_map_lookup_elem(&sl_lvl_stats, &t.level);
+	if (t.verdict == SLUICE_TICKET_REJECT) {
+		STAT_INC(gs, tickets_rejected);
+		if (!build_rst(ctx, p)) {
+			if (ls)
+				ls->rejected++;
+			return XDP_TX;
+		}
+		STAT_INC(gs, rst_failed);
+		return XDP_DROP;
+	}
+	/* ADMIT: the daemon reserved the seats; the connection now holds them. */
+	c.admitted_ns = now;
+	c.level = t.level;
+	c.seats = t.seats;
+	c.state = SLUICE_CONN_ADMITTED;
+	c.schema = t.schema;
+	c.policy = t.policy;
+	c.workload = t.workload;
+	if (bpf_map_update_elem(&sl_conns, &p->key, &c, BPF_NOEXIST)) {
+		/* Table full (or raced): give the seats back, let it retry. */
+		seats = bpf_map_lookup_elem(&sl_seats, &t.level);
+		if (seats)
+			__sync_fetch_and_sub(&seats->seats_in_use, t.seats);
+		STAT_INC(gs, conn_table_full);
+		return XDP_DROP;
+	}
+	STAT_INC(gs, tickets_admitted);
+	if (ls)
+		ls->admitted++;
+	return XDP_PASS;
+}
+
 static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 {
 	struct sluice_stats *gs = global_stats();
+	struct sluice_ticket *ticket;
 	const struct sluice_class *cls;
 	struct sluice_level_stats *ls;
 	struct sluice_config *cfg;
@@ -193,6 +240,15 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	}
 
 	now = bpf_ktime_get_ns();
+
+	/* The daemon decided about this deferred connection. */
+	ticket = bpf_map_lookup_elem(&sl_tickets, &p->key);
+	if (ticket) {
+		int verdict = claim_ticket(ctx, p, ticket, gs, now);
+
+		if (verdict >= 0)
+			return verdict;
+	}
 	need = cls->seats ? cls->seats : 1;
 
 	/* Exempt levels are never held back, not even by a fail-closed

@@ -44,6 +44,7 @@
 #define SLUICE_MAP_CLASSES   "sl_classes"
 #define SLUICE_MAP_CONNS     "sl_conns"
 #define SLUICE_MAP_EVENTS    "sl_events"
+#define SLUICE_MAP_TICKETS   "sl_tickets"
 #define SLUICE_MAP_EVLIMIT   "sl_ev_limit"
 
 /* Program names (pinned under <pin-dir>/progs/<name> by bpftool loadall). */
@@ -193,6 +194,8 @@ struct sluice_stats {
 	__u64 conn_table_full;/* admitted SYNs that found the connection table full */
 	__u64 events_lost;    /* ring buffer events suppressed or not reserved */
 	__u64 rst_failed;     /* RST could not be built: SYN dropped instead */
+	__u64 tickets_admitted; /* retransmits admitted on a daemon ticket */
+	__u64 tickets_rejected; /* retransmits answered with a RST on a daemon ticket */
 	__u64 established;    /* sock_ops: tracked connections established */
 	__u64 released;       /* sock_ops: seats released on close */
 };
@@ -224,6 +227,31 @@ struct sluice_conn {
 	__u16 workload;
 	__u16 pad;
 };
+
+/*
+ * sl_tickets: the daemon's verdicts for deferred connections, keyed by the
+ * 4-tuple (struct sluice_conn_key).  The client's next SYN retransmit
+ * claims the ticket (XDP deletes it: exactly once).  An ADMIT ticket
+ * carries seats the daemon already reserved; a REJECT ticket turns the
+ * retransmit into a RST.  Tickets nobody claims are swept by the daemon,
+ * which then returns the seats.  A plain HASH: eviction would leak seats.
+ */
+enum sluice_ticket_verdict {
+	SLUICE_TICKET_ADMIT  = 1,
+	SLUICE_TICKET_REJECT = 2,
+};
+
+struct sluice_ticket {
+	__u64 issued_ns;
+	__u32 verdict;  /* enum sluice_ticket_verdict */
+	__u32 level;    /* slot the seats were reserved in */
+	__u16 seats;
+	__u16 schema;
+	__u16 policy;
+	__u16 workload;
+};
+
+#define SLUICE_DEFAULT_TICKETS 65536
 
 /* Ring buffer events (sl_events). */
 enum sluice_event_type {

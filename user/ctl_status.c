@@ -120,6 +120,8 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 	jo_u64(&jo, "rst_failed", s->gs.rst_failed);
 	jo_u64(&jo, "established", s->gs.established);
 	jo_u64(&jo, "released", s->gs.released);
+	jo_u64(&jo, "tickets_admitted", s->gs.tickets_admitted);
+	jo_u64(&jo, "tickets_rejected", s->gs.tickets_rejected);
 	jo_obj_end(&jo);
 	jo_obj_end(&jo);
 	jo_finish(&jo);

@@ -347,6 +347,7 @@ static void fill_maps(struct sl_dataplane *dp)
 	dp->maps.fd[SL_MAP_CLASSES] = bpf_map__fd(s->maps.sl_classes);
 	dp->maps.fd[SL_MAP_CONNS] = bpf_map__fd(s->maps.sl_conns);
 	dp->maps.fd[SL_MAP_EVENTS] = bpf_map__fd(s->maps.sl_events);
+	dp->maps.fd[SL_MAP_TICKETS] = bpf_map__fd(s->maps.sl_tickets);
 	dp->maps.fd[SL_MAP_EV_LIMIT] = bpf_map__fd(s->maps.sl_ev_limit);
 }
 

@@ -69,6 +69,7 @@ static void fill_maps(void)
 	maps.fd[SL_MAP_CLASSES] = bpf_map__fd(skel->maps.sl_classes);
 	maps.fd[SL_MAP_CONNS] = bpf_map__fd(skel->maps.sl_conns);
 	maps.fd[SL_MAP_EVENTS] = bpf_map__fd(skel->maps.sl_events);
+	maps.fd[SL_MAP_TICKETS] = bpf_map__fd(skel->maps.sl_tickets);
 	maps.fd[SL_MAP_EV_LIMIT] = bpf_map__fd(skel->maps.sl_ev_limit);
 }
 

@@ -91,7 +91,7 @@ enum { OUT_SAME = 0, OUT_RST = 1 };
 
 static struct sluice *skel;
 static int prog_fd, fd_config, fd_hb, fd_levels, fd_seats, fd_lvl_stats;
-static int fd_stats, fd_port_cls, fd_classes, fd_conns, fd_evlimit;
+static int fd_stats, fd_port_cls, fd_classes, fd_conns, fd_evlimit, fd_tickets;
 /* Seats per connection of each level's class, used by put_port (S_SPC*). */
 static uint16_t level_spc[SLUICE_MAX_LEVELS + 8];
 /* Ports that got a class, so reset_maps can clear exactly those. */
@@ -205,6 +205,7 @@ static void reset_maps(void)
 	n_classed = 0;
 	clear_hash(fd_classes, sizeof(struct sluice_class_key), 2 * SLUICE_DEFAULT_CLASSES);
 	clear_hash(fd_conns, sizeof(struct sluice_conn_key), SLUICE_DEFAULT_CONNS);
+	clear_hash(fd_tickets, sizeof(struct sluice_conn_key), SLUICE_DEFAULT_TICKETS);
 	drain_events();
 }
 
@@ -327,7 +328,7 @@ static void setup_maps(unsigned flags)
 
 #define G_FIELDS(X) X(syns) X(unprotected) X(malformed) X(fragments) \
 	X(failsafe_open) X(failsafe_closed) X(conn_table_full) X(events_lost) \
-	X(rst_failed) X(established) X(released)
+	X(rst_failed) X(established) X(released) X(tickets_admitted) X(tickets_rejected)
 #define L_FIELDS(X) X(syns) X(admitted) X(deferred) X(rejected) X(retransmits) \
 	X(closed) X(failsafe)
 
@@ -2300,6 +2301,7 @@ static int group_setup(void **state)
 	fd_classes = bpf_map__fd(skel->maps.sl_classes);
 	fd_conns = bpf_map__fd(skel->maps.sl_conns);
 	fd_evlimit = bpf_map__fd(skel->maps.sl_ev_limit);
+	fd_tickets = bpf_map__fd(skel->maps.sl_tickets);
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.sl_events), on_event, NULL, NULL);
 	if (!rb) {
 		sluice__destroy(skel);
@@ -2314,6 +2316,126 @@ static int group_teardown(void **state)
 	ring_buffer__free(rb);
 	sluice__destroy(skel);
 	return 0;
+}
+
+/* ---- tickets: the daemon's verdicts for deferred connections ----------- */
+
+/* The conn key XDP builds for a default v4 SYN with this client port. */
+static struct sluice_conn_key v4_key(uint16_t sport, uint16_t dport)
+{
+	struct sluice_conn_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.saddr[10] = k.saddr[11] = 0xff;
+	memcpy(k.saddr + 12, fr_client4, 4);
+	k.daddr[10] = k.daddr[11] = 0xff;
+	memcpy(k.daddr + 12, fr_server4, 4);
+	k.sport = htons(sport);
+	k.dport = htons(dport);
+	k.family = 4;
+	return k;
+}
+
+static void put_ticket(const struct sluice_conn_key *k, uint32_t verdict, uint32_t level,
+		       uint16_t seats)
+{
+	struct sluice_ticket t = {
+		.issued_ns = mono_ns(), .verdict = verdict, .level = level, .seats = seats,
+		.schema = 7, .policy = SLUICE_NONE16, .workload = SLUICE_NONE16,
+	};
+
+	assert_int_equal(bpf_map_update_elem(fd_tickets, k, &t, BPF_ANY), 0);
+}
+
+/* A deferred SYN's retransmit passes on an ADMIT ticket even though the
+ * level is full: the daemon reserved the seats.  The ticket is claimed
+ * once; the connection records the ticket's class. */
+static void test_ticket_admit(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	struct sluice_conn_key k = v4_key(50010, P_QUEUE);
+	struct fr_spec sp;
+	struct sluice_conn c;
+	struct snap s0, s1;
+	size_t n;
+
+	(void)state;
+	setup_maps(S_FULL);
+	fr_default_v4_syn(&sp);
+	sp.sport = 50010;
+	sp.dport = P_QUEUE;
+	n = fr_build(&sp, f, NULL);
+	run_expect("full level, no ticket: deferred", f, n, out, XDP_DROP);
+
+	/* The daemon dispatches it: seats reserved, ticket written. */
+	put_seats(L_QUEUE, LIMIT + 1, 0);
+	put_ticket(&k, SLUICE_TICKET_ADMIT, L_QUEUE, 1);
+	take_snap(&s0);
+	run_expect("retransmit with an admit ticket", f, n, out, XDP_PASS);
+	take_snap(&s1);
+	assert_int_equal(s1.g.tickets_admitted - s0.g.tickets_admitted, 1);
+	assert_int_equal(s1.l[L_QUEUE].admitted - s0.l[L_QUEUE].admitted, 1);
+	assert_int_equal(s1.seats[L_QUEUE].seats_in_use, LIMIT + 1); /* no second reservation */
+	assert_int_equal(count_hash(fd_tickets, sizeof(k)), 0);
+	assert_int_equal(bpf_map_lookup_elem(fd_conns, &k, &c), 0);
+	assert_int_equal(c.level, L_QUEUE);
+	assert_int_equal(c.seats, 1);
+	assert_int_equal(c.schema, 7);
+	/* The next retransmit is an admitted connection's. */
+	run_expect("retransmit after admission", f, n, out, XDP_PASS);
+	take_snap(&s0);
+	assert_int_equal(s0.l[L_QUEUE].retransmits - s1.l[L_QUEUE].retransmits, 1);
+	assert_int_equal(s0.seats[L_QUEUE].seats_in_use, LIMIT + 1);
+}
+
+/* A REJECT ticket turns the retransmit into a RST, once. */
+static void test_ticket_reject(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN], want[FR_MAX_LEN];
+	struct sluice_conn_key k = v4_key(50011, P_QUEUE);
+	struct fr_spec sp;
+	struct snap s0, s1;
+	size_t n, wn;
+	uint32_t got;
+
+	(void)state;
+	setup_maps(S_FULL);
+	fr_default_v4_syn(&sp);
+	sp.sport = 50011;
+	sp.dport = P_QUEUE;
+	n = fr_build(&sp, f, NULL);
+	put_ticket(&k, SLUICE_TICKET_REJECT, L_QUEUE, 1);
+	take_snap(&s0);
+	got = run_expect("retransmit with a reject ticket", f, n, out, XDP_TX);
+	take_snap(&s1);
+	wn = expected_rst_from_spec(&sp, 0, want);
+	assert_int_equal(got, wn);
+	assert_memory_equal(out, want, wn);
+	assert_int_equal(s1.g.tickets_rejected - s0.g.tickets_rejected, 1);
+	assert_int_equal(s1.l[L_QUEUE].rejected - s0.l[L_QUEUE].rejected, 1);
+	assert_int_equal(s1.seats[L_QUEUE].seats_in_use, s0.seats[L_QUEUE].seats_in_use);
+	assert_int_equal(count_hash(fd_tickets, sizeof(k)), 0);
+	/* Claimed: the next retransmit is deferred again, not reset. */
+	run_expect("retransmit after the reject ticket", f, n, out, XDP_DROP);
+}
+
+/* A ticket for another 4-tuple does nothing for this one. */
+static void test_ticket_other_tuple(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	struct sluice_conn_key other = v4_key(50013, P_QUEUE);
+	struct fr_spec sp;
+	size_t n;
+
+	(void)state;
+	setup_maps(S_FULL);
+	fr_default_v4_syn(&sp);
+	sp.sport = 50012;
+	sp.dport = P_QUEUE;
+	n = fr_build(&sp, f, NULL);
+	put_ticket(&other, SLUICE_TICKET_ADMIT, L_QUEUE, 1);
+	run_expect("no ticket for this tuple", f, n, out, XDP_DROP);
+	assert_int_equal(count_hash(fd_tickets, sizeof(other)), 1);
 }
 
 #define SCENARIO(f) { #f, f, test_setup, NULL, NULL }
@@ -2336,6 +2458,9 @@ static const struct CMUnitTest scenarios[] = {
 	SCENARIO(test_truncate_padding_only),
 	SCENARIO(test_event_rate_limit),
 	SCENARIO(test_conn_table_full),
+	SCENARIO(test_ticket_admit),
+	SCENARIO(test_ticket_reject),
+	SCENARIO(test_ticket_other_tuple),
 	SCENARIO(test_fuzz),
 };
 
