@@ -27,5 +27,7 @@ int ctl_validate(int argc, char **argv);
 int ctl_limits(int argc, char **argv);
 int ctl_explain(int argc, char **argv);
 int ctl_reload(int argc, char **argv);
+int ctl_odds(int argc, char **argv);
+int ctl_deal(int argc, char **argv);
 
 #endif

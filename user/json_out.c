@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <inttypes.h>
+#include <stdlib.h>
 
 void json_write_string(FILE *f, const char *s)
 {
@@ -105,11 +106,24 @@ void jo_i64(struct json_out *jo, const char *key, int64_t val)
 	fprintf(jo->f, "%" PRId64, val);
 }
 
+const char *json_double_shortest(double v, char *buf, size_t len)
+{
+	/* The shortest spelling that reads back as the same double. */
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}
+
 void jo_double(struct json_out *jo, const char *key, double val)
 {
+	char buf[32];
+
 	prefix(jo, key);
 	if (isfinite(val))
-		fprintf(jo->f, "%.17g", val);
+		fputs(json_double_shortest(val, buf, sizeof(buf)), jo->f);
 	else
 		fputs("null", jo->f);
 }

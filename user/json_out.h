@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #define JO_MAX_DEPTH 16
@@ -29,6 +30,9 @@ void jo_bool(struct json_out *jo, const char *key, bool val);
 void jo_null(struct json_out *jo, const char *key);
 /* Ends the document with a newline. */
 void jo_finish(struct json_out *jo);
+
+/* The shortest decimal spelling of v that reads back as v exactly. */
+const char *json_double_shortest(double v, char *buf, size_t len);
 
 /* Write s as a JSON string literal (with quotes). */
 void json_write_string(FILE *f, const char *s);

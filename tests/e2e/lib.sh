@@ -32,7 +32,7 @@ diag()   { echo "# $*"; }
 # check DESCRIPTION COMMAND...: ok when the command succeeds.
 check() {
 	local desc=$1; shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+	if "$@" >/dev/null; then ok "$desc"; else not_ok "$desc"; fi
 }
 
 # check_num DESCRIPTION A OP B  (OP: -eq -le -lt -ge -gt -ne), numbers may be decimals.

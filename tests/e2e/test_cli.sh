@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# sluicectl's offline commands, as an operator (or a program) runs them:
+# exit codes, human output and --json.
+source "$(dirname "$0")/lib.sh"
+CTL=$SLUICECTL
+T=$(mktemp -d /tmp/sluice-cli.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+check "--help on the top level" bash -c "$CTL --help | grep -q validate"
+for c in status validate limits explain reload odds deal; do
+	check "$c --help exits 0 and shows usage" bash -c "$CTL $c --help | grep -q 'Usage: sluicectl $c'"
+done
+check "unknown command exits 2" bash -c "$CTL frobnicate >/dev/null 2>&1; [ \$? = 2 ]"
+check "unique prefix works (val -> validate)" bash -c "$CTL val configs/default.yaml >/dev/null"
+
+# validate
+check "default config is valid" "$CTL" validate configs/default.yaml
+cat >"$T/bad.yaml" <<'YAML'
+apiVersion: sluice/v1
+kind: PriorityLevelConfiguration
+metadata: {name: web}
+spec:
+  type: Limited
+  limited:
+    limitResponse:
+      type: Queue
+      queuing: {queues: 128, handsize: 9}
+YAML
+out=$("$CTL" validate "$T/bad.yaml" 2>&1); rc=$?
+check_num "invalid file: exit 1" "$rc" -eq 1
+check "unknown field gets a did-you-mean with its position" \
+	grep -qE "bad.yaml:9:[0-9]+: error: PriorityLevelConfiguration/web: .*handsize.*did you mean 'handSize'" <<<"$out"
+j=$("$CTL" validate --json "$T/bad.yaml" configs/default.yaml); rc=$?
+check_num "--json: exit 1 when any file is invalid" "$rc" -eq 1
+check "--json: diagnostics carry file, line, column, path, severity, message" \
+	jq -e '.valid == false and (.diagnostics[0] | has("file") and has("line") and has("column") and has("path") and has("severity") and has("message"))' <<<"$j"
+check "--json: per-file verdicts" jq -e '.files[0].valid == false and .files[1].valid == true' <<<"$j"
+check "validate without a file: exit 2" bash -c "$CTL validate >/dev/null 2>&1; [ \$? = 2 ]"
+
+# limits
+j=$("$CTL" limits --config configs/default.yaml --server-concurrency 600 --json)
+check "limits --json has the documented shape" \
+	jq -e '.serverConcurrencyLimit == 600 and (.levels[0] | has("name") and has("nominal") and has("lendable") and has("borrowing") and has("min") and has("max"))' <<<"$j"
+check_num "limits: catch-all has shares 5" "$(jq '.levels[] | select(.name == "catch-all") | .shares' <<<"$j")" -eq 5
+check_num "limits: exempt borrows up to the whole budget" "$(jq '.levels[] | select(.name == "exempt") | .borrowing' <<<"$j")" -eq 600
+
+# explain
+j=$("$CTL" explain --config tests/packet/classify/labels.yaml --src 198.18.7.5 --dst 198.18.0.1 --dport 8080 --json)
+check "explain: FlowSchema by labels" jq -e '.flowSchema.name == "gold-api" and .priorityLevel.name == "gold"' <<<"$j"
+check "explain: labels include ConnectionLabels and built-ins" \
+	jq -e '.labels.user_tier == "gold" and .labels.svc == "api" and .labels["dst.port"] == "8080"' <<<"$j"
+check "explain: policy and workload" jq -e '.policy.name == "api" and .policy.workload == "gold"' <<<"$j"
+j=$("$CTL" explain --config tests/packet/classify/networks.yaml --src 198.18.3.9 --dst 198.18.0.1 --dport 8080 --json)
+check "explain: BySource /24 distinguisher and a dealt hand" \
+	jq -e '.flow.distinguisher == "198.18.3.0/24" and (.flow.hand | length) == 4' <<<"$j"
+check "explain: bad address exits 2" bash -c "$CTL explain --config configs/default.yaml --src nope --dst 198.18.0.1 --dport 1 >/dev/null 2>&1; [ \$? = 2 ]"
+
+# odds and deal against spec/vectors/apf.json
+V=tests/vectors/apf.json
+check "odds: (32, 12) reference rows to 12 significant digits" bash -c "
+	$CTL odds --queues 32 --hand-size 12 --elephants 1,4,16 --json |
+	jq -e '[.odds[].probability] as \$p |
+	  ((\$p[0] / 4.428838398950118e-09 - 1) | fabs) < 1e-12 and
+	  ((\$p[1] / 0.11431348830099144 - 1) | fabs) < 1e-12 and
+	  ((\$p[2] / 0.9935089607656024 - 1) | fabs) < 1e-12'"
+n=$(jq '.shuffleSharding.deal | length' "$V")
+bad=0
+for i in $(seq 0 $((n - 1))); do
+	row=$(jq -c ".shuffleSharding.deal[$i]" "$V")
+	D=$(jq -r '.deckSize // .D // .queues' <<<"$row"); H=$(jq -r '.handSize // .H' <<<"$row")
+	Vh=$(jq -r '.hashValue // .V // .hash | tostring' <<<"$row")
+	want=$(jq -r '.hand | map(tostring) | join(",")' <<<"$row")
+	got=$("$CTL" deal --queues "$D" --hand-size "$H" --hash "$Vh")
+	[ "$got" = "$want" ] || { diag "deal $D $H $Vh: got $got want $want"; bad=$((bad + 1)); }
+done
+check_num "deal: every vector of apf.json ($n)" "$bad" -eq 0
+check "deal: invalid parameters exit 1 with the reason" bash -c "
+	out=\$($CTL deal --queues 128 --hand-size 9 --hash 1 2>&1); [ \$? = 1 ] && grep -q '63 bits' <<<\"\$out\""
+check "deal: 0x hex hash" bash -c "[ \"\$($CTL deal --queues 64 --hand-size 6 --hash 0xdeadbeefcafef00d)\" = 13,15,58,32,25,48 ]"
+e2e_finish

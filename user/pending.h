@@ -1,0 +1,48 @@
+/*
+ * Deferred connections the daemon knows about (pure): a slab of records
+ * addressed by a 64-bit id (slot index + generation, so a stale id never
+ * finds a reused slot) and indexed by 4-tuple, so a SYN retransmit of a
+ * queued connection is recognised and not enqueued twice.
+ */
+#ifndef SLUICE_PENDING_H
+#define SLUICE_PENDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sluice_abi.h"
+
+enum sl_pending_state {
+	SL_PENDING_QUEUED = 1,   /* waiting in its level's QueueSet */
+	SL_PENDING_ADMITTED,     /* dispatched: seats reserved, admit ticket written/claimed */
+	SL_PENDING_REJECTED,     /* reject ticket written (queue full or wait limit) */
+};
+
+struct sl_pending {
+	uint64_t id;
+	struct sluice_conn_key key;
+	enum sl_pending_state state;
+	uint32_t level;        /* slot */
+	uint16_t seats, schema, policy, workload;
+	uint64_t flow_hash;
+	uint64_t arrival_ns;   /* first deferral seen */
+	uint64_t ticket_ns;    /* when the ticket was written */
+};
+
+struct sl_pending_table;
+
+struct sl_pending_table *sl_pending_new(size_t capacity);
+void sl_pending_free(struct sl_pending_table *t);
+/* A new record for key (state QUEUED), or NULL when full or the key is
+ * already present (*exists set then). */
+struct sl_pending *sl_pending_add(struct sl_pending_table *t, const struct sluice_conn_key *key,
+				  bool *exists);
+struct sl_pending *sl_pending_by_key(struct sl_pending_table *t, const struct sluice_conn_key *key);
+struct sl_pending *sl_pending_by_id(struct sl_pending_table *t, uint64_t id);
+void sl_pending_remove(struct sl_pending_table *t, struct sl_pending *p);
+size_t sl_pending_count(const struct sl_pending_table *t);
+/* Visit every record; the callback may remove the record it is given. */
+void sl_pending_each(struct sl_pending_table *t, void (*fn)(struct sl_pending *p, void *ctx), void *ctx);
+
+#endif
