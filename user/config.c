@@ -56,7 +56,6 @@ _Static_assert((int)SL_RESP_QUEUE == SLUICE_RESP_QUEUE &&
 #define SL_MAX_FILE_SIZE (16u << 20)     /* config files are small */
 #define MAX_ENTROPY_BITS SL_SHUFFLE_MAX_BITS /* shuffle sharding, spec/apf.md 2.2 */
 #define MAX_DECK_SIZE    SL_SHUFFLE_MAX_DECK
-#define SYN_RETRY_WINDOW (63 * SEC)      /* last SYN retransmit, Linux defaults */
 
 /* ---- defaults ----------------------------------------------------------- */
 

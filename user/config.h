@@ -78,7 +78,8 @@ struct sl_port_range {
 
 /* An address prefix.  IPv4 is stored v4-mapped (::ffff:a.b.c.d) with
  * prefix_len 96 + n; host bits are always zero (the loader refuses
- * "10.0.0.1/8").  A bare address in the file is a host (/32 or /128). */
+ * "10.0.0.1/8").  A bare address in the file is a host (/32 or /128).
+ * Being v4-mapped, IPv4 addresses lie inside "::/0" too. */
 struct sl_cidr {
 	uint8_t addr[16];   /* IPv4 as v4-mapped ::ffff:a.b.c.d */
 	uint8_t prefix_len; /* 0..128; IPv4 /n is stored as 96+n */

@@ -37,6 +37,11 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The last SYN retransmit of a Linux client comes about 63 s after its
+ * first SYN (net.ipv4.tcp_syn_retries=6): a deferred connection waits at
+ * most that long. */
+#define SYN_RETRY_WINDOW (63 * SEC)
+
 /* List items, CIDRs, ports, matcher terms and expressions one load may
  * decode (aliases can multiply a small file into a huge tree). */
 #define CD_BUDGET (1u << 20)

@@ -626,7 +626,13 @@ static bool decode_expr(struct load *L, const struct sl_ynode *n,
 			QBUF;
 
 			o2 = cd_path_push(c, "regex");
-			if (cd_get_string(c, rv, &re)) {
+			/* compiling (and JIT-compiling) costs more than a node */
+			if (cd_get_string(c, rv, &re) && !*re) {
+				cd_err(c, rv, "must not be empty (an empty regex matches every value; use label_exists)");
+				re = NULL;
+			} else if (re && !cd_budget(c, rv, 64 + strlen(re) / 8)) {
+				re = NULL;
+			} else if (re) {
 				if (!dup_into(c, &e->regex, re)) {
 					re = NULL;
 				} else if (sl_lm_compile_regex(e, why, sizeof(why))) {

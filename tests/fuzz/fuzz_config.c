@@ -9,10 +9,13 @@
  *     user/config_net.c user/config_flowschema.c user/config_labels.c \
  *     user/config_policy.c user/labels.c user/shuffle.c \
  *     -lyaml -lpcre2-8 -lm -o build/fuzz_config
- *   ./build/fuzz_config -max_total_time=60 -dict=tests/fuzz/config.dict tests/fuzz/corpus
+ *   mkdir -p build/fuzz-corpus
+ *   ./build/fuzz_config -max_total_time=60 -dict=tests/fuzz/config.dict \
+ *     build/fuzz-corpus tests/fuzz/corpus
  *
- * Crashing inputs found so far are kept in the corpus as regression files
- * (corpus/regress-*).
+ * (libFuzzer writes new inputs into the first directory: keep the seeds in
+ * tests/fuzz/corpus clean.)  Add any input that crashes as
+ * tests/fuzz/corpus/regress-<what>.yaml so it keeps being replayed.
  */
 #include <stdint.h>
 #include <stdio.h>

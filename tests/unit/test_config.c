@@ -730,6 +730,9 @@ static const struct bad_case bad_cases[] = {
 	{ "bad_pol_regex", LSCH "        selectors:\n        - label_matcher: {expression: {label_matches: {label: src.ip, regex: \"(ab\"}}}\n",
 	  9, 78, POL_OBJ, SP "label_matcher.expression.label_matches.regex",
 	  "regex '(ab' does not compile: missing closing parenthesis at offset 3" },
+	{ "bad_pol_regex_empty", LSCH "        selectors:\n        - label_matcher: {expression: {label_matches: {label: src.ip, regex: \"\"}}}\n",
+	  9, 78, POL_OBJ, SP "label_matcher.expression.label_matches.regex",
+	  "must not be empty (an empty regex matches every value; use label_exists)" },
 	{ "bad_pol_regex_missing", LSCH "        selectors:\n        - label_matcher: {expression: {label_matches: {label: src.ip}}}\n",
 	  9, 55, POL_OBJ, SP "label_matcher.expression.label_matches.regex", "missing required field 'regex'" },
 	{ "bad_pol_expr_two", LSCH "        selectors:\n        - label_matcher: {expression: {label_exists: src.ip, not: {label_exists: dst.ip}}}\n",
@@ -1960,6 +1963,11 @@ static void test_policy_good_values(void **state)
 		   "          - {name: b, label_matcher: {match_labels: {dst.port: \"1\"}}}\n",
 		   SL_SEV_WARNING, 11, 38, POL_OBJ, SCP "workloads[0].label_matcher",
 		   "an empty label_matcher matches every connection, so the workloads after this one are never used");
+	/* a queue_timeout longer than SYN retries last */
+	expect_one(SCHED "          default_workload_parameters: {queue_timeout: 2m}\n", SL_SEV_WARNING, 10, 56,
+		   POL_OBJ, SCP "default_workload_parameters.queue_timeout",
+		   "2m is longer than Linux clients keep retrying a connection");
+	sl_config_free(load_ok(SCHED "          default_workload_parameters: {queue_timeout: 63s}\n"));
 	/* advice on windows and tolerance */
 	expect_one(POLICY "  latency_baseliner: {long_term_query_interval: 10s}\n", SL_SEV_WARNING, 9, 49,
 		   POL_OBJ, "spec.latency_baseliner.long_term_query_interval",
