@@ -37,7 +37,7 @@ CORE_SRCS  += user/classifier.c user/class_compiler.c user/flowhash.c user/pendi
 CORE_SRCS  += user/queueset.c
 CORE_SRCS  += user/borrowing.c
 # Adapters: libbpf, pinned maps, attach/detach.
-ADPT_SRCS  := user/log.c user/pinned_maps.c user/loader.c user/apply.c user/expiry.c user/control.c
+ADPT_SRCS  := user/log.c user/pinned_maps.c user/loader.c user/apply.c user/expiry.c user/control.c user/admission.c
 CORE_OBJS  := $(CORE_SRCS:user/%.c=$(BUILD)/%.o)
 ADPT_OBJS  := $(ADPT_SRCS:user/%.c=$(BUILD)/%.o)
 

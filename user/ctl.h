@@ -28,6 +28,9 @@ int ctl_limits(int argc, char **argv);
 int ctl_explain(int argc, char **argv);
 int ctl_reload(int argc, char **argv);
 int ctl_odds(int argc, char **argv);
+int ctl_levels(int argc, char **argv);
+int ctl_queues(int argc, char **argv);
+int ctl_flows(int argc, char **argv);
 int ctl_deal(int argc, char **argv);
 
 #endif

@@ -28,6 +28,7 @@ struct sl_pending {
 	uint64_t flow_hash;
 	uint64_t arrival_ns;   /* first deferral seen */
 	uint64_t ticket_ns;    /* when the ticket was written */
+	uint64_t deadline_ns;  /* an unclaimed ticket is withdrawn after this */
 };
 
 struct sl_pending_table;

@@ -24,11 +24,14 @@ typedef unsigned __int128 u128;
 typedef __int128 i128;
 
 #define MAX_QUEUES     10000000u         /* API validation: queues <= 10^7 (§2.2) */
-#define MAX_INCR_R     (1ull << 62)      /* one sync never advances R further */
-/* Readings (nextDispatchR) are kept <= READING_CAP so that adding one
- * request's work (< 2^62, see SL_QS_MAX_SEATS and SL_QS_MAX_GUESS_NS) never
- * wraps. */
-#define READING_CAP    (UINT64_MAX - (1ull << 62))
+#define MAX_INCR_R     (UINT64_C(1) << 62) /* one sync never advances R further */
+/* One request's work is at most SL_QS_MAX_SEATS × SL_QS_MAX_GUESS_NS / 10
+ * ≈ 6.3e16 < 2^56.  Readings (nextDispatchR) are kept <= READING_CAP so that
+ * adding one request's work never wraps. */
+#define MAX_WORK       (UINT64_C(1) << 56)
+#define READING_CAP    (UINT64_MAX - MAX_WORK)
+_Static_assert((uint64_t)SL_QS_MAX_SEATS * (SL_QS_MAX_GUESS_NS / 10 + 1) < MAX_WORK,
+	       "work bound");
 
 struct req {
 	uint64_t id;

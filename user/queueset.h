@@ -77,7 +77,7 @@ typedef void (*sl_qs_dispatch_fn)(void *ctx, uint64_t id, uint64_t now);
  * meter.  Returns 0, -EINVAL (why says what) or -ENOMEM. */
 int sl_qs_create(struct sl_qs **out, const struct sl_qs_config *cfg, uint32_t cl, uint64_t now,
 		 sl_qs_dispatch_fn on_dispatch, void *ctx, char *why, size_t why_len);
-/* Frees every request still tracked.  NULL is fine. */
+/* Frees every request still tracked.  NULL is fine.  Not from a callback. */
 void sl_qs_free(struct sl_qs *qs);
 
 /*
@@ -213,7 +213,8 @@ struct sl_qs_req_info {
 	uint64_t guess_ns;           /* the G it was charged with */
 	uint64_t work;               /* totalWork, SeatSeconds */
 };
-/* O(1).  0 or -ENOENT. */
+/* O(1) through the id table; only `position` of a waiting request costs
+ * O(position) (a walk to its queue's head).  0 or -ENOENT (out untouched). */
 int sl_qs_lookup(const struct sl_qs *qs, uint64_t id, struct sl_qs_req_info *out);
 
 /* Every tracked request: queue by queue in index order (waiting in FIFO
@@ -230,9 +231,10 @@ int sl_qs_check(const struct sl_qs *qs, char *why, size_t why_len);
 
 /* ---- test hooks ------------------------------------------------------------ */
 
-/* Set R (must be < SL_QS_EPOCH_HIGH_R; -EINVAL otherwise), e.g. just below
- * the epoch threshold.  Only while the QueueSet is idle would the queues'
- * readings stay consistent; -EBUSY otherwise. */
+/* Set R, e.g. just below the epoch threshold: -EINVAL unless
+ * r < SL_QS_EPOCH_HIGH_R; -EBUSY unless every queue is idle (idle queues'
+ * nextDispatchR is overwritten with R by their next arrival, so the
+ * readings stay consistent). */
 int sl_qs_test_set_r(struct sl_qs *qs, uint64_t r);
 /* Set the shuffle-shard counter (§2.4). */
 void sl_qs_test_set_enqueues(struct sl_qs *qs, uint64_t enqueues);

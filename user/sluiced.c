@@ -14,10 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "apply.h"
 #include "config.h"
 #include "control.h"
@@ -52,6 +54,7 @@ struct daemon {
 	struct sl_config *cfg;
 	struct sl_dataplane dp;
 	struct ring_buffer *events;
+	struct sl_admission *adm;
 	int sig_fd, timer_fd, epoll_fd, control_fd;
 	unsigned long long ticks;
 	unsigned long long last_sweep_ns, last_report_ns;
@@ -184,6 +187,8 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 		return err;
 	}
 	err = sl_apply_plan(&d->dp.maps, &plan);
+	if (!err && d->adm)
+		err = sl_adm_configure(d->adm, cfg, &plan, sl_mono_ns());
 	if (!err) {
 		pr_info("classification: %zu source and %zu local prefixes, %u client-port and "
 			"%u local-port classes, %zu table entries", plan.classes.n_src,
@@ -233,13 +238,27 @@ static void handle_control(struct daemon *d)
 	struct sl_diags diags = SL_DIAGS_INIT;
 	const char *msg = "unknown request; try \"reload\"";
 	struct json_out jo;
-	char req[64];
+	char req[128];
 	FILE *f;
 	int fd, err = -EINVAL;
 
 	fd = sl_control_accept(d->control_fd, req, sizeof(req));
 	if (fd < 0)
 		return;
+	if (!strncmp(req, "levels", 6) || !strncmp(req, "queues", 6) || !strncmp(req, "flows", 5)) {
+		/* "queues web": the dump of one level, or all without a name. */
+		char what[8], *level = strchr(req, ' ');
+
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(req, " "), req);
+		f = fdopen(fd, "w");
+		if (!f) {
+			close(fd);
+			return;
+		}
+		sl_adm_dump(d->adm, f, what, level && level[1] ? level + 1 : NULL);
+		fclose(f);
+		return;
+	}
 	if (!strcmp(req, "reload"))
 		err = reload(d, &diags, &msg);
 	f = fdopen(fd, "w");
@@ -268,6 +287,7 @@ static int on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*ev))
 		return 0;
+	sl_adm_on_event(d->adm, data, size, sl_mono_ns());
 	switch (ev->type) {
 	case SLUICE_EV_DEFER: d->ev_defer++; break;
 	case SLUICE_EV_REJECT: d->ev_reject++; break;
@@ -311,6 +331,7 @@ static void tick(struct daemon *d)
 
 	if (sl_write_heartbeat(&d->dp.maps, ++d->ticks))
 		pr_warn("heartbeat write failed: %s", strerror(errno));
+	sl_adm_tick(d->adm, now);
 	if (now - d->last_sweep_ns >= SWEEP_INTERVAL_NS) {
 		d->last_sweep_ns = now;
 		n = sl_expire_handshakes(&d->dp, now, d->cfg->server.handshake_timeout_ns);
@@ -465,6 +486,18 @@ int main(int argc, char **argv)
 	if (err)
 		goto out_cfg;
 
+	{
+		uint8_t key[16];
+
+		/* A per-boot random flow-hash key: clients cannot aim at queues. */
+		if (getrandom(key, sizeof(key), 0) != sizeof(key))
+			memset(key, 0x5a, sizeof(key));
+		err = sl_adm_create(&d.adm, &d.dp, key, sl_mono_ns());
+		if (err) {
+			pr_err("admission: %s", strerror(-err));
+			goto out_dp;
+		}
+	}
 	err = apply_config(&d, d.cfg, &diags);
 	sl_diags_free(&diags);
 	if (!err)
@@ -482,6 +515,7 @@ int main(int argc, char **argv)
 
 out_dp:
 	ring_buffer__free(d.events);
+	sl_adm_free(d.adm);
 	close_fd(&d.sig_fd);
 	close_fd(&d.timer_fd);
 	close_fd(&d.epoll_fd);

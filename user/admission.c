@@ -1,0 +1,648 @@
+#include "admission.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "borrowing.h"
+#include "classifier.h"
+#include "flowhash.h"
+#include "fmt.h"
+#include "json_out.h"
+#include "log.h"
+#include "pending.h"
+#include "queueset.h"
+
+#define PENDING_CAPACITY  65536
+/* G, the guessed seat-holding time of a dispatched connection: it holds
+ * its seats from the dispatch (the admit ticket), through the client's
+ * retransmit (up to a second later), until it closes. */
+#define GUESS_NS          (1000ULL * 1000000ULL)
+#define SWEEP_INTERVAL_NS 1000000000ULL
+
+struct level_rt {
+	struct sl_admission *adm;
+	unsigned slot;
+	bool active;            /* in the current configuration */
+	char name[SLUICE_LEVEL_NAME_LEN];
+	enum sl_level_type type;
+	enum sl_limit_response response;
+	uint64_t wait_limit_ns; /* queueWaitLimit */
+	struct sl_qs *qs;       /* Queue-type levels (and ones draining) */
+	struct sl_level_limits lim;
+	uint32_t current_cl;    /* after borrowing */
+	uint64_t ticket_seats;  /* seats held by connections we dispatched */
+	struct sl_demand demand;
+	uint64_t tickets_admit, tickets_reject;
+};
+
+struct sl_admission {
+	struct sl_dataplane *dp;
+	const struct sl_config *cfg;
+	uint8_t hash_key[16];
+	struct level_rt levels[SLUICE_MAX_LEVELS];
+	struct sl_pending_table *pending;
+	uint32_t server_cl;
+	uint64_t borrow_period_ns, last_borrow_ns, last_sweep_ns;
+	uint64_t now;           /* of the tick in progress (for callbacks) */
+	struct sl_borrow_result last_borrow;
+};
+
+/* ---- tickets -------------------------------------------------------------- */
+
+static int write_ticket(struct sl_admission *adm, const struct sl_pending *p, uint32_t verdict,
+			uint64_t now)
+{
+	struct sluice_ticket t = {
+		.issued_ns = now, .verdict = verdict, .level = p->level, .seats = p->seats,
+		.schema = p->schema, .policy = p->policy, .workload = p->workload,
+	};
+
+	if (bpf_map_update_elem(adm->dp->maps.fd[SL_MAP_TICKETS], &p->key, &t, BPF_ANY)) {
+		pr_warn("write ticket: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static void reject(struct level_rt *l, struct sl_pending *p, uint64_t now)
+{
+	p->state = SL_PENDING_REJECTED;
+	p->ticket_ns = now;
+	p->deadline_ns = now + SL_TICKET_TTL_NS;
+	l->tickets_reject++;
+	write_ticket(l->adm, p, SLUICE_TICKET_REJECT, now);
+}
+
+uint64_t sl_next_syn_retransmit(uint64_t first_syn_ns, uint64_t now)
+{
+	uint64_t at = first_syn_ns, rto = 1000000000ULL;
+
+	for (int i = 0; i < 8 && at <= now; i++) {
+		at += rto;
+		rto *= 2;
+	}
+	return at > now ? at : now + rto;
+}
+
+/* The QueueSet started this request: reserve its seats in the data path
+ * and let the client's next SYN retransmit in. */
+static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now)
+{
+	struct sl_admission *adm = l->adm;
+
+	__atomic_fetch_add(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
+			   __ATOMIC_SEQ_CST);
+	l->ticket_seats += p->seats;
+	p->state = SL_PENDING_ADMITTED;
+	p->ticket_ns = now;
+	p->deadline_ns = sl_next_syn_retransmit(p->arrival_ns, now);
+	if (p->deadline_ns > now + 1000000000ULL)
+		p->deadline_ns = now + 1000000000ULL;
+	p->deadline_ns += SL_TICKET_SLACK_NS;
+	l->tickets_admit++;
+	if (write_ticket(adm, p, SLUICE_TICKET_ADMIT, now)) {
+		/* No ticket, no admission: give the seats back. */
+		__atomic_fetch_sub(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
+				   __ATOMIC_SEQ_CST);
+		l->ticket_seats -= p->seats;
+		sl_qs_complete(l->qs, now, p->id, 0);
+		sl_pending_remove(adm->pending, p);
+	}
+}
+
+static void on_dispatch(void *ctx, uint64_t id, uint64_t now)
+{
+	struct level_rt *l = ctx;
+	struct sl_pending *p = sl_pending_by_id(l->adm->pending, id);
+
+	if (p)
+		admit(l, p, now);
+}
+
+static void on_expired(void *ctx, uint64_t id)
+{
+	struct level_rt *l = ctx;
+	struct sl_pending *p = sl_pending_by_id(l->adm->pending, id);
+
+	if (p)
+		reject(l, p, l->adm->now);
+}
+
+/* ---- keeping the QueueSet and the data path in step ------------------------ */
+
+static uint64_t bpf_seats(const struct level_rt *l)
+{
+	return __atomic_load_n(&l->adm->dp->seats[l->slot].seats_in_use, __ATOMIC_RELAXED);
+}
+
+/* The QueueSet owns the seats it dispatched; connections the data path
+ * admitted inline hold the rest.  Give the QueueSet what is left of the
+ * level's limit, publish how many wait (while anyone waits, the data path
+ * admits nobody inline), and feed the demand integrator. */
+static void sync_level(struct level_rt *l, uint64_t now)
+{
+	uint64_t in_use = bpf_seats(l), inline_seats = in_use > l->ticket_seats ? in_use - l->ticket_seats : 0;
+	uint64_t waiting = 0, seats_waiting = 0;
+
+	if (l->qs) {
+		uint32_t cl = l->current_cl > inline_seats ? (uint32_t)(l->current_cl - inline_seats) : 0;
+
+		sl_qs_set_cl(l->qs, now, cl);
+		waiting = sl_qs_waiting(l->qs);
+		seats_waiting = sl_qs_seats_waiting(l->qs);
+	}
+	__atomic_store_n(&l->adm->dp->seats[l->slot].waiting, waiting, __ATOMIC_RELAXED);
+	sl_demand_set(&l->demand, now, (double)(in_use + seats_waiting));
+}
+
+/* ---- events ----------------------------------------------------------------- */
+
+static uint64_t flow_hash(struct sl_admission *adm, const struct sluice_event *ev)
+{
+	const struct sl_flow_schema *fs;
+	struct sl_conn_tuple t = {0};
+	char dist[64];
+
+	if (!adm->cfg || ev->schema >= adm->cfg->n_schemas)
+		return 0;
+	fs = &adm->cfg->schemas[ev->schema];
+	memcpy(t.saddr, ev->key.saddr, 16);
+	memcpy(t.daddr, ev->key.daddr, 16);
+	sl_flow_distinguisher(fs, &t, dist, sizeof(dist));
+	return sl_flow_hash(adm->hash_key, fs->name, dist);
+}
+
+static void on_defer(struct sl_admission *adm, const struct sluice_event *ev, uint64_t now)
+{
+	struct level_rt *l;
+	struct sl_pending *p;
+	bool exists;
+	int outcome;
+
+	if (ev->level >= SLUICE_MAX_LEVELS)
+		return;
+	l = &adm->levels[ev->level];
+	if (!l->qs || !l->active || l->type != SL_LEVEL_LIMITED || l->response != SL_RESP_QUEUE)
+		return; /* failsafe drops and Reject levels are not queued */
+	p = sl_pending_add(adm->pending, &ev->key, &exists);
+	if (!p)
+		return; /* a retransmit of a connection we already hold, or full */
+	p->level = ev->level;
+	p->seats = ev->seats ? ev->seats : 1;
+	p->schema = ev->schema;
+	p->policy = ev->policy;
+	p->workload = ev->workload;
+	p->arrival_ns = now;
+	p->flow_hash = flow_hash(adm, ev);
+	sync_level(l, now);
+	outcome = sl_qs_arrive(l->qs, now, p->id, p->seats, p->flow_hash);
+	switch (outcome) {
+	case SL_QS_DISPATCHED:
+		admit(l, p, now);
+		break;
+	case SL_QS_QUEUED:
+		break;
+	case SL_QS_REJECT_QUEUE_FULL:
+	case SL_QS_REJECT_CONCURRENCY:
+		reject(l, p, now);
+		break;
+	default:
+		sl_pending_remove(adm->pending, p);
+		break;
+	}
+	sync_level(l, now);
+}
+
+static void on_close(struct sl_admission *adm, const struct sluice_event *ev, uint64_t now)
+{
+	struct sl_pending *p = sl_pending_by_key(adm->pending, &ev->key);
+	struct level_rt *l;
+
+	if (ev->level < SLUICE_MAX_LEVELS) {
+		l = &adm->levels[ev->level];
+		if (p && p->state == SL_PENDING_ADMITTED && p->level == ev->level) {
+			/* The seats were held from the dispatch, not just from
+			 * the claim: charge the flow for all of it (§3.5). */
+			if (l->qs)
+				sl_qs_complete(l->qs, now, p->id, now - p->ticket_ns);
+			l->ticket_seats -= l->ticket_seats >= p->seats ? p->seats : l->ticket_seats;
+			sl_pending_remove(adm->pending, p);
+		}
+		/* A seat came back: the QueueSet may dispatch now. */
+		sync_level(l, now);
+	}
+}
+
+void sl_adm_on_event(struct sl_admission *adm, const void *event, size_t size, uint64_t now)
+{
+	const struct sluice_event *ev = event;
+
+	if (size < sizeof(*ev))
+		return;
+	if (ev->type == SLUICE_EV_DEFER)
+		on_defer(adm, ev, now);
+	else if (ev->type == SLUICE_EV_CLOSE)
+		on_close(adm, ev, now);
+}
+
+/* ---- tick: time-outs, unclaimed tickets, borrowing ---------------------------- */
+
+struct sweep_ctx {
+	struct sl_admission *adm;
+	uint64_t now;
+	bool full; /* also look at records whose deadline has not passed */
+};
+
+static bool map_has(int fd, const void *key)
+{
+	struct sluice_conn c;
+	struct sluice_ticket t;
+
+	/* Both value types are small; use the bigger buffer. */
+	return !bpf_map_lookup_elem(fd, key, sizeof(c) > sizeof(t) ? (void *)&c : (void *)&t);
+}
+
+static void sweep_one(struct sl_pending *p, void *ctx)
+{
+	struct sweep_ctx *s = ctx;
+	struct sl_admission *adm = s->adm;
+	struct level_rt *l = &adm->levels[p->level];
+	int tickets = adm->dp->maps.fd[SL_MAP_TICKETS];
+	bool ticket;
+
+	/* Cheap test first: this runs every tick. */
+	if (p->state == SL_PENDING_QUEUED || (s->now < p->deadline_ns && !s->full))
+		return;
+	ticket = map_has(tickets, &p->key);
+	if (p->state == SL_PENDING_ADMITTED) {
+		if (ticket && s->now >= p->deadline_ns) {
+			/* Never claimed: whoever deletes the ticket owns its seats. */
+			if (bpf_map_delete_elem(tickets, &p->key))
+				return;
+			__atomic_fetch_sub(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
+					   __ATOMIC_SEQ_CST);
+			if (l->qs)
+				sl_qs_complete(l->qs, s->now, p->id, 0);
+			l->ticket_seats -= l->ticket_seats >= p->seats ? p->seats : l->ticket_seats;
+			sl_pending_remove(adm->pending, p);
+		} else if (!ticket && !map_has(adm->dp->maps.fd[SL_MAP_CONNS], &p->key) &&
+			   s->now - p->ticket_ns > SWEEP_INTERVAL_NS) {
+			/* Claimed, then gone without a close event we saw (lost
+			 * event, or a handshake that expired). */
+			if (l->qs)
+				sl_qs_complete(l->qs, s->now, p->id, s->now - p->ticket_ns);
+			l->ticket_seats -= l->ticket_seats >= p->seats ? p->seats : l->ticket_seats;
+			sl_pending_remove(adm->pending, p);
+		}
+	} else if (p->state == SL_PENDING_REJECTED) {
+		if (!ticket) {
+			sl_pending_remove(adm->pending, p);
+		} else if (s->now >= p->deadline_ns) {
+			bpf_map_delete_elem(tickets, &p->key);
+			sl_pending_remove(adm->pending, p);
+		}
+	}
+}
+
+static void write_limit(struct sl_admission *adm, struct level_rt *l)
+{
+	struct sluice_level lvl;
+
+	if (sl_maps_level(&adm->dp->maps, l->slot, &lvl) || lvl.type != SLUICE_LEVEL_LIMITED)
+		return;
+	if (lvl.seat_limit == l->current_cl)
+		return;
+	lvl.seat_limit = l->current_cl;
+	bpf_map_update_elem(adm->dp->maps.fd[SL_MAP_LEVELS], &l->slot, &lvl, BPF_ANY);
+}
+
+static void borrow(struct sl_admission *adm, uint64_t now)
+{
+	struct sl_borrow_level in[SLUICE_MAX_LEVELS];
+	uint32_t cl[SLUICE_MAX_LEVELS];
+	unsigned slots[SLUICE_MAX_LEVELS];
+	size_t n = 0;
+	int err;
+
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		struct level_rt *l = &adm->levels[s];
+
+		if (!l->active)
+			continue;
+		sl_demand_period_end(&l->demand, now, NULL);
+		in[n] = (struct sl_borrow_level){
+			.exempt = l->type == SL_LEVEL_EXEMPT, .nominal = l->lim.nominal,
+			.lendable = l->lim.lendable, .min = l->lim.min, .max = l->lim.max,
+			.hwm = l->demand.hwm, .smoothed = l->demand.smoothed,
+		};
+		slots[n++] = s;
+	}
+	if (!n)
+		return;
+	err = sl_borrow_allocate(adm->server_cl, SL_BORROW_READING_KEP, in, n, cl, &adm->last_borrow);
+	if (err) {
+		pr_warn("borrowing: allocation failed (%s); limits unchanged", strerror(-err));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct level_rt *l = &adm->levels[slots[i]];
+
+		if (l->type == SL_LEVEL_EXEMPT || l->current_cl == cl[i])
+			continue;
+		pr_info("borrowing: level %s limit %u -> %u seats (nominal %u, demand hwm %.0f, smoothed %.1f)",
+			l->name, l->current_cl, cl[i], l->lim.nominal, l->demand.hwm, l->demand.smoothed);
+		l->current_cl = cl[i];
+		write_limit(adm, l);
+		sync_level(l, now);
+	}
+}
+
+void sl_adm_tick(struct sl_admission *adm, uint64_t now)
+{
+	adm->now = now;
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		struct level_rt *l = &adm->levels[s];
+
+		if (!l->active && !l->qs)
+			continue;
+		if (l->qs && l->wait_limit_ns)
+			sl_qs_expire(l->qs, now, l->wait_limit_ns, on_expired, l);
+		sync_level(l, now);
+		/* A removed level whose queues have drained goes away. */
+		if (!l->active && l->qs && !sl_qs_waiting(l->qs) && !sl_qs_seats_in_use(l->qs)) {
+			sl_qs_free(l->qs);
+			l->qs = NULL;
+		}
+	}
+	{
+		/* Deadlines every tick; the claimed-then-vanished check once a
+		 * second. */
+		struct sweep_ctx sc = {.adm = adm, .now = now,
+				       .full = now - adm->last_sweep_ns >= SWEEP_INTERVAL_NS};
+
+		if (sc.full)
+			adm->last_sweep_ns = now;
+		sl_pending_each(adm->pending, sweep_one, &sc);
+	}
+	if (now - adm->last_borrow_ns >= adm->borrow_period_ns) {
+		adm->last_borrow_ns = now;
+		borrow(adm, now);
+	}
+}
+
+/* ---- configuration ----------------------------------------------------------- */
+
+/* Tickets left by a previous daemon (crash, --keep-maps) belong to
+ * nobody: drop them, and give back the seats of admit tickets. */
+static void clear_stale_tickets(struct sl_admission *adm)
+{
+	int fd = adm->dp->maps.fd[SL_MAP_TICKETS];
+	struct sluice_conn_key key, next;
+	struct sluice_ticket t;
+	unsigned n = 0;
+
+	while (!bpf_map_get_next_key(fd, NULL, &next) && n++ < 2 * SLUICE_DEFAULT_TICKETS) {
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &t) || bpf_map_delete_elem(fd, &key))
+			continue;
+		if (t.verdict == SLUICE_TICKET_ADMIT && t.level < SLUICE_MAX_LEVELS)
+			__atomic_fetch_sub(&adm->dp->seats[t.level].seats_in_use, (uint64_t)t.seats,
+					   __ATOMIC_SEQ_CST);
+	}
+	if (n)
+		pr_info("dropped %u ticket%s left by a previous daemon", n, n == 1 ? "" : "s");
+}
+
+int sl_adm_create(struct sl_admission **out, struct sl_dataplane *dp, const uint8_t hash_key[16],
+		  uint64_t now)
+{
+	struct sl_admission *adm = calloc(1, sizeof(*adm));
+
+	if (!adm)
+		return -ENOMEM;
+	adm->pending = sl_pending_new(PENDING_CAPACITY);
+	if (!adm->pending) {
+		free(adm);
+		return -ENOMEM;
+	}
+	adm->dp = dp;
+	memcpy(adm->hash_key, hash_key, 16);
+	adm->borrow_period_ns = SL_BORROW_PERIOD_NS;
+	adm->last_borrow_ns = now;
+	adm->last_sweep_ns = now;
+	clear_stale_tickets(adm);
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		adm->levels[s].adm = adm;
+		adm->levels[s].slot = s;
+	}
+	*out = adm;
+	return 0;
+}
+
+void sl_adm_free(struct sl_admission *adm)
+{
+	if (!adm)
+		return;
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
+		sl_qs_free(adm->levels[s].qs);
+	sl_pending_free(adm->pending);
+	free(adm);
+}
+
+void sl_adm_set_borrow_period(struct sl_admission *adm, uint64_t period_ns)
+{
+	adm->borrow_period_ns = period_ns ? period_ns : SL_BORROW_PERIOD_NS;
+}
+
+static void qs_config_of(const struct sl_level_cfg *lc, struct sl_qs_config *qc)
+{
+	memset(qc, 0, sizeof(*qc));
+	qc->guess_ns = GUESS_NS;
+	if (lc->type == SL_LEVEL_EXEMPT) {
+		qc->queues = SL_QS_EXEMPT;
+	} else if (lc->limit_response == SL_RESP_REJECT) {
+		qc->queues = SL_QS_REJECT;
+	} else {
+		qc->queues = (int32_t)lc->queues;
+		qc->hand_size = lc->queues == 1 ? 1 : lc->hand_size;
+		qc->queue_length_limit = lc->queue_length_limit;
+	}
+}
+
+int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
+		     const struct sl_plan *plan, uint64_t now)
+{
+	bool keep[SLUICE_MAX_LEVELS] = {false};
+	char why[160];
+
+	adm->cfg = cfg;
+	adm->server_cl = cfg->server.server_concurrency_limit;
+	for (size_t i = 0; i < cfg->n_levels; i++) {
+		const struct sl_level_cfg *lc = &cfg->levels[i];
+		unsigned s = plan->slot_of[i];
+		struct level_rt *l = &adm->levels[s];
+		struct sl_qs_config qc;
+		bool fresh = !l->active;
+
+		keep[s] = true;
+		qs_config_of(lc, &qc);
+		l->active = true;
+		snprintf(l->name, sizeof(l->name), "%s", lc->name);
+		l->type = lc->type;
+		l->response = lc->limit_response;
+		l->wait_limit_ns = lc->queue_wait_limit_ns;
+		l->lim = plan->limits[s];
+		l->current_cl = plan->levels[s].seat_limit;
+		if (fresh)
+			sl_demand_init(&l->demand, now, (double)bpf_seats(l));
+		if (qc.queues >= 1 && !l->qs) {
+			if (sl_qs_create(&l->qs, &qc, l->current_cl, now, on_dispatch, l, why, sizeof(why))) {
+				pr_err("level %s: queues: %s", lc->name, why);
+				return -EINVAL;
+			}
+		} else if (l->qs) {
+			/* §3.9: queue count changes, Reject (queues 0) drains. */
+			if (sl_qs_set_config(l->qs, now, &qc, why, sizeof(why)))
+				pr_warn("level %s: queues: %s", lc->name, why);
+		}
+		sync_level(l, now);
+	}
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		struct level_rt *l = &adm->levels[s];
+
+		if (keep[s] || !l->active)
+			continue;
+		/* Removed: what is queued still drains through its QueueSet. */
+		l->active = false;
+	}
+	return 0;
+}
+
+/* ---- dumps -------------------------------------------------------------------- */
+
+static const char *level_kind(const struct level_rt *l)
+{
+	if (l->type == SL_LEVEL_EXEMPT)
+		return "Exempt";
+	return l->response == SL_RESP_QUEUE ? "Queue" : "Reject";
+}
+
+static void dump_level(struct sl_admission *adm, struct json_out *jo, struct level_rt *l)
+{
+	struct sluice_level_stats st = {0};
+	struct sl_qs_stats qs = {0};
+
+	sl_maps_level_stats(&adm->dp->maps, l->slot, &st);
+	if (l->qs)
+		sl_qs_get_stats(l->qs, &qs);
+	jo_obj_begin(jo, NULL);
+	jo_str(jo, "name", l->name);
+	jo_str(jo, "type", level_kind(l));
+	jo_bool(jo, "active", l->active);
+	jo_u64(jo, "nominal", l->lim.nominal);
+	jo_u64(jo, "lendable", l->lim.lendable);
+	jo_u64(jo, "min", l->lim.min);
+	jo_u64(jo, "max", l->lim.max);
+	jo_u64(jo, "limit", l->current_cl);
+	jo_u64(jo, "seats_in_use", bpf_seats(l));
+	jo_u64(jo, "seats_dispatched", l->ticket_seats);
+	jo_u64(jo, "waiting", qs.waiting);
+	jo_u64(jo, "queues", qs.queues);
+	jo_u64(jo, "admitted", st.admitted);
+	jo_u64(jo, "deferred", st.deferred);
+	jo_u64(jo, "rejected", st.rejected);
+	jo_u64(jo, "dispatched_from_queue", l->tickets_admit);
+	jo_u64(jo, "rejected_queue_full", qs.rejected_queue_full);
+	jo_u64(jo, "rejected_time_out", qs.rejected_time_out);
+	jo_double(jo, "demand_hwm", l->demand.hwm);
+	jo_double(jo, "demand_avg", l->demand.avg);
+	jo_double(jo, "demand_smoothed", l->demand.smoothed);
+	jo_obj_end(jo);
+}
+
+struct flows_ctx {
+	struct sl_admission *adm;
+	struct json_out *jo;
+	struct level_rt *l;
+};
+
+static int dump_request(void *ctx, const struct sl_qs_req_info *r)
+{
+	struct flows_ctx *fc = ctx;
+	struct sl_pending *p = sl_pending_by_id(fc->adm->pending, r->id);
+	char buf[64];
+
+	jo_obj_begin(fc->jo, NULL);
+	jo_str(fc->jo, "level", fc->l->name);
+	if (p) {
+		const struct sl_config *cfg = fc->adm->cfg;
+
+		jo_str(fc->jo, "flowSchema", cfg && p->schema < cfg->n_schemas ? cfg->schemas[p->schema].name : NULL);
+		jo_str(fc->jo, "client", sl_fmt_endpoint(p->key.saddr, p->key.sport, buf, sizeof(buf)));
+		jo_str(fc->jo, "local", sl_fmt_endpoint(p->key.daddr, p->key.dport, buf, sizeof(buf)));
+	}
+	jo_i64(fc->jo, "queue", r->queue);
+	jo_i64(fc->jo, "position", r->position);
+	jo_bool(fc->jo, "executing", r->executing);
+	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)r->flow_hash);
+	jo_str(fc->jo, "flow_hash", buf);
+	jo_u64(fc->jo, "seats", r->seats);
+	jo_u64(fc->jo, "arrival_ns", r->arrival_ns);
+	jo_u64(fc->jo, "start_ns", r->start_ns);
+	jo_obj_end(fc->jo);
+	return 0;
+}
+
+void sl_adm_dump(struct sl_admission *adm, FILE *f, const char *what, const char *level)
+{
+	struct json_out jo;
+
+	jo_init(&jo, f, false);
+	jo_obj_begin(&jo, NULL);
+	jo_str(&jo, "what", what);
+	if (!strcmp(what, "levels")) {
+		jo_str(&jo, "borrowing_regime", sl_borrow_regime_name(adm->last_borrow.regime));
+		jo_double(&jo, "fair_prop", adm->last_borrow.fair_prop);
+	}
+	jo_arr_begin(&jo, what);
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		struct level_rt *l = &adm->levels[s];
+
+		if (!l->active && !l->qs)
+			continue;
+		if (level && strcmp(level, l->name))
+			continue;
+		if (!strcmp(what, "levels")) {
+			dump_level(adm, &jo, l);
+		} else if (!strcmp(what, "queues") && l->qs) {
+			for (uint32_t q = 0; q < sl_qs_queue_count(l->qs); q++) {
+				struct sl_qs_queue_info qi;
+				char buf[40];
+
+				if (sl_qs_queue_info(l->qs, q, &qi))
+					break;
+				jo_obj_begin(&jo, NULL);
+				jo_str(&jo, "level", l->name);
+				jo_u64(&jo, "index", qi.index);
+				jo_u64(&jo, "waiting", qi.waiting);
+				jo_u64(&jo, "executing", qi.executing);
+				jo_u64(&jo, "seats_in_use", qi.seats_in_use);
+				sl_ss_format(qi.next_dispatch_r, buf, sizeof(buf));
+				jo_str(&jo, "next_dispatch_r", buf);
+				jo_u64(&jo, "max_seats_sum", qi.max_seats_sum);
+				sl_ss_format(qi.total_work_sum, buf, sizeof(buf));
+				jo_str(&jo, "total_work_sum", buf);
+				jo_obj_end(&jo);
+			}
+		} else if (!strcmp(what, "flows") && l->qs) {
+			struct flows_ctx fc = {.adm = adm, .jo = &jo, .l = l};
+
+			sl_qs_foreach_request(l->qs, dump_request, &fc);
+		}
+	}
+	jo_arr_end(&jo);
+	jo_obj_end(&jo);
+	jo_finish(&jo);
+}
