@@ -55,7 +55,7 @@ BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-BENCH_BINS := $(BUILD)/bench_xdp
+BENCH_BINS := $(BUILD)/bench_xdp $(BUILD)/bench_engines
 BENCH_OBJ  := bpf/bench_baseline.bpf.o
 
 all: $(BPF_OBJ) $(PASS_OBJ) $(BENCH_OBJ) $(BINS) $(LAB_BINS) $(UNIT_TESTS) $(PKT_TEST) $(BENCH_BINS)

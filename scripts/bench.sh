@@ -10,3 +10,6 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "== XDP data path"
 build/bench_xdp "${BENCH_CONFIG:-tests/packet/classify/labels.yaml}"
+echo
+echo "== daemon engines"
+build/bench_engines

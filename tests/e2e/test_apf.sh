@@ -116,8 +116,11 @@ check_num "the shared level is saturated (connections waiting)" "$("$SLUICECTL" 
 "$SLUICECTL" flows shared --socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/flows.json"
 check "flows dump shows queued connections with their flow schema" \
 	jq -e '[.flows[] | select(.flowSchema == "shared")] | length > 0' "$E2E_TMP/flows.json"
+check "a retransmitting client is queued once (no duplicate 4-tuples)" \
+	jq -e '[.flows[].client] | length == (unique | length)' "$E2E_TMP/flows.json"
 "$SLUICECTL" queues shared --socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/queues.json"
 check_num "queues dump has the 16 queues" "$(jq '.queues | length' "$E2E_TMP/queues.json")" -eq 16
+
 
 for p in "${mice[@]}"; do wait "$p"; done
 wait "$ele"
@@ -140,6 +143,25 @@ check_num "the elephant is held back (far fewer served than it asked)" "$ele_ok"
 check_num "the elephant still gets served" "$ele_ok" -gt 0
 rej=$("$SLUICECTL" levels shared --socket "$E2E_TMP/ctl.sock" --json | jq '.levels[0].rejected_queue_full + .levels[0].rejected_time_out')
 check_num "queue-full / time-out rejections happened (the elephant's)" "$rej" -gt 0
+
+
+# A reload under load that shrinks the queues (spec/apf.md §3.9): new
+# arrivals are dealt over 12, the extra queues drain and disappear.
+in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --source 198.18.0.10 --rate 200 --count 1000 \
+	--duration 5 --timeout 4 --json --quiet >/dev/null &
+ele2=$!
+E2E_PIDS+=($ele2)
+sleep 2
+check_num "16 queues before the reload" "$("$SLUICECTL" queues shared --socket "$E2E_TMP/ctl.sock" --json | jq '.queues | length')" -eq 16
+sed 's/queues: 16, handSize: 4/queues: 12, handSize: 4/' "$E2E_TMP/apf.yaml" >"$E2E_TMP/apf12.yaml"
+cp "$E2E_TMP/apf12.yaml" "$E2E_TMP/apf.yaml"
+check "reload to 12 queues under load" bash -c "$SLUICECTL reload --socket $E2E_TMP/ctl.sock | grep -q reloaded"
+wait "$ele2"
+check "after the load, the extra queues have drained away (12 left)" bash -c "
+	for i in \$(seq 50); do
+		n=\$($SLUICECTL queues shared --socket $E2E_TMP/ctl.sock --json | jq '.queues | length')
+		[ \"\$n\" = 12 ] && exit 0; sleep 0.2
+	done; exit 1"
 
 # Reject level: over-limit connections get ECONNREFUSED fast.
 # strict: 20 x 15 / 100 = 3 seats
