@@ -36,6 +36,8 @@ CORE_SRCS  := user/diag.c user/yaml_doc.c user/config.c user/config_net.c user/c
 CORE_SRCS  += user/classifier.c user/class_compiler.c user/flowhash.c user/pending.c
 CORE_SRCS  += user/queueset.c
 CORE_SRCS  += user/borrowing.c
+CORE_SRCS  += user/aimd.c
+CORE_SRCS  += user/loadsched.c
 # Adapters: libbpf, pinned maps, attach/detach.
 ADPT_SRCS  := user/log.c user/pinned_maps.c user/loader.c user/apply.c user/expiry.c user/control.c user/admission.c
 CORE_OBJS  := $(CORE_SRCS:user/%.c=$(BUILD)/%.o)

@@ -8,6 +8,7 @@ PKGS=(
   clang llvm
   libbpf-dev bpftool libelf-dev zlib1g-dev
   libyaml-dev libcmocka-dev libpcre2-dev libjansson-dev
+  libclang-rt-14-dev
   iproute2 util-linux procps jq
   linux-libc-dev
 )

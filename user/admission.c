@@ -283,8 +283,11 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 				return;
 			__atomic_fetch_sub(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
 					   __ATOMIC_SEQ_CST);
+			/* The seats sat idle from the dispatch until now: that
+			 * is what the flow used (charging nothing would let a
+			 * flow of clients that gave up keep the front). */
 			if (l->qs)
-				sl_qs_complete(l->qs, s->now, p->id, 0);
+				sl_qs_complete(l->qs, s->now, p->id, s->now - p->ticket_ns);
 			l->ticket_seats -= l->ticket_seats >= p->seats ? p->seats : l->ticket_seats;
 			sl_pending_remove(adm->pending, p);
 		} else if (!ticket && !map_has(adm->dp->maps.fd[SL_MAP_CONNS], &p->key) &&

@@ -32,5 +32,6 @@ int ctl_levels(int argc, char **argv);
 int ctl_queues(int argc, char **argv);
 int ctl_flows(int argc, char **argv);
 int ctl_deal(int argc, char **argv);
+int ctl_replay(int argc, char **argv);
 
 #endif

@@ -108,7 +108,12 @@ void jo_i64(struct json_out *jo, const char *key, int64_t val)
 
 const char *json_double_shortest(double v, char *buf, size_t len)
 {
-	/* The shortest spelling that reads back as the same double. */
+	/* Integers print as integers ("10", not "1e+01"). */
+	if (v == (double)(long long)v && v > -1e15 && v < 1e15) {
+		snprintf(buf, len, "%lld", (long long)v);
+		return buf;
+	}
+	/* Otherwise the shortest spelling that reads back as the same double. */
 	for (int prec = 1; prec <= 17; prec++) {
 		snprintf(buf, len, "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)

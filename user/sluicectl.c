@@ -20,6 +20,7 @@ static const struct ctl_command commands[] = {
 	{"reload", "make the daemon reload its configuration (all or nothing)", ctl_reload},
 	{"odds", "probability that elephant flows crush a mouse (shuffle sharding)", ctl_odds},
 	{"deal", "the queues a flow hash is dealt (shuffle sharding)", ctl_deal},
+	{"replay", "run the controller offline over a latency trace (tuning)", ctl_replay},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

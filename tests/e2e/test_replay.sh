@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# sluicectl replay: the controller vectors of tests/vectors/aimd.json replayed
+# through the CLI (traces built from the vectors, outputs compared row by
+# row), plus the trace format's rules and errors.  Needs no namespace or root.
+source "$(dirname "$0")/lib.sh"
+CTL=${SLUICE_CTL:-$SLUICECTL}
+V=$E2E_ROOT/tests/vectors/aimd.json
+T=$(mktemp -d /tmp/sluice-replay.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+# A policy with the vectors' defaults (slope -1, gradient [0.1, 1], 0.025, max 2).
+cat >"$T/policy.yaml" <<'YAML'
+apiVersion: sluice/v1
+kind: AverageLatencySchedulingPolicy
+metadata: {name: web}
+spec:
+  load_scheduling_core:
+    aimd_load_scheduler:
+      gradient: {slope: -1, min_gradient: 0.1, max_gradient: 1}
+      load_multiplier_linear_increment: 0.025
+      max_load_multiplier: 2
+      load_scheduler:
+        selectors: [{control_point: ingress}]
+        scheduler:
+          default_workload_parameters: {priority: 1}
+YAML
+
+check "replay --help exits 0 and shows usage" bash -c "$CTL replay --help | grep -q 'Usage: sluicectl replay'"
+check "replay without --trace: exit 2" bash -c "$CTL replay --policy $T/policy.yaml >/dev/null 2>&1; [ \$? = 2 ]"
+
+# ---- the step scenarios (OBSERVED model 'ideal' = --observed-window 1) ----
+for sc in $(jq -r '.scenarios[] | select(.steps) | .name' "$V"); do
+	jq -r --arg n "$sc" '"t_s,signal,setpoint", (.scenarios[] | select(.name == $n) | .steps[] |
+		"\(.t_s),\(.signal // ""),\(.setpoint // "")")' "$V" >"$T/$sc.csv"
+	out=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/$sc.csv" --json); rc=$?
+	check_num "$sc: exit 0" "$rc" -eq 0
+	n=$(jq length <<<"$out")
+	want=$(jq --arg n "$sc" '.scenarios[] | select(.name == $n) | .steps | length' "$V")
+	check_num "$sc: one record per row" "$n" -eq "$want"
+	bad=$(jq -n --argjson out "$out" --slurpfile v "$V" --arg n "$sc" '
+		def near(a; b): (a - b) | fabs < 1e-9;
+		($v[0].scenarios[] | select(.name == $n) | .steps) as $s
+		| [range(0; $s | length) as $i | $s[$i] as $w | $out[$i] as $g
+		   | select(($g.t_s != $w.t_s) or ($g.overload != $w.is_overload)
+			or (near($g.gradient; $w.gradient) | not)
+			or (near($g.integrator; $w.integrator) | not)
+			or (near($g.load_multiplier; $w.published.load_multiplier) | not)
+			or ($g.pass_through != $w.published.pass_through)) | $i]')
+	check "$sc: every row matches the vector (mismatched rows: $(jq -c . <<<"$bad"))" \
+		jq -e 'length == 0' <<<"$bad"
+	check "$sc: records have exactly the documented fields" \
+		jq -e 'all(.[]; keys == ["gradient","integrator","load_multiplier","overload","pass_through","t_s"])' <<<"$out"
+done
+
+# ---- the gradient sweep: one step from pass-through, setpoint 100 ----
+bad=0
+while read -r ratio g over lm pt; do
+	printf 't_s,signal,setpoint\n0,%s,100\n' "$(awk -v r="$ratio" 'BEGIN{printf "%.17g", r * 100}')" >"$T/sweep.csv"
+	rec=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/sweep.csv" --json | jq -c '.[0]')
+	if ! jq -e --argjson g "$g" --argjson o "$over" --argjson lm "$lm" --argjson pt "$pt" '
+		((.gradient - $g) | fabs < 1e-6) and .overload == $o and
+		((.load_multiplier - $lm) | fabs < 1e-6) and .pass_through == $pt' <<<"$rec" >/dev/null; then
+		bad=$((bad + 1))
+		diag "sweep S/SP=$ratio: got $rec"
+	fi
+done < <(jq -r '.scenarios[] | select(.name == "gradient_sweep_from_passthrough") | .rows[] |
+	"\(.signal_over_setpoint) \(.gradient) \(.is_overload) \(.published.load_multiplier) \(.published.pass_through)"' "$V")
+check_num "gradient sweep: all 10 rows match" "$bad" -eq 0
+
+# ---- --observed-window: the vectors' 'window3' model ----
+printf 't_s,signal,setpoint\n0,200,100\n10,200,100\n20,200,100\n' >"$T/w3.csv"
+out=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/w3.csv" --observed-window 3 --json)
+# k0: obs 1 -> 0.5; k1: obs (1+1+0.5)/3 -> x0.5; k2: obs (1+0.5+0.41667)/3 -> x0.5
+check "window 3: OBSERVED is the mean of min(1, applied) over 3 periods, history = 1" \
+	jq -e '(.[0].load_multiplier == 0.5) and ((.[1].load_multiplier - 2.5/6) | fabs < 1e-12)
+		and ((.[2].load_multiplier - (1 + 0.5 + 2.5/6) / 6) | fabs < 1e-12)' <<<"$out"
+
+# ---- trace rules ----
+# empty cells: no valid value -> no overload; integrator keeps growing
+printf 't_s,signal,setpoint\n0,200,100\n10,,100\n20,200,\n' >"$T/empty.csv"
+out=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/empty.csv" --json)
+check "empty cells are invalid values: not overloaded, ramp continues" \
+	jq -e '.[0].overload and (.[1].overload | not) and .[1].integrator == 0.025 and .[1].gradient == null
+		and (.[2].overload | not) and .[2].integrator == 0.05' <<<"$out"
+# columns in another order
+printf 'signal,t_s,setpoint\n200,0,100\n' >"$T/order.csv"
+check "columns may come in any order" \
+	bash -c "$CTL replay --policy $T/policy.yaml --trace $T/order.csv --json | jq -e '.[0].load_multiplier == 0.5'"
+# no setpoint column: the daemon's baseline (mean signal x 1.25)
+{ echo "t_s,signal"; for i in $(seq 0 9); do echo "$((i * 10)),100"; done; echo "100,200"; echo "110,200"; } >"$T/base.csv"
+out=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/base.csv" --json)
+check "no setpoint column: steady signal never overloads, a doubling does (setpoint 125)" \
+	jq -e '([.[0:10][] | .overload] | any | not) and .[10].overload and .[10].load_multiplier == 0.625' <<<"$out"
+check "human table: one line per row plus the header" \
+	bash -c "[ \$($CTL replay --policy $T/policy.yaml --trace $T/base.csv | wc -l) = 13 ]"
+
+# ---- errors name the line and column ----
+printf 't_s,signal,setpoint\n0,100,100\n10,abc,100\n' >"$T/bad.csv"
+err=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/bad.csv" 2>&1 >/dev/null); rc=$?
+check_num "bad number: exit 1" "$rc" -eq 1
+check "bad number: file:line:column and the column's name" grep -q "bad.csv:3:4: column 2 (signal): 'abc'" <<<"$err"
+printf 't_s,signal,latency\n' >"$T/bad2.csv"
+err=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/bad2.csv" 2>&1 >/dev/null)
+check "unknown header column is named with its position" grep -q "bad2.csv:1:12: column 3: unknown column 'latency'" <<<"$err"
+printf 't_s,signal\n0,1,2\n' >"$T/bad3.csv"
+err=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/bad3.csv" 2>&1 >/dev/null)
+check "extra field: line named" grep -q "bad3.csv:2:" <<<"$err"
+
+# ---- policy selection ----
+{ cat "$T/policy.yaml"; echo "---"; sed 's/name: web/name: api/' "$T/policy.yaml"; } >"$T/two.yaml"
+"$CTL" replay --policy "$T/two.yaml" --trace "$T/w3.csv" >/dev/null 2>"$T/err"; rc=$?
+check_num "two policies without --name: exit 2" "$rc" -eq 2
+check "ambiguity lists the policies" grep -q "web api" "$T/err"
+check "--name picks one" "$CTL" replay --policy "$T/two.yaml" --name api --trace "$T/w3.csv"
+"$CTL" replay --policy "$T/two.yaml" --name nope --trace "$T/w3.csv" >/dev/null 2>&1; rc=$?
+check_num "unknown --name: exit 1" "$rc" -eq 1
+
+e2e_finish

@@ -1,0 +1,257 @@
+/*
+ * The agent-side load scheduler of an AverageLatencySchedulingPolicy
+ * (spec/aimd.md §3): Aperture's load-multiplier token bucket, its
+ * incoming-rate ring, the one-flow admission algorithm with queue_timeout,
+ * weighted fair queuing over workloads by priority and the
+ * workload_latency_based_tokens estimate, applied to connections.
+ *
+ * A flow (Aperture's "request") is a connection.  Its tokens are 1, the
+ * workload's `tokens`, the workload's latency-based estimate (mean duration
+ * of its completed connections in ms over 30 min, §3.4) or a per-arrival
+ * override, in Aperture's precedence order (override > estimate > tokens > 1).
+ *
+ * Aperture's head-of-queue "sleep" is modelled with time: the head reserves
+ * its tokens and gets an admission time; sl_ls_tick() (or any later call)
+ * admits it when that time has come and makes the next flow the head.
+ * Events are processed in their own time order, so the result does not
+ * depend on how often the caller ticks; callbacks report the event time.
+ *
+ * Pure code: time is CLOCK_MONOTONIC nanoseconds passed in by the caller
+ * (a `now` older than the last one seen is treated as the last one), no
+ * clock reads, no I/O, no threads, no locking (the caller serialises all
+ * calls on one scheduler).
+ */
+#ifndef SLUICE_LOADSCHED_H
+#define SLUICE_LOADSCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sl_policy_cfg;
+struct sl_workload_params;
+
+#define SL_LS_NS_PER_S        UINT64_C(1000000000)
+#define SL_LS_NO_TIMEOUT      UINT64_MAX                    /* == SL_QUEUE_TIMEOUT_UNSET */
+#define SL_LS_TOKENS_AUTO     (-1.0)                        /* arrive: no override */
+#define SL_LS_DEADLINE_MARGIN_NS (10 * UINT64_C(1000000))   /* decision_deadline_margin */
+#define SL_LS_DECISION_TTL_NS (50 * SL_LS_NS_PER_S)         /* Aperture: 5 × 10 s */
+
+/* ---- incoming-rate ring (§3.1) ---------------------------------------------- */
+
+#define SL_LS_RING_SLOTS    30                     /* completed slots in the window */
+#define SL_LS_RING_SLOT_NS  SL_LS_NS_PER_S
+
+/*
+ * 30 completed one-second slots plus the current one.  Every arriving flow
+ * with tokens > 0 adds its tokens to the current slot; slots advance lazily
+ * on arrival.  rate = Σ completed slots / 30 s (the current slot is ignored).
+ * Bootstrapping until the ring has rotated once (30 s after creation or
+ * after a reset); an arrival that finds every slot stale (more than 30
+ * slots passed since the current slot began) resets the ring and
+ * re-enters bootstrap (fail-open after idle).
+ */
+struct sl_ls_ring {
+	double slot[SL_LS_RING_SLOTS + 1];
+	unsigned cur;          /* index of the current slot */
+	uint64_t cur_start;    /* start time of the current slot */
+	uint64_t boot_until;   /* bootstrapping while now < boot_until */
+};
+void sl_ls_ring_init(struct sl_ls_ring *r, uint64_t now);
+/* Advances, resets after idle, adds tokens (> 0) to the current slot.
+ * Returns whether the ring is bootstrapping at `now` (after a reset too). */
+bool sl_ls_ring_add(struct sl_ls_ring *r, uint64_t now, double tokens);
+/* Tokens per second over the completed slots as of `now` (read-only:
+ * accounts for slots that would have rotated out). */
+double sl_ls_ring_rate(const struct sl_ls_ring *r, uint64_t now);
+bool sl_ls_ring_bootstrapping(const struct sl_ls_ring *r, uint64_t now);
+
+/* ---- token bucket (§3.1, §3.2 steps 5-6) ------------------------------------ */
+
+/*
+ * fill tokens/s, capacity = fill (one second of burst).  available accrues
+ * continuously (Δt × fill, capped at capacity) and may go negative
+ * (reservations by the queue head).
+ */
+struct sl_ls_bucket {
+	double fill, capacity, available;
+	uint64_t last_ns;
+};
+void sl_ls_bucket_init(struct sl_ls_bucket *b, uint64_t now);
+void sl_ls_bucket_advance(struct sl_ls_bucket *b, uint64_t now);
+/* Credit elapsed time at the old rate, then fill = capacity = max(fill, 0);
+ * available is capped at the new capacity (so a zero rate empties it). */
+void sl_ls_bucket_set_fill(struct sl_ls_bucket *b, uint64_t now, double fill);
+/* §3.2 step 5: takes and returns true iff available > tokens (strict). */
+bool sl_ls_bucket_take_if_available(struct sl_ls_bucket *b, uint64_t now, double tokens);
+
+enum sl_ls_reserve {
+	SL_LS_RESERVE_NOW = 0,    /* reserved, wait 0: admit now */
+	SL_LS_RESERVE_WAIT = 1,   /* reserved, admit after *wait_ns */
+	SL_LS_RESERVE_REJECT = 2, /* fill 0, or the wait exceeds the timeout: nothing taken */
+};
+/*
+ * §3.2 step 6, the queue head: available −= tokens; wait = −available / fill;
+ * fill == 0 ⇒ reject; timeout_ns (SL_LS_NO_TIMEOUT = unbounded) < wait ⇒
+ * refund and reject.  *wait_ns (may be NULL) gets the wait, rounded up to
+ * the ns (also on reject when fill > 0; saturates near UINT64_MAX / 2).
+ */
+enum sl_ls_reserve sl_ls_bucket_reserve(struct sl_ls_bucket *b, uint64_t now, double tokens,
+					uint64_t timeout_ns, uint64_t *wait_ns);
+/* Give back a reservation (a cancelled head). */
+void sl_ls_bucket_refund(struct sl_ls_bucket *b, double tokens);
+
+/* ---- workload latency estimate (§3.4) --------------------------------------- */
+
+#define SL_LS_LAT_SLOTS    30
+#define SL_LS_LAT_SLOT_NS  (60 * SL_LS_NS_PER_S)   /* 30 × 1 min = 30 min window */
+
+/* ---- configuration ------------------------------------------------------------ */
+
+struct sl_ls_workload {
+	double priority;           /* > 0 (default 1) */
+	double tokens;             /* > 0, or 0 = unset (then 1) */
+	uint64_t queue_timeout_ns; /* SL_LS_NO_TIMEOUT = unset (unbounded); 0 = only if available now */
+};
+
+struct sl_ls_params {
+	const struct sl_ls_workload *workloads; /* index order = match order; copied by create */
+	size_t n_workloads;
+	struct sl_ls_workload default_workload; /* default_workload_parameters */
+	bool latency_based_tokens;              /* workload_latency_based_tokens */
+	uint64_t decision_ttl_ns;               /* 0: decisions never go stale; else
+						   SL_LS_DECISION_TTL_NS in Aperture */
+};
+
+struct sl_ls_workload sl_ls_workload_from_cfg(const struct sl_workload_params *p);
+/* 0, or -EINVAL with the reason in why (priority <= 0 or not finite,
+ * tokens < 0 or not finite, too many workloads). */
+int sl_ls_params_validate(const struct sl_ls_params *p, char *why, size_t why_len);
+
+/* ---- life cycle ------------------------------------------------------------------ */
+
+struct sl_ls;
+
+/*
+ * on_admit: a QUEUED flow is admitted (its tokens are taken).  on_reject: a
+ * QUEUED flow is rejected (its deadline passed, or its reserved wait would
+ * exceed it).  Flows decided by sl_ls_arrive() itself are reported only by
+ * its return value.  Callbacks run after the state is consistent, in event
+ * order, with the event time (<= the call's now); they may call back into
+ * the scheduler (nested notifications are delivered by the outermost loop,
+ * still in order).  Either may be NULL.
+ */
+typedef void (*sl_ls_admit_fn)(void *ctx, uint64_t id, uint64_t now);
+typedef void (*sl_ls_reject_fn)(void *ctx, uint64_t id, uint64_t now);
+
+/* Starts in pass-through and bootstrapping (§2.5 item 1, §3.1).
+ * 0, -EINVAL (why says what) or -ENOMEM. */
+int sl_ls_create(struct sl_ls **out, const struct sl_ls_params *p, uint64_t now,
+		 sl_ls_admit_fn on_admit, sl_ls_reject_fn on_reject, void *ctx,
+		 char *why, size_t why_len);
+/* The same from the policy's configuration (workloads, default parameters,
+ * workload_latency_based_tokens; decisions go stale after
+ * SL_LS_DECISION_TTL_NS). */
+int sl_ls_create_for_policy(struct sl_ls **out, const struct sl_policy_cfg *cfg, uint64_t now,
+			    sl_ls_admit_fn on_admit, sl_ls_reject_fn on_reject, void *ctx,
+			    char *why, size_t why_len);
+/* Frees every waiting flow without reporting it.  NULL is fine.  Not from a callback. */
+void sl_ls_free(struct sl_ls *ls);
+
+/*
+ * A decision from the controller (§2.3, §3.1).  pass_through, or lm NaN
+ * (invalid) ⇒ pass-through: arrivals are admitted without tokens and the
+ * waiting flows are admitted at once, in WFQ order; the bucket's rate is 0
+ * (a later throttle starts with an empty bucket).  Otherwise the bucket is
+ * credited at its old rate, then fill = capacity = max(lm, 0) × incoming
+ * rate (snapshotted now).  With decision_ttl_ns, a throttle decision older
+ * than that reverts to pass-through (fail open).
+ */
+void sl_ls_set_multiplier(struct sl_ls *ls, uint64_t now, double lm, bool pass_through);
+
+/* ---- flows ---------------------------------------------------------------------- */
+
+enum sl_ls_outcome {
+	SL_LS_ADMITTED = 0, /* now (bootstrap, pass-through, tokens 0, available, or wait 0) */
+	SL_LS_QUEUED = 1,   /* waiting; on_admit or on_reject reports the outcome */
+	SL_LS_REJECTED = 2, /* fill 0 or the wait exceeds the timeout */
+};
+
+/*
+ * §3.2 arrival.  id: the caller's cookie, unique among waiting flows (not
+ * checked).  workload: 0..n_workloads-1, or -1 for the default workload.
+ * tokens: SL_LS_TOKENS_AUTO, or >= 0 to override (Aperture's tokens label).
+ * client_timeout_ns: the client's remaining deadline, SL_LS_NO_TIMEOUT if
+ * none; the timeout is min(workload queue_timeout, client − 10 ms margin).
+ * Returns an sl_ls_outcome (>= 0), or -EINVAL (workload, tokens) / -ENOMEM
+ * with nothing changed.
+ */
+int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, double tokens,
+		 uint64_t client_timeout_ns);
+
+/* A waiting flow leaves (client gone): rejected without a callback, its
+ * reservation refunded if it was the head.  0 or -ENOENT.  O(waiting). */
+int sl_ls_cancel(struct sl_ls *ls, uint64_t now, uint64_t id);
+
+/* An admitted connection of `workload` (-1 default) finished after
+ * duration_ns (excluding the admission wait): feeds the latency estimate
+ * (§3.4).  0 or -EINVAL. */
+int sl_ls_complete(struct sl_ls *ls, uint64_t now, int workload, uint64_t duration_ns);
+
+/* Admits due heads (in WFQ order), rejects expired flows, applies decision
+ * staleness and the end of bootstrap.  Returns the next time something is
+ * due (UINT64_MAX when nothing is). */
+uint64_t sl_ls_tick(struct sl_ls *ls, uint64_t now);
+/* The next due time without doing anything (UINT64_MAX: none). */
+uint64_t sl_ls_next_due(const struct sl_ls *ls);
+
+/* ---- introspection ------------------------------------------------------------- */
+
+/* Tokens accepted / rejected since the previous call (or creation); resets
+ * them.  The controller's OBSERVED = accepted / (accepted + rejected). */
+void sl_ls_take_period(struct sl_ls *ls, double *accepted, double *rejected);
+
+struct sl_ls_stats {
+	bool pass_through;
+	bool bootstrapping;
+	double load_multiplier;     /* last throttle multiplier (NaN in pass-through) */
+	double fill_rate, capacity, available;
+	double incoming_rate;       /* tokens/s over the last 30 completed slots */
+	uint64_t waiting;           /* queued flows, the head included */
+	bool head;                  /* a head holds a reservation */
+	uint64_t head_id, head_admit_at;
+	double head_vft;            /* the head's virtual finish time (NaN: it
+				       entered an idle queue, outside the heap) */
+	double vt;                  /* scheduler virtual time */
+	uint64_t generation;        /* WFQ generation (idle periods) */
+	double accepted_tokens, rejected_tokens, incoming_tokens; /* cumulative */
+	uint64_t admitted, deferred, rejected;                    /* flows, cumulative */
+};
+void sl_ls_get_stats(const struct sl_ls *ls, uint64_t now, struct sl_ls_stats *st);
+
+/* Workloads 0..n_workloads-1, then the default workload. */
+size_t sl_ls_workload_count(const struct sl_ls *ls);
+
+struct sl_ls_workload_stats {
+	double priority;
+	double configured_tokens;   /* 0 = unset */
+	uint64_t queue_timeout_ns;
+	double token_estimate;      /* mean duration in ms over 30 min; NaN without data */
+	double tokens;              /* what an arrival without override takes now */
+	uint64_t admitted;          /* flows admitted (at once or after waiting) */
+	uint64_t deferred;          /* flows that had to wait (QUEUED) */
+	uint64_t rejected;          /* flows rejected (at once, time-out, cancel) */
+	uint64_t waiting;           /* flows waiting now (the head included) */
+	double accepted_tokens, rejected_tokens;
+	double flow_vt;             /* WFQ virtual time of the workload's flow */
+	double flow_head_vft;       /* vft of its first waiting flow in the heap, or NaN */
+	uint64_t completions;       /* sl_ls_complete calls */
+};
+/* index: 0..sl_ls_workload_count()-1 (the last is the default).  0 or -ENOENT. */
+int sl_ls_get_workload_stats(const struct sl_ls *ls, uint64_t now, size_t index,
+			     struct sl_ls_workload_stats *st);
+
+/* Verifies internal invariants.  0, or -EPROTO with the first violation in why. */
+int sl_ls_check(const struct sl_ls *ls, char *why, size_t why_len);
+
+#endif
