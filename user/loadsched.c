@@ -592,8 +592,8 @@ static void drain(struct sl_ls *ls, uint64_t t)
 	if (!bypass(ls))
 		return;
 	if (ls->head) {
-		if (!ls->pass_through)
-			sl_ls_bucket_refund(&ls->bucket, ls->head->tokens);
+		/* admitted without tokens: give its reservation back */
+		sl_ls_bucket_refund(&ls->bucket, ls->head->tokens);
 		admit_head(ls, t);
 	}
 	advance_queue(ls, t);
