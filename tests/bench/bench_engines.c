@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "aimd.h"
+#include "loadsched.h"
 #include "queueset.h"
 #include "shuffle.h"
 
@@ -89,6 +91,80 @@ static double deals_per_sec(uint32_t deck, uint32_t hand, uint64_t n)
 	return (double)n / ((double)(end - start) / 1e9);
 }
 
+/* Controller periods per second: one §2.3 step per call. */
+static double controller_steps_per_sec(uint64_t n)
+{
+	struct sl_aimd_params p;
+	struct sl_aimd st;
+	struct sl_aimd_out out;
+	uint64_t start, end;
+	double sink = 0;
+
+	sl_aimd_params_default(&p);
+	sl_aimd_init(&st, &p);
+	start = now_ns();
+	for (uint64_t i = 0; i < n; i++) {
+		double signal = 100.0 + (double)(rnd() % 100);
+
+		sl_aimd_step(&st, signal, 125.0, 0.9, &out);
+		sink += out.load_multiplier;
+	}
+	end = now_ns();
+	sl_aimd_free(&st);
+	if (sink < 0)
+		printf(" ");
+	return (double)n / ((double)(end - start) / 1e9);
+}
+
+static uint64_t ls_admitted;
+
+static void ls_on_admit(void *ctx, uint64_t id, uint64_t now)
+{
+	(void)ctx;
+	(void)id;
+	(void)now;
+	ls_admitted++;
+}
+
+/* Workload scheduler admissions per second while throttled: arrivals over
+ * n workloads (priorities 1..n) at 4x the fill rate, queued and admitted in
+ * WFQ order as the bucket fills; counts admissions (immediate + queued). */
+static double scheduler_admissions_per_sec(size_t n, uint64_t arrivals)
+{
+	struct sl_ls_workload *w = calloc(n, sizeof(*w));
+	struct sl_ls_params p = {.workloads = w, .n_workloads = n,
+				 .default_workload = {.priority = 1, .tokens = 1, .queue_timeout_ns = SL_LS_NO_TIMEOUT}};
+	struct sl_ls *ls;
+	char why[128];
+	uint64_t t = 1, start, end, step = 1000000; /* 1 ms between arrivals */
+
+	for (size_t i = 0; i < n; i++)
+		w[i] = (struct sl_ls_workload){.priority = (double)(i + 1), .tokens = 1,
+					       .queue_timeout_ns = 5ULL * 1000000000ULL};
+	if (sl_ls_create(&ls, &p, t, ls_on_admit, NULL, NULL, why, sizeof(why))) {
+		fprintf(stderr, "bench: %s\n", why);
+		exit(1);
+	}
+	/* Past the bootstrap window with a steady incoming rate of 1000/s. */
+	for (uint64_t i = 0; i < 31000; i++, t += step)
+		sl_ls_arrive(ls, t, i, (int)(i % n), SL_LS_TOKENS_AUTO, SL_LS_NO_TIMEOUT);
+	sl_ls_set_multiplier(ls, t, 0.25, false);
+	ls_admitted = 0;
+	start = now_ns();
+	for (uint64_t i = 0; i < arrivals; i++, t += step) {
+		if (sl_ls_arrive(ls, t, 1000000 + i, (int)(rnd() % n), SL_LS_TOKENS_AUTO,
+				 SL_LS_NO_TIMEOUT) == SL_LS_ADMITTED)
+			ls_admitted++;
+		sl_ls_tick(ls, t);
+		if (i % 1000 == 0)
+			sl_ls_set_multiplier(ls, t, 0.25, false);
+	}
+	end = now_ns();
+	sl_ls_free(ls);
+	free(w);
+	return (double)ls_admitted / ((double)(end - start) / 1e9);
+}
+
 int main(void)
 {
 	const uint64_t cycles = 2000000;
@@ -105,5 +181,20 @@ int main(void)
 	printf("\nDealer (spec/apf.md §2.3)\n");
 	printf("%-34s %14.0f\n", "deals/s, 64 queues, hand 8", d64);
 	printf("%-34s %14.0f\n", "deals/s, 1024 queues, hand 6", d1024);
+
+	printf("\nAIMD controller (spec/aimd.md §2.3)\n");
+	printf("%-34s %14.0f\n", "periods/s", controller_steps_per_sec(5000000));
+
+	{
+		double w2 = scheduler_admissions_per_sec(2, 60000);
+		double w16 = scheduler_admissions_per_sec(16, 60000);
+		double w256 = scheduler_admissions_per_sec(256, 60000);
+
+		printf("\nWorkload scheduler, throttled to 1/4 of a 1000/s arrival rate (spec/aimd.md §3)\n");
+		printf("%-34s %14s %10s\n", "workloads", "admissions/s", "vs 2");
+		printf("%-34s %14.0f %10s\n", "2", w2, "1.00x");
+		printf("%-34s %14.0f %9.2fx\n", "16", w16, w16 / w2);
+		printf("%-34s %14.0f %9.2fx\n", "256", w256, w256 / w2);
+	}
 	return 0;
 }
