@@ -39,7 +39,7 @@ CORE_SRCS  += user/borrowing.c
 CORE_SRCS  += user/aimd.c
 CORE_SRCS  += user/loadsched.c
 # Adapters: libbpf, pinned maps, attach/detach.
-ADPT_SRCS  := user/log.c user/pinned_maps.c user/loader.c user/apply.c user/expiry.c user/control.c user/admission.c
+ADPT_SRCS  := user/log.c user/pinned_maps.c user/loader.c user/apply.c user/expiry.c user/control.c user/admission.c user/policy_rt.c
 CORE_OBJS  := $(CORE_SRCS:user/%.c=$(BUILD)/%.o)
 ADPT_OBJS  := $(ADPT_SRCS:user/%.c=$(BUILD)/%.o)
 

@@ -31,6 +31,7 @@ int ctl_odds(int argc, char **argv);
 int ctl_levels(int argc, char **argv);
 int ctl_queues(int argc, char **argv);
 int ctl_flows(int argc, char **argv);
+int ctl_controller(int argc, char **argv);
 int ctl_deal(int argc, char **argv);
 int ctl_replay(int argc, char **argv);
 

@@ -24,6 +24,11 @@ static void usage(FILE *f, const char *cmd)
 		fprintf(f, "Per queue of each Queue-type level: waiting and executing connections,\n"
 			   "seats in use, the virtual dispatch time and the work waiting\n"
 			   "(Kubernetes dump_queues).\n");
+	else if (!strcmp(cmd, "controller"))
+		fprintf(f, "Per AverageLatencySchedulingPolicy: the latency signal and setpoint, overload,\n"
+			   "gradient, integrator, load multiplier and pass-through of its gradient\n"
+			   "controller, and per workload the connections admitted, deferred, rejected\n"
+			   "and the latency-based token estimate.\n");
 	else
 		fprintf(f, "Every connection a QueueSet holds, waiting or executing: client, FlowSchema,\n"
 			   "queue and position, flow hash, seats (Kubernetes dump_requests).\n");
@@ -98,6 +103,42 @@ static void print_flows(json_t *root)
 		printf("(no connection waiting or dispatched from a queue)\n");
 }
 
+/* A JSON number as text, "-" for null; buf holds 32 bytes. */
+static const char *num(json_t *o, const char *k, char *buf)
+{
+	json_t *v = json_object_get(o, k);
+
+	if (!json_is_number(v))
+		return "-";
+	snprintf(buf, 32, "%.4g", json_number_value(v));
+	return buf;
+}
+
+static void print_controller(json_t *root)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	json_t *rows = json_object_get(root, "policies"), *r, *w;
+	size_t i, j;
+
+	printf("stage: %s\n", s(root, "stage"));
+	json_array_foreach(rows, i, r) {
+		printf("policy %s: signal %s ms, setpoint %s ms, %s, gradient %s, integrator %s, "
+		       "load multiplier %s%s\n", s(r, "name"),
+		       num(r, "signal_ms", b1), num(r, "setpoint_ms", b2),
+		       json_is_true(json_object_get(r, "overload")) ? "OVERLOAD" : "ok",
+		       num(r, "gradient", b3), num(r, "integrator", b4), num(r, "load_multiplier", b5),
+		       json_is_true(json_object_get(r, "pass_through")) ? " (pass-through)" : "");
+		printf("  %-20s %9s %9s %9s %14s\n", "WORKLOAD", "ADMITTED", "DEFERRED", "REJECTED",
+		       "TOKENS (ms)");
+		json_array_foreach(json_object_get(r, "workloads"), j, w) {
+			printf("  %-20s %9lld %9lld %9lld %14s\n", s(w, "name"), n(w, "admitted"),
+			       n(w, "deferred"), n(w, "rejected"), num(w, "token_estimate_ms", b1));
+		}
+	}
+	if (!json_array_size(rows))
+		printf("(no AverageLatencySchedulingPolicy configured)\n");
+}
+
 static int dump(int argc, char **argv, const char *cmd)
 {
 	static const struct option opts[] = {
@@ -121,7 +162,7 @@ static int dump(int argc, char **argv, const char *cmd)
 		default: usage(stderr, cmd); return CTL_USAGE;
 		}
 	}
-	if (optind < argc)
+	if (optind < argc && strcmp(cmd, "controller"))
 		level = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "sluicectl %s: unexpected argument '%s'\n", cmd, argv[optind]);
@@ -147,6 +188,8 @@ static int dump(int argc, char **argv, const char *cmd)
 	}
 	if (!strcmp(cmd, "levels"))
 		print_levels(root);
+	else if (!strcmp(cmd, "controller"))
+		print_controller(root);
 	else if (!strcmp(cmd, "queues"))
 		print_queues(root);
 	else
@@ -158,3 +201,4 @@ static int dump(int argc, char **argv, const char *cmd)
 int ctl_levels(int argc, char **argv) { return dump(argc, argv, "levels"); }
 int ctl_queues(int argc, char **argv) { return dump(argc, argv, "queues"); }
 int ctl_flows(int argc, char **argv) { return dump(argc, argv, "flows"); }
+int ctl_controller(int argc, char **argv) { return dump(argc, argv, "controller"); }

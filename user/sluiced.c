@@ -28,6 +28,7 @@
 #include "loader.h"
 #include "log.h"
 #include "plan.h"
+#include "policy_rt.h"
 
 #define SWEEP_INTERVAL_NS 1000000000ULL
 #define REPORT_INTERVAL_NS 1000000000ULL
@@ -55,6 +56,7 @@ struct daemon {
 	struct sl_dataplane dp;
 	struct ring_buffer *events;
 	struct sl_admission *adm;
+	struct sl_policies *policies;
 	int sig_fd, timer_fd, epoll_fd, control_fd;
 	unsigned long long ticks;
 	unsigned long long last_sweep_ns, last_report_ns;
@@ -189,6 +191,8 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 	err = sl_apply_plan(&d->dp.maps, &plan);
 	if (!err && d->adm)
 		err = sl_adm_configure(d->adm, cfg, &plan, sl_mono_ns());
+	if (!err && d->policies)
+		err = sl_policies_configure(d->policies, cfg, sl_mono_ns());
 	if (!err) {
 		pr_info("classification: %zu source and %zu local prefixes, %u client-port and "
 			"%u local-port classes, %zu table entries", plan.classes.n_src,
@@ -259,6 +263,16 @@ static void handle_control(struct daemon *d)
 		fclose(f);
 		return;
 	}
+	if (!strcmp(req, "controller")) {
+		f = fdopen(fd, "w");
+		if (!f) {
+			close(fd);
+			return;
+		}
+		sl_policies_dump(d->policies, f);
+		fclose(f);
+		return;
+	}
 	if (!strcmp(req, "reload"))
 		err = reload(d, &diags, &msg);
 	f = fdopen(fd, "w");
@@ -288,6 +302,8 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*ev))
 		return 0;
 	sl_adm_on_event(d->adm, data, size, sl_mono_ns());
+	if (ev->type == SLUICE_EV_CLOSE && ev->policy != SLUICE_NONE16)
+		sl_policies_on_close(d->policies, ev->policy, ev->workload, ev->duration_ns, sl_mono_ns());
 	switch (ev->type) {
 	case SLUICE_EV_DEFER: d->ev_defer++; break;
 	case SLUICE_EV_REJECT: d->ev_reject++; break;
@@ -332,6 +348,7 @@ static void tick(struct daemon *d)
 	if (sl_write_heartbeat(&d->dp.maps, ++d->ticks))
 		pr_warn("heartbeat write failed: %s", strerror(errno));
 	sl_adm_tick(d->adm, now);
+	sl_policies_tick(d->policies, now);
 	if (now - d->last_sweep_ns >= SWEEP_INTERVAL_NS) {
 		d->last_sweep_ns = now;
 		n = sl_expire_handshakes(&d->dp, now, d->cfg->server.handshake_timeout_ns);
@@ -493,6 +510,8 @@ int main(int argc, char **argv)
 		if (getrandom(key, sizeof(key), 0) != sizeof(key))
 			memset(key, 0x5a, sizeof(key));
 		err = sl_adm_create(&d.adm, &d.dp, key, sl_mono_ns());
+		if (!err)
+			err = sl_policies_create(&d.policies);
 		if (err) {
 			pr_err("admission: %s", strerror(-err));
 			goto out_dp;
@@ -516,6 +535,7 @@ int main(int argc, char **argv)
 out_dp:
 	ring_buffer__free(d.events);
 	sl_adm_free(d.adm);
+	sl_policies_free(d.policies);
 	close_fd(&d.sig_fd);
 	close_fd(&d.timer_fd);
 	close_fd(&d.epoll_fd);

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The adaptive controller, observe stage: connections a policy selects feed
+# its gradient controller with their real duration (sock_ops close events);
+# `sluicectl controller` shows the signal, the setpoint learnt from it, and
+# overload with a multiplicative cut when the service slows down.  (The
+# data path does not enforce the multiplier yet.)
+source "$(dirname "$0")/lib.sh"
+e2e_init "$@"
+
+cat >"$E2E_TMP/ctl.yaml" <<'YAML'
+apiVersion: sluice/v1
+kind: Server
+metadata: {name: lab}
+spec: {serverConcurrencyLimit: 200, heartbeatTimeout: 3s}
+---
+apiVersion: sluice/v1
+kind: ConnectionLabels
+metadata: {name: tiers}
+spec:
+  rules:
+  - sources: [198.18.0.20/32]
+    labels: {user_tier: gold}
+---
+apiVersion: sluice/v1
+kind: AverageLatencySchedulingPolicy
+metadata: {name: svc}
+spec:
+  load_scheduling_core:
+    aimd_load_scheduler:
+      load_scheduler:
+        selectors:
+        - control_point: ingress
+          label_matcher: {match_labels: {dst.port: "8080"}}
+        scheduler:
+          workloads:
+          - name: gold
+            label_matcher: {match_labels: {user_tier: gold}}
+            parameters: {priority: 4}
+  signal: {type: duration, window: 3s}
+  latency_baseliner:
+    latency_tolerance_multiplier: 1.25
+    long_term_query_interval: 60s
+    long_term_query_periodic_interval: 1s
+  control_period: 1s
+YAML
+
+# A service whose latency grows with its queue: 4 workers, 50 ms each.
+start_service 8080 4 50 || { not_ok "service starts"; e2e_finish; }
+start_daemon "$E2E_TMP/ctl.yaml" || { not_ok "sluiced starts"; e2e_finish; }
+ok "sluiced starts with a policy (control period 1 s)"
+ctl() { "$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json; }
+check "a fresh policy is in pass-through" jq -e '.policies[0].pass_through == true and .policies[0].name == "svc"' <<<"$(ctl)"
+
+# Calm: 20 connections/s (half the capacity) for 6 s from two sources.
+in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --source 198.18.0.20 --rate 10 --count 60 \
+	--duration 6 --timeout 5 --json --quiet >/dev/null &
+a=$!
+load --connect $SRV4 --port 8080 --source 198.18.0.21 --rate 10 --count 60 --duration 6 --timeout 5 >/dev/null
+wait $a
+c=$(ctl)
+diag "calm: $(jq -c '.policies[0] | {signal_ms, setpoint_ms, overload, load_multiplier, pass_through}' <<<"$c")"
+check_num "the signal is the connections' duration (~50-100 ms)" "$(jq '.policies[0].signal_ms' <<<"$c")" -lt 150
+check "calm: no overload, pass-through" jq -e '.policies[0].overload == false and .policies[0].pass_through == true' <<<"$c"
+check "workloads counted: gold and default both admitted" \
+	jq -e '(.policies[0].workloads[] | select(.name == "gold") | .admitted) > 0 and (.policies[0].workloads[] | select(.name == "default") | .admitted) > 0' <<<"$c"
+
+# Surge: 3x capacity for 5 s: queueing in the backlog raises latency.
+load --connect $SRV4 --port 8080 --source 198.18.0.21 --rate 240 --count 1200 --duration 5 --timeout 10 >/dev/null &
+s=$!
+over=0
+for _ in $(seq 40); do
+	sleep 0.25
+	if jq -e '.policies[0].overload == true' <<<"$(ctl)" >/dev/null; then over=1; break; fi
+done
+c=$(ctl)
+diag "surge: $(jq -c '.policies[0] | {signal_ms, setpoint_ms, overload, gradient, load_multiplier, pass_through}' <<<"$c")"
+check_num "the controller detects overload during the surge" "$over" -eq 1
+check "and cuts the load multiplier below 1 (out of pass-through)" \
+	jq -e '.policies[0].pass_through == false and .policies[0].load_multiplier < 1' <<<"$c"
+wait $s
+check "clean stop" stop_daemon
+e2e_finish
