@@ -330,25 +330,23 @@ static int map_seats(struct sl_dataplane *dp)
 	return 0;
 }
 
-static void fill_maps(struct sl_dataplane *dp)
+void sl_maps_from_skel(struct sluice *s, struct sl_maps *m)
 {
-	struct sluice *s = dp->skel;
-
-	dp->maps.owned = false;
-	dp->maps.fd[SL_MAP_CONFIG] = bpf_map__fd(s->maps.sl_config);
-	dp->maps.fd[SL_MAP_HEARTBEAT] = bpf_map__fd(s->maps.sl_heartbeat);
-	dp->maps.fd[SL_MAP_LEVELS] = bpf_map__fd(s->maps.sl_levels);
-	dp->maps.fd[SL_MAP_SEATS] = bpf_map__fd(s->maps.sl_seats);
-	dp->maps.fd[SL_MAP_LVL_STATS] = bpf_map__fd(s->maps.sl_lvl_stats);
-	dp->maps.fd[SL_MAP_STATS] = bpf_map__fd(s->maps.sl_stats);
-	dp->maps.fd[SL_MAP_SRC_CLS] = bpf_map__fd(s->maps.sl_src_cls);
-	dp->maps.fd[SL_MAP_DST_CLS] = bpf_map__fd(s->maps.sl_dst_cls);
-	dp->maps.fd[SL_MAP_PORT_CLS] = bpf_map__fd(s->maps.sl_port_cls);
-	dp->maps.fd[SL_MAP_CLASSES] = bpf_map__fd(s->maps.sl_classes);
-	dp->maps.fd[SL_MAP_CONNS] = bpf_map__fd(s->maps.sl_conns);
-	dp->maps.fd[SL_MAP_EVENTS] = bpf_map__fd(s->maps.sl_events);
-	dp->maps.fd[SL_MAP_TICKETS] = bpf_map__fd(s->maps.sl_tickets);
-	dp->maps.fd[SL_MAP_EV_LIMIT] = bpf_map__fd(s->maps.sl_ev_limit);
+	m->owned = false;
+	m->fd[SL_MAP_CONFIG] = bpf_map__fd(s->maps.sl_config);
+	m->fd[SL_MAP_HEARTBEAT] = bpf_map__fd(s->maps.sl_heartbeat);
+	m->fd[SL_MAP_LEVELS] = bpf_map__fd(s->maps.sl_levels);
+	m->fd[SL_MAP_SEATS] = bpf_map__fd(s->maps.sl_seats);
+	m->fd[SL_MAP_LVL_STATS] = bpf_map__fd(s->maps.sl_lvl_stats);
+	m->fd[SL_MAP_STATS] = bpf_map__fd(s->maps.sl_stats);
+	m->fd[SL_MAP_SRC_CLS] = bpf_map__fd(s->maps.sl_src_cls);
+	m->fd[SL_MAP_DST_CLS] = bpf_map__fd(s->maps.sl_dst_cls);
+	m->fd[SL_MAP_PORT_CLS] = bpf_map__fd(s->maps.sl_port_cls);
+	m->fd[SL_MAP_CLASSES] = bpf_map__fd(s->maps.sl_classes);
+	m->fd[SL_MAP_CONNS] = bpf_map__fd(s->maps.sl_conns);
+	m->fd[SL_MAP_EVENTS] = bpf_map__fd(s->maps.sl_events);
+	m->fd[SL_MAP_TICKETS] = bpf_map__fd(s->maps.sl_tickets);
+	m->fd[SL_MAP_EV_LIMIT] = bpf_map__fd(s->maps.sl_ev_limit);
 }
 
 static void remove_pins(struct sl_dataplane *dp, bool keep_maps)
@@ -429,7 +427,7 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 	}
 	if (dp->adopted_maps)
 		pr_info("adopted %d pinned maps from %s/maps", dp->adopted_maps, dp->pin_dir);
-	fill_maps(dp);
+	sl_maps_from_skel(dp->skel, &dp->maps);
 	err = map_seats(dp);
 	if (err)
 		goto fail;

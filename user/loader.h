@@ -51,6 +51,9 @@ void sl_dataplane_stop(struct sl_dataplane *dp, bool keep_maps);
 /* Return seats to a level (the expiry sweep).  Atomic against BPF. */
 void sl_dataplane_release_seats(struct sl_dataplane *dp, unsigned slot, uint32_t seats);
 
+/* The map fds of a loaded skeleton (borrowed: not closed by sl_maps_close). */
+void sl_maps_from_skel(struct sluice *skel, struct sl_maps *m);
+
 /* Mount bpffs on the parent of pin_dir unless it already is bpffs. */
 int sl_ensure_bpffs(const char *pin_dir);
 

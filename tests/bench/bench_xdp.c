@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "apply.h"
+#include "loader.h"
 #include "config.h"
 #include "frames.h"
 #include "plan.h"
@@ -52,25 +53,6 @@ static size_t syn(uint8_t *buf, uint16_t sport, uint16_t dport, uint8_t flags)
 	memcpy(s.saddr4, (uint8_t[]){198, 18, 7, 2}, 4); /* a gold client in labels.yaml */
 	memcpy(s.daddr4, (uint8_t[]){198, 18, 0, 1}, 4);
 	return fr_build(&s, buf, &lay);
-}
-
-static void fill_maps(void)
-{
-	maps.owned = false;
-	maps.fd[SL_MAP_CONFIG] = bpf_map__fd(skel->maps.sl_config);
-	maps.fd[SL_MAP_HEARTBEAT] = bpf_map__fd(skel->maps.sl_heartbeat);
-	maps.fd[SL_MAP_LEVELS] = bpf_map__fd(skel->maps.sl_levels);
-	maps.fd[SL_MAP_SEATS] = bpf_map__fd(skel->maps.sl_seats);
-	maps.fd[SL_MAP_LVL_STATS] = bpf_map__fd(skel->maps.sl_lvl_stats);
-	maps.fd[SL_MAP_STATS] = bpf_map__fd(skel->maps.sl_stats);
-	maps.fd[SL_MAP_SRC_CLS] = bpf_map__fd(skel->maps.sl_src_cls);
-	maps.fd[SL_MAP_DST_CLS] = bpf_map__fd(skel->maps.sl_dst_cls);
-	maps.fd[SL_MAP_PORT_CLS] = bpf_map__fd(skel->maps.sl_port_cls);
-	maps.fd[SL_MAP_CLASSES] = bpf_map__fd(skel->maps.sl_classes);
-	maps.fd[SL_MAP_CONNS] = bpf_map__fd(skel->maps.sl_conns);
-	maps.fd[SL_MAP_EVENTS] = bpf_map__fd(skel->maps.sl_events);
-	maps.fd[SL_MAP_TICKETS] = bpf_map__fd(skel->maps.sl_tickets);
-	maps.fd[SL_MAP_EV_LIMIT] = bpf_map__fd(skel->maps.sl_ev_limit);
 }
 
 static void set_seats(unsigned slot, uint64_t n)
@@ -116,7 +98,7 @@ int main(int argc, char **argv)
 	pass_fd = bpf_program__fd(bpf_object__find_program_by_name(pass_obj, "xdp_pass"));
 	parse_fd = bpf_program__fd(bpf_object__find_program_by_name(parse_obj, "parse_pass"));
 	sl_fd = bpf_program__fd(skel->progs.sluice_xdp);
-	fill_maps();
+	sl_maps_from_skel(skel, &maps);
 	if (sl_config_load_file(config, &cfg, &d) || sl_plan_build(cfg, names, "bench", &plan, &d) ||
 	    sl_apply_plan(&maps, &plan)) {
 		sl_diags_print(&d, stderr);

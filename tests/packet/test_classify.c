@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "apply.h"
+#include "loader.h"
 #include "classifier.h"
 #include "config.h"
 #include "fmt.h"
@@ -45,25 +46,6 @@ static uint64_t rnd(void)
 	return rng_state * 0x2545f4914f6cdd1dULL;
 }
 
-static void fill_maps_from_skel(void)
-{
-	maps.owned = false;
-	maps.fd[SL_MAP_CONFIG] = bpf_map__fd(skel->maps.sl_config);
-	maps.fd[SL_MAP_HEARTBEAT] = bpf_map__fd(skel->maps.sl_heartbeat);
-	maps.fd[SL_MAP_LEVELS] = bpf_map__fd(skel->maps.sl_levels);
-	maps.fd[SL_MAP_SEATS] = bpf_map__fd(skel->maps.sl_seats);
-	maps.fd[SL_MAP_LVL_STATS] = bpf_map__fd(skel->maps.sl_lvl_stats);
-	maps.fd[SL_MAP_STATS] = bpf_map__fd(skel->maps.sl_stats);
-	maps.fd[SL_MAP_SRC_CLS] = bpf_map__fd(skel->maps.sl_src_cls);
-	maps.fd[SL_MAP_DST_CLS] = bpf_map__fd(skel->maps.sl_dst_cls);
-	maps.fd[SL_MAP_PORT_CLS] = bpf_map__fd(skel->maps.sl_port_cls);
-	maps.fd[SL_MAP_CLASSES] = bpf_map__fd(skel->maps.sl_classes);
-	maps.fd[SL_MAP_CONNS] = bpf_map__fd(skel->maps.sl_conns);
-	maps.fd[SL_MAP_EVENTS] = bpf_map__fd(skel->maps.sl_events);
-	maps.fd[SL_MAP_TICKETS] = bpf_map__fd(skel->maps.sl_tickets);
-	maps.fd[SL_MAP_EV_LIMIT] = bpf_map__fd(skel->maps.sl_ev_limit);
-}
-
 static int group_setup(void **state)
 {
 	const char *n = getenv("SLUICE_DIFF_TUPLES"), *seed = getenv("SLUICE_DIFF_SEED");
@@ -81,7 +63,7 @@ static int group_setup(void **state)
 		fprintf(stderr, "cannot load the BPF object: %s (root and BPF needed)\n", strerror(errno));
 		return -1;
 	}
-	fill_maps_from_skel();
+	sl_maps_from_skel(skel, &maps);
 	return 0;
 }
 
