@@ -103,12 +103,16 @@ check_num "half-open connections hold seats" "$(level_field web seats_in_use)" -
 check "their seats expire after handshakeTimeout" wait_level_field web seats_in_use 0 5
 check_num "expiries counted" "$(level_field web expired)" -eq 3
 
-# Clean stop: nothing attached, nothing pinned.
+# Clean stop: nothing attached, nothing pinned.  (The cgroup2 root is the
+# host's: check for *our* sock_ops program by id, not by name, so another
+# sluice running elsewhere on the host cannot confuse the test.)
+sockops_id=$(bpftool prog show pinned $PIN_DIR/progs/sluice_sockops -j | jq .id)
 check "sluiced stops on SIGTERM" stop_daemon
 check "no XDP program left on sl0" bash -c "! ip link show sl0 | grep -q 'prog/xdp'"
 check "no pins left in $PIN_DIR" bash -c "[ ! -e $PIN_DIR ]"
 cg=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
-check "no sluice sock_ops left on $cg" bash -c "! bpftool cgroup show '$cg' 2>/dev/null | grep -q sluice_sockops"
+attached=$(bpftool cgroup show "$cg" -j 2>/dev/null | jq -s --argjson id "$sockops_id" '[.[] | .[]? | select(.id == $id)] | length')
+check_num "our sock_ops program (id $sockops_id) is no longer attached to $cg" "$attached" -eq 0
 r=$(load --connect $SRV4 --port 8080 --rate 100 --count 6 --timeout 5)
 check_num "after stop, connections are not limited" "$(jq .ok <<<"$r")" -eq 6
 
