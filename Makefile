@@ -105,9 +105,9 @@ $(BUILD)/lab_%: tests/lab/lab_%.c | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@ -lpthread -lm
 
-$(BUILD)/test_%: tests/unit/test_%.c $(BUILD)/libsluice_core.a
+$(BUILD)/test_%: tests/unit/test_%.c tests/unit/vectors.h $(BUILD)/libsluice_core.a
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka -ljansson
+	$(Q)$(CC) $(CFLAGS) $(filter-out %.h,$^) -o $@ $(LDLIBS) -lcmocka -ljansson
 
 $(BUILD)/test_packets $(BUILD)/test_classify: $(BUILD)/test_%: tests/packet/test_%.c tests/packet/frames.h \
 		$(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a | $(SKEL)

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "vectors.h"
 #include <jansson.h>
 
 #include "aimd.h"
@@ -23,26 +25,6 @@
 
 #define SEC 1000000000ull
 #define MSEC 1000000ull
-
-static const char *vectors_dir(void)
-{
-	const char *d = getenv("SLUICE_VECTORS");
-
-	return d ? d : "tests/vectors";
-}
-
-static json_t *load_vectors(const char *name)
-{
-	char path[512];
-	json_error_t jerr;
-	json_t *root;
-
-	snprintf(path, sizeof(path), "%s/%s", vectors_dir(), name);
-	root = json_load_file(path, 0, &jerr);
-	if (!root)
-		fail_msg("%s:%d: %s", path, jerr.line, jerr.text);
-	return root;
-}
 
 static void assert_near(double got, double want, double tol, const char *what, long k)
 {

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <cmocka.h>
+
+#include "vectors.h"
 #include <jansson.h>
 
 #include "cgroup_path.h"
@@ -17,26 +19,6 @@
 #include "json_out.h"
 #include "level_slots.h"
 #include "concurrency.h"
-
-static const char *vectors_dir(void)
-{
-	const char *d = getenv("SLUICE_VECTORS");
-
-	return d ? d : "tests/vectors";
-}
-
-static json_t *load_vectors(const char *name)
-{
-	char path[512];
-	json_error_t jerr;
-	json_t *root;
-
-	snprintf(path, sizeof(path), "%s/%s", vectors_dir(), name);
-	root = json_load_file(path, 0, &jerr);
-	if (!root)
-		fail_msg("%s:%d: %s", path, jerr.line, jerr.text);
-	return root;
-}
 
 /* Kubernetes' default levels (spec/apf.md §6.1): shares and lendable %. */
 static const struct {

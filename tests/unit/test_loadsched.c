@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include "vectors.h"
 #include <jansson.h>
 
 #include "config.h"
@@ -22,26 +24,6 @@
 #define MS 1000000ull
 #define SEC 1000000000ull
 #define WARM_ID 0x100000000ull
-
-static const char *vectors_dir(void)
-{
-	const char *d = getenv("SLUICE_VECTORS");
-
-	return d ? d : "tests/vectors";
-}
-
-static json_t *load_vectors(const char *name)
-{
-	char path[512];
-	json_error_t jerr;
-	json_t *root;
-
-	snprintf(path, sizeof(path), "%s/%s", vectors_dir(), name);
-	root = json_load_file(path, 0, &jerr);
-	if (!root)
-		fail_msg("%s:%d: %s", path, jerr.line, jerr.text);
-	return root;
-}
 
 static void assert_near(double got, double want, double eps, const char *what)
 {

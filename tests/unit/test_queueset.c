@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include "vectors.h"
 #include <jansson.h>
 
 #include "queueset.h"
@@ -22,26 +24,6 @@
 #define SEC 1000000000ull
 #define G3 (3 * MS)     /* Kubernetes' G */
 #define W1 300000ull    /* totalWork of a 1-seat request with G = 3 ms */
-
-static const char *vectors_dir(void)
-{
-	const char *d = getenv("SLUICE_VECTORS");
-
-	return d ? d : "tests/vectors";
-}
-
-static json_t *load_vectors(const char *name)
-{
-	char path[512];
-	json_error_t jerr;
-	json_t *root;
-
-	snprintf(path, sizeof(path), "%s/%s", vectors_dir(), name);
-	root = json_load_file(path, 0, &jerr);
-	if (!root)
-		fail_msg("%s:%d: %s", path, jerr.line, jerr.text);
-	return root;
-}
 
 /* ---- harness -------------------------------------------------------------------- */
 
