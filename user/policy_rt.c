@@ -25,6 +25,7 @@ struct policy_rt {
 	struct sl_aimd_out out;
 	uint64_t next_period_ns;
 	uint64_t period_accepted;
+	bool external_warned;
 	struct workload_rt workloads[MAX_WORKLOADS + 1]; /* [0] = default */
 };
 
@@ -97,7 +98,7 @@ int sl_policies_configure(struct sl_policies *ps, const struct sl_config *cfg, u
 }
 
 void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned workload,
-			  uint64_t duration_ns, uint64_t now)
+			  uint64_t duration_ns, uint32_t srtt_us, uint64_t now)
 {
 	struct policy_rt *p;
 	struct workload_rt *w;
@@ -106,11 +107,45 @@ void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned work
 	if (policy >= ps->n)
 		return;
 	p = &ps->v[policy];
-	sl_aimd_observe_latency(&p->aimd, now, duration_ns);
+	/* The policy's signal: the connection's duration, or its smoothed
+	 * RTT (network-side latency); the external signal is read per period. */
+	if (p->cfg->signal == SL_SIGNAL_DURATION)
+		sl_aimd_observe_latency(&p->aimd, now, duration_ns);
+	else if (p->cfg->signal == SL_SIGNAL_SRTT && srtt_us)
+		sl_aimd_observe_latency(&p->aimd, now, (uint64_t)srtt_us * 1000);
 	p->period_accepted++;
 	w = &p->workloads[workload == SLUICE_NONE16 || workload >= MAX_WORKLOADS ? 0 : workload + 1];
 	w->admitted++;
 	w->latency_ewma_ms = w->admitted == 1 ? ms : 0.9 * w->latency_ewma_ms + 0.1 * ms;
+}
+
+/* The external signal: one number (milliseconds) the application keeps in
+ * a file; NaN (no valid value this period) when it is missing or not a
+ * number, which the controller treats like an empty window. */
+static double read_external(struct policy_rt *p)
+{
+	char buf[64], *end;
+	double v = NAN;
+	FILE *f;
+
+	if (!p->cfg->external_path)
+		return NAN;
+	f = fopen(p->cfg->external_path, "re");
+	if (!f) {
+		if (!p->external_warned)
+			pr_warn("policy %s: external signal %s: %s", p->name, p->cfg->external_path,
+				strerror(errno));
+		p->external_warned = true;
+		return NAN;
+	}
+	if (fgets(buf, sizeof(buf), f)) {
+		v = strtod(buf, &end);
+		if (end == buf || !isfinite(v) || v < 0)
+			v = NAN;
+	}
+	fclose(f);
+	p->external_warned = false;
+	return v;
 }
 
 void sl_policies_tick(struct sl_policies *ps, uint64_t now)
@@ -123,9 +158,15 @@ void sl_policies_tick(struct sl_policies *ps, uint64_t now)
 			continue;
 		p->next_period_ns = now + p->aimd.p.period_ns;
 		/* Observe stage: nothing is rejected yet. */
-		sl_aimd_observe_tokens(&p->aimd, (double)p->period_accepted, 0);
+		if (p->cfg->signal == SL_SIGNAL_EXTERNAL) {
+			double observed = 1.0;
+
+			sl_aimd_period_signal(&p->aimd, read_external(p), observed, &p->out);
+		} else {
+			sl_aimd_observe_tokens(&p->aimd, (double)p->period_accepted, 0);
+			sl_aimd_period(&p->aimd, now, &p->out);
+		}
 		p->period_accepted = 0;
-		sl_aimd_period(&p->aimd, now, &p->out);
 		p->have_out = true;
 		if (was != p->out.pass_through || p->out.overload)
 			pr_info("policy %s: signal %.1f ms, setpoint %.1f ms, %s, load multiplier %.3f%s",

@@ -303,7 +303,8 @@ static int on_event(void *ctx, void *data, size_t size)
 		return 0;
 	sl_adm_on_event(d->adm, data, size, sl_mono_ns());
 	if (ev->type == SLUICE_EV_CLOSE && ev->policy != SLUICE_NONE16)
-		sl_policies_on_close(d->policies, ev->policy, ev->workload, ev->duration_ns, sl_mono_ns());
+		sl_policies_on_close(d->policies, ev->policy, ev->workload, ev->duration_ns,
+				     ev->srtt_us, sl_mono_ns());
 	switch (ev->type) {
 	case SLUICE_EV_DEFER: d->ev_defer++; break;
 	case SLUICE_EV_REJECT: d->ev_reject++; break;

@@ -42,10 +42,43 @@ spec:
     long_term_query_interval: 60s
     long_term_query_periodic_interval: 1s
   control_period: 1s
+---
+apiVersion: sluice/v1
+kind: AverageLatencySchedulingPolicy
+metadata: {name: rtt}
+spec:
+  load_scheduling_core:
+    aimd_load_scheduler:
+      load_scheduler:
+        selectors:
+        - control_point: ingress
+          label_matcher: {match_labels: {dst.port: "8081"}}
+  signal: {type: srtt, window: 3s}
+  control_period: 1s
+---
+apiVersion: sluice/v1
+kind: AverageLatencySchedulingPolicy
+metadata: {name: app}
+spec:
+  load_scheduling_core:
+    aimd_load_scheduler:
+      load_scheduler:
+        selectors:
+        - control_point: ingress
+          label_matcher: {match_labels: {dst.port: "8082"}}
+  signal: {type: external, external_path: EXTERNAL_PATH, window: 2s}
+  latency_baseliner:
+    latency_tolerance_multiplier: 1.25
+    long_term_query_interval: 60s
+    long_term_query_periodic_interval: 1s
+  control_period: 1s
 YAML
+sed -i "s|EXTERNAL_PATH|$E2E_TMP/app-latency|" "$E2E_TMP/ctl.yaml"
+echo 40 >"$E2E_TMP/app-latency"
 
 # A service whose latency grows with its queue: 4 workers, 50 ms each.
 start_service 8080 4 50 || { not_ok "service starts"; e2e_finish; }
+start_service 8081 4 10 || { not_ok "second service starts"; e2e_finish; }
 start_daemon "$E2E_TMP/ctl.yaml" || { not_ok "sluiced starts"; e2e_finish; }
 ok "sluiced starts with a policy (control period 1 s)"
 ctl() { "$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json; }
@@ -78,5 +111,24 @@ check_num "the controller detects overload during the surge" "$over" -eq 1
 check "and cuts the load multiplier below 1 (out of pass-through)" \
 	jq -e '.policies[0].pass_through == false and .policies[0].load_multiplier < 1' <<<"$c"
 wait $s
+
+# srtt signal: the smoothed RTT of the connections (microseconds on veth).
+load --connect $SRV4 --port 8081 --rate 20 --count 20 --timeout 5 >/dev/null
+sleep 1.5
+c=$(ctl)
+diag "rtt policy: $(jq -c '.policies[] | select(.name == "rtt") | {signal_ms, setpoint_ms}' <<<"$c")"
+check "srtt signal: a valid value far below the connections' duration (< 5 ms)" \
+	jq -e '.policies[] | select(.name == "rtt") | .signal_ms != null and .signal_ms < 5' <<<"$c"
+
+# External signal: the application writes its own latency (ms) to a file.
+check "external signal: the number in the file is the signal" \
+	jq -e '.policies[] | select(.name == "app") | .signal_ms == 40' <<<"$c"
+echo 400 >"$E2E_TMP/app-latency"
+over=0
+for _ in $(seq 20); do
+	sleep 0.25
+	jq -e '.policies[] | select(.name == "app") | .overload == true' <<<"$(ctl)" >/dev/null && { over=1; break; }
+done
+check_num "external signal: 10x its baseline is overload" "$over" -eq 1
 check "clean stop" stop_daemon
 e2e_finish
