@@ -82,7 +82,7 @@ $(BUILD)/%.o: user/%.c $(wildcard user/*.h) include/sluice_abi.h | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/loader.o: $(SKEL)
+$(BUILD)/loader.o $(BUILD)/expiry.o: $(SKEL)
 
 $(BUILD)/libsluice_core.a: $(CORE_OBJS)
 	$(call msg,AR,$@)
@@ -101,11 +101,11 @@ $(BUILD)/sluicectl: $(patsubst user/%.c,$(BUILD)/%.o,$(wildcard user/ctl_*.c)) $
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) $(LDLIBS) -ljansson
 
-$(BUILD)/lab_%: tests/lab/lab_%.c | $(BUILD)
+$(BUILD)/lab_%: tests/lab/lab_%.c tests/lab/lab_cli.h | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@ -lpthread -lm
 
-$(BUILD)/test_%: tests/unit/test_%.c tests/unit/vectors.h $(BUILD)/libsluice_core.a
+$(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(BUILD)/libsluice_core.a
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter-out %.h,$^) -o $@ $(LDLIBS) -lcmocka -ljansson
 

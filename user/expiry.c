@@ -1,10 +1,12 @@
 #include "expiry.h"
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdlib.h>
 
 #include "log.h"
+#include "sluice.skel.h"
 
 #define SWEEP_BATCH 4096
 
@@ -21,8 +23,9 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns, uint64_t time
 	if (!stale)
 		return -ENOMEM;
 	/* Collect first, delete after: deleting while walking would restart
-	 * the walk.  Bounded by the table size in case BPF churns it. */
-	max_visits = 2u * SLUICE_DEFAULT_CONNS;
+	 * the walk.  Bounded by twice the table's real size (it is set from
+	 * tableSizes.connections) in case BPF churns it meanwhile. */
+	max_visits = 2u * (size_t)bpf_map__max_entries(dp->skel->maps.sl_conns);
 	while (n < SWEEP_BATCH && visited++ < max_visits &&
 	       !bpf_map_get_next_key(fd, prev, &next)) {
 		if (!bpf_map_lookup_elem(fd, &next, &c) && c.state == SLUICE_CONN_ADMITTED &&

@@ -60,7 +60,6 @@ struct daemon {
 	int sig_fd, timer_fd, epoll_fd, control_fd;
 	unsigned long long ticks;
 	unsigned long long last_sweep_ns, last_report_ns;
-	unsigned long long ev_defer, ev_reject, ev_close;
 	struct level_report report[SLUICE_MAX_LEVELS];
 };
 
@@ -305,12 +304,6 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (ev->type == SLUICE_EV_CLOSE && ev->policy != SLUICE_NONE16)
 		sl_policies_on_close(d->policies, ev->policy, ev->workload, ev->duration_ns,
 				     ev->srtt_us, sl_mono_ns());
-	switch (ev->type) {
-	case SLUICE_EV_DEFER: d->ev_defer++; break;
-	case SLUICE_EV_REJECT: d->ev_reject++; break;
-	case SLUICE_EV_CLOSE: d->ev_close++; break;
-	default: break;
-	}
 	return 0;
 }
 

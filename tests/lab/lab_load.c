@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #define PROG "lab_load"
+#include "lab_cli.h"
 
 #define MAX_SOURCES     256
 #define MAX_COUNT       10000000L
@@ -138,52 +139,6 @@ static void usage(FILE *out)
 		"Exit 0 when the run completed, 1 on setup failure, 2 on usage error.\n");
 }
 
-static void usage_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
-
-static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, PROG ": ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, " (see --help)\n");
-	va_end(ap);
-	exit(2);
-}
-
-static void warn_errno(const char *what)
-{
-	fprintf(stderr, PROG ": %s: %s\n", what, strerror(errno));
-}
-
-static long parse_long(const char *name, const char *text, long min, long max)
-{
-	char *end;
-
-	errno = 0;
-	long value = strtol(text, &end, 10);
-	if (errno || end == text || *end || value < min || value > max)
-		usage_error("--%s: invalid value '%s' (expected an integer"
-			    " %ld..%ld)", name, text, min, max);
-	return value;
-}
-
-static double parse_double(const char *name, const char *text, double min,
-			   double max)
-{
-	char *end;
-
-	errno = 0;
-	double value = strtod(text, &end);
-	if (errno || end == text || *end || !isfinite(value) || value < min ||
-	    value > max)
-		usage_error("--%s: invalid value '%s' (expected a number"
-			    " %g..%g)", name, text, min, max);
-	return value;
-}
-
 /* Numeric addresses only: a load generator must never wait on DNS. */
 static void parse_address(const char *name, const char *text, long port,
 			  struct address *out)
@@ -226,15 +181,6 @@ static void check_options(const char **source_texts)
 
 /* getopt_long returns '?' both for an unknown option and for a value given
  * to a flag ("--quiet=1"); only the argument it just skipped tells which. */
-static void report_bad_option(const char *arg)
-{
-	if (strncmp(arg, "--", 2) != 0)
-		usage_error("unknown option '-%c'", optopt);
-	if (strchr(arg, '='))
-		usage_error("option '%s' takes no value (or is unknown)", arg);
-	usage_error("unknown option '%s'", arg);
-}
-
 static void parse_options(int argc, char **argv)
 {
 	static const struct option longopts[] = {

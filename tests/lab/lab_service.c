@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #define PROG "lab_service"
+#include "lab_cli.h"
 
 #define MAX_WORKERS        4096
 #define MAX_SERVICE_MS     3600000L   /* one hour: anything longer is a typo */
@@ -93,68 +94,8 @@ static void usage(FILE *out)
 		REQUEST_MAX_BYTES, REQUEST_TIMEOUT_MS);
 }
 
-static void usage_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
-
-static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, PROG ": ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, " (see --help)\n");
-	va_end(ap);
-	exit(2);
-}
-
-/* Runtime failure of a system call: name it, give strerror. */
-static void warn_errno(const char *what)
-{
-	fprintf(stderr, PROG ": %s: %s\n", what, strerror(errno));
-}
-
-static long parse_long(const char *name, const char *text, long min, long max)
-{
-	char *end;
-
-	errno = 0;
-	long value = strtol(text, &end, 10);
-	if (errno || end == text || *end || value < min || value > max) {
-		fprintf(stderr, PROG ": --%s: invalid value '%s' (expected an integer"
-			" %ld..%ld) (see --help)\n", name, text, min, max);
-		exit(2);
-	}
-	return value;
-}
-
-static double parse_double(const char *name, const char *text, double min,
-			   double max)
-{
-	char *end;
-
-	errno = 0;
-	double value = strtod(text, &end);
-	if (errno || end == text || *end || !isfinite(value) || value < min ||
-	    value > max) {
-		fprintf(stderr, PROG ": --%s: invalid value '%s' (expected a number"
-			" %g..%g) (see --help)\n", name, text, min, max);
-		exit(2);
-	}
-	return value;
-}
-
 /* getopt_long returns '?' both for an unknown option and for a value given
  * to a flag ("--quiet=1"); only the argument it just skipped tells which. */
-static void report_bad_option(const char *arg)
-{
-	if (strncmp(arg, "--", 2) != 0)
-		usage_error("unknown option '-%c'", optopt);
-	if (strchr(arg, '='))
-		usage_error("option '%s' takes no value (or is unknown)", arg);
-	usage_error("unknown option '%s'", arg);
-}
-
 static void parse_options(int argc, char **argv)
 {
 	static const struct option longopts[] = {

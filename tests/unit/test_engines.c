@@ -20,22 +20,7 @@
 #include "level_slots.h"
 #include "concurrency.h"
 
-/* Kubernetes' default levels (spec/apf.md §6.1): shares and lendable %. */
-static const struct {
-	const char *name;
-	bool exempt;
-	uint32_t shares, lendable;
-} default_levels[] = {
-	{"exempt", true, 0, 0},
-	{"catch-all", false, 5, 0},
-	{"leader-election", false, 10, 0},
-	{"node-high", false, 40, 25},
-	{"system", false, 30, 33},
-	{"workload-high", false, 40, 50},
-	{"workload-low", false, 100, 90},
-	{"global-default", false, 20, 50},
-};
-#define N_DEFAULT (sizeof(default_levels) / sizeof(default_levels[0]))
+#include "apf_defaults.h"
 
 static void test_limits_default_config_vectors(void **state)
 {
