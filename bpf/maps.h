@@ -115,4 +115,27 @@ struct {
 	__type(value, struct sluice_ev_limit);
 } sl_ev_limit SEC(".maps");
 
+/* The policy gate (sluice_abi.h "load-scheduler gate"). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, SLUICE_MAX_POLICIES);
+	__type(key, __u32);
+	__type(value, struct sluice_policy_gate);
+} sl_pol_gate SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SLUICE_MAX_POLICIES * SLUICE_WL_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} sl_wl_tokens SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SLUICE_MAX_POLICIES * SLUICE_WL_SLOTS);
+	__type(key, __u32);
+	__type(value, struct sluice_wl_stats);
+} sl_wl_stats SEC(".maps");
+
 #endif /* SLUICE_BPF_MAPS_H */

@@ -47,7 +47,7 @@ static __always_inline bool event_allowed(const struct sluice_config *cfg, __u64
 }
 
 static __always_inline void emit_event(const struct sluice_config *cfg,
-				       struct sluice_stats *gs, __u32 type,
+				       struct sluice_stats *gs, __u32 type, __u8 gate,
 				       const struct sluice_class *cls,
 				       const struct sluice_conn_key *key, __u64 now)
 {
@@ -71,6 +71,7 @@ static __always_inline void emit_event(const struct sluice_config *cfg,
 	ev->policy = cls->policy;
 	ev->workload = cls->workload;
 	ev->seats = cls->seats;
+	ev->gate = gate;
 	bpf_ringbuf_submit(ev, 0);
 }
 
@@ -203,6 +204,27 @@ static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt
 	return XDP_PASS;
 }
 
+/* The SYN's place in the policy gate's per-workload tables. */
+static __always_inline __u32 policy_slot(const struct sluice_class *cls)
+{
+	__u32 wl = cls->workload < SLUICE_MAX_WORKLOADS ? cls->workload : SLUICE_WL_DEFAULT;
+
+	return (__u32)cls->policy * SLUICE_WL_SLOTS + wl;
+}
+
+/* Take tokens from the credit the daemon granted: add first, roll back
+ * when that overshot.  Strictly more than the tokens must be there
+ * (spec/aimd.md §3.2 step 5: available > tokens). */
+static __always_inline bool take_credit(struct sluice_policy_gate *g, __s64 mtok)
+{
+	__s64 before = __sync_fetch_and_add(&g->credit_mtok, -mtok);
+
+	if (before > mtok)
+		return true;
+	__sync_fetch_and_add(&g->credit_mtok, mtok);
+	return false;
+}
+
 static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 {
 	struct sluice_stats *gs = global_stats();
@@ -212,9 +234,12 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	struct sluice_config *cfg;
 	struct sluice_level *lvl;
 	struct sluice_seats *seats;
+	struct sluice_policy_gate *gate = NULL; /* tokens taken from this gate */
+	struct sluice_wl_stats *ws = NULL;
 	__u32 zero = 0, level, need;
+	__s64 mtok = 0;
 	__u64 now;
-	bool force = false;
+	bool force = false, stale;
 	int err;
 
 	STAT_INC(gs, syns);
@@ -250,12 +275,37 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 			return verdict;
 	}
 	need = cls->seats ? cls->seats : 1;
+	stale = heartbeat_stale(cfg, now);
 
-	/* Exempt levels are never held back, not even by a fail-closed
-	 * failsafe: that is where an operator puts SSH and health checks. */
+	/* Gate 1: the policy's load scheduler, when a policy selects the SYN.
+	 * A stale heartbeat opens it: the daemon that would queue is gone. */
+	if (cls->policy < SLUICE_MAX_POLICIES) {
+		__u32 pol = cls->policy, slot = policy_slot(cls);
+		struct sluice_policy_gate *g = bpf_map_lookup_elem(&sl_pol_gate, &pol);
+		__u32 *tokens = bpf_map_lookup_elem(&sl_wl_tokens, &slot);
+
+		ws = bpf_map_lookup_elem(&sl_wl_stats, &slot);
+		if (ws)
+			ws->syns++;
+		mtok = tokens ? *tokens : 0;
+		if (g && g->mode == SLUICE_POLICY_THROTTLE && !stale && mtok) {
+			if (g->waiting || !take_credit(g, mtok)) {
+				if (ws)
+					ws->deferred++;
+				STAT_INC(gs, policy_deferred);
+				emit_event(cfg, gs, SLUICE_EV_DEFER, SLUICE_GATE_POLICY, cls, &p->key, now);
+				return XDP_DROP;
+			}
+			gate = g;
+		}
+	}
+
+	/* Gate 2: the priority level.  Exempt levels are never held back, not
+	 * even by a fail-closed failsafe: that is where an operator puts SSH
+	 * and health checks. */
 	if (lvl->type == SLUICE_LEVEL_EXEMPT) {
 		force = true;
-	} else if (heartbeat_stale(cfg, now)) {
+	} else if (stale) {
 		ls->failsafe++;
 		if (cfg->fail_mode == SLUICE_FAIL_CLOSED) {
 			STAT_INC(gs, failsafe_closed);
@@ -275,29 +325,48 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	err = track_conn(p, cls, need, now);
 	if (!err) {
 		ls->admitted++;
+		if (ws) {
+			/* Both gates passed: the daemon's incoming rate and
+			 * accepted tokens (pass-through included). */
+			ws->inline_admitted++;
+			ws->inline_mtok += mtok;
+		}
 		return XDP_PASS;
 	}
 	__sync_fetch_and_sub(&seats->seats_in_use, need);
 	if (err == -17 /* EEXIST: another CPU admitted this 4-tuple */) {
 		ls->retransmits++;
-		return XDP_PASS;
+		goto refund;
 	}
 	STAT_INC(gs, conn_table_full);
 	if (force)
 		return XDP_PASS; /* fail open even when we cannot track */
 
 over_limit:
+	/* The level refused: the policy's tokens go back (§3.2 item 7); the
+	 * daemon runs the deferred SYN through both gates again. */
+	if (gate) {
+		__sync_fetch_and_add(&gate->credit_mtok, mtok);
+		STAT_INC(gs, policy_refunds);
+	}
 	if (lvl->limit_response == SLUICE_RESP_REJECT) {
 		if (!build_rst(ctx, p)) {
 			ls->rejected++;
-			emit_event(cfg, gs, SLUICE_EV_REJECT, cls, &p->key, now);
+			emit_event(cfg, gs, SLUICE_EV_REJECT, SLUICE_GATE_LEVEL, cls, &p->key, now);
 			return XDP_TX;
 		}
 		STAT_INC(gs, rst_failed);
 	}
 	ls->deferred++;
-	emit_event(cfg, gs, SLUICE_EV_DEFER, cls, &p->key, now);
+	emit_event(cfg, gs, SLUICE_EV_DEFER, SLUICE_GATE_LEVEL, cls, &p->key, now);
 	return XDP_DROP;
+
+refund:
+	if (gate) {
+		__sync_fetch_and_add(&gate->credit_mtok, mtok);
+		STAT_INC(gs, policy_refunds);
+	}
+	return XDP_PASS;
 }
 
 SEC("xdp")

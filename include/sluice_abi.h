@@ -21,7 +21,7 @@
 #include <stdint.h>
 #endif
 
-#define SLUICE_ABI_VERSION 1
+#define SLUICE_ABI_VERSION 2
 
 /* Sizes.  Connection table size is the default; the daemon may resize. */
 #define SLUICE_MAX_LEVELS      64
@@ -30,6 +30,11 @@
 #define SLUICE_LPM_ENTRIES     16384  /* per trie, both generations */
 #define SLUICE_DEFAULT_CLASSES 65536  /* class-product entries per generation */
 #define SLUICE_NONE16          0xffff
+#define SLUICE_MAX_POLICIES    64     /* AverageLatencySchedulingPolicy objects */
+#define SLUICE_MAX_WORKLOADS   63     /* per policy, besides the default workload */
+#define SLUICE_WL_SLOTS        64     /* per policy: workloads 0..62, then the default */
+#define SLUICE_WL_DEFAULT      (SLUICE_WL_SLOTS - 1)
+#define SLUICE_MTOK            1000   /* token amounts in the maps are in 1/1000 tokens */
 
 /* Map names (pinned under <pin-dir>/maps/<name>). */
 #define SLUICE_MAP_CONFIG    "sl_config"
@@ -46,6 +51,9 @@
 #define SLUICE_MAP_EVENTS    "sl_events"
 #define SLUICE_MAP_TICKETS   "sl_tickets"
 #define SLUICE_MAP_EVLIMIT   "sl_ev_limit"
+#define SLUICE_MAP_POL_GATE  "sl_pol_gate"
+#define SLUICE_MAP_WL_TOKENS "sl_wl_tokens"
+#define SLUICE_MAP_WL_STATS  "sl_wl_stats"
 
 /* Program names (pinned under <pin-dir>/progs/<name> by bpftool loadall). */
 #define SLUICE_PROG_XDP     "sluice_xdp"
@@ -198,6 +206,8 @@ struct sluice_stats {
 	__u64 tickets_rejected; /* retransmits answered with a RST on a daemon ticket */
 	__u64 established;    /* sock_ops: tracked connections established */
 	__u64 released;       /* sock_ops: seats released on close */
+	__u64 policy_deferred;/* SYNs dropped by a throttled policy's gate */
+	__u64 policy_refunds; /* policy tokens given back because the level refused */
 };
 
 /* sl_conns: one entry per admitted connection, keyed by its 4-tuple. */
@@ -271,13 +281,63 @@ struct sluice_event {
 	__u16 workload;
 	__u16 policy;
 	__u16 seats;
-	__u32 pad;
+	__u8  gate;        /* SLUICE_EV_DEFER / _REJECT: enum sluice_gate */
+	__u8  pad[3];
+};
+
+/* Which gate held a SYN back. */
+enum sluice_gate {
+	SLUICE_GATE_LEVEL  = 1, /* its priority level (seats, waiting, failsafe) */
+	SLUICE_GATE_POLICY = 2, /* its policy's load scheduler (no tokens, or flows waiting) */
 };
 
 /* sl_ev_limit[0]: per-CPU event rate limiter state (one-second windows). */
 struct sluice_ev_limit {
 	__u64 window_start_ns;
 	__u64 count;
+};
+
+/*
+ * The load-scheduler gate of AverageLatencySchedulingPolicy (one bucket per
+ * policy, held by the daemon's scheduler, user/loadsched.c).
+ *
+ * sl_pol_gate[policy] (BPF_F_MMAPABLE, so the daemon uses the same atomics
+ * as BPF): in PASS mode (pass-through, bootstrapping, no decision yet) the
+ * gate admits every SYN.  In THROTTLE mode it admits a SYN inline only when
+ * nobody waits in the daemon's scheduler and credit_mtok holds more than
+ * the SYN's tokens, which it takes atomically (add first, roll back on
+ * overshoot, like seats); otherwise it drops the SYN with a DEFER event
+ * (gate POLICY) and the daemon queues it by workload.  The credit is what
+ * the daemon granted from its bucket for the next tick; the daemon takes
+ * back what is left (an atomic exchange) before it grants again.  Tokens
+ * the gate took go back to the credit when the priority level then refuses
+ * the SYN.  A stale heartbeat opens every policy gate (fail-open: the
+ * daemon that would queue is gone).
+ */
+enum sluice_policy_mode {
+	SLUICE_POLICY_PASS     = 0,
+	SLUICE_POLICY_THROTTLE = 1,
+};
+
+struct sluice_policy_gate {
+	__u32 mode;        /* enum sluice_policy_mode */
+	__u32 waiting;     /* flows waiting in the daemon's scheduler */
+	__s64 credit_mtok; /* inline admissions left until the next grant */
+	__u64 grants;      /* grants written (for the CLI) */
+	__u64 pad;
+};
+
+/* sl_wl_tokens[policy * SLUICE_WL_SLOTS + workload]: milli-tokens one
+ * connection of the workload takes (workload tokens or its latency-based
+ * estimate), written by the daemon; 0 = the connection takes none (§3.2
+ * step 4).  An index never written reads 0. */
+
+/* sl_wl_stats[policy * SLUICE_WL_SLOTS + workload]: per-CPU counters. */
+struct sluice_wl_stats {
+	__u64 syns;            /* SYNs of the workload that met its policy's gate */
+	__u64 inline_admitted; /* admitted by the data path (both gates passed) */
+	__u64 inline_mtok;     /* their tokens: the incoming rate in pass-through */
+	__u64 deferred;        /* dropped by the policy gate (daemon queues them) */
 };
 
 #endif /* SLUICE_ABI_H */

@@ -10,8 +10,10 @@
 #include "flowhash.h"
 #include "fmt.h"
 #include "json_out.h"
+#include "loadsched.h"
 #include "log.h"
 #include "pending.h"
+#include "policy_rt.h"
 #include "queueset.h"
 
 #define PENDING_CAPACITY  65536
@@ -43,6 +45,7 @@ struct sl_admission {
 	uint8_t hash_key[16];
 	struct level_rt levels[SLUICE_MAX_LEVELS];
 	struct sl_pending_table *pending;
+	struct sl_policies *policies; /* the load-scheduler gate, or NULL */
 	uint32_t server_cl;
 	uint64_t borrow_period_ns, last_borrow_ns, last_sweep_ns;
 	uint64_t now;           /* of the tick in progress (for callbacks) */
@@ -68,6 +71,13 @@ static int write_ticket(struct sl_admission *adm, const struct sl_pending *p, ui
 
 static void reject(struct level_rt *l, struct sl_pending *p, uint64_t now)
 {
+	struct sl_admission *adm = l->adm;
+
+	/* Refused after its policy admitted it: the tokens go back
+	 * (spec/aimd.md §3.2 item 7). */
+	if (p->policy_admitted && adm->policies)
+		sl_policies_return(adm->policies, p->policy, p->workload, now);
+	p->policy_admitted = false;
 	p->state = SL_PENDING_REJECTED;
 	p->ticket_ns = now;
 	p->deadline_ns = now + SL_TICKET_TTL_NS;
@@ -86,14 +96,16 @@ uint64_t sl_next_syn_retransmit(uint64_t first_syn_ns, uint64_t now)
 	return at > now ? at : now + rto;
 }
 
-/* The QueueSet started this request: reserve its seats in the data path
- * and let the client's next SYN retransmit in. */
-static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now)
+/* The QueueSet started this request (or its level had room): reserve its
+ * seats in the data path, unless already reserved, and let the client's
+ * next SYN retransmit in. */
+static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool reserved)
 {
 	struct sl_admission *adm = l->adm;
 
-	__atomic_fetch_add(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
-			   __ATOMIC_SEQ_CST);
+	if (!reserved)
+		__atomic_fetch_add(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
+				   __ATOMIC_SEQ_CST);
 	l->ticket_seats += p->seats;
 	p->state = SL_PENDING_ADMITTED;
 	p->ticket_ns = now;
@@ -107,7 +119,8 @@ static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now)
 		__atomic_fetch_sub(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
 				   __ATOMIC_SEQ_CST);
 		l->ticket_seats -= p->seats;
-		sl_qs_complete(l->qs, now, p->id, 0);
+		if (p->in_queueset && l->qs)
+			sl_qs_complete(l->qs, now, p->id, 0);
 		sl_pending_remove(adm->pending, p);
 	}
 }
@@ -118,7 +131,7 @@ static void on_dispatch(void *ctx, uint64_t id, uint64_t now)
 	struct sl_pending *p = sl_pending_by_id(l->adm->pending, id);
 
 	if (p)
-		admit(l, p, now);
+		admit(l, p, now, false);
 }
 
 static void on_expired(void *ctx, uint64_t id)
@@ -174,18 +187,86 @@ static uint64_t flow_hash(struct sl_admission *adm, const struct sluice_event *e
 	return sl_flow_hash(adm->hash_key, fs->name, dist);
 }
 
+/* Seats on a level without queues (Reject), taken the way the data path
+ * takes them: add first, roll back on overshoot. */
+static bool reserve_now(struct level_rt *l, uint32_t seats)
+{
+	__u64 *in_use = &l->adm->dp->seats[l->slot].seats_in_use;
+	uint64_t before = __atomic_fetch_add(in_use, (uint64_t)seats, __ATOMIC_SEQ_CST);
+
+	if (before + seats <= l->current_cl)
+		return true;
+	__atomic_fetch_sub(in_use, (uint64_t)seats, __ATOMIC_SEQ_CST);
+	return false;
+}
+
+/* The priority level's gate for a deferred connection (its policy, if
+ * any, admitted it already): Queue levels through their QueueSet, exempt
+ * levels at once, Reject levels when a seat is free. */
+static void level_gate(struct sl_admission *adm, struct sl_pending *p, uint64_t now)
+{
+	struct level_rt *l = &adm->levels[p->level];
+	int outcome;
+
+	if (!l->active) {
+		/* Its level went away in a reload: the next retransmit is
+		 * classified afresh. */
+		if (p->policy_admitted && adm->policies)
+			sl_policies_return(adm->policies, p->policy, p->workload, now);
+		sl_pending_remove(adm->pending, p);
+		return;
+	}
+	if (l->type == SL_LEVEL_EXEMPT) {
+		admit(l, p, now, false);
+		return;
+	}
+	if (!l->qs || l->response != SL_RESP_QUEUE) {
+		if (reserve_now(l, p->seats))
+			admit(l, p, now, true);
+		else
+			reject(l, p, now);
+		return;
+	}
+	p->state = SL_PENDING_QUEUED;
+	p->in_queueset = true;
+	sync_level(l, now);
+	outcome = sl_qs_arrive(l->qs, now, p->id, p->seats, p->flow_hash);
+	switch (outcome) {
+	case SL_QS_DISPATCHED:
+		admit(l, p, now, false);
+		break;
+	case SL_QS_QUEUED:
+		break;
+	case SL_QS_REJECT_QUEUE_FULL:
+	case SL_QS_REJECT_CONCURRENCY:
+		p->in_queueset = false;
+		reject(l, p, now);
+		break;
+	default:
+		p->in_queueset = false;
+		if (p->policy_admitted && adm->policies)
+			sl_policies_return(adm->policies, p->policy, p->workload, now);
+		sl_pending_remove(adm->pending, p);
+		break;
+	}
+	sync_level(l, now);
+}
+
 static void on_defer(struct sl_admission *adm, const struct sluice_event *ev, uint64_t now)
 {
+	bool policy = adm->policies && ev->policy < sl_policies_count(adm->policies);
 	struct level_rt *l;
 	struct sl_pending *p;
 	bool exists;
-	int outcome;
 
 	if (ev->level >= SLUICE_MAX_LEVELS)
 		return;
 	l = &adm->levels[ev->level];
-	if (!l->qs || !l->active || l->type != SL_LEVEL_LIMITED || l->response != SL_RESP_QUEUE)
-		return; /* failsafe drops and Reject levels are not queued */
+	/* A level held it back: only Queue levels queue (failsafe drops and
+	 * Reject levels do not).  A policy held it back: both gates decide. */
+	if (ev->gate != SLUICE_GATE_POLICY &&
+	    (!l->qs || !l->active || l->type != SL_LEVEL_LIMITED || l->response != SL_RESP_QUEUE))
+		return;
 	p = sl_pending_add(adm->pending, &ev->key, &exists);
 	if (!p)
 		return; /* a retransmit of a connection we already hold, or full */
@@ -196,23 +277,59 @@ static void on_defer(struct sl_admission *adm, const struct sluice_event *ev, ui
 	p->workload = ev->workload;
 	p->arrival_ns = now;
 	p->flow_hash = flow_hash(adm, ev);
-	sync_level(l, now);
-	outcome = sl_qs_arrive(l->qs, now, p->id, p->seats, p->flow_hash);
-	switch (outcome) {
-	case SL_QS_DISPATCHED:
-		admit(l, p, now);
+	if (!policy) {
+		level_gate(adm, p, now);
+		return;
+	}
+	/* Gate 1, the policy's load scheduler; gate 2 when it admits. */
+	p->state = SL_PENDING_POLICY;
+	switch (sl_policies_arrive(adm->policies, p->policy, p->workload, p->id, now)) {
+	case SL_LS_ADMITTED:
+		p->policy_admitted = true;
+		level_gate(adm, p, now);
 		break;
-	case SL_QS_QUEUED:
-		break;
-	case SL_QS_REJECT_QUEUE_FULL:
-	case SL_QS_REJECT_CONCURRENCY:
+	case SL_LS_QUEUED:
+		break; /* sl_adm_policy_admit / _reject tell */
+	case SL_LS_REJECTED:
 		reject(l, p, now);
 		break;
 	default:
 		sl_pending_remove(adm->pending, p);
 		break;
 	}
-	sync_level(l, now);
+}
+
+static void on_policy_admit(void *ctx, uint64_t id, uint64_t now)
+{
+	struct sl_admission *adm = ctx;
+	struct sl_pending *p = sl_pending_by_id(adm->pending, id);
+
+	if (!p || p->state != SL_PENDING_POLICY)
+		return;
+	p->policy_admitted = true;
+	level_gate(adm, p, now);
+}
+
+static void on_policy_reject(void *ctx, uint64_t id, uint64_t now)
+{
+	struct sl_admission *adm = ctx;
+	struct sl_pending *p = sl_pending_by_id(adm->pending, id);
+
+	if (!p || p->state != SL_PENDING_POLICY)
+		return;
+	reject(&adm->levels[p->level], p, now);
+}
+
+void sl_adm_policy_hooks(struct sl_admission *adm, struct sl_policy_hooks *h)
+{
+	h->admit = on_policy_admit;
+	h->reject = on_policy_reject;
+	h->ctx = adm;
+}
+
+void sl_adm_set_policies(struct sl_admission *adm, struct sl_policies *ps)
+{
+	adm->policies = ps;
 }
 
 static void on_close(struct sl_admission *adm, const struct sluice_event *ev, uint64_t now)
@@ -225,7 +342,7 @@ static void on_close(struct sl_admission *adm, const struct sluice_event *ev, ui
 		if (p && p->state == SL_PENDING_ADMITTED && p->level == ev->level) {
 			/* The seats were held from the dispatch, not just from
 			 * the claim: charge the flow for all of it (§3.5). */
-			if (l->qs)
+			if (p->in_queueset && l->qs)
 				sl_qs_complete(l->qs, now, p->id, now - p->ticket_ns);
 			l->ticket_seats -= l->ticket_seats >= p->seats ? p->seats : l->ticket_seats;
 			sl_pending_remove(adm->pending, p);
@@ -273,7 +390,8 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 	bool ticket;
 
 	/* Cheap test first: this runs every tick. */
-	if (p->state == SL_PENDING_QUEUED || (s->now < p->deadline_ns && !s->full))
+	if (p->state == SL_PENDING_QUEUED || p->state == SL_PENDING_POLICY ||
+	    (s->now < p->deadline_ns && !s->full))
 		return;
 	ticket = map_has(tickets, &p->key);
 	if (p->state == SL_PENDING_ADMITTED) {
@@ -286,7 +404,7 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 			/* The seats sat idle from the dispatch until now: that
 			 * is what the flow used (charging nothing would let a
 			 * flow of clients that gave up keep the front). */
-			if (l->qs)
+			if (p->in_queueset && l->qs)
 				sl_qs_complete(l->qs, s->now, p->id, s->now - p->ticket_ns);
 			l->ticket_seats -= l->ticket_seats >= p->seats ? p->seats : l->ticket_seats;
 			sl_pending_remove(adm->pending, p);
@@ -294,7 +412,7 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 			   s->now - p->ticket_ns > SWEEP_INTERVAL_NS) {
 			/* Claimed, then gone without a close event we saw (lost
 			 * event, or a handshake that expired). */
-			if (l->qs)
+			if (p->in_queueset && l->qs)
 				sl_qs_complete(l->qs, s->now, p->id, s->now - p->ticket_ns);
 			l->ticket_seats -= l->ticket_seats >= p->seats ? p->seats : l->ticket_seats;
 			sl_pending_remove(adm->pending, p);

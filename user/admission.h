@@ -54,6 +54,14 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 void sl_adm_on_event(struct sl_admission *adm, const void *event, size_t size, uint64_t now);
 void sl_adm_tick(struct sl_admission *adm, uint64_t now);
 
+/* The load-scheduler gate: deferred connections a policy selects meet
+ * their policy's scheduler first, then their level (both must admit). */
+struct sl_policies;
+struct sl_policy_hooks;
+void sl_adm_set_policies(struct sl_admission *adm, struct sl_policies *ps);
+/* The callbacks sl_policies_create needs to hand decided flows back. */
+void sl_adm_policy_hooks(struct sl_admission *adm, struct sl_policy_hooks *h);
+
 /* The borrowing period (10 s by default; tests shorten it). */
 void sl_adm_set_borrow_period(struct sl_admission *adm, uint64_t period_ns);
 

@@ -363,6 +363,16 @@ void sl_aimd_period(struct sl_aimd *st, uint64_t now_ns, struct sl_aimd_out *out
 	period_core(st, signal, sum, cnt, observed, out);
 }
 
+void sl_aimd_period_external(struct sl_aimd *st, double signal, struct sl_aimd_out *out)
+{
+	double observed;
+
+	ring_push(&st->tok, st->cur_acc, st->cur_acc + st->cur_rej);
+	st->cur_acc = st->cur_rej = 0;
+	observed = ring_mean(&st->tok);
+	sl_aimd_period_signal(st, signal, observed, out);
+}
+
 void sl_aimd_period_signal(struct sl_aimd *st, double signal, double observed,
 			   struct sl_aimd_out *out)
 {

@@ -171,6 +171,11 @@ void sl_aimd_period_signal(struct sl_aimd *st, double signal, double observed,
 			   struct sl_aimd_out *out);
 
 /*
+ * sl_aimd_period_signal() with OBSERVED from the token window, as
+ * sl_aimd_period() computes it: the daemon's entry for an external signal.
+ */
+void sl_aimd_period_external(struct sl_aimd *st, double signal, struct sl_aimd_out *out);
+/*
  * §2.3 alone: one period from SIGNAL, SETPOINT and OBSERVED (NaN =
  * invalid).  Updates st->integrator; nothing else in st changes.
  */

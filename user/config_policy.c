@@ -5,6 +5,7 @@
  * (see config.h for the whole shape and the defaults).
  */
 #include "config_decode.h"
+#include "sluice_abi.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -289,6 +290,13 @@ static void decode_workloads(struct load *L, const struct sl_ynode *v,
 	if (!cd_expect_seq(c, v, "workloads ({name, label_matcher, parameters})") ||
 	    !v->n_items || !cd_budget(c, v, v->n_items))
 		return;
+	if (v->n_items > SLUICE_MAX_WORKLOADS) {
+		/* The data path keeps per-workload token costs and counters
+		 * in fixed slots (sluice_abi.h). */
+		cd_err(c, v, "too many workloads (%zu); at most %d per policy are supported, besides the default workload",
+		       v->n_items, SLUICE_MAX_WORKLOADS);
+		return;
+	}
 	p->workloads = calloc(v->n_items, sizeof(*p->workloads));
 	names = calloc(v->n_items, sizeof(*names));
 	if (!p->workloads || !names) {
@@ -542,6 +550,14 @@ void cd_decode_policy(struct load *L, const struct object *o)
 	size_t old;
 
 	cd_register_name(L, KIND_POLICY, o);
+	if (cfg->n_policies == SLUICE_MAX_POLICIES) {
+		size_t old = cd_path_push(c, "kind");
+
+		cd_err(c, o->kind, "too many AverageLatencySchedulingPolicy objects; at most %d are supported",
+		       SLUICE_MAX_POLICIES);
+		cd_path_pop(c, old);
+		return;
+	}
 	if (cd_grow(&cfg->policies, &L->policies_cap, cfg->n_policies,
 		    sizeof(*cfg->policies))) {
 		cd_oom(c);

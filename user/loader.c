@@ -310,23 +310,42 @@ static void detach_sockops(struct sl_dataplane *dp)
 	dp->sockops_link = NULL;
 }
 
-static int map_seats(struct sl_dataplane *dp)
+/* mmap a BPF_F_MMAPABLE array, so the daemon updates it with the same
+ * atomic instructions BPF uses. */
+static int map_shared(const struct bpf_map *map, size_t len, void **out, size_t *out_len)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	size_t len = SLUICE_MAX_LEVELS * sizeof(struct sluice_seats);
 	void *mem;
 
-	dp->seats_len = (len + (size_t)page - 1) / (size_t)page * (size_t)page;
-	mem = mmap(NULL, dp->seats_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   bpf_map__fd(dp->skel->maps.sl_seats), 0);
+	*out_len = (len + (size_t)page - 1) / (size_t)page * (size_t)page;
+	mem = mmap(NULL, *out_len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
 	if (mem == MAP_FAILED) {
 		int err = -errno;
 
-		pr_err("mmap %s: %s", SLUICE_MAP_SEATS, strerror(-err));
-		dp->seats = NULL;
+		pr_err("mmap %s: %s", bpf_map__name(map), strerror(-err));
+		*out = NULL;
 		return err;
 	}
-	dp->seats = mem;
+	*out = mem;
+	return 0;
+}
+
+static int map_seats(struct sl_dataplane *dp)
+{
+	void *seats, *gates;
+	int err;
+
+	err = map_shared(dp->skel->maps.sl_seats, SLUICE_MAX_LEVELS * sizeof(struct sluice_seats),
+			 &seats, &dp->seats_len);
+	if (err)
+		return err;
+	dp->seats = seats;
+	err = map_shared(dp->skel->maps.sl_pol_gate,
+			 SLUICE_MAX_POLICIES * sizeof(struct sluice_policy_gate), &gates,
+			 &dp->gates_len);
+	if (err)
+		return err;
+	dp->gates = gates;
 	return 0;
 }
 
@@ -347,6 +366,9 @@ void sl_maps_from_skel(struct sluice *s, struct sl_maps *m)
 	m->fd[SL_MAP_EVENTS] = bpf_map__fd(s->maps.sl_events);
 	m->fd[SL_MAP_TICKETS] = bpf_map__fd(s->maps.sl_tickets);
 	m->fd[SL_MAP_EV_LIMIT] = bpf_map__fd(s->maps.sl_ev_limit);
+	m->fd[SL_MAP_POL_GATE] = bpf_map__fd(s->maps.sl_pol_gate);
+	m->fd[SL_MAP_WL_TOKENS] = bpf_map__fd(s->maps.sl_wl_tokens);
+	m->fd[SL_MAP_WL_STATS] = bpf_map__fd(s->maps.sl_wl_stats);
 }
 
 static void remove_pins(struct sl_dataplane *dp, bool keep_maps)
@@ -461,6 +483,10 @@ void sl_dataplane_stop(struct sl_dataplane *dp, bool keep_maps)
 	if (dp->seats) {
 		munmap(dp->seats, dp->seats_len);
 		dp->seats = NULL;
+	}
+	if (dp->gates) {
+		munmap(dp->gates, dp->gates_len);
+		dp->gates = NULL;
 	}
 	if (dp->skel) {
 		sluice__destroy(dp->skel);

@@ -38,6 +38,8 @@ struct sl_dataplane {
 	struct sl_maps maps;        /* borrowed from skel */
 	struct sluice_seats *seats; /* sl_seats mmapped: SLUICE_MAX_LEVELS entries */
 	size_t seats_len;
+	struct sluice_policy_gate *gates; /* sl_pol_gate mmapped: SLUICE_MAX_POLICIES entries */
+	size_t gates_len;
 	int adopted_maps;           /* how many maps were reused from pins */
 	int lock_fd;
 };

@@ -7,6 +7,19 @@
  * workloads are few, so the next head is found by a scan in index order
  * (ties: lowest workload index).  The global head is detached from its
  * FIFO and holds a token reservation until its admission time.
+ *
+ * Two indexes over the waiting flows keep the per-flow work logarithmic:
+ *  - a binary min-heap of the FIFO members with a deadline, keyed by
+ *    (deadline, workload, arrival sequence) with a back-pointer (hpos) in
+ *    each flow: the expire sweep pops exactly the expired flows, in the
+ *    order the old full sweep reported them (workload, then FIFO order);
+ *  - an open-addressing hash table (linear probing, backward-shift
+ *    deletion, load <= 1/2) from the caller's id to every waiting flow,
+ *    the head included: sl_ls_cancel() finds its flow in O(1) expected.
+ *    Ids are not required to be unique: duplicates live side by side and
+ *    cancel picks the one the old linear search found first.
+ * Both grow before any state changes (so -ENOMEM leaves nothing changed)
+ * and never shrink.
  */
 #include "loadsched.h"
 
@@ -24,6 +37,7 @@ _Static_assert(SL_LS_NO_TIMEOUT == SL_QUEUE_TIMEOUT_UNSET, "timeout sentinel");
 
 #define MAX_WORKLOADS 65536u
 #define NONE UINT64_MAX
+#define NOPOS SIZE_MAX
 #define WAIT_CAP (UINT64_MAX / 4)
 
 static void set_why(char *why, size_t len, const char *fmt, ...)
@@ -194,6 +208,8 @@ struct req {
 	uint64_t id;
 	double tokens;
 	uint64_t deadline; /* NONE: unbounded */
+	uint64_t seq;      /* arrival order (FIFO order within a workload) */
+	size_t hpos;       /* index in the deadline heap, NOPOS when not in it */
 	uint32_t wl;
 	struct req *prev, *next;
 };
@@ -216,7 +232,7 @@ struct flow {
 	bool serving;             /* this flow's popped head is the global head */
 	struct lat_win lat;
 	uint64_t completions;
-	uint64_t admitted, deferred, rejected;
+	uint64_t admitted, deferred, rejected, inline_admitted;
 	double accepted_tokens, rejected_tokens;
 };
 
@@ -249,7 +265,12 @@ struct sl_ls {
 	double vt;
 	uint64_t gen;
 	uint64_t waiting;         /* every waiting flow, the head included */
-	uint64_t next_deadline;   /* lower bound of non-head deadlines */
+	uint64_t next_seq;        /* arrival sequence of the next waiting flow */
+
+	struct req **dheap;       /* FIFO members with a deadline, min-heap */
+	size_t dheap_n, dheap_cap;
+	struct req **ids;         /* id index of every waiting flow (cap: 0 or 2^k) */
+	size_t ids_n, ids_cap;
 
 	struct note *notes;
 	size_t n_notes, cap_notes, delivered;
@@ -257,7 +278,7 @@ struct sl_ls {
 
 	double acc_tokens, rej_tokens, inc_tokens;
 	double period_acc, period_rej;
-	uint64_t admitted, deferred, rejected;
+	uint64_t admitted, deferred, rejected, inline_admitted;
 };
 
 /* ---- latency estimate ------------------------------------------------------------ */
@@ -353,24 +374,31 @@ int sl_ls_params_validate(const struct sl_ls_params *p, char *why, size_t why_le
 
 /* ---- notifications ---------------------------------------------------------------- */
 
+/* Grow *arr (of elem-sized items, capacity *cap) to hold need items:
+ * doubling from 16.  0 or -ENOMEM with nothing changed. */
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t c;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	c = *cap ? *cap : 16;
+	while (c < need)
+		c *= 2;
+	n = realloc(*arr, c * elem);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = c;
+	return 0;
+}
+
 /* Room for one note per waiting flow is kept at all times. */
 static int reserve_notes(struct sl_ls *ls, size_t extra)
 {
-	size_t need = ls->n_notes + ls->waiting + extra;
-	struct note *n;
-	size_t cap;
-
-	if (need <= ls->cap_notes)
-		return 0;
-	cap = ls->cap_notes ? ls->cap_notes : 16;
-	while (cap < need)
-		cap *= 2;
-	n = realloc(ls->notes, cap * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	ls->notes = n;
-	ls->cap_notes = cap;
-	return 0;
+	return grow((void **)&ls->notes, &ls->cap_notes, ls->n_notes + ls->waiting + extra,
+		    sizeof(*ls->notes));
 }
 
 static void push_note(struct sl_ls *ls, uint64_t id, uint64_t t, bool admitted)
@@ -394,6 +422,200 @@ static void deliver(struct sl_ls *ls)
 	}
 	ls->n_notes = ls->delivered = 0;
 	ls->delivering = false;
+}
+
+/* ---- deadline heap ------------------------------------------------------------------- */
+
+/* (deadline, workload, arrival): equal deadlines come out in the order the
+ * old sweep visited them (workload index, then FIFO order). */
+static bool dl_before(const struct req *a, const struct req *b)
+{
+	if (a->deadline != b->deadline)
+		return a->deadline < b->deadline;
+	if (a->wl != b->wl)
+		return a->wl < b->wl;
+	return a->seq < b->seq;
+}
+
+static void dheap_set(struct sl_ls *ls, size_t i, struct req *r)
+{
+	ls->dheap[i] = r;
+	r->hpos = i;
+}
+
+static void dheap_sift_up(struct sl_ls *ls, size_t i)
+{
+	struct req *r = ls->dheap[i];
+
+	while (i) {
+		size_t parent = (i - 1) / 2;
+
+		if (!dl_before(r, ls->dheap[parent]))
+			break;
+		dheap_set(ls, i, ls->dheap[parent]);
+		i = parent;
+	}
+	dheap_set(ls, i, r);
+}
+
+static void dheap_sift_down(struct sl_ls *ls, size_t i)
+{
+	struct req *r = ls->dheap[i];
+	size_t n = ls->dheap_n;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && dl_before(ls->dheap[c + 1], ls->dheap[c]))
+			c++;
+		if (!dl_before(ls->dheap[c], r))
+			break;
+		dheap_set(ls, i, ls->dheap[c]);
+		i = c;
+	}
+	dheap_set(ls, i, r);
+}
+
+static int dheap_reserve(struct sl_ls *ls, size_t extra)
+{
+	return grow((void **)&ls->dheap, &ls->dheap_cap, ls->dheap_n + extra, sizeof(*ls->dheap));
+}
+
+/* r joins a FIFO: indexed by deadline if it has one (room reserved). */
+static void dheap_push(struct sl_ls *ls, struct req *r)
+{
+	if (r->deadline == NONE) {
+		r->hpos = NOPOS;
+		return;
+	}
+	ls->dheap[ls->dheap_n++] = r;
+	dheap_sift_up(ls, ls->dheap_n - 1);
+}
+
+static void dheap_remove(struct sl_ls *ls, struct req *r)
+{
+	size_t i = r->hpos, last;
+
+	if (i == NOPOS)
+		return;
+	r->hpos = NOPOS;
+	last = --ls->dheap_n;
+	if (i == last)
+		return;
+	dheap_set(ls, i, ls->dheap[last]);
+	if (i && dl_before(ls->dheap[i], ls->dheap[(i - 1) / 2]))
+		dheap_sift_up(ls, i);
+	else
+		dheap_sift_down(ls, i);
+}
+
+/* The earliest deadline of a non-head waiting flow (NONE: none). */
+static uint64_t next_deadline(const struct sl_ls *ls)
+{
+	return ls->dheap_n ? ls->dheap[0]->deadline : NONE;
+}
+
+/* ---- id index ------------------------------------------------------------------------ */
+
+static size_t id_home(const struct sl_ls *ls, uint64_t id)
+{
+	/* splitmix64 finaliser: sequential ids spread over the table */
+	id ^= id >> 30;
+	id *= UINT64_C(0xbf58476d1ce4e5b9);
+	id ^= id >> 27;
+	id *= UINT64_C(0x94d049bb133111eb);
+	id ^= id >> 31;
+	return (size_t)id & (ls->ids_cap - 1);
+}
+
+static void ids_put(struct sl_ls *ls, struct req *r)
+{
+	size_t mask = ls->ids_cap - 1, i = id_home(ls, r->id);
+
+	while (ls->ids[i])
+		i = (i + 1) & mask;
+	ls->ids[i] = r;
+	ls->ids_n++;
+}
+
+/* Room for `extra` more ids at load <= 1/2. */
+static int ids_reserve(struct sl_ls *ls, size_t extra)
+{
+	size_t need = 2 * (ls->ids_n + extra), cap, old_cap = ls->ids_cap;
+	struct req **old = ls->ids, **t;
+
+	if (need <= ls->ids_cap)
+		return 0;
+	cap = ls->ids_cap ? ls->ids_cap : 32;
+	while (cap < need)
+		cap *= 2;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	ls->ids = t;
+	ls->ids_cap = cap;
+	ls->ids_n = 0;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i])
+			ids_put(ls, old[i]);
+	free(old);
+	return 0;
+}
+
+/* Removes r (which is in the index), shifting later entries of its probe
+ * run back so that no tombstones are needed. */
+static void ids_del(struct sl_ls *ls, const struct req *r)
+{
+	size_t mask = ls->ids_cap - 1, i = id_home(ls, r->id), j;
+
+	while (ls->ids[i] != r)
+		i = (i + 1) & mask;
+	for (j = i;;) {
+		size_t k;
+
+		j = (j + 1) & mask;
+		if (!ls->ids[j])
+			break;
+		k = id_home(ls, ls->ids[j]->id);
+		/* the entry at j may fill i unless its home lies cyclically in (i, j] */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			ls->ids[i] = ls->ids[j];
+			i = j;
+		}
+	}
+	ls->ids[i] = NULL;
+	ls->ids_n--;
+}
+
+/* The queued (non-head) flow with this id that comes first in workload,
+ * then FIFO order, or NULL. */
+static struct req *ids_find_queued(const struct sl_ls *ls, uint64_t id)
+{
+	struct req *best = NULL;
+	size_t mask, i;
+
+	if (!ls->ids_cap)
+		return NULL;
+	mask = ls->ids_cap - 1;
+	for (i = id_home(ls, id); ls->ids[i]; i = (i + 1) & mask) {
+		struct req *r = ls->ids[i];
+
+		if (r->id != id || r == ls->head)
+			continue;
+		if (!best || r->wl < best->wl || (r->wl == best->wl && r->seq < best->seq))
+			best = r;
+	}
+	return best;
+}
+
+/* A waiting flow is decided or cancelled: out of the indexes, freed. */
+static void req_release(struct sl_ls *ls, struct req *r)
+{
+	dheap_remove(ls, r);
+	ids_del(ls, r);
+	free(r);
 }
 
 /* ---- accounting ---------------------------------------------------------------------- */
@@ -549,7 +771,7 @@ static bool head_start(struct sl_ls *ls, struct req *r, uint64_t t)
 		count_reject(ls, f, r->tokens);
 	push_note(ls, r->id, t, res == SL_LS_RESERVE_NOW);
 	head_done(ls, r, res == SL_LS_RESERVE_NOW);
-	free(r);
+	req_release(ls, r);
 	return false;
 }
 
@@ -565,6 +787,7 @@ static void advance_queue(struct sl_ls *ls, uint64_t t)
 			return;
 		r = f->first;
 		fifo_remove(f, r);
+		dheap_remove(ls, r);
 		f->in_heap = false;
 		f->serving = true;
 		ls->head = r;
@@ -583,7 +806,7 @@ static void admit_head(struct sl_ls *ls, uint64_t t)
 	count_admit(ls, f, r->tokens);
 	push_note(ls, r->id, t, true);
 	head_done(ls, r, true);
-	free(r);
+	req_release(ls, r);
 }
 
 /* Pass-through or bootstrap: everything waiting is admitted now, WFQ order. */
@@ -599,39 +822,23 @@ static void drain(struct sl_ls *ls, uint64_t t)
 	advance_queue(ls, t);
 }
 
-static void recompute_deadline(struct sl_ls *ls)
-{
-	uint64_t d = NONE;
-
-	for (size_t i = 0; i < ls->n_flows; i++)
-		for (struct req *r = ls->flows[i].first; r; r = r->next)
-			d = min_u64(d, r->deadline);
-	ls->next_deadline = d;
-}
-
-/* Rejects every non-head waiting flow whose deadline is <= t. */
+/* Rejects every non-head waiting flow whose deadline is <= t, in workload
+ * then FIFO order: O(k log waiting) for k expired flows. */
 static void expire(struct sl_ls *ls, uint64_t t)
 {
-	for (size_t i = 0; i < ls->n_flows; i++) {
-		struct flow *f = &ls->flows[i];
-		struct req *r = f->first, *next;
+	while (ls->dheap_n && ls->dheap[0]->deadline <= t) {
+		struct req *r = ls->dheap[0];
+		struct flow *f = &ls->flows[r->wl];
+		bool was_first = r == f->first;
 
-		for (; r; r = next) {
-			next = r->next;
-			if (r->deadline > t)
-				continue;
-			bool was_first = r == f->first;
-
-			fifo_remove(f, r);
-			ls->waiting--;
-			count_reject(ls, f, r->tokens);
-			push_note(ls, r->id, t, false);
-			free(r);
-			if (was_first && f->in_heap)
-				flow_requeue(f);
-		}
+		fifo_remove(f, r);
+		ls->waiting--;
+		count_reject(ls, f, r->tokens);
+		push_note(ls, r->id, t, false);
+		req_release(ls, r);
+		if (was_first && f->in_heap)
+			flow_requeue(f);
 	}
-	recompute_deadline(ls);
 	advance_queue(ls, t);
 }
 
@@ -650,7 +857,7 @@ static void run_until(struct sl_ls *ls, uint64_t now)
 		uint64_t t_boot = ls->booting ? ls->ring.boot_until : NONE;
 		uint64_t t_stale = !ls->pass_through && ls->ttl_ns ? add_sat(ls->valid_until, 1) : NONE;
 		uint64_t t_head = ls->head ? ls->head_admit_at : NONE;
-		uint64_t t_exp = ls->next_deadline;
+		uint64_t t_exp = next_deadline(ls);
 		uint64_t t = min_u64(min_u64(t_boot, t_stale), min_u64(t_head, t_exp));
 
 		if (t > now || t == NONE)
@@ -722,7 +929,6 @@ int sl_ls_create(struct sl_ls **out, const struct sl_ls_params *p, uint64_t now,
 	ls->booting = true;
 	ls->pass_through = true;
 	ls->lm = NAN;
-	ls->next_deadline = NONE;
 	*out = ls;
 	return 0;
 }
@@ -768,6 +974,8 @@ void sl_ls_free(struct sl_ls *ls)
 	}
 	free(ls->flows);
 	free(ls->notes);
+	free(ls->dheap);
+	free(ls->ids);
 	free(ls);
 }
 
@@ -813,7 +1021,7 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 		return -EINVAL;
 	if (isnan(tokens) || isinf(tokens) || (tokens < 0 && tokens != SL_LS_TOKENS_AUTO))
 		return -EINVAL;
-	if (reserve_notes(ls, 1))
+	if (reserve_notes(ls, 1) || dheap_reserve(ls, 1) || ids_reserve(ls, 1))
 		return -ENOMEM;
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -861,8 +1069,11 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 	r->id = id;
 	r->tokens = tokens;
 	r->deadline = deadline;
+	r->seq = ls->next_seq++;
+	r->hpos = NOPOS;
 	r->wl = wl;
 	ls->waiting++;
+	ids_put(ls, r);
 
 	if (!ls->head) {
 		/* step 6 into an idle queue: new generation, vt 0, head without the heap */
@@ -886,9 +1097,9 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 	}
 	f = touch_flow(ls, wl);
 	fifo_push(f, r);
+	dheap_push(ls, r);
 	if (!f->in_heap && !f->serving)
 		flow_requeue(f);
-	ls->next_deadline = min_u64(ls->next_deadline, deadline);
 	f->deferred++;
 	ls->deferred++;
 	deliver(ls);
@@ -902,37 +1113,34 @@ out_free:
 
 int sl_ls_cancel(struct sl_ls *ls, uint64_t now, uint64_t id)
 {
+	struct req *r;
+
 	now = clamp_now(ls, now);
 	run_until(ls, now);
 	if (ls->head && ls->head->id == id) {
-		struct req *r = ls->head;
-
+		r = ls->head;
 		sl_ls_bucket_refund(&ls->bucket, r->tokens);
 		ls->waiting--;
 		count_reject(ls, &ls->flows[r->wl], r->tokens);
 		head_done(ls, r, false);
-		free(r);
+		req_release(ls, r);
 		advance_queue(ls, now);
 		deliver(ls);
 		return 0;
 	}
-	for (size_t i = 0; i < ls->n_flows; i++) {
-		struct flow *f = &ls->flows[i];
+	r = ids_find_queued(ls, id);
+	if (r) {
+		struct flow *f = &ls->flows[r->wl];
+		bool was_first = r == f->first;
 
-		for (struct req *r = f->first; r; r = r->next) {
-			if (r->id != id)
-				continue;
-			bool was_first = r == f->first;
-
-			fifo_remove(f, r);
-			ls->waiting--;
-			count_reject(ls, f, r->tokens);
-			free(r);
-			if (was_first && f->in_heap)
-				flow_requeue(f);
-			deliver(ls);
-			return 0;
-		}
+		fifo_remove(f, r);
+		ls->waiting--;
+		count_reject(ls, f, r->tokens);
+		req_release(ls, r);
+		if (was_first && f->in_heap)
+			flow_requeue(f);
+		deliver(ls);
+		return 0;
 	}
 	deliver(ls);
 	return -ENOENT;
@@ -950,9 +1158,130 @@ int sl_ls_complete(struct sl_ls *ls, uint64_t now, int workload, uint64_t durati
 	return 0;
 }
 
+/* ---- inline admission by the data path --------------------------------------------- */
+
+double sl_ls_grant(struct sl_ls *ls, uint64_t now)
+{
+	double g = 0;
+
+	now = clamp_now(ls, now);
+	run_until(ls, now);
+	if (bypass(ls)) {
+		g = INFINITY;
+	} else if (!ls->waiting && ls->bucket.available > 0) {
+		g = ls->bucket.available;
+		ls->bucket.available = 0;
+	}
+	deliver(ls);
+	return g;
+}
+
+/*
+ * Tokens come back to the bucket at now (events up to now processed):
+ * capped at capacity.  A waiting head computed its admission time from the
+ * deficit it saw; with the deficit smaller its admission comes forward (to
+ * now if the deficit is gone), as if the tokens had never left.
+ */
+static void credit(struct sl_ls *ls, uint64_t now, double tokens)
+{
+	struct sl_ls_bucket *b = &ls->bucket;
+
+	sl_ls_bucket_refund(b, tokens);
+	if (ls->head && b->fill > 0) {
+		uint64_t wns = 0, at;
+
+		if (b->available < 0) {
+			double w = ceil(-b->available / b->fill * 1e9);
+
+			wns = w >= (double)WAIT_CAP ? WAIT_CAP : (uint64_t)w;
+		}
+		at = add_sat(now, wns);
+		if (at < ls->head_admit_at)
+			ls->head_admit_at = at;
+		run_until(ls, now);
+	}
+}
+
+void sl_ls_ungrant(struct sl_ls *ls, uint64_t now, double tokens)
+{
+	if (!(tokens > 0) || !isfinite(tokens))
+		return;
+	now = clamp_now(ls, now);
+	run_until(ls, now);
+	credit(ls, now, tokens);
+	deliver(ls);
+}
+
+int sl_ls_observe_inline(struct sl_ls *ls, uint64_t now, int workload, uint64_t flows,
+			 double tokens)
+{
+	struct flow *f;
+	uint32_t wl;
+
+	if (wl_index(ls, workload, &wl) || !(tokens >= 0) || !isfinite(tokens))
+		return -EINVAL;
+	now = clamp_now(ls, now);
+	run_until(ls, now);
+	f = &ls->flows[wl];
+	if (tokens > 0) {
+		ls->inc_tokens += tokens;
+		if (sl_ls_ring_add(&ls->ring, now, tokens) && !ls->booting) {
+			ls->booting = true; /* idle: fail open again */
+			drain(ls, now);
+		}
+		f->accepted_tokens += tokens;
+		ls->acc_tokens += tokens;
+		ls->period_acc += tokens;
+	}
+	f->admitted += flows;
+	ls->admitted += flows;
+	f->inline_admitted += flows;
+	ls->inline_admitted += flows;
+	deliver(ls);
+	return 0;
+}
+
+/* x − y, not below 0 (a return may follow the period its flow was counted in). */
+static double sub_floor0(double x, double y)
+{
+	return x > y ? x - y : 0;
+}
+
+int sl_ls_return(struct sl_ls *ls, uint64_t now, int workload, double tokens)
+{
+	struct flow *f;
+	uint32_t wl;
+
+	if (wl_index(ls, workload, &wl) || !(tokens >= 0) || !isfinite(tokens))
+		return -EINVAL;
+	now = clamp_now(ls, now);
+	run_until(ls, now);
+	if (tokens > 0) {
+		f = &ls->flows[wl];
+		f->accepted_tokens = sub_floor0(f->accepted_tokens, tokens);
+		f->rejected_tokens += tokens;
+		ls->acc_tokens = sub_floor0(ls->acc_tokens, tokens);
+		ls->rej_tokens += tokens;
+		ls->period_acc = sub_floor0(ls->period_acc, tokens);
+		ls->period_rej += tokens;
+		credit(ls, now, tokens);
+	}
+	deliver(ls);
+	return 0;
+}
+
+double sl_ls_workload_tokens(const struct sl_ls *ls, int workload)
+{
+	uint32_t wl;
+
+	if (wl_index(ls, workload, &wl))
+		return NAN;
+	return flow_tokens(ls, &ls->flows[wl], ls->last_now);
+}
+
 uint64_t sl_ls_next_due(const struct sl_ls *ls)
 {
-	uint64_t t = ls->next_deadline;
+	uint64_t t = next_deadline(ls);
 
 	if (ls->booting)
 		t = min_u64(t, ls->ring.boot_until);
@@ -1010,6 +1339,7 @@ void sl_ls_get_stats(const struct sl_ls *ls, uint64_t now, struct sl_ls_stats *s
 	st->admitted = ls->admitted;
 	st->deferred = ls->deferred;
 	st->rejected = ls->rejected;
+	st->inline_admitted = ls->inline_admitted;
 }
 
 size_t sl_ls_workload_count(const struct sl_ls *ls)
@@ -1036,6 +1366,7 @@ int sl_ls_get_workload_stats(const struct sl_ls *ls, uint64_t now, size_t index,
 	st->admitted = f->admitted;
 	st->deferred = f->deferred;
 	st->rejected = f->rejected;
+	st->inline_admitted = f->inline_admitted;
 	st->waiting = f->qlen + (ls->head && ls->head->wl == index ? 1 : 0);
 	st->accepted_tokens = f->accepted_tokens;
 	st->rejected_tokens = f->rejected_tokens;
@@ -1045,21 +1376,84 @@ int sl_ls_get_workload_stats(const struct sl_ls *ls, uint64_t now, size_t index,
 	return 0;
 }
 
+/* r is reachable in the id index from its home slot. */
+static bool ids_has(const struct sl_ls *ls, const struct req *r)
+{
+	size_t mask, i, n = 0;
+
+	if (!ls->ids_cap)
+		return false;
+	mask = ls->ids_cap - 1;
+	for (i = id_home(ls, r->id); ls->ids[i] && n < ls->ids_cap; i = (i + 1) & mask, n++)
+		if (ls->ids[i] == r)
+			return true;
+	return false;
+}
+
+static int check_indexes(const struct sl_ls *ls, char *why, size_t why_len)
+{
+	size_t used = 0;
+
+	for (size_t i = 0; i < ls->dheap_n; i++) {
+		const struct req *r = ls->dheap[i];
+
+		if (r->hpos != i || r->deadline == NONE || r == ls->head) {
+			set_why(why, why_len, "deadline heap: bad entry %zu", i);
+			return -EPROTO;
+		}
+		if (i && dl_before(r, ls->dheap[(i - 1) / 2])) {
+			set_why(why, why_len, "deadline heap: order broken at %zu", i);
+			return -EPROTO;
+		}
+	}
+	if (ls->ids_cap & (ls->ids_cap - 1) || 2 * ls->ids_n > ls->ids_cap) {
+		set_why(why, why_len, "id index: capacity %zu for %zu", ls->ids_cap, ls->ids_n);
+		return -EPROTO;
+	}
+	for (size_t i = 0; i < ls->ids_cap; i++)
+		used += ls->ids[i] != NULL;
+	if (used != ls->ids_n || ls->ids_n != ls->waiting) {
+		set_why(why, why_len, "id index: %zu entries, %zu counted, %" PRIu64 " waiting", used,
+			ls->ids_n, ls->waiting);
+		return -EPROTO;
+	}
+	if (ls->head && (ls->head->hpos != NOPOS || !ids_has(ls, ls->head))) {
+		set_why(why, why_len, "head: badly indexed");
+		return -EPROTO;
+	}
+	return 0;
+}
+
 int sl_ls_check(const struct sl_ls *ls, char *why, size_t why_len)
 {
 	uint64_t waiting = ls->head ? 1 : 0, dl = NONE;
-	size_t serving = 0;
+	size_t serving = 0, timed = 0;
+	const struct sl_ls_bucket *b = &ls->bucket;
+	int rc;
 
+	if ((rc = check_indexes(ls, why, why_len)))
+		return rc;
 	for (size_t i = 0; i < ls->n_flows; i++) {
 		const struct flow *f = &ls->flows[i];
 		uint64_t n = 0;
 		const struct req *prev = NULL;
 
 		for (const struct req *r = f->first; r; prev = r, r = r->next) {
-			if (r->prev != prev || r->wl != i) {
+			if (r->prev != prev || r->wl != i || (prev && prev->seq >= r->seq)) {
 				set_why(why, why_len, "flow %zu: broken FIFO", i);
 				return -EPROTO;
 			}
+			if (r->deadline != NONE ? r->hpos >= ls->dheap_n || ls->dheap[r->hpos] != r
+						: r->hpos != NOPOS) {
+				set_why(why, why_len, "flow %zu: id %" PRIu64 " not in the deadline heap", i,
+					r->id);
+				return -EPROTO;
+			}
+			if (!ids_has(ls, r)) {
+				set_why(why, why_len, "flow %zu: id %" PRIu64 " not in the id index", i, r->id);
+				return -EPROTO;
+			}
+			timed += r->deadline != NONE;
 			dl = min_u64(dl, r->deadline);
 			n++;
 		}
@@ -1091,8 +1485,15 @@ int sl_ls_check(const struct sl_ls *ls, char *why, size_t why_len)
 		set_why(why, why_len, "%zu flows serving", serving);
 		return -EPROTO;
 	}
-	if (ls->next_deadline > dl) {
-		set_why(why, why_len, "next deadline too late");
+	if (timed != ls->dheap_n || next_deadline(ls) != dl) {
+		set_why(why, why_len, "deadline heap: %zu entries for %zu timed flows", ls->dheap_n,
+			timed);
+		return -EPROTO;
+	}
+	if (isnan(b->available) || b->available > b->capacity || b->fill != b->capacity ||
+	    !(b->capacity >= 0)) {
+		set_why(why, why_len, "bucket: available %g, capacity %g, fill %g", b->available,
+			b->capacity, b->fill);
 		return -EPROTO;
 	}
 	if (ls->cap_notes < ls->n_notes + ls->waiting && ls->waiting) {

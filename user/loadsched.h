@@ -190,7 +190,9 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 		 uint64_t client_timeout_ns);
 
 /* A waiting flow leaves (client gone): rejected without a callback, its
- * reservation refunded if it was the head.  0 or -ENOENT.  O(waiting). */
+ * reservation refunded if it was the head.  0 or -ENOENT.  O(1) expected
+ * (an id index) plus O(log waiting) to unlink it.  With duplicate ids the
+ * head goes first, then the earliest in workload, then arrival order. */
 int sl_ls_cancel(struct sl_ls *ls, uint64_t now, uint64_t id);
 
 /* An admitted connection of `workload` (-1 default) finished after
@@ -198,12 +200,59 @@ int sl_ls_cancel(struct sl_ls *ls, uint64_t now, uint64_t id);
  * (§3.4).  0 or -EINVAL. */
 int sl_ls_complete(struct sl_ls *ls, uint64_t now, int workload, uint64_t duration_ns);
 
-/* Admits due heads (in WFQ order), rejects expired flows, applies decision
- * staleness and the end of bootstrap.  Returns the next time something is
- * due (UINT64_MAX when nothing is). */
+/* Admits due heads (in WFQ order), rejects expired flows (an index by
+ * deadline: O(log waiting) per expired flow, nothing for the others),
+ * applies decision staleness and the end of bootstrap.  Returns the next
+ * time something is due (UINT64_MAX when nothing is). */
 uint64_t sl_ls_tick(struct sl_ls *ls, uint64_t now);
 /* The next due time without doing anything (UINT64_MAX: none). */
 uint64_t sl_ls_next_due(const struct sl_ls *ls);
+
+/* ---- inline admission by the data path ------------------------------------------ */
+
+/*
+ * The data path admits connections inline from a credit of tokens the
+ * daemon grants it each tick; this scheduler's bucket stays the only
+ * bucket.  Each tick: sl_ls_observe_inline() for what the data path
+ * admitted, sl_ls_ungrant() for what it left of the last grant, then a new
+ * sl_ls_grant().  Flows the data path deferred (their tokens did not fit in
+ * the credit left) go through sl_ls_arrive() as usual, also while a grant
+ * is outstanding: they see the bucket as it is (near 0), so they queue and
+ * the head reserves; the caller then ungrants the leftover credit.
+ */
+
+/* Tokens the data path may admit inline until the next grant (§3.2 step 5
+ * done by the data path): INFINITY in pass-through or while bootstrapping
+ * (admit without tokens); 0 while any flow waits or when the bucket is
+ * empty or negative; otherwise everything available (advanced to now),
+ * which is taken out of the bucket (available becomes 0). */
+double sl_ls_grant(struct sl_ls *ls, uint64_t now);
+/* Unused granted tokens come back: available += tokens, capped at capacity.
+ * tokens <= 0 or not finite: no-op.  A waiting head's admission time comes
+ * forward to what the smaller deficit needs (now if none is left), as if
+ * the tokens had never been granted. */
+void sl_ls_ungrant(struct sl_ls *ls, uint64_t now, double tokens);
+/* Flows of `workload` (-1 default) the data path admitted inline since the
+ * last call, with their tokens: recorded in the incoming-rate ring like
+ * arrivals (§3.1: this is how the rate is known in pass-through; an idle
+ * window re-enters bootstrap as an arrival would), counted as admitted
+ * flows, inline_admitted flows and accepted tokens (cumulative stats,
+ * per-workload stats and the period counters of sl_ls_take_period).  Does
+ * not touch the bucket (the tokens came out of a grant).  0 or -EINVAL (bad
+ * workload, negative or non-finite tokens). */
+int sl_ls_observe_inline(struct sl_ls *ls, uint64_t now, int workload, uint64_t flows,
+			 double tokens);
+/* A flow this scheduler admitted was then refused by another limiter (its
+ * priority level): its tokens go back to the bucket (capped at capacity,
+ * bringing a waiting head forward like sl_ls_ungrant) and move from
+ * accepted to rejected in the period counters and stats (§3.2 item 7;
+ * accepted does not go below 0; flow counts are unchanged).  0 or -EINVAL
+ * (bad workload, negative or non-finite tokens). */
+int sl_ls_return(struct sl_ls *ls, uint64_t now, int workload, double tokens);
+/* The tokens an arrival of `workload` (-1 default) without override would
+ * take now (as of the last time seen): the value sl_ls_workload_stats.tokens
+ * reports.  NaN for a bad index. */
+double sl_ls_workload_tokens(const struct sl_ls *ls, int workload);
 
 /* ---- introspection ------------------------------------------------------------- */
 
@@ -226,6 +275,7 @@ struct sl_ls_stats {
 	uint64_t generation;        /* WFQ generation (idle periods) */
 	double accepted_tokens, rejected_tokens, incoming_tokens; /* cumulative */
 	uint64_t admitted, deferred, rejected;                    /* flows, cumulative */
+	uint64_t inline_admitted;   /* of admitted: by the data path (sl_ls_observe_inline) */
 };
 void sl_ls_get_stats(const struct sl_ls *ls, uint64_t now, struct sl_ls_stats *st);
 
@@ -241,6 +291,7 @@ struct sl_ls_workload_stats {
 	uint64_t admitted;          /* flows admitted (at once or after waiting) */
 	uint64_t deferred;          /* flows that had to wait (QUEUED) */
 	uint64_t rejected;          /* flows rejected (at once, time-out, cancel) */
+	uint64_t inline_admitted;   /* of admitted: by the data path (sl_ls_observe_inline) */
 	uint64_t waiting;           /* flows waiting now (the head included) */
 	double accepted_tokens, rejected_tokens;
 	double flow_vt;             /* WFQ virtual time of the workload's flow */

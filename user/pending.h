@@ -17,6 +17,7 @@ enum sl_pending_state {
 	SL_PENDING_QUEUED = 1,   /* waiting in its level's QueueSet */
 	SL_PENDING_ADMITTED,     /* dispatched: seats reserved, admit ticket written/claimed */
 	SL_PENDING_REJECTED,     /* reject ticket written (queue full or wait limit) */
+	SL_PENDING_POLICY,       /* waiting in its policy's load scheduler */
 };
 
 struct sl_pending {
@@ -26,6 +27,8 @@ struct sl_pending {
 	uint32_t level;        /* slot */
 	uint16_t seats, schema, policy, workload;
 	uint64_t flow_hash;
+	bool in_queueset;      /* went through its level's QueueSet (which owns its seats) */
+	bool policy_admitted;  /* its policy's scheduler admitted it (tokens taken) */
 	uint64_t arrival_ns;   /* first deferral seen */
 	uint64_t ticket_ns;    /* when the ticket was written */
 	uint64_t deadline_ns;  /* an unclaimed ticket is withdrawn after this */

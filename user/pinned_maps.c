@@ -24,6 +24,9 @@ const char *const sl_map_names[SL_MAP__COUNT] = {
 	[SL_MAP_EVENTS]    = SLUICE_MAP_EVENTS,
 	[SL_MAP_TICKETS]   = SLUICE_MAP_TICKETS,
 	[SL_MAP_EV_LIMIT]  = SLUICE_MAP_EVLIMIT,
+	[SL_MAP_POL_GATE]  = SLUICE_MAP_POL_GATE,
+	[SL_MAP_WL_TOKENS] = SLUICE_MAP_WL_TOKENS,
+	[SL_MAP_WL_STATS]  = SLUICE_MAP_WL_STATS,
 };
 
 unsigned long long sl_mono_ns(void)
@@ -130,6 +133,20 @@ out:
 int sl_maps_level_stats(const struct sl_maps *m, unsigned slot, struct sluice_level_stats *out)
 {
 	return percpu_sum(m->fd[SL_MAP_LVL_STATS], slot, out, sizeof(*out));
+}
+
+int sl_maps_wl_stats(const struct sl_maps *m, unsigned policy, unsigned wl_slot,
+		     struct sluice_wl_stats *out)
+{
+	if (policy >= SLUICE_MAX_POLICIES || wl_slot >= SLUICE_WL_SLOTS)
+		return -EINVAL;
+	return percpu_sum(m->fd[SL_MAP_WL_STATS], policy * SLUICE_WL_SLOTS + wl_slot, out,
+			  sizeof(*out));
+}
+
+int sl_maps_policy_gate(const struct sl_maps *m, unsigned policy, struct sluice_policy_gate *out)
+{
+	return lookup(m->fd[SL_MAP_POL_GATE], policy, out);
 }
 
 int sl_maps_global_stats(const struct sl_maps *m, struct sluice_stats *out)

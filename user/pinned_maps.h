@@ -28,6 +28,9 @@ enum sl_map_id {
 	SL_MAP_EVENTS,
 	SL_MAP_TICKETS,
 	SL_MAP_EV_LIMIT,
+	SL_MAP_POL_GATE,
+	SL_MAP_WL_TOKENS,
+	SL_MAP_WL_STATS,
 	SL_MAP__COUNT,
 };
 
@@ -52,6 +55,11 @@ int sl_maps_level(const struct sl_maps *m, unsigned slot, struct sluice_level *o
 int sl_maps_seats(const struct sl_maps *m, unsigned slot, struct sluice_seats *out);
 /* Sums over all possible CPUs. */
 int sl_maps_level_stats(const struct sl_maps *m, unsigned slot, struct sluice_level_stats *out);
+/* The policy gate's per-workload counters (wl_slot SLUICE_WL_DEFAULT = the
+ * default workload), summed over CPUs. */
+int sl_maps_wl_stats(const struct sl_maps *m, unsigned policy, unsigned wl_slot,
+		     struct sluice_wl_stats *out);
+int sl_maps_policy_gate(const struct sl_maps *m, unsigned policy, struct sluice_policy_gate *out);
 int sl_maps_global_stats(const struct sl_maps *m, struct sluice_stats *out);
 
 /* Names of the levels in the slots, removed ones included ("" = never used). */

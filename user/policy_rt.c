@@ -1,5 +1,6 @@
 #include "policy_rt.h"
 
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -7,43 +8,223 @@
 
 #include "aimd.h"
 #include "json_out.h"
+#include "loader.h"
+#include "loadsched.h"
 #include "log.h"
 #include "sluice_abi.h"
 
-#define MAX_WORKLOADS 256
-
-struct workload_rt {
-	uint64_t admitted;      /* connections completed */
-	double latency_ewma_ms; /* for the token estimate */
-};
+/*
+ * How long a deferred client keeps trying: Linux retransmits a SYN after
+ * 1, 2, 3, 4, 6, 10 ... s (tcp_syn_linear_timeouts, then doubling) and
+ * gives up after tcp_syn_retries (6).  A flow that waits longer than this
+ * in a policy's scheduler belongs to a client that has gone: it is
+ * rejected (spec/aimd.md §3.2 step 3: the client's deadline bounds the
+ * queue timeout).  Workloads with a shorter queue_timeout use theirs.
+ */
+#define CLIENT_DEADLINE_NS (15ULL * 1000000000ULL)
 
 struct policy_rt {
 	char name[SL_LEVEL_NAME_SIZE];
 	const struct sl_policy_cfg *cfg;
+	struct sl_policies *ps;
+	unsigned index;               /* in cfg->policies: the data path's gate index */
 	struct sl_aimd aimd;
+	bool aimd_made;               /* aimd initialised here (not kept from the old set) */
 	bool have_out;
 	struct sl_aimd_out out;
 	uint64_t next_period_ns;
-	uint64_t period_accepted;
 	bool external_warned;
-	struct workload_rt workloads[MAX_WORKLOADS + 1]; /* [0] = default */
+	struct sl_ls *ls;
+	struct sluice_wl_stats seen[SLUICE_WL_SLOTS]; /* data path counters already fed */
+	uint32_t tokens_written[SLUICE_WL_SLOTS];     /* sl_wl_tokens as last written + 1 */
 };
 
 struct sl_policies {
+	struct sl_dataplane *dp;
+	struct sl_policy_hooks hooks;
 	struct policy_rt *v;
 	size_t n;
 };
 
-int sl_policies_create(struct sl_policies **out)
+/* ---- the data path's gate ------------------------------------------------------- */
+
+static struct sluice_policy_gate *gate_of(struct policy_rt *p)
 {
-	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
+	struct sl_dataplane *dp = p->ps->dp;
+
+	return dp && dp->gates && p->index < SLUICE_MAX_POLICIES ? &dp->gates[p->index] : NULL;
 }
 
-static void free_all(struct policy_rt *v, size_t n)
+static int ls_workload(unsigned workload)
 {
-	for (size_t i = 0; i < n; i++)
+	return workload == SLUICE_NONE16 || workload >= SLUICE_MAX_WORKLOADS ? -1 : (int)workload;
+}
+
+static unsigned wl_slot(int workload)
+{
+	return workload < 0 ? SLUICE_WL_DEFAULT : (unsigned)workload;
+}
+
+/* What is left of the credit comes back into the bucket.  An exchange:
+ * tokens the data path takes after it find no credit (and defer), tokens
+ * it gives back after it are collected the next time. */
+static void reclaim(struct policy_rt *p, uint64_t now)
+{
+	struct sluice_policy_gate *g = gate_of(p);
+	int64_t left;
+
+	if (!g || !p->ls)
+		return;
+	left = __atomic_exchange_n(&g->credit_mtok, 0, __ATOMIC_SEQ_CST);
+	if (left > 0)
+		sl_ls_ungrant(p->ls, now, (double)left / SLUICE_MTOK);
+}
+
+/* Grant the bucket's tokens to the data path, and say how many wait. */
+static void publish(struct policy_rt *p, uint64_t now)
+{
+	struct sluice_policy_gate *g = gate_of(p);
+	struct sl_ls_stats st;
+	double grant;
+
+	if (!g || !p->ls)
+		return;
+	grant = sl_ls_grant(p->ls, now);
+	sl_ls_get_stats(p->ls, now, &st);
+	if (isinf(grant)) {
+		__atomic_store_n(&g->mode, SLUICE_POLICY_PASS, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&g->waiting, (uint32_t)st.waiting, __ATOMIC_SEQ_CST);
+		return;
+	}
+	/* Waiting and credit before the mode: a SYN that sees THROTTLE sees
+	 * them too. */
+	__atomic_store_n(&g->waiting, (uint32_t)(st.waiting > UINT32_MAX ? UINT32_MAX : st.waiting),
+			 __ATOMIC_SEQ_CST);
+	if (grant > 0) {
+		__atomic_fetch_add(&g->credit_mtok, (int64_t)(grant * SLUICE_MTOK), __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&g->grants, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&g->mode, SLUICE_POLICY_THROTTLE, __ATOMIC_SEQ_CST);
+}
+
+static void gate_open(struct sl_policies *ps, unsigned index)
+{
+	struct sluice_policy_gate *g;
+
+	if (!ps->dp || !ps->dp->gates || index >= SLUICE_MAX_POLICIES)
+		return;
+	g = &ps->dp->gates[index];
+	__atomic_store_n(&g->mode, SLUICE_POLICY_PASS, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&g->waiting, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&g->credit_mtok, 0, __ATOMIC_SEQ_CST);
+}
+
+static void read_wl_stats(struct policy_rt *p, unsigned slot, struct sluice_wl_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (p->ps->dp)
+		sl_maps_wl_stats(&p->ps->dp->maps, p->index, slot, out);
+}
+
+/* Connections the data path admitted inline since the last tick: the
+ * incoming rate (in pass-through the scheduler sees nothing else) and
+ * accepted tokens. */
+static void feed_inline(struct policy_rt *p, uint64_t now)
+{
+	size_t n = p->cfg->n_workloads;
+
+	for (size_t i = 0; i <= n; i++) {
+		int wl = i < n ? (int)i : -1;
+		unsigned slot = wl_slot(wl);
+		struct sluice_wl_stats cur;
+		uint64_t flows, mtok;
+
+		read_wl_stats(p, slot, &cur);
+		flows = cur.inline_admitted - p->seen[slot].inline_admitted;
+		mtok = cur.inline_mtok - p->seen[slot].inline_mtok;
+		p->seen[slot] = cur;
+		if (flows)
+			sl_ls_observe_inline(p->ls, now, wl, flows, (double)mtok / SLUICE_MTOK);
+	}
+}
+
+/* Each workload's token cost, for the data path (written when it moves). */
+static void write_tokens(struct policy_rt *p)
+{
+	size_t n = p->cfg->n_workloads;
+
+	if (!p->ps->dp)
+		return;
+	for (size_t i = 0; i <= n; i++) {
+		int wl = i < n ? (int)i : -1;
+		unsigned slot = wl_slot(wl), key = p->index * SLUICE_WL_SLOTS + slot;
+		double t = sl_ls_workload_tokens(p->ls, wl);
+		uint32_t mtok;
+
+		if (!isfinite(t) || t < 0)
+			t = 1;
+		mtok = t * SLUICE_MTOK > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)llround(t * SLUICE_MTOK);
+		if (p->tokens_written[slot] == mtok + 1)
+			continue;
+		if (!bpf_map_update_elem(p->ps->dp->maps.fd[SL_MAP_WL_TOKENS], &key, &mtok, BPF_ANY))
+			p->tokens_written[slot] = mtok + 1;
+	}
+}
+
+/* ---- life cycle ------------------------------------------------------------------- */
+
+/* The schedulers' ctx is the policy set (stable across reloads, when a
+ * scheduler moves to the new record). */
+static void on_ls_admit(void *ctx, uint64_t id, uint64_t now)
+{
+	struct sl_policies *ps = ctx;
+
+	if (ps->hooks.admit)
+		ps->hooks.admit(ps->hooks.ctx, id, now);
+}
+
+static void on_ls_reject(void *ctx, uint64_t id, uint64_t now)
+{
+	struct sl_policies *ps = ctx;
+
+	if (ps->hooks.reject)
+		ps->hooks.reject(ps->hooks.ctx, id, now);
+}
+
+int sl_policies_create(struct sl_policies **out, struct sl_dataplane *dp,
+		       const struct sl_policy_hooks *hooks)
+{
+	struct sl_policies *ps = calloc(1, sizeof(*ps));
+
+	if (!ps)
+		return -ENOMEM;
+	ps->dp = dp;
+	if (hooks)
+		ps->hooks = *hooks;
+	for (unsigned i = 0; i < SLUICE_MAX_POLICIES; i++)
+		gate_open(ps, i);
+	*out = ps;
+	return 0;
+}
+
+/* Everything still waiting in a scheduler that goes away is admitted
+ * (fail-open), then the scheduler is freed. */
+static void drop_scheduler(struct policy_rt *p, uint64_t now)
+{
+	if (!p->ls)
+		return;
+	sl_ls_set_multiplier(p->ls, now, NAN, true);
+	sl_ls_tick(p->ls, now);
+	sl_ls_free(p->ls);
+	p->ls = NULL;
+}
+
+static void free_all(struct policy_rt *v, size_t n, uint64_t now)
+{
+	for (size_t i = 0; i < n; i++) {
+		drop_scheduler(&v[i], now);
 		sl_aimd_free(&v[i].aimd);
+	}
 	free(v);
 }
 
@@ -51,58 +232,158 @@ void sl_policies_free(struct sl_policies *ps)
 {
 	if (!ps)
 		return;
-	free_all(ps->v, ps->n);
+	/* No hooks on the way out: the caller is tearing down. */
+	ps->hooks = (struct sl_policy_hooks){0};
+	free_all(ps->v, ps->n, 0);
 	free(ps);
+}
+
+size_t sl_policies_count(const struct sl_policies *ps)
+{
+	return ps->n;
+}
+
+static bool same_scheduler(const struct sl_policy_cfg *a, const struct sl_policy_cfg *b)
+{
+	struct sl_ls_workload x, y;
+
+	if (a->n_workloads != b->n_workloads ||
+	    a->workload_latency_based_tokens != b->workload_latency_based_tokens)
+		return false;
+	for (size_t i = 0; i <= a->n_workloads; i++) {
+		x = sl_ls_workload_from_cfg(i < a->n_workloads ? &a->workloads[i].params : &a->default_params);
+		y = sl_ls_workload_from_cfg(i < b->n_workloads ? &b->workloads[i].params : &b->default_params);
+		if (memcmp(&x, &y, sizeof(x)))
+			return false;
+	}
+	return true;
 }
 
 int sl_policies_configure(struct sl_policies *ps, const struct sl_config *cfg, uint64_t now)
 {
-	struct policy_rt *v = calloc(cfg->n_policies ? cfg->n_policies : 1, sizeof(*v));
+	size_t n = cfg->n_policies;
+	struct policy_rt *v = calloc(n ? n : 1, sizeof(*v));
+	struct policy_rt **old = calloc(n ? n : 1, sizeof(*old));
+	char why[160];
+	int err = 0;
 
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < cfg->n_policies; i++) {
-		const struct sl_policy_cfg *pc = &cfg->policies[i];
-		struct sl_aimd_params p;
-		struct policy_rt *old = NULL;
-		int err;
-
-		for (size_t j = 0; j < ps->n; j++)
-			if (!strcmp(ps->v[j].name, pc->name))
-				old = &ps->v[j];
-		snprintf(v[i].name, sizeof(v[i].name), "%s", pc->name);
-		v[i].cfg = pc;
-		sl_aimd_params_from_policy(&p, pc);
-		if (old && !memcmp(&old->aimd.p, &p, sizeof(p))) {
-			/* Same name, same parameters: keep the history. */
-			v[i].aimd = old->aimd;
-			memset(&old->aimd, 0, sizeof(old->aimd));
-			v[i].have_out = old->have_out;
-			v[i].out = old->out;
-			v[i].next_period_ns = old->next_period_ns;
-			memcpy(v[i].workloads, old->workloads, sizeof(v[i].workloads));
-			continue;
-		}
-		err = sl_aimd_init(&v[i].aimd, &p);
-		if (err) {
-			pr_err("policy %s: controller parameters rejected", pc->name);
-			free_all(v, i);
-			return err;
-		}
-		v[i].next_period_ns = now + p.period_ns;
+	if (!v || !old) {
+		err = -ENOMEM;
+		goto fail;
 	}
-	free_all(ps->v, ps->n);
+	/* Phase 1, which may fail: create what cannot be kept; the old set
+	 * is not touched. */
+	for (size_t i = 0; i < n; i++) {
+		const struct sl_policy_cfg *pc = &cfg->policies[i];
+		struct policy_rt *p = &v[i];
+		struct sl_aimd_params ap;
+
+		for (size_t j = 0; j < ps->n && !old[i]; j++)
+			if (!strcmp(ps->v[j].name, pc->name))
+				old[i] = &ps->v[j];
+		snprintf(p->name, sizeof(p->name), "%s", pc->name);
+		p->cfg = pc;
+		p->ps = ps;
+		p->index = (unsigned)i;
+		sl_aimd_params_from_policy(&ap, pc);
+		if (!old[i] || memcmp(&old[i]->aimd.p, &ap, sizeof(ap))) {
+			err = sl_aimd_init(&p->aimd, &ap);
+			if (err) {
+				pr_err("policy %s: controller parameters rejected", pc->name);
+				goto fail;
+			}
+			p->aimd_made = true;
+			p->next_period_ns = now + ap.period_ns;
+		}
+		if (!old[i] || !old[i]->ls || !same_scheduler(old[i]->cfg, pc)) {
+			err = sl_ls_create_for_policy(&p->ls, pc, now, on_ls_admit, on_ls_reject, ps,
+						      why, sizeof(why));
+			if (err) {
+				pr_err("policy %s: scheduler: %s", pc->name, why);
+				goto fail;
+			}
+		}
+	}
+	/* Phase 2: keep the history of policies whose name (and parameters)
+	 * survive; take back outstanding credit; open every gate (the
+	 * indexes may have moved) and re-learn the counters' baselines. */
+	for (size_t j = 0; j < ps->n; j++)
+		reclaim(&ps->v[j], now);
+	for (size_t i = 0; i < n; i++) {
+		struct policy_rt *p = &v[i];
+
+		if (!old[i])
+			continue;
+		if (!p->aimd_made) {
+			p->aimd = old[i]->aimd;
+			memset(&old[i]->aimd, 0, sizeof(old[i]->aimd));
+			p->have_out = old[i]->have_out;
+			p->out = old[i]->out;
+			p->next_period_ns = old[i]->next_period_ns;
+		}
+		if (!p->ls) {
+			p->ls = old[i]->ls;
+			old[i]->ls = NULL;
+		}
+	}
+	for (unsigned i = 0; i < SLUICE_MAX_POLICIES; i++)
+		gate_open(ps, i);
+	free_all(ps->v, ps->n, now); /* replaced schedulers admit their waiting flows */
 	ps->v = v;
-	ps->n = cfg->n_policies;
+	ps->n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct policy_rt *p = &v[i];
+
+		for (unsigned s = 0; s < SLUICE_WL_SLOTS; s++)
+			read_wl_stats(p, s, &p->seen[s]);
+		memset(p->tokens_written, 0, sizeof(p->tokens_written));
+		write_tokens(p);
+		publish(p, now);
+	}
+	free(old);
 	return 0;
+
+fail:
+	if (v)
+		free_all(v, n, now);
+	free(old);
+	return err;
+}
+
+/* ---- flows -------------------------------------------------------------------------- */
+
+int sl_policies_arrive(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t id,
+		       uint64_t now)
+{
+	struct policy_rt *p;
+	int r;
+
+	if (policy >= ps->n || !ps->v[policy].ls)
+		return -ENOENT;
+	p = &ps->v[policy];
+	/* The arrival sees the whole bucket: the credit comes back first and
+	 * what is left goes out again after. */
+	reclaim(p, now);
+	r = sl_ls_arrive(p->ls, now, id, ls_workload(workload), SL_LS_TOKENS_AUTO, CLIENT_DEADLINE_NS);
+	publish(p, now);
+	return r;
+}
+
+void sl_policies_return(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t now)
+{
+	struct policy_rt *p;
+	int wl = ls_workload(workload);
+
+	if (policy >= ps->n || !ps->v[policy].ls)
+		return;
+	p = &ps->v[policy];
+	sl_ls_return(p->ls, now, wl, sl_ls_workload_tokens(p->ls, wl));
 }
 
 void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned workload,
 			  uint64_t duration_ns, uint32_t srtt_us, uint64_t now)
 {
 	struct policy_rt *p;
-	struct workload_rt *w;
-	double ms = (double)duration_ns / 1e6;
 
 	if (policy >= ps->n)
 		return;
@@ -113,10 +394,9 @@ void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned work
 		sl_aimd_observe_latency(&p->aimd, now, duration_ns);
 	else if (p->cfg->signal == SL_SIGNAL_SRTT && srtt_us)
 		sl_aimd_observe_latency(&p->aimd, now, (uint64_t)srtt_us * 1000);
-	p->period_accepted++;
-	w = &p->workloads[workload == SLUICE_NONE16 || workload >= MAX_WORKLOADS ? 0 : workload + 1];
-	w->admitted++;
-	w->latency_ewma_ms = w->admitted == 1 ? ms : 0.9 * w->latency_ewma_ms + 0.1 * ms;
+	/* §3.4: the workload's token estimate is its mean connection time. */
+	if (p->ls)
+		sl_ls_complete(p->ls, now, ls_workload(workload), duration_ns);
 }
 
 /* The external signal: one number (milliseconds) the application keeps in
@@ -148,33 +428,47 @@ static double read_external(struct policy_rt *p)
 	return v;
 }
 
+/* One control period: the controller's decision goes to the scheduler. */
+static void control_period(struct policy_rt *p, uint64_t now)
+{
+	bool was = p->have_out ? p->out.pass_through : true;
+	double accepted = 0, rejected = 0;
+
+	sl_ls_take_period(p->ls, &accepted, &rejected);
+	sl_aimd_observe_tokens(&p->aimd, accepted, rejected);
+	if (p->cfg->signal == SL_SIGNAL_EXTERNAL)
+		sl_aimd_period_external(&p->aimd, read_external(p), &p->out);
+	else
+		sl_aimd_period(&p->aimd, now, &p->out);
+	p->have_out = true;
+	sl_ls_set_multiplier(p->ls, now, p->out.load_multiplier, p->out.pass_through);
+	if (was != p->out.pass_through || p->out.overload)
+		pr_info("policy %s: signal %.1f ms, setpoint %.1f ms, %s, load multiplier %.3f%s",
+			p->name, p->out.signal, p->out.setpoint,
+			p->out.overload ? "OVERLOAD" : "ok", p->out.load_multiplier,
+			p->out.pass_through ? " (pass-through)" : "");
+}
+
 void sl_policies_tick(struct sl_policies *ps, uint64_t now)
 {
 	for (size_t i = 0; i < ps->n; i++) {
 		struct policy_rt *p = &ps->v[i];
-		bool was = p->have_out ? p->out.pass_through : true;
 
-		if (now < p->next_period_ns)
+		if (!p->ls)
 			continue;
-		p->next_period_ns = now + p->aimd.p.period_ns;
-		/* Observe stage: nothing is rejected yet. */
-		if (p->cfg->signal == SL_SIGNAL_EXTERNAL) {
-			double observed = 1.0;
-
-			sl_aimd_period_signal(&p->aimd, read_external(p), observed, &p->out);
-		} else {
-			sl_aimd_observe_tokens(&p->aimd, (double)p->period_accepted, 0);
-			sl_aimd_period(&p->aimd, now, &p->out);
+		reclaim(p, now);
+		feed_inline(p, now);
+		sl_ls_tick(p->ls, now);
+		if (now >= p->next_period_ns) {
+			p->next_period_ns = now + p->aimd.p.period_ns;
+			control_period(p, now);
 		}
-		p->period_accepted = 0;
-		p->have_out = true;
-		if (was != p->out.pass_through || p->out.overload)
-			pr_info("policy %s: signal %.1f ms, setpoint %.1f ms, %s, load multiplier %.3f%s",
-				p->name, p->out.signal, p->out.setpoint,
-				p->out.overload ? "OVERLOAD" : "ok", p->out.load_multiplier,
-				p->out.pass_through ? " (pass-through)" : "");
+		write_tokens(p);
+		publish(p, now);
 	}
 }
+
+/* ---- dump ------------------------------------------------------------------------------ */
 
 static void jnum(struct json_out *jo, const char *key, double v)
 {
@@ -184,17 +478,59 @@ static void jnum(struct json_out *jo, const char *key, double v)
 		jo_null(jo, key);
 }
 
-void sl_policies_dump(struct sl_policies *ps, FILE *f)
+static void dump_workloads(struct policy_rt *p, struct json_out *jo, uint64_t now)
+{
+	size_t n = sl_ls_workload_count(p->ls);
+
+	jo_arr_begin(jo, "workloads");
+	for (size_t w = 0; w < n; w++) {
+		bool dflt = w + 1 == n;
+		struct sl_ls_workload_stats ws;
+		struct sluice_wl_stats ds;
+		char idx[24];
+
+		if (sl_ls_get_workload_stats(p->ls, now, w, &ws))
+			break;
+		read_wl_stats(p, wl_slot(dflt ? -1 : (int)w), &ds);
+		jo_obj_begin(jo, NULL);
+		if (dflt) {
+			jo_str(jo, "name", "default");
+		} else if (p->cfg->workloads[w].name) {
+			jo_str(jo, "name", p->cfg->workloads[w].name);
+		} else {
+			snprintf(idx, sizeof(idx), "%zu", w); /* Aperture: the index */
+			jo_str(jo, "name", idx);
+		}
+		jo_double(jo, "priority", ws.priority);
+		jnum(jo, "tokens", ws.tokens);
+		jo_u64(jo, "admitted", ws.admitted);
+		jo_u64(jo, "admitted_inline", ws.inline_admitted);
+		jo_u64(jo, "deferred", ws.deferred);
+		jo_u64(jo, "rejected", ws.rejected);
+		jo_u64(jo, "waiting", ws.waiting);
+		jo_u64(jo, "syns", ds.syns);
+		jo_u64(jo, "gate_deferred", ds.deferred);
+		jnum(jo, "token_estimate_ms", ws.token_estimate);
+		jnum(jo, "accepted_tokens", ws.accepted_tokens);
+		jnum(jo, "rejected_tokens", ws.rejected_tokens);
+		jo_obj_end(jo);
+	}
+	jo_arr_end(jo);
+}
+
+void sl_policies_dump(struct sl_policies *ps, FILE *f, uint64_t now)
 {
 	struct json_out jo;
 
 	jo_init(&jo, f, false);
 	jo_obj_begin(&jo, NULL);
-	jo_str(&jo, "stage", "observe");
+	jo_str(&jo, "stage", "enforce");
 	jo_arr_begin(&jo, "policies");
 	for (size_t i = 0; i < ps->n; i++) {
 		struct policy_rt *p = &ps->v[i];
 		const struct sl_aimd_out *o = &p->out;
+		struct sluice_policy_gate *g = gate_of(p);
+		struct sl_ls_stats st;
 
 		jo_obj_begin(&jo, NULL);
 		jo_str(&jo, "name", p->name);
@@ -219,19 +555,25 @@ void sl_policies_dump(struct sl_policies *ps, FILE *f)
 			jo_double(&jo, "load_multiplier", 0);
 			jo_bool(&jo, "pass_through", true);
 		}
-		jo_arr_begin(&jo, "workloads");
-		for (size_t w = 0; w <= p->cfg->n_workloads && w <= MAX_WORKLOADS; w++) {
-			const struct workload_rt *wr = &p->workloads[w];
-
-			jo_obj_begin(&jo, NULL);
-			jo_str(&jo, "name", w ? p->cfg->workloads[w - 1].name : "default");
-			jo_u64(&jo, "admitted", wr->admitted);
-			jo_u64(&jo, "deferred", 0);
-			jo_u64(&jo, "rejected", 0);
-			jnum(&jo, "token_estimate_ms", wr->admitted ? wr->latency_ewma_ms : NAN);
-			jo_obj_end(&jo);
+		if (p->ls) {
+			sl_ls_get_stats(p->ls, now, &st);
+			jo_bool(&jo, "bootstrapping", st.bootstrapping);
+			jo_bool(&jo, "scheduler_pass_through", st.pass_through);
+			jnum(&jo, "fill_rate", st.fill_rate);
+			jnum(&jo, "capacity", st.capacity);
+			jnum(&jo, "available", st.available);
+			jnum(&jo, "incoming_rate", st.incoming_rate);
+			jo_u64(&jo, "waiting", st.waiting);
 		}
-		jo_arr_end(&jo);
+		if (g) {
+			jo_str(&jo, "gate", __atomic_load_n(&g->mode, __ATOMIC_RELAXED) ==
+					    SLUICE_POLICY_THROTTLE ? "throttle" : "pass");
+			jo_double(&jo, "gate_credit", (double)__atomic_load_n(&g->credit_mtok, __ATOMIC_RELAXED) /
+						      SLUICE_MTOK);
+			jo_u64(&jo, "gate_grants", __atomic_load_n(&g->grants, __ATOMIC_RELAXED));
+		}
+		if (p->ls)
+			dump_workloads(p, &jo, now);
 		jo_obj_end(&jo);
 	}
 	jo_arr_end(&jo);

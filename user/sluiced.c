@@ -268,7 +268,7 @@ static void handle_control(struct daemon *d)
 			close(fd);
 			return;
 		}
-		sl_policies_dump(d->policies, f);
+		sl_policies_dump(d->policies, f, sl_mono_ns());
 		fclose(f);
 		return;
 	}
@@ -504,8 +504,14 @@ int main(int argc, char **argv)
 		if (getrandom(key, sizeof(key), 0) != sizeof(key))
 			memset(key, 0x5a, sizeof(key));
 		err = sl_adm_create(&d.adm, &d.dp, key, sl_mono_ns());
+		if (!err) {
+			struct sl_policy_hooks hooks;
+
+			sl_adm_policy_hooks(d.adm, &hooks);
+			err = sl_policies_create(&d.policies, &d.dp, &hooks);
+		}
 		if (!err)
-			err = sl_policies_create(&d.policies);
+			sl_adm_set_policies(d.adm, d.policies);
 		if (err) {
 			pr_err("admission: %s", strerror(-err));
 			goto out_dp;
@@ -528,8 +534,8 @@ int main(int argc, char **argv)
 
 out_dp:
 	ring_buffer__free(d.events);
-	sl_adm_free(d.adm);
 	sl_policies_free(d.policies);
+	sl_adm_free(d.adm);
 	close_fd(&d.sig_fd);
 	close_fd(&d.timer_fd);
 	close_fd(&d.epoll_fd);

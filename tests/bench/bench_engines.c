@@ -165,6 +165,63 @@ static double scheduler_admissions_per_sec(size_t n, uint64_t arrivals)
 	return (double)ls_admitted / ((double)(end - start) / 1e9);
 }
 
+/* Many waiting flows: one head blocks (1e12 tokens) and `waiting` flows
+ * queue behind it over 16 workloads.  One cycle = an arrival + either the
+ * cancel of a random waiting flow (cancel) or, with client timeouts spread
+ * over [waiting/2, 3 waiting/2] us at one arrival per us, the expiry of
+ * about one flow (expire) + a tick.  Cycles per second. */
+static double scheduler_waiting_cycles_per_sec(size_t waiting, uint64_t cycles, bool cancel)
+{
+	const size_t n = 16;
+	struct sl_ls_workload w[16];
+	struct sl_ls_params p = {.workloads = w, .n_workloads = n,
+				 .default_workload = {.priority = 1, .tokens = 1, .queue_timeout_ns = SL_LS_NO_TIMEOUT}};
+	uint64_t *live = calloc(waiting, sizeof(*live));
+	uint64_t t = 1, start, end, id = 1, step = 1000; /* 1 us */
+	struct sl_ls *ls;
+	char why[128];
+
+	for (size_t i = 0; i < n; i++)
+		w[i] = (struct sl_ls_workload){.priority = (double)(i + 1), .tokens = 1,
+					       .queue_timeout_ns = SL_LS_NO_TIMEOUT};
+	if (!live || sl_ls_create(&ls, &p, t, NULL, NULL, NULL, why, sizeof(why))) {
+		fprintf(stderr, "bench: cannot create\n");
+		exit(1);
+	}
+	for (uint64_t i = 0; i < 31000; i++, t += 1000000)
+		sl_ls_arrive(ls, t, id++, (int)(i % n), SL_LS_TOKENS_AUTO, SL_LS_NO_TIMEOUT);
+	sl_ls_set_multiplier(ls, t, 0.25, false);
+	sl_ls_arrive(ls, t, id++, -1, 1e12, SL_LS_NO_TIMEOUT); /* the head */
+	for (size_t i = 0; i < waiting; i++, t += step) {
+		uint64_t to = cancel ? SL_LS_NO_TIMEOUT :
+				       10000000 + (waiting / 2 + rnd() % (waiting + 1)) * step;
+
+		live[i] = id;
+		sl_ls_arrive(ls, t, id++, (int)(rnd() % n), SL_LS_TOKENS_AUTO, to);
+	}
+	start = now_ns();
+	for (uint64_t c = 0; c < cycles; c++, t += step) {
+		if (cancel) {
+			size_t k = rnd() % waiting;
+
+			if (sl_ls_cancel(ls, t, live[k])) {
+				fprintf(stderr, "bench: cancel failed\n");
+				exit(1);
+			}
+			live[k] = id;
+			sl_ls_arrive(ls, t, id++, (int)(rnd() % n), SL_LS_TOKENS_AUTO, SL_LS_NO_TIMEOUT);
+		} else {
+			sl_ls_arrive(ls, t, id++, (int)(rnd() % n), SL_LS_TOKENS_AUTO,
+				     10000000 + (waiting / 2 + rnd() % (waiting + 1)) * step);
+			sl_ls_tick(ls, t);
+		}
+	}
+	end = now_ns();
+	sl_ls_free(ls);
+	free(live);
+	return (double)cycles / ((double)(end - start) / 1e9);
+}
+
 int main(void)
 {
 	const uint64_t cycles = 2000000;
@@ -195,6 +252,18 @@ int main(void)
 		printf("%-34s %14.0f %10s\n", "2", w2, "1.00x");
 		printf("%-34s %14.0f %9.2fx\n", "16", w16, w16 / w2);
 		printf("%-34s %14.0f %9.2fx\n", "256", w256, w256 / w2);
+	}
+	{
+		static const size_t sizes[] = {1000, 10000, 100000};
+
+		printf("\nWorkload scheduler, many waiting flows behind a blocked head, 16 workloads\n");
+		printf("%-34s %14s %14s\n", "waiting flows", "cancel+arrive/s", "expire+arrive/s");
+		for (size_t i = 0; i < 3; i++) {
+			double c = scheduler_waiting_cycles_per_sec(sizes[i], 500000, true);
+			double e = scheduler_waiting_cycles_per_sec(sizes[i], 500000, false);
+
+			printf("%-34zu %14.0f %14.0f\n", sizes[i], c, e);
+		}
 	}
 	return 0;
 }

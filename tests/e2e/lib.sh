@@ -102,7 +102,9 @@ start_daemon() {
 	DAEMON_PID=$!
 	E2E_PIDS+=("$DAEMON_PID")
 	for _ in $(seq 100); do
-		if "$SLUICECTL" status --pin-dir "$PIN_DIR" --json 2>/dev/null | jq -e '.configured' >/dev/null 2>&1; then
+		# Its own heartbeat: after a crash the pins still say "configured".
+		if "$SLUICECTL" status --pin-dir "$PIN_DIR" --json 2>/dev/null |
+			jq -e --argjson pid "$DAEMON_PID" '.configured and .daemon_pid == $pid' >/dev/null 2>&1; then
 			return 0
 		fi
 		kill -0 "$DAEMON_PID" 2>/dev/null || break

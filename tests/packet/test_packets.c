@@ -92,6 +92,7 @@ enum { OUT_SAME = 0, OUT_RST = 1 };
 static struct sluice *skel;
 static int prog_fd, fd_config, fd_hb, fd_levels, fd_seats, fd_lvl_stats;
 static int fd_stats, fd_port_cls, fd_classes, fd_conns, fd_evlimit, fd_tickets;
+static int fd_pol_gate, fd_wl_tokens, fd_wl_stats;
 /* Seats per connection of each level's class, used by put_port (S_SPC*). */
 static uint16_t level_spc[SLUICE_MAX_LEVELS + 8];
 /* Ports that got a class, so reset_maps can clear exactly those. */
@@ -197,6 +198,9 @@ static void reset_maps(void)
 	zero_array(fd_lvl_stats, SLUICE_MAX_LEVELS, sizeof(struct sluice_level_stats), true);
 	zero_array(fd_stats, 1, sizeof(struct sluice_stats), true);
 	zero_array(fd_evlimit, 1, sizeof(struct sluice_ev_limit), true);
+	zero_array(fd_pol_gate, SLUICE_MAX_POLICIES, sizeof(struct sluice_policy_gate), false);
+	zero_array(fd_wl_tokens, SLUICE_MAX_POLICIES * SLUICE_WL_SLOTS, sizeof(__u32), false);
+	zero_array(fd_wl_stats, SLUICE_MAX_POLICIES * SLUICE_WL_SLOTS, sizeof(struct sluice_wl_stats), true);
 	for (unsigned i = 0; i < n_classed; i++) {
 		uint32_t idx = SLUICE_PORT_DST * 65536 + classed_ports[i], zero = 0;
 
@@ -328,7 +332,8 @@ static void setup_maps(unsigned flags)
 
 #define G_FIELDS(X) X(syns) X(unprotected) X(malformed) X(fragments) \
 	X(failsafe_open) X(failsafe_closed) X(conn_table_full) X(events_lost) \
-	X(rst_failed) X(established) X(released) X(tickets_admitted) X(tickets_rejected)
+	X(rst_failed) X(established) X(released) X(tickets_admitted) X(tickets_rejected) \
+	X(policy_deferred) X(policy_refunds)
 #define L_FIELDS(X) X(syns) X(admitted) X(deferred) X(rejected) X(retransmits) \
 	X(closed) X(failsafe)
 
@@ -2302,6 +2307,9 @@ static int group_setup(void **state)
 	fd_conns = bpf_map__fd(skel->maps.sl_conns);
 	fd_evlimit = bpf_map__fd(skel->maps.sl_ev_limit);
 	fd_tickets = bpf_map__fd(skel->maps.sl_tickets);
+	fd_pol_gate = bpf_map__fd(skel->maps.sl_pol_gate);
+	fd_wl_tokens = bpf_map__fd(skel->maps.sl_wl_tokens);
+	fd_wl_stats = bpf_map__fd(skel->maps.sl_wl_stats);
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.sl_events), on_event, NULL, NULL);
 	if (!rb) {
 		sluice__destroy(skel);
@@ -2438,6 +2446,265 @@ static void test_ticket_other_tuple(void **state)
 	assert_int_equal(count_hash(fd_tickets, sizeof(other)), 1);
 }
 
+
+/* ---- the policy gate (AverageLatencySchedulingPolicy) ------------------ */
+
+#define POL   3   /* policy index the tests use */
+#define P_POL 8443 /* local port whose class names POL */
+
+/* Classify local port `port` into `level` and policy POL, workload `wl`
+ * (SLUICE_NONE16 = the default workload). */
+static void put_policy_port(uint16_t port, uint32_t level, uint16_t wl)
+{
+	uint32_t idx = SLUICE_PORT_DST * 65536 + port, cls = n_classed + 1;
+	struct sluice_class_key k = { .dport = (uint16_t)cls, .gen = 0 };
+	struct sluice_class v = {
+		.level = level, .schema = 9, .seats = 1, .policy = POL, .workload = wl,
+	};
+
+	classed_ports[n_classed++] = port;
+	assert_int_equal(bpf_map_update_elem(fd_port_cls, &idx, &cls, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(fd_classes, &k, &v, BPF_ANY), 0);
+}
+
+static void put_gate(uint32_t mode, uint32_t waiting, int64_t credit_mtok)
+{
+	struct sluice_policy_gate g = { .mode = mode, .waiting = waiting, .credit_mtok = credit_mtok };
+	uint32_t key = POL;
+
+	assert_int_equal(bpf_map_update_elem(fd_pol_gate, &key, &g, BPF_ANY), 0);
+}
+
+static int64_t gate_credit(void)
+{
+	struct sluice_policy_gate g;
+	uint32_t key = POL;
+
+	assert_int_equal(bpf_map_lookup_elem(fd_pol_gate, &key, &g), 0);
+	return g.credit_mtok;
+}
+
+static void put_wl_tokens(unsigned slot, uint32_t mtok)
+{
+	uint32_t key = POL * SLUICE_WL_SLOTS + slot;
+
+	assert_int_equal(bpf_map_update_elem(fd_wl_tokens, &key, &mtok, BPF_ANY), 0);
+}
+
+static struct sluice_wl_stats wl_stats(unsigned slot)
+{
+	struct sluice_wl_stats *v = calloc((size_t)ncpus, sizeof(*v)), sum = {0};
+	uint32_t key = POL * SLUICE_WL_SLOTS + slot;
+
+	assert_non_null(v);
+	assert_int_equal(bpf_map_lookup_elem(fd_wl_stats, &key, v), 0);
+	for (int c = 0; c < ncpus; c++) {
+		sum.syns += v[c].syns;
+		sum.inline_admitted += v[c].inline_admitted;
+		sum.inline_mtok += v[c].inline_mtok;
+		sum.deferred += v[c].deferred;
+	}
+	free(v);
+	return sum;
+}
+
+static size_t policy_syn(uint8_t *f, uint16_t sport, uint16_t dport)
+{
+	struct fr_spec sp;
+
+	fr_default_v4_syn(&sp);
+	sp.sport = sport;
+	sp.dport = dport;
+	return fr_build(&sp, f, NULL);
+}
+
+/* The one event the last runs produced, or fail. */
+static const struct sluice_event *one_event(const char *ctx)
+{
+	ring_buffer__consume(rb);
+	if (nevents != 1)
+		fail_msg("%s: %d events, expected 1", ctx, nevents);
+	return &events[0];
+}
+
+/* PASS mode admits without tokens and counts the admission and its
+ * tokens for the daemon's incoming rate. */
+static void test_policy_pass(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	struct sluice_wl_stats ws;
+	size_t n;
+
+	(void)state;
+	setup_maps(0);
+	put_policy_port(P_POL, L_QUEUE, 5);
+	put_gate(SLUICE_POLICY_PASS, 0, 0);
+	put_wl_tokens(5, 2500);
+	n = policy_syn(f, 51000, P_POL);
+	run_expect("pass mode", f, n, out, XDP_PASS);
+	ws = wl_stats(5);
+	assert_int_equal(ws.syns, 1);
+	assert_int_equal(ws.inline_admitted, 1);
+	assert_int_equal(ws.inline_mtok, 2500);
+	assert_int_equal(ws.deferred, 0);
+	assert_int_equal(gate_credit(), 0);
+	assert_int_equal(get_seats(L_QUEUE).seats_in_use, 1);
+}
+
+/* THROTTLE admits while the credit holds strictly more than the SYN's
+ * tokens, then defers with a POLICY event; the level sees nothing. */
+static void test_policy_throttle_credit(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	const struct sluice_event *ev;
+	struct sluice_wl_stats ws;
+	struct snap s0, s1;
+	size_t n;
+
+	(void)state;
+	setup_maps(0);
+	put_level(L_QUEUE, SLUICE_LEVEL_LIMITED, SLUICE_RESP_QUEUE, 100, 1, "web-queue");
+	put_policy_port(P_POL, L_QUEUE, SLUICE_NONE16);
+	put_wl_tokens(SLUICE_WL_DEFAULT, 1000);
+	put_gate(SLUICE_POLICY_THROTTLE, 0, 2500);
+	drain_events();
+	n = policy_syn(f, 51001, P_POL);
+	run_expect("credit 2.5, tokens 1", f, n, out, XDP_PASS);
+	assert_int_equal(gate_credit(), 1500);
+	n = policy_syn(f, 51002, P_POL);
+	run_expect("credit 1.5, tokens 1", f, n, out, XDP_PASS);
+	assert_int_equal(gate_credit(), 500);
+	take_snap(&s0);
+	n = policy_syn(f, 51003, P_POL);
+	run_expect("credit 0.5, tokens 1: deferred", f, n, out, XDP_DROP);
+	take_snap(&s1);
+	assert_int_equal(gate_credit(), 500);
+	ev = one_event("policy deferral");
+	assert_int_equal(ev->type, SLUICE_EV_DEFER);
+	assert_int_equal(ev->gate, SLUICE_GATE_POLICY);
+	assert_int_equal(ev->policy, POL);
+	assert_int_equal(ev->workload, SLUICE_NONE16);
+	assert_int_equal(ev->level, L_QUEUE);
+	assert_int_equal(s1.g.policy_deferred - s0.g.policy_deferred, 1);
+	assert_int_equal(s1.l[L_QUEUE].deferred - s0.l[L_QUEUE].deferred, 0);
+	assert_int_equal(s1.seats[L_QUEUE].seats_in_use, 2);
+	ws = wl_stats(SLUICE_WL_DEFAULT);
+	assert_int_equal(ws.syns, 3);
+	assert_int_equal(ws.inline_admitted, 2);
+	assert_int_equal(ws.inline_mtok, 2000);
+	assert_int_equal(ws.deferred, 1);
+	/* Exactly the tokens: still not enough (available > tokens). */
+	put_gate(SLUICE_POLICY_THROTTLE, 0, 1000);
+	n = policy_syn(f, 51004, P_POL);
+	run_expect("credit == tokens: deferred", f, n, out, XDP_DROP);
+	assert_int_equal(gate_credit(), 1000);
+}
+
+/* While flows wait in the daemon's scheduler nobody jumps the queue. */
+static void test_policy_waiting(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	size_t n;
+
+	(void)state;
+	setup_maps(0);
+	put_policy_port(P_POL, L_QUEUE, 0);
+	put_wl_tokens(0, 1000);
+	put_gate(SLUICE_POLICY_THROTTLE, 1, 1000000);
+	n = policy_syn(f, 51010, P_POL);
+	run_expect("flows waiting", f, n, out, XDP_DROP);
+	assert_int_equal(gate_credit(), 1000000);
+	assert_int_equal(wl_stats(0).deferred, 1);
+	assert_int_equal(get_seats(L_QUEUE).seats_in_use, 0);
+}
+
+/* The level refuses after the policy took tokens: they go back, and the
+ * event names the level's gate (Queue: defer; Reject: RST). */
+static void test_policy_level_refuses(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	const struct sluice_event *ev;
+	struct snap s0, s1;
+	size_t n;
+
+	(void)state;
+	setup_maps(S_FULL);
+	put_policy_port(P_POL, L_QUEUE, 0);
+	put_policy_port(P_POL + 1, L_REJECT, 0);
+	put_wl_tokens(0, 1000);
+	put_gate(SLUICE_POLICY_THROTTLE, 0, 5000);
+	drain_events();
+	take_snap(&s0);
+	n = policy_syn(f, 51020, P_POL);
+	run_expect("queue level full", f, n, out, XDP_DROP);
+	take_snap(&s1);
+	assert_int_equal(gate_credit(), 5000);
+	assert_int_equal(s1.g.policy_refunds - s0.g.policy_refunds, 1);
+	assert_int_equal(s1.g.policy_deferred - s0.g.policy_deferred, 0);
+	assert_int_equal(s1.l[L_QUEUE].deferred - s0.l[L_QUEUE].deferred, 1);
+	ev = one_event("level deferral");
+	assert_int_equal(ev->gate, SLUICE_GATE_LEVEL);
+	assert_int_equal(ev->policy, POL);
+	drain_events();
+	n = policy_syn(f, 51021, P_POL + 1);
+	run_expect("reject level full", f, n, out, XDP_TX);
+	assert_int_equal(gate_credit(), 5000);
+	ev = one_event("level reject");
+	assert_int_equal(ev->type, SLUICE_EV_REJECT);
+	assert_int_equal(ev->gate, SLUICE_GATE_LEVEL);
+	assert_int_equal(wl_stats(0).inline_admitted, 0);
+}
+
+/* A stale heartbeat opens the gate: the daemon that would queue is gone.
+ * A workload whose connections take no tokens is never held back. */
+static void test_policy_fail_open_and_zero_tokens(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	size_t n;
+
+	(void)state;
+	setup_maps(S_HB_OLD);
+	put_policy_port(P_POL, L_QUEUE, 0);
+	put_wl_tokens(0, 1000);
+	put_gate(SLUICE_POLICY_THROTTLE, 1, 0);
+	n = policy_syn(f, 51030, P_POL);
+	run_expect("stale heartbeat", f, n, out, XDP_PASS);
+	assert_int_equal(gate_credit(), 0);
+
+	put_heartbeat(mono_ns());
+	n = policy_syn(f, 51031, P_POL);
+	run_expect("fresh heartbeat, no credit", f, n, out, XDP_DROP);
+	put_wl_tokens(0, 0);
+	put_gate(SLUICE_POLICY_THROTTLE, 0, 0);
+	n = policy_syn(f, 51032, P_POL);
+	run_expect("zero tokens", f, n, out, XDP_PASS);
+	assert_int_equal(wl_stats(0).inline_admitted, 2);
+	assert_int_equal(wl_stats(0).inline_mtok, 1000);
+}
+
+/* Both gates: an exempt level does not exempt the connection from its
+ * policy; a ticket (the daemon passed it through both) does. */
+static void test_policy_exempt_and_ticket(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	struct sluice_conn_key k = v4_key(51041, P_POL);
+	size_t n;
+
+	(void)state;
+	setup_maps(0);
+	put_policy_port(P_POL, L_EXEMPT, 0);
+	put_wl_tokens(0, 1000);
+	put_gate(SLUICE_POLICY_THROTTLE, 0, 0);
+	n = policy_syn(f, 51040, P_POL);
+	run_expect("exempt level, throttled policy", f, n, out, XDP_DROP);
+	n = policy_syn(f, 51041, P_POL);
+	put_seats(L_EXEMPT, 1, 0);
+	put_ticket(&k, SLUICE_TICKET_ADMIT, L_EXEMPT, 1);
+	run_expect("admit ticket", f, n, out, XDP_PASS);
+	assert_int_equal(gate_credit(), 0);
+	assert_int_equal(count_hash(fd_tickets, sizeof(k)), 0);
+}
+
 #define SCENARIO(f) { #f, f, test_setup, NULL, NULL }
 
 static const struct CMUnitTest scenarios[] = {
@@ -2461,6 +2728,12 @@ static const struct CMUnitTest scenarios[] = {
 	SCENARIO(test_ticket_admit),
 	SCENARIO(test_ticket_reject),
 	SCENARIO(test_ticket_other_tuple),
+	SCENARIO(test_policy_pass),
+	SCENARIO(test_policy_throttle_credit),
+	SCENARIO(test_policy_waiting),
+	SCENARIO(test_policy_level_refuses),
+	SCENARIO(test_policy_fail_open_and_zero_tokens),
+	SCENARIO(test_policy_exempt_and_ticket),
 	SCENARIO(test_fuzz),
 };
 

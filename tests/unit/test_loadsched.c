@@ -2,7 +2,10 @@
  * token_bucket (bucket, rate_window) and wfq_order vectors of
  * tests/vectors/aimd.json, then one focused test per rule: bootstrap,
  * pass-through, bucket fill and capacity, queue_timeout, WFQ shares under
- * saturation, latency-based tokens, counters, cancel, staleness. */
+ * saturation, latency-based tokens, counters, cancel, staleness; the
+ * deadline and id indexes (expiry order, cancel anywhere, random operation
+ * sequences) and the inline-admission API (grant, ungrant, observe_inline,
+ * return, workload_tokens). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -43,7 +46,27 @@ struct h {
 	size_t nr;
 	bool check_in_cb;
 	bool cancel_in_cb;   /* on admit, cancel id+1 (nested call) */
+	/* optional per-id bookkeeping (ids < n_state): 1 waiting, 2 decided */
+	uint8_t *state;
+	size_t n_state;
+	uint64_t n_waiting;  /* ids in state 1 */
+	uint64_t cb_last_t;  /* callbacks come in event-time order ... */
+	uint64_t call_now;   /* ... never after the current call's now */
 };
+
+static void track_cb(struct h *h, uint64_t id, uint64_t now)
+{
+	if (!h->state)
+		return;
+	if (id >= h->n_state || h->state[id] != 1)
+		fail_msg("callback for id %llu that is not waiting", (unsigned long long)id);
+	h->state[id] = 2;
+	h->n_waiting--;
+	if (now < h->cb_last_t || now > h->call_now)
+		fail_msg("callback at %llu: last %llu, call now %llu", (unsigned long long)now,
+			 (unsigned long long)h->cb_last_t, (unsigned long long)h->call_now);
+	h->cb_last_t = now;
+}
 
 static void on_admit(void *ctx, uint64_t id, uint64_t now)
 {
@@ -51,6 +74,7 @@ static void on_admit(void *ctx, uint64_t id, uint64_t now)
 	char why[256];
 
 	assert_true(h->na < MAX_REC);
+	track_cb(h, id, now);
 	h->adm[h->na] = id;
 	h->adm_t[h->na++] = now;
 	if (h->check_in_cb && sl_ls_check(h->ls, why, sizeof(why)))
@@ -64,6 +88,7 @@ static void on_reject(void *ctx, uint64_t id, uint64_t now)
 	struct h *h = ctx;
 
 	assert_true(h->nr < MAX_REC);
+	track_cb(h, id, now);
 	h->rej[h->nr] = id;
 	h->rej_t[h->nr++] = now;
 }
@@ -891,6 +916,591 @@ static void test_random_property(void **state)
 	h_free(h);
 }
 
+/* ---- deadline and id indexes ------------------------------------------------------- */
+
+struct exp_flow {
+	uint64_t deadline; /* UINT64_MAX: none */
+	uint64_t seq, id;
+	unsigned wl;       /* flow index: the default workload last */
+	bool done;
+};
+
+static int exp_cmp(const void *a, const void *b)
+{
+	const struct exp_flow *x = a, *y = b;
+
+	if (x->deadline != y->deadline)
+		return x->deadline < y->deadline ? -1 : 1;
+	if (x->wl != y->wl)
+		return x->wl < y->wl ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Behind a head that blocks for 10^6 s, 3000 flows over five workloads
+ * with workload and client timeouts (many equal deadlines) are rejected at
+ * exactly their deadlines, in (deadline, workload, arrival) order, whether
+ * the caller ticks often or never; the next due time is always the
+ * earliest deadline still waiting. */
+static void run_expire_many(bool ticks)
+{
+	struct sl_ls_workload w[4] = {
+		{ .priority = 1, .tokens = 1, .queue_timeout_ns = 200 * MS },
+		{ .priority = 2, .tokens = 1, .queue_timeout_ns = SL_LS_NO_TIMEOUT },
+		{ .priority = 3, .tokens = 2, .queue_timeout_ns = SEC },
+		{ .priority = 1, .tokens = 1, .queue_timeout_ns = MS },
+	};
+	enum { N = 3000 };
+	struct exp_flow *all = calloc(N, sizeof(*all)), *sorted = calloc(N, sizeof(*sorted));
+	struct h *h = h_new(w, 4, false, 0);
+	const uint64_t t0 = 30 * SEC + SEC / 2;
+	struct sl_ls_stats st;
+	unsigned seed = ticks ? 7 : 8;
+	size_t n_exp = 0;
+	uint64_t t = t0, head_at;
+
+	assert_non_null(all);
+	assert_non_null(sorted);
+	warm(h, 10);
+	sl_ls_set_multiplier(h->ls, t0, 0.1, false); /* 1 token/s */
+	assert_int_equal(sl_ls_arrive(h->ls, t0, 1, -1, 1e6, SL_LS_NO_TIMEOUT), SL_LS_QUEUED);
+	sl_ls_get_stats(h->ls, t0, &st);
+	head_at = st.head_admit_at;
+	assert_true(head_at > t0 + 1000 * SEC);
+	for (unsigned i = 0; i < N; i++) {
+		unsigned r = (unsigned)rand_r(&seed);
+		int wl = (int)(r % 5) - 1;
+		unsigned fi = wl < 0 ? 4 : (unsigned)wl;
+		uint64_t client = r % 4 == 0 ? SL_LS_NO_TIMEOUT : (2 + (r / 4) % 60) * 10 * MS;
+		uint64_t timeout = fi < 4 ? w[fi].queue_timeout_ns : SL_LS_NO_TIMEOUT;
+		uint64_t next = UINT64_MAX;
+
+		t = t0 + (i / 10) * MS; /* 10 arrivals per ms */
+		if (client != SL_LS_NO_TIMEOUT && client - 10 * MS < timeout)
+			timeout = client - 10 * MS;
+		all[i] = (struct exp_flow){ .deadline = timeout == SL_LS_NO_TIMEOUT ? UINT64_MAX :
+									 t + timeout,
+					    .seq = i, .id = 100 + i, .wl = fi };
+		if (ticks && r % 3 == 0)
+			sl_ls_tick(h->ls, t);
+		assert_int_equal(sl_ls_arrive(h->ls, t, 100 + i, wl, SL_LS_TOKENS_AUTO, client),
+				 SL_LS_QUEUED);
+		/* what has been rejected so far is exactly what is due */
+		for (size_t k = 0; k < h->nr; k++)
+			all[h->rej[k] - 100].done = true;
+		for (unsigned k = 0; k <= i; k++) {
+			if (!all[k].done && all[k].deadline <= t && all[k].deadline != UINT64_MAX &&
+			    k != i)
+				fail_msg("flow %u (deadline %llu) not rejected at %llu", k,
+					 (unsigned long long)all[k].deadline, (unsigned long long)t);
+			if (!all[k].done && all[k].deadline < next)
+				next = all[k].deadline;
+		}
+		if (next > head_at)
+			next = head_at;
+		assert_int_equal(sl_ls_next_due(h->ls), next);
+		if (i % 128 == 0)
+			check(h);
+	}
+	check(h);
+	sl_ls_tick(h->ls, t + 10 * SEC);
+	check(h);
+	for (unsigned i = 0; i < N; i++)
+		if (all[i].deadline != UINT64_MAX)
+			sorted[n_exp++] = all[i];
+	qsort(sorted, n_exp, sizeof(*sorted), exp_cmp);
+	assert_true(n_exp > N / 2 && n_exp < N);
+	assert_int_equal(h->nr, n_exp);
+	assert_int_equal(h->na, 0);
+	for (size_t k = 0; k < n_exp; k++) {
+		if (h->rej[k] != sorted[k].id || h->rej_t[k] != sorted[k].deadline)
+			fail_msg("rejection %zu: id %llu at %llu, want id %llu at %llu", k,
+				 (unsigned long long)h->rej[k], (unsigned long long)h->rej_t[k],
+				 (unsigned long long)sorted[k].id,
+				 (unsigned long long)sorted[k].deadline);
+	}
+	sl_ls_get_stats(h->ls, t + 10 * SEC, &st);
+	assert_int_equal(st.waiting, 1 + N - n_exp);
+	assert_int_equal(sl_ls_next_due(h->ls), head_at);
+	/* the flows without a deadline (and the head) go when pass-through drains */
+	sl_ls_set_multiplier(h->ls, t + 11 * SEC, 0, true);
+	assert_int_equal(h->na, 1 + N - n_exp);
+	assert_int_equal(h->adm[0], 1);
+	h_free(h);
+	free(all);
+	free(sorted);
+}
+
+static void test_expire_many_mixed_timeouts(void **state)
+{
+	(void)state;
+	run_expire_many(true);
+	run_expire_many(false);
+}
+
+static void test_cancel_head_middle_unknown(void **state)
+{
+	struct sl_ls_workload w[2] = {
+		{ .priority = 1, .tokens = 1, .queue_timeout_ns = 10 * SEC },
+		{ .priority = 1, .tokens = 1, .queue_timeout_ns = SL_LS_NO_TIMEOUT },
+	};
+	struct h *h = h_new(w, 2, false, 0);
+	const uint64_t t0 = 30 * SEC + SEC / 2;
+	struct sl_ls_workload_stats ws;
+	struct sl_ls_stats st;
+
+	(void)state;
+	warm(h, 10);
+	sl_ls_set_multiplier(h->ls, t0, 0.1, false); /* 1 token/s */
+	assert_int_equal(arrive(h, t0, 1, 0), SL_LS_QUEUED); /* the head, until t0 + 1 s */
+	assert_int_equal(sl_ls_arrive(h->ls, t0, 2, 0, 2.0, 500 * MS), SL_LS_QUEUED); /* dl +490 ms */
+	assert_int_equal(sl_ls_arrive(h->ls, t0, 3, 0, 3.0, SL_LS_NO_TIMEOUT), SL_LS_QUEUED);
+	assert_int_equal(arrive(h, t0, 4, 1), SL_LS_QUEUED);
+	assert_int_equal(arrive(h, t0, 5, 0), SL_LS_QUEUED);
+	assert_int_equal(arrive(h, t0, 6, 1), SL_LS_QUEUED);
+	assert_int_equal(sl_ls_next_due(h->ls), t0 + 490 * MS);
+	sl_ls_get_workload_stats(h->ls, t0, 0, &ws);
+	assert_near(ws.flow_head_vft, 2, 0, "vft of 2");
+	assert_int_equal(ws.waiting, 4);
+
+	/* unknown: nothing changes */
+	assert_int_equal(sl_ls_cancel(h->ls, t0 + MS, 999), -ENOENT);
+	sl_ls_get_stats(h->ls, t0 + MS, &st);
+	assert_int_equal(st.waiting, 6);
+	assert_int_equal(st.rejected, 0);
+	/* the middle of workload 0's FIFO: its head is unchanged */
+	assert_int_equal(sl_ls_cancel(h->ls, t0 + MS, 3), 0);
+	check(h);
+	sl_ls_get_workload_stats(h->ls, t0 + MS, 0, &ws);
+	assert_near(ws.flow_head_vft, 2, 0, "vft of 2 still");
+	assert_int_equal(ws.waiting, 3);
+	assert_near(ws.rejected_tokens, 3, 0, "cancel counts as rejected");
+	/* its first waiting flow (the earliest deadline): 5 competes, the
+	 * deadline index forgets 2 */
+	assert_int_equal(sl_ls_cancel(h->ls, t0 + MS, 2), 0);
+	check(h);
+	sl_ls_get_workload_stats(h->ls, t0 + MS, 0, &ws);
+	assert_near(ws.flow_head_vft, 1, 0, "vft of 5");
+	assert_int_equal(sl_ls_next_due(h->ls), t0 + SEC);
+	sl_ls_tick(h->ls, t0 + 600 * MS);
+	assert_int_equal(h->nr, 0); /* no callback at 2's deadline */
+	assert_int_equal(sl_ls_cancel(h->ls, t0 + 600 * MS, 2), -ENOENT);
+	assert_int_equal(sl_ls_cancel(h->ls, t0 + 600 * MS, 3), -ENOENT);
+
+	/* the head: refunded (-1 + 0.6 + 1), the next head (5, vft tie with 4:
+	 * lowest workload) reserves and waits 0.4 s */
+	assert_int_equal(sl_ls_cancel(h->ls, t0 + 600 * MS, 1), 0);
+	check(h);
+	sl_ls_get_stats(h->ls, t0 + 600 * MS, &st);
+	assert_int_equal(st.head_id, 5);
+	assert_true(st.head_admit_at >= t0 + SEC && st.head_admit_at <= t0 + SEC + 1);
+	assert_near(st.available, -0.4, 1e-9, "5 reserved");
+	assert_int_equal(st.waiting, 3);
+	sl_ls_tick(h->ls, t0 + SEC + 1);
+	assert_int_equal(h->na, 1);
+	assert_int_equal(h->adm[0], 5);
+	/* an admitted flow is gone */
+	assert_int_equal(sl_ls_cancel(h->ls, t0 + SEC + 1, 5), -ENOENT);
+
+	/* duplicate ids: the head first, then the lowest workload, then FIFO */
+	assert_int_equal(arrive(h, t0 + SEC + 2, 77, 1), SL_LS_QUEUED);
+	assert_int_equal(arrive(h, t0 + SEC + 2, 77, 0), SL_LS_QUEUED);
+	assert_int_equal(arrive(h, t0 + SEC + 2, 77, 1), SL_LS_QUEUED);
+	assert_int_equal(sl_ls_cancel(h->ls, t0 + SEC + 2, 77), 0);
+	sl_ls_get_workload_stats(h->ls, t0 + SEC + 2, 0, &ws);
+	assert_int_equal(ws.waiting, 0);
+	check(h);
+	assert_int_equal(sl_ls_cancel(h->ls, t0 + SEC + 2, 77), 0);
+	assert_int_equal(sl_ls_cancel(h->ls, t0 + SEC + 2, 77), 0);
+	assert_int_equal(sl_ls_cancel(h->ls, t0 + SEC + 2, 77), -ENOENT);
+	sl_ls_get_workload_stats(h->ls, t0 + SEC + 2, 1, &ws);
+	assert_int_equal(ws.waiting, 2); /* 4 (head) and 6 */
+	check(h);
+	sl_ls_tick(h->ls, t0 + 10 * SEC);
+	assert_int_equal(h->na, 3);
+	assert_int_equal(h->nr, 0);
+	h_free(h);
+}
+
+/* A seeded random mix of every operation, the inline-admission API
+ * included (grants outstanding while flows arrive): sl_ls_check() after
+ * each step, and every id reported exactly once, by the return value of
+ * sl_ls_arrive, one callback (in event-time order) or a successful cancel. */
+static void test_random_ops_each_id_once(void **state)
+{
+	struct sl_ls_workload w[3] = {
+		{ .priority = 1, .tokens = 0, .queue_timeout_ns = 300 * MS },
+		{ .priority = 4, .tokens = 2, .queue_timeout_ns = SL_LS_NO_TIMEOUT },
+		{ .priority = 0.5, .tokens = 1, .queue_timeout_ns = 0 },
+	};
+	enum { STEPS = 8000 };
+	struct h *h = h_new(w, 3, true, 3 * SEC);
+	uint8_t *ids = calloc(STEPS + 1, 1);
+	uint64_t t = 0, n_queued = 0, n_cancel = 0, n_grant = 0;
+	unsigned seed = 20240611;
+	double granted = 0;
+
+	(void)state;
+	assert_non_null(ids);
+	h->state = ids;
+	h->n_state = STEPS + 1;
+	for (uint64_t i = 1; i <= STEPS; i++) {
+		unsigned r = (unsigned)rand_r(&seed), r2 = (unsigned)rand_r(&seed);
+		int wl = (int)(r2 % 4) - 1;
+		struct sl_ls_stats st;
+
+		t += (uint64_t)(r % 6) * MS;
+		if (r % 211 == 0)
+			t += 2 * SEC;
+		if (r % 1999 == 0)
+			t += 31 * SEC; /* idle: bootstrap again */
+		h->call_now = t;
+		switch (r % 17) {
+		case 0:
+			sl_ls_set_multiplier(h->ls, t, (double)(r2 % 250) / 100.0, r2 % 7 == 0);
+			break;
+		case 1: {
+			uint64_t id = r2 % 9 == 0 ? STEPS + 1 + r2 % 50 : i - 1 - r2 % 40;
+			int rc = sl_ls_cancel(h->ls, t, id);
+
+			if (rc == 0) {
+				if (id > STEPS || ids[id] != 1)
+					fail_msg("cancelled id %llu that was not waiting",
+						 (unsigned long long)id);
+				ids[id] = 2;
+				h->n_waiting--;
+				n_cancel++;
+			} else {
+				assert_int_equal(rc, -ENOENT);
+				assert_true(id > STEPS || ids[id] != 1);
+			}
+			break;
+		}
+		case 2:
+			sl_ls_tick(h->ls, t);
+			break;
+		case 3:
+			assert_int_equal(sl_ls_complete(h->ls, t, wl, (uint64_t)(r2 % 40) * MS), 0);
+			break;
+		case 4: /* the data path's tick: leftover back, a new credit */
+		case 5: {
+			double g;
+
+			sl_ls_ungrant(h->ls, t, granted * (double)(r2 % 3) / 2.0);
+			g = sl_ls_grant(h->ls, t);
+			sl_ls_get_stats(h->ls, t, &st);
+			if (isinf(g)) {
+				assert_true(st.pass_through || st.bootstrapping);
+				granted = 0;
+			} else {
+				assert_true(g >= 0);
+				assert_false(st.pass_through || st.bootstrapping);
+				if (st.waiting)
+					assert_near(g, 0, 0, "grant while flows wait");
+				if (g > 0)
+					assert_near(st.available, 0, 0, "grant takes all");
+				granted = g;
+				n_grant += g > 0;
+			}
+			break;
+		}
+		case 6: {
+			double use = fmin(granted, (double)(r2 % 4));
+
+			granted -= use;
+			assert_int_equal(sl_ls_observe_inline(h->ls, t, wl, r2 % 5, use), 0);
+			break;
+		}
+		case 7:
+			assert_int_equal(sl_ls_return(h->ls, t, wl, (double)(r2 % 3)), 0);
+			break;
+		case 8:
+			sl_ls_ungrant(h->ls, t, granted);
+			granted = 0;
+			break;
+		default: {
+			int rc = sl_ls_arrive(h->ls, t, i, wl,
+					      r2 % 11 == 0 ? (double)(r2 % 4) : SL_LS_TOKENS_AUTO,
+					      r2 % 5 == 0 ? (uint64_t)(r2 % 700) * MS : SL_LS_NO_TIMEOUT);
+
+			assert_true(rc >= 0);
+			assert_int_equal(ids[i], 0);
+			ids[i] = rc == SL_LS_QUEUED ? 1 : 2;
+			h->n_waiting += rc == SL_LS_QUEUED;
+			n_queued += rc == SL_LS_QUEUED;
+		}
+		}
+		check(h);
+		sl_ls_get_stats(h->ls, t, &st);
+		assert_int_equal(st.waiting, h->n_waiting);
+		assert_true(st.available <= st.capacity);
+	}
+	h->call_now = t + 1;
+	sl_ls_ungrant(h->ls, t + 1, granted);
+	sl_ls_set_multiplier(h->ls, t + 1, 0, true);
+	check(h);
+	for (uint64_t k = 1; k <= STEPS; k++)
+		if (ids[k] == 1)
+			fail_msg("id %llu never reported", (unsigned long long)k);
+	assert_int_equal(h->na + h->nr + n_cancel, n_queued);
+	print_message("random ops: %llu queued, %zu admitted, %zu rejected, %llu cancelled, "
+		      "%llu grants\n", (unsigned long long)n_queued, h->na, h->nr,
+		      (unsigned long long)n_cancel, (unsigned long long)n_grant);
+	assert_true(n_queued > 500 && n_cancel > 10 && h->nr > 10 && n_grant > 10);
+	h_free(h);
+	free(ids);
+}
+
+/* ---- inline admission by the data path --------------------------------------------- */
+
+static void test_grant_and_ungrant(void **state)
+{
+	struct h *h = h_new(NULL, 0, false, 0);
+	const uint64_t t1 = 30 * SEC + SEC / 2;
+	struct sl_ls_stats st;
+	double g;
+
+	(void)state;
+	/* pass-through and bootstrapping: admit without tokens */
+	g = sl_ls_grant(h->ls, 0);
+	assert_true(isinf(g) && g > 0);
+	warm(h, 10);
+	sl_ls_set_multiplier(h->ls, 29 * SEC + SEC / 2, 1.0, false); /* throttle, still booting */
+	g = sl_ls_grant(h->ls, 29 * SEC + SEC / 2);
+	assert_true(isinf(g) && g > 0);
+	/* out of bootstrap: 1 s of tokens (fill 10/s); the grant takes exactly
+	 * what is available */
+	assert_near(sl_ls_grant(h->ls, t1), 10, 0, "grant = available");
+	sl_ls_get_stats(h->ls, t1, &st);
+	assert_near(st.available, 0, 0, "taken out of the bucket");
+	assert_int_equal(h->na + h->nr, 0);
+	/* a flow the data path deferred queues behind the outstanding grant */
+	assert_int_equal(sl_ls_arrive(h->ls, t1, 1, -1, 1.0, SL_LS_NO_TIMEOUT), SL_LS_QUEUED);
+	sl_ls_get_stats(h->ls, t1, &st);
+	assert_true(st.head);
+	assert_int_equal(st.head_admit_at, t1 + 100 * MS);
+	assert_near(st.available, -1, 0, "the head reserved");
+	assert_near(sl_ls_grant(h->ls, t1), 0, 0, "a flow waits");
+	check(h);
+	/* the leftover comes back: no deficit left, the head goes now */
+	sl_ls_ungrant(h->ls, t1, 4);
+	assert_int_equal(h->na, 1);
+	assert_int_equal(h->adm[0], 1);
+	assert_int_equal(h->adm_t[0], t1);
+	sl_ls_get_stats(h->ls, t1, &st);
+	assert_near(st.available, 3, 0, "-1 + 4");
+	assert_int_equal(st.waiting, 0);
+	/* a partial ungrant brings the head forward by what it covers */
+	assert_near(sl_ls_grant(h->ls, t1), 3, 0, "grant");
+	assert_int_equal(sl_ls_arrive(h->ls, t1, 2, -1, 5.0, SL_LS_NO_TIMEOUT), SL_LS_QUEUED);
+	sl_ls_get_stats(h->ls, t1, &st);
+	assert_int_equal(st.head_admit_at, t1 + 500 * MS);
+	sl_ls_ungrant(h->ls, t1 + 100 * MS, 2); /* -5 + 1 + 2 = -2: 200 ms more */
+	sl_ls_get_stats(h->ls, t1 + 100 * MS, &st);
+	assert_int_equal(st.head_admit_at, t1 + 300 * MS);
+	check(h);
+	sl_ls_tick(h->ls, t1 + 300 * MS);
+	assert_int_equal(h->na, 2);
+	assert_int_equal(h->adm_t[1], t1 + 300 * MS);
+	/* ungrant caps at capacity */
+	const uint64_t t2 = t1 + 5 * SEC;
+
+	sl_ls_ungrant(h->ls, t2, 100);
+	sl_ls_get_stats(h->ls, t2, &st);
+	assert_near(st.available, 10, 0, "capped (full)");
+	assert_near(sl_ls_grant(h->ls, t2), 10, 0, "grant");
+	sl_ls_ungrant(h->ls, t2, 4);
+	sl_ls_ungrant(h->ls, t2, 100);
+	sl_ls_get_stats(h->ls, t2, &st);
+	assert_near(st.available, 10, 0, "capped");
+	/* no-ops */
+	assert_near(sl_ls_grant(h->ls, t2), 10, 0, "grant");
+	sl_ls_ungrant(h->ls, t2, 0);
+	sl_ls_ungrant(h->ls, t2, -1);
+	sl_ls_ungrant(h->ls, t2, NAN);
+	sl_ls_ungrant(h->ls, t2, INFINITY);
+	sl_ls_get_stats(h->ls, t2, &st);
+	assert_near(st.available, 0, 0, "no-ops");
+	/* empty bucket: nothing to grant */
+	assert_near(sl_ls_grant(h->ls, t2), 0, 0, "empty");
+	/* negative: a head reserved 5 at 10/s, then the fill dropped to ~1/s;
+	 * admitted at its time with the bucket still near -4.5 */
+	assert_int_equal(sl_ls_arrive(h->ls, t2, 3, -1, 5.0, SL_LS_NO_TIMEOUT), SL_LS_QUEUED);
+	sl_ls_set_multiplier(h->ls, t2, 0.1, false);
+	sl_ls_tick(h->ls, t2 + 500 * MS);
+	assert_int_equal(h->adm[h->na - 1], 3);
+	sl_ls_get_stats(h->ls, t2 + 500 * MS, &st);
+	assert_int_equal(st.waiting, 0);
+	assert_true(st.available < -4);
+	assert_near(sl_ls_grant(h->ls, t2 + 500 * MS), 0, 0, "negative bucket");
+	check(h);
+	/* a head sleeping the wait it computed at a lower fill: tokens are
+	 * available again, but a flow waits */
+	assert_int_equal(sl_ls_arrive(h->ls, t2 + 500 * MS, 4, -1, 1.0, SL_LS_NO_TIMEOUT),
+			 SL_LS_QUEUED);
+	sl_ls_set_multiplier(h->ls, t2 + 500 * MS, 5.0, false);
+	sl_ls_get_stats(h->ls, t2 + 1500 * MS, &st);
+	assert_true(st.head && st.head_admit_at > t2 + 1500 * MS && st.available > 0);
+	assert_near(sl_ls_grant(h->ls, t2 + 1500 * MS), 0, 0, "a flow waits");
+	sl_ls_cancel(h->ls, t2 + 1500 * MS, 4);
+	check(h);
+	/* pass-through: unlimited, the bucket untouched */
+	sl_ls_set_multiplier(h->ls, t2 + 2 * SEC, 0, true);
+	sl_ls_get_stats(h->ls, t2 + 2 * SEC, &st);
+	double before = st.available;
+
+	g = sl_ls_grant(h->ls, t2 + 2 * SEC);
+	assert_true(isinf(g) && g > 0);
+	sl_ls_get_stats(h->ls, t2 + 2 * SEC, &st);
+	assert_near(st.available, before, 0, "pass-through bucket");
+	h_free(h);
+}
+
+static void test_observe_inline(void **state)
+{
+	struct sl_ls_workload w = { .priority = 1, .tokens = 1, .queue_timeout_ns = SEC };
+	struct h *h = h_new(&w, 1, false, 0);
+	struct sl_ls_workload_stats ws;
+	struct sl_ls_stats st;
+	double acc, rej;
+
+	(void)state;
+	assert_int_equal(sl_ls_observe_inline(h->ls, SEC / 2, 0, 30, 300.0), 0);
+	sl_ls_get_stats(h->ls, SEC / 2, &st);
+	assert_near(st.incoming_rate, 0, 0, "the current slot is ignored");
+	sl_ls_get_stats(h->ls, SEC + SEC / 2, &st);
+	assert_near(st.incoming_rate, 10, 1e-12, "300 tokens / 30 s");
+	assert_int_equal(st.admitted, 30);
+	assert_int_equal(st.inline_admitted, 30);
+	assert_int_equal(st.deferred, 0);
+	assert_near(st.accepted_tokens, 300, 0, "accepted");
+	assert_near(st.incoming_tokens, 300, 0, "incoming");
+	sl_ls_take_period(h->ls, &acc, &rej);
+	assert_near(acc, 300, 0, "period accepted");
+	assert_near(rej, 0, 0, "period rejected");
+	assert_int_equal(sl_ls_get_workload_stats(h->ls, SEC, 0, &ws), 0);
+	assert_int_equal(ws.admitted, 30);
+	assert_int_equal(ws.inline_admitted, 30);
+	assert_near(ws.accepted_tokens, 300, 0, "workload accepted");
+	/* the default workload; tokens 0 flows are counted, not recorded */
+	assert_int_equal(sl_ls_observe_inline(h->ls, SEC, -1, 2, 0.0), 0);
+	assert_int_equal(sl_ls_get_workload_stats(h->ls, SEC, 1, &ws), 0);
+	assert_int_equal(ws.inline_admitted, 2);
+	assert_int_equal(ws.admitted, 2);
+	/* bad arguments */
+	assert_int_equal(sl_ls_observe_inline(h->ls, SEC, 1, 1, 1.0), -EINVAL);
+	assert_int_equal(sl_ls_observe_inline(h->ls, SEC, -2, 1, 1.0), -EINVAL);
+	assert_int_equal(sl_ls_observe_inline(h->ls, SEC, 0, 1, -1.0), -EINVAL);
+	assert_int_equal(sl_ls_observe_inline(h->ls, SEC, 0, 1, NAN), -EINVAL);
+	assert_int_equal(sl_ls_observe_inline(h->ls, SEC, 0, 1, INFINITY), -EINVAL);
+	sl_ls_get_stats(h->ls, SEC, &st);
+	assert_int_equal(st.inline_admitted, 32);
+	/* pass-through: the rate is known from inline admissions alone */
+	for (uint64_t s = 1; s <= 31; s++)
+		assert_int_equal(sl_ls_observe_inline(h->ls, s * SEC + SEC / 2, 0, 20, 20.0), 0);
+	sl_ls_set_multiplier(h->ls, 31 * SEC + SEC / 2, 0.5, false);
+	sl_ls_get_stats(h->ls, 31 * SEC + SEC / 2, &st);
+	assert_false(st.bootstrapping);
+	assert_near(st.incoming_rate, 20, 1e-12, "rate");
+	assert_near(st.fill_rate, 10, 1e-12, "fill = 0.5 x 20");
+	/* it does not touch the bucket */
+	sl_ls_get_stats(h->ls, 33 * SEC, &st);
+	assert_near(st.available, 10, 1e-12, "full");
+	assert_int_equal(sl_ls_observe_inline(h->ls, 33 * SEC, 0, 5, 5.0), 0);
+	sl_ls_get_stats(h->ls, 33 * SEC, &st);
+	assert_near(st.available, 10, 1e-12, "untouched");
+	sl_ls_take_period(h->ls, &acc, &rej);
+	assert_near(acc, 31 * 20 + 5, 0, "period accepted");
+	/* an idle window: the next inline report re-enters bootstrap */
+	assert_int_equal(sl_ls_observe_inline(h->ls, 70 * SEC, 0, 1, 1.0), 0);
+	sl_ls_get_stats(h->ls, 70 * SEC, &st);
+	assert_true(st.bootstrapping);
+	assert_true(isinf(sl_ls_grant(h->ls, 70 * SEC)));
+	h_free(h);
+}
+
+static void test_return(void **state)
+{
+	struct sl_ls_workload w = { .priority = 1, .tokens = 2, .queue_timeout_ns = SL_LS_NO_TIMEOUT };
+	struct h *h = h_new(&w, 1, false, 0);
+	const uint64_t t0 = 30 * SEC + SEC / 2, t1 = t0 + SEC;
+	struct sl_ls_workload_stats ws;
+	struct sl_ls_stats st;
+	double acc, rej;
+
+	(void)state;
+	warm(h, 10);
+	sl_ls_set_multiplier(h->ls, t0, 1.0, false); /* fill 10/s */
+	sl_ls_take_period(h->ls, NULL, NULL);
+	assert_int_equal(arrive(h, t1, 1, 0), SL_LS_ADMITTED);
+	sl_ls_get_stats(h->ls, t1, &st);
+	assert_near(st.available, 8, 1e-12, "taken");
+	/* another limiter refused it: the tokens come back, accepted -> rejected */
+	assert_int_equal(sl_ls_return(h->ls, t1, 0, 2.0), 0);
+	sl_ls_get_stats(h->ls, t1, &st);
+	assert_near(st.available, 10, 1e-12, "refunded");
+	assert_near(st.accepted_tokens, 300, 1e-9, "cumulative accepted (warm-up only)");
+	assert_near(st.rejected_tokens, 2, 0, "cumulative rejected");
+	assert_int_equal(st.admitted, 301); /* flow counts unchanged */
+	sl_ls_take_period(h->ls, &acc, &rej);
+	assert_near(acc, 0, 0, "period accepted");
+	assert_near(rej, 2, 0, "period rejected");
+	sl_ls_get_workload_stats(h->ls, t1, 0, &ws);
+	assert_near(ws.accepted_tokens, 0, 0, "workload accepted");
+	assert_near(ws.rejected_tokens, 2, 0, "workload rejected");
+	assert_int_equal(ws.admitted, 1);
+	/* capped at capacity; accepted does not go below 0 */
+	assert_int_equal(sl_ls_return(h->ls, t1, 0, 2.0), 0);
+	sl_ls_get_stats(h->ls, t1, &st);
+	assert_near(st.available, 10, 1e-12, "capped");
+	sl_ls_take_period(h->ls, &acc, &rej);
+	assert_near(acc, 0, 0, "floored");
+	assert_near(rej, 2, 0, "rejected");
+	/* bad arguments */
+	assert_int_equal(sl_ls_return(h->ls, t1, 1, 1.0), -EINVAL);
+	assert_int_equal(sl_ls_return(h->ls, t1, -2, 1.0), -EINVAL);
+	assert_int_equal(sl_ls_return(h->ls, t1, 0, -1.0), -EINVAL);
+	assert_int_equal(sl_ls_return(h->ls, t1, 0, NAN), -EINVAL);
+	assert_int_equal(sl_ls_return(h->ls, t1, -1, 0.0), 0);
+	/* a waiting head comes forward: 15 tokens, -5 -> 500 ms; 3 back -> 200 ms */
+	assert_int_equal(sl_ls_arrive(h->ls, t1, 2, 0, 15.0, SL_LS_NO_TIMEOUT), SL_LS_QUEUED);
+	sl_ls_get_stats(h->ls, t1, &st);
+	assert_int_equal(st.head_admit_at, t1 + 500 * MS);
+	assert_int_equal(sl_ls_return(h->ls, t1, 0, 3.0), 0);
+	sl_ls_get_stats(h->ls, t1, &st);
+	assert_int_equal(st.head_admit_at, t1 + 200 * MS);
+	check(h);
+	sl_ls_tick(h->ls, t1 + SEC);
+	assert_int_equal(h->na, 1);
+	assert_int_equal(h->adm_t[0], t1 + 200 * MS);
+	h_free(h);
+}
+
+static void test_workload_tokens(void **state)
+{
+	struct sl_ls_workload w[2] = {
+		{ .priority = 1, .tokens = 5, .queue_timeout_ns = SL_LS_NO_TIMEOUT },
+		{ .priority = 1, .tokens = 0, .queue_timeout_ns = SL_LS_NO_TIMEOUT },
+	};
+	struct h *h = h_new(w, 2, true, 0);
+	struct sl_ls_workload_stats ws;
+
+	(void)state;
+	assert_near(sl_ls_workload_tokens(h->ls, 0), 5, 0, "configured");
+	assert_near(sl_ls_workload_tokens(h->ls, 1), 1, 0, "unset");
+	assert_near(sl_ls_workload_tokens(h->ls, -1), 1, 0, "default");
+	assert_true(isnan(sl_ls_workload_tokens(h->ls, 2)));
+	assert_true(isnan(sl_ls_workload_tokens(h->ls, -2)));
+	sl_ls_complete(h->ls, SEC, 0, 100 * MS);
+	sl_ls_complete(h->ls, 2 * SEC, -1, 30 * MS);
+	assert_near(sl_ls_workload_tokens(h->ls, 0), 100, 1e-9, "estimate");
+	sl_ls_get_workload_stats(h->ls, 2 * SEC, 0, &ws);
+	assert_near(sl_ls_workload_tokens(h->ls, 0), ws.tokens, 0, "same as the stats");
+	sl_ls_get_workload_stats(h->ls, 2 * SEC, 2, &ws);
+	assert_near(sl_ls_workload_tokens(h->ls, -1), ws.tokens, 0, "default = last index");
+	assert_near(ws.tokens, 30, 1e-9, "default estimate");
+	h_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -913,6 +1523,13 @@ int main(void)
 		cmocka_unit_test(test_cancel_and_reentrancy),
 		cmocka_unit_test(test_validation_and_config),
 		cmocka_unit_test(test_random_property),
+		cmocka_unit_test(test_expire_many_mixed_timeouts),
+		cmocka_unit_test(test_cancel_head_middle_unknown),
+		cmocka_unit_test(test_random_ops_each_id_once),
+		cmocka_unit_test(test_grant_and_ungrant),
+		cmocka_unit_test(test_observe_inline),
+		cmocka_unit_test(test_return),
+		cmocka_unit_test(test_workload_tokens),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# The AverageLatencySchedulingPolicy gate, closed loop (issue 5's proof).
+#
+# A latency-sensitive service (4 workers x 50 ms: 80 connections/s; beyond
+# that requests wait in the accept backlog and latency climbs) behind one
+# policy whose controller runs every second.  Two workloads from distinct
+# source networks: bronze (priority 1) and gold (priority 4).
+#   calm   0.7x capacity, both workloads: the ring bootstraps, the
+#          baseline (setpoint) learns the healthy latency;
+#   surge  3x capacity for 60 s;
+#   after  0.7x again.
+# Asserted: overload detected within two periods of the surge and the
+# multiplier cut; while throttled gold is admitted at ~4x bronze's rate
+# (within 25%); the latency signal gets back under the setpoint while the
+# surge lasts; afterwards the multiplier climbs back to pass-through.
+source "$(dirname "$0")/lib.sh"
+e2e_init "$@"
+
+CAP=80           # connections/s the service can serve
+CALM_S=34        # > 30 s: the incoming-rate ring must rotate once
+SURGE_S=60
+AFTER_S=40
+
+cat >"$E2E_TMP/pg.yaml" <<'YAML'
+apiVersion: sluice/v1
+kind: Server
+metadata: {name: lab}
+spec: {serverConcurrencyLimit: 2000, heartbeatTimeout: 3s}
+---
+apiVersion: sluice/v1
+kind: ConnectionLabels
+metadata: {name: tiers}
+spec:
+  rules:
+  - sources: [198.18.0.16/29]
+    labels: {tier: bronze}
+  - sources: [198.18.0.24/29]
+    labels: {tier: gold}
+---
+apiVersion: sluice/v1
+kind: AverageLatencySchedulingPolicy
+metadata: {name: svc}
+spec:
+  load_scheduling_core:
+    aimd_load_scheduler:
+      load_multiplier_linear_increment: 0.1
+      min_load_multiplier: 0.25
+      gradient: {slope: -1, min_gradient: 0.5, max_gradient: 1}
+      load_scheduler:
+        selectors:
+        - control_point: ingress
+          label_matcher: {match_labels: {dst.port: "8080"}}
+        scheduler:
+          workloads:
+          - name: bronze
+            label_matcher: {match_labels: {tier: bronze}}
+            parameters: {priority: 1, queue_timeout: 3s}
+          - name: gold
+            label_matcher: {match_labels: {tier: gold}}
+            parameters: {priority: 4, queue_timeout: 3s}
+  signal: {type: duration, window: 2s}
+  latency_baseliner:
+    latency_tolerance_multiplier: 1.25
+    long_term_query_interval: 120s
+    long_term_query_periodic_interval: 1s
+  control_period: 1s
+YAML
+
+start_service 8080 4 50 --backlog 4096 || { not_ok "service starts"; e2e_finish; }
+start_daemon "$E2E_TMP/pg.yaml" || { not_ok "sluiced starts"; e2e_finish; }
+ok "sluiced starts: policy svc, control period 1 s"
+ctl() { "$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json; }
+
+src() { local a=$1 b=$2 out=""; for i in $(seq "$a" "$b"); do out+=" --source 198.18.0.$i"; done; echo "$out"; }
+BRONZE=$(src 16 23)
+GOLD=$(src 24 31)
+
+# run_phase NAME RATE_PER_WORKLOAD SECONDS: both workloads, in the background.
+run_phase() {
+	local name=$1 rate=$2 secs=$3 n
+	n=$(awk -v r="$rate" -v s="$secs" 'BEGIN { printf "%d", r * s }')
+	# shellcheck disable=SC2086
+	in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 $BRONZE --rate "$rate" --count "$n" \
+		--duration "$secs" --timeout 8 --json --quiet --csv "$E2E_TMP/$name-bronze.csv" \
+		>"$E2E_TMP/$name-bronze.json" &
+	PHASE_PIDS+=($!)
+	# shellcheck disable=SC2086
+	in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 $GOLD --rate "$rate" --count "$n" \
+		--duration "$secs" --timeout 8 --json --quiet --csv "$E2E_TMP/$name-gold.csv" \
+		>"$E2E_TMP/$name-gold.json" &
+	PHASE_PIDS+=($!)
+}
+
+# A sample of the controller every 0.5 s, tagged with seconds since start.
+T0=$(date +%s.%N)
+since() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
+sample() { ctl | jq -c --arg t "$(since)" '.policies[0] + {t: ($t | tonumber)}' >>"$E2E_TMP/samples.jsonl"; }
+
+PHASE_PIDS=()
+calm=$(awk -v c=$CAP 'BEGIN { print c * 0.7 / 2 }')
+surge=$(awk -v c=$CAP 'BEGIN { print c * 3 / 2 }')
+run_phase calm "$calm" "$CALM_S"
+end=$(( $(date +%s) + CALM_S ))
+while [ "$(date +%s)" -lt $end ]; do sample; sleep 0.5; done
+c=$(tail -1 "$E2E_TMP/samples.jsonl")
+diag "end of calm: $(jq -c '{signal_ms, setpoint_ms, overload, pass_through, bootstrapping, incoming_rate}' <<<"$c")"
+check "calm: no overload, pass-through, out of bootstrap" \
+	jq -e '.overload == false and .pass_through == true and .bootstrapping == false and .setpoint_ms != null' <<<"$c"
+
+T_SURGE=$(since)
+run_phase surge "$surge" "$SURGE_S"
+end=$(( $(date +%s) + SURGE_S ))
+while [ "$(date +%s)" -lt $end ]; do sample; sleep 0.5; done
+T_AFTER=$(since)
+run_phase after "$calm" "$AFTER_S"
+end=$(( $(date +%s) + AFTER_S ))
+while [ "$(date +%s)" -lt $end ]; do sample; sleep 0.5; done
+wait "${PHASE_PIDS[@]}"
+T_END=$(since)
+cp "$E2E_TMP/samples.jsonl" /tmp/cl/samples.jsonl 2>/dev/null
+cp "$E2E_TMP"/*.csv "$E2E_TMP"/*.json /tmp/cl/ 2>/dev/null
+
+S="$E2E_TMP/samples.jsonl"
+first_over=$(jq -s --argjson t "$T_SURGE" '[.[] | select(.t >= $t and .overload)][0].t - $t' "$S")
+diag "surge at ${T_SURGE}s; first overload $first_over s later"
+check "overload detected within two control periods of the surge" \
+	jq -en --argjson d "$first_over" '$d <= 2.5'
+check "and the multiplier cut (out of pass-through, below 1)" \
+	jq -se --argjson t "$T_SURGE" '[.[] | select(.t >= $t and .t <= $t + 4 and .pass_through == false and .load_multiplier < 1)] | length > 0' "$S"
+
+# While throttled (from 5 s into the surge to its end): admissions by
+# workload, as the scheduler counted them and as the clients saw them.
+adm() { jq -s --argjson a "$1" --argjson b "$2" --arg w "$3" \
+	'[.[] | select(.t >= $a and .t <= $b)] as $r |
+	 ($r[-1].workloads[] | select(.name == $w) | .admitted) - ($r[0].workloads[] | select(.name == $w) | .admitted)' "$S"; }
+TA=$(awk -v t="$T_SURGE" 'BEGIN { print t + 5 }')
+gold=$(adm "$TA" "$T_AFTER" gold)
+bronze=$(adm "$TA" "$T_AFTER" bronze)
+diag "throttled window: scheduler admitted gold $gold, bronze $bronze"
+check "while throttled the policy stayed out of pass-through" \
+	jq -se --argjson a "$TA" --argjson b "$T_AFTER" '[.[] | select(.t >= $a and .t <= $b) | .pass_through] | all | not' "$S"
+check "gold (priority 4) admitted at 4x bronze's rate (scheduler, within 25%)" \
+	jq -en --argjson g "$gold" --argjson b "$bronze" '$b > 0 and ($g / $b) >= 3 and ($g / $b) <= 5'
+# Client side: connections that got in during the same window.
+got() { awk -F, -v a=5000 -v b="$SURGE_S"000 'NR > 1 && $6 == "ok" { t = $3 + $4; if (t >= a && t < b) n++ } END { print n + 0 }' "$1"; }
+cg=$(got "$E2E_TMP/surge-gold.csv")
+cb=$(got "$E2E_TMP/surge-bronze.csv")
+diag "clients connected in the window: gold $cg, bronze $cb"
+check "gold's clients got in at 4x bronze's rate (within 25%)" \
+	jq -en --argjson g "$cg" --argjson b "$cb" '$b > 0 and ($g / $b) >= 3 and ($g / $b) <= 5'
+
+# Latency back under the setpoint while the surge lasts.  AIMD probes
+# (the multiplier climbs until the latency crosses the setpoint, then is
+# cut), so the signal oscillates around the setpoint; what the clients get
+# is the service's time (reply minus connect): in the second half of the
+# surge its median is under the setpoint, and so is the controller's
+# signal in a good share of the periods.
+TH=$(awk -v t="$T_SURGE" -v s=$SURGE_S 'BEGIN { print t + s / 2 }')
+sp=$(jq -s --argjson a "$TH" --argjson b "$T_AFTER" \
+	'[.[] | select(.t >= $a and .t <= $b) | .setpoint_ms] | sort | .[length / 2 | floor]' "$S")
+under=$(jq -s --argjson a "$TH" --argjson b "$T_AFTER" \
+	'[.[] | select(.t >= $a and .t <= $b and .signal_ms != null) | .signal_ms < .setpoint_ms] | (map(select(.)) | length) / length' "$S")
+svc=$(awk -F, -v a=$((SURGE_S * 500)) -v b=$((SURGE_S * 1000)) \
+	'NR > 1 && $6 == "ok" { t = $3 + $4; if (t >= a && t < b) print $5 - $4 }' \
+	"$E2E_TMP/surge-gold.csv" "$E2E_TMP/surge-bronze.csv" | sort -n |
+	awk '{ v[NR] = $1 } END { printf "%.1f %.1f", v[int((NR + 1) / 2)], v[int(NR * 0.9)] }')
+peak=$(jq -s --argjson a "$T_SURGE" --argjson b "$TH" '[.[] | select(.t >= $a and .t <= $b) | .signal_ms // 0] | max' "$S")
+diag "setpoint $sp ms; surge peak signal $peak ms; second half: service time p50/p90 $svc ms, signal under the setpoint in $under of the periods"
+check "during the surge the service's latency is back under the setpoint (median service time)" \
+	jq -en --argjson m "${svc%% *}" --argjson sp "$sp" '$m < $sp'
+check "and the controller's signal is under the setpoint in >= 25% of the periods" \
+	jq -en --argjson u "$under" '$u >= 0.25'
+
+# After the surge: the multiplier climbs back, the policy returns to
+# pass-through.
+pt=$(jq -s --argjson a "$T_AFTER" '[.[] | select(.t >= $a and .pass_through)][0].t // null' "$S")
+diag "after the surge: pass-through again at ${pt}s (surge ended at ${T_AFTER}s)"
+check "after the surge the policy returns to pass-through" jq -en --argjson p "$pt" '$p != null'
+check "on the way, the multiplier climbs (a throttled sample at >= 1)" \
+	jq -se --argjson a "$T_AFTER" --argjson p "$pt" '[.[] | select(.t >= $a and .t < $p and .pass_through == false and .load_multiplier >= 1)] | length > 0' "$S"
+check "the service kept serving: calm-phase clients all got in" \
+	jq -e '.ok == .started' "$E2E_TMP/calm-gold.json"
+check "clean stop" stop_daemon
+e2e_finish
