@@ -216,11 +216,14 @@ struct sl_label_object {
  *
  * and sluice's own fields (spec level, snake_case like the CRD):
  *
- *   signal: {type: duration|srtt|external, external_path: /abs/path, window: 30s}
+ *   signal: {type: duration|srtt|external, external_path: /abs/path,
+ *            external_socket: /abs/path, window: 30s}
  *       duration: mean accept-to-close time of the selected connections;
  *       srtt: their smoothed RTT; external: a number (ms) the application
- *       writes to external_path (required for external only).  window is
- *       the SIGNAL averaging window.
+ *       writes to external_path (read each period), or sends as datagrams
+ *       to the Unix socket external_socket that sluiced binds (the mean of
+ *       a period's datagrams); one of the two, for external only.  window
+ *       is the SIGNAL averaging window.
  *   latency_baseliner: {latency_tolerance_multiplier: 1.25,
  *                       long_term_query_interval: 30m,
  *                       long_term_query_periodic_interval: 30s}
@@ -275,6 +278,7 @@ struct sl_policy_cfg {
 	bool workload_latency_based_tokens;       /* false */
 	enum sl_signal_type signal;               /* signal.type, duration */
 	char *external_path;                      /* signal.external_path (external only), else NULL */
+	char *external_socket;                    /* signal.external_socket (external only), else NULL */
 	uint64_t period_ns;                       /* control_period, 10s */
 	uint64_t signal_window_ns;                /* signal.window, 30s */
 	uint64_t baseline_window_ns;              /* latency_baseliner.long_term_query_interval, 30m */

@@ -104,10 +104,11 @@ static const struct enumval signal_types[] = {
 	{ "external", SL_SIGNAL_EXTERNAL }, { NULL, 0 },
 };
 
-enum { SG_TYPE, SG_PATH, SG_WINDOW, SG_N };
+enum { SG_TYPE, SG_PATH, SG_SOCKET, SG_WINDOW, SG_N };
 static const struct fdesc signal_fields[SG_N] = {
 	[SG_TYPE] = F_ENUM("type", POL, signal, signal_types),
 	[SG_PATH] = F_STR("external_path", POL, external_path),
+	[SG_SOCKET] = F_STR("external_socket", POL, external_socket),
 	[SG_WINDOW] = F_DUR("window", POL, signal_window_ns, 1 * MSEC, 24 * HOUR),
 };
 
@@ -140,6 +141,7 @@ void cd_policy_release(struct sl_policy_cfg *p)
 	}
 	free(p->workloads);
 	free(p->external_path);
+	free(p->external_socket);
 	free(p->file);
 	memset(p, 0, sizeof(*p));
 }
@@ -471,6 +473,23 @@ out:
 	cd_path_pop(c, old);
 }
 
+/* An absolute path shorter than max bytes (with its NUL), if given. */
+static void check_abs_path(struct ctx *c, const struct fhit *h, const char *field,
+			   const char *path, size_t max)
+{
+	size_t o2;
+	QBUF;
+
+	if (!h->ok || !path)
+		return;
+	o2 = cd_path_push(c, field);
+	if (path[0] != '/')
+		cd_err(c, h->value, "must be an absolute path, got '%s'", Q(h->value));
+	else if (strlen(path) >= max)
+		cd_err(c, h->value, "too long (%zu bytes); at most %zu", strlen(path), max - 1);
+	cd_path_pop(c, o2);
+}
+
 static void decode_signal(struct ctx *c, const struct sl_ynode *n,
 			  struct sl_policy_cfg *p)
 {
@@ -482,24 +501,31 @@ static void decode_signal(struct ctx *c, const struct sl_ynode *n,
 	if (!h[SG_TYPE].ok)
 		goto out;
 	if (p->signal == SL_SIGNAL_EXTERNAL) {
-		o2 = cd_path_push(c, "external_path");
-		if (!h[SG_PATH].value)
-			cd_err(c, h[SG_PATH].key ? h[SG_PATH].key : n,
-			       "type external needs external_path: the file the application writes its latency (in ms) to");
-		else if (h[SG_PATH].ok && p->external_path[0] != '/') {
-			QBUF;
-
-			cd_err(c, h[SG_PATH].value, "must be an absolute path, got '%s'",
-			       Q(h[SG_PATH].value));
+		if (!h[SG_PATH].value && !h[SG_SOCKET].value) {
+			o2 = cd_path_push(c, "external_path");
+			cd_err(c, n, "type external needs external_path (a file the application writes its latency in ms to) or external_socket (a Unix datagram socket it sends them to)");
+			cd_path_pop(c, o2);
+		} else if (h[SG_PATH].value && h[SG_SOCKET].value) {
+			o2 = cd_path_push(c, "external_socket");
+			cd_err(c, h[SG_SOCKET].key, "give external_path or external_socket, not both");
+			cd_path_pop(c, o2);
 		}
-		cd_path_pop(c, o2);
-	} else if (h[SG_PATH].key) {
-		o2 = cd_path_push(c, "external_path");
-		cd_err(c, h[SG_PATH].key, "only allowed when type is external (type is %s)",
-		       p->signal == SL_SIGNAL_SRTT ? "srtt" : "duration");
-		cd_path_pop(c, o2);
+		check_abs_path(c, &h[SG_PATH], "external_path", p->external_path, 4096);
+		/* sockaddr_un.sun_path holds 108 bytes with the NUL. */
+		check_abs_path(c, &h[SG_SOCKET], "external_socket", p->external_socket, 108);
+	} else {
+		for (int f = SG_PATH; f <= SG_SOCKET; f++) {
+			if (!h[f].key)
+				continue;
+			o2 = cd_path_push(c, f == SG_PATH ? "external_path" : "external_socket");
+			cd_err(c, h[f].key, "only allowed when type is external (type is %s)",
+			       p->signal == SL_SIGNAL_SRTT ? "srtt" : "duration");
+			cd_path_pop(c, o2);
+		}
 		free(p->external_path);
 		p->external_path = NULL;
+		free(p->external_socket);
+		p->external_socket = NULL;
 	}
 out:
 	cd_path_pop(c, old);

@@ -5,6 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "aimd.h"
 #include "json_out.h"
@@ -34,6 +38,9 @@ struct policy_rt {
 	struct sl_aimd_out out;
 	uint64_t next_period_ns;
 	bool external_warned;
+	int ext_fd;                   /* signal.external_socket, bound; -1 without */
+	double ext_sum;               /* this period's datagrams */
+	uint64_t ext_n;
 	struct sl_ls *ls;
 	struct sluice_wl_stats seen[SLUICE_WL_SLOTS]; /* data path counters already fed */
 	uint32_t tokens_written[SLUICE_WL_SLOTS];     /* sl_wl_tokens as last written + 1 */
@@ -171,6 +178,82 @@ static void write_tokens(struct policy_rt *p)
 	}
 }
 
+/* ---- the external signal over a Unix datagram socket ------------------------ */
+
+/* Bind signal.external_socket.  A stale socket file (a previous daemon)
+ * is replaced; any other file at the path is an error, not removed. */
+static int ext_open(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
+	int fd, err;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (!lstat(path, &st)) {
+		if (!S_ISSOCK(st.st_mode))
+			return -EEXIST;
+		unlink(path);
+	}
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* The running policy whose bound socket is at path, or NULL. */
+static struct policy_rt *ext_owner(struct sl_policies *ps, const char *path)
+{
+	for (size_t j = 0; j < ps->n; j++)
+		if (ps->v[j].ext_fd >= 0 && ps->v[j].cfg->external_socket &&
+		    !strcmp(ps->v[j].cfg->external_socket, path))
+			return &ps->v[j];
+	return NULL;
+}
+
+static void ext_close(struct policy_rt *p)
+{
+	if (p->ext_fd < 0)
+		return;
+	close(p->ext_fd);
+	p->ext_fd = -1;
+	if (p->cfg && p->cfg->external_socket)
+		unlink(p->cfg->external_socket);
+}
+
+/* Everything the application sent since the last tick: one number (ms)
+ * per datagram; anything else is ignored (and said once). */
+static void ext_drain(struct policy_rt *p)
+{
+	char buf[64], *end;
+	ssize_t n;
+
+	for (int i = 0; p->ext_fd >= 0 && i < 4096; i++) {
+		double v;
+
+		n = recv(p->ext_fd, buf, sizeof(buf) - 1, 0);
+		if (n < 0)
+			break;
+		buf[n] = '\0';
+		v = strtod(buf, &end);
+		if (end == buf || !isfinite(v) || v < 0) {
+			if (!p->external_warned)
+				pr_warn("policy %s: external signal: ignoring a datagram that is not a number of ms",
+					p->name);
+			p->external_warned = true;
+			continue;
+		}
+		p->ext_sum += v;
+		p->ext_n++;
+	}
+}
+
 /* ---- life cycle ------------------------------------------------------------------- */
 
 /* The schedulers' ctx is the policy set (stable across reloads, when a
@@ -222,6 +305,7 @@ static void drop_scheduler(struct policy_rt *p, uint64_t now)
 static void free_all(struct policy_rt *v, size_t n, uint64_t now)
 {
 	for (size_t i = 0; i < n; i++) {
+		ext_close(&v[i]);
 		drop_scheduler(&v[i], now);
 		sl_aimd_free(&v[i].aimd);
 	}
@@ -285,6 +369,26 @@ int sl_policies_configure(struct sl_policies *ps, const struct sl_config *cfg, u
 		p->cfg = pc;
 		p->ps = ps;
 		p->index = (unsigned)i;
+		p->ext_fd = -1;
+		for (size_t k = 0; k < i && pc->external_socket; k++) {
+			if (cfg->policies[k].external_socket &&
+			    !strcmp(cfg->policies[k].external_socket, pc->external_socket)) {
+				pr_err("policy %s: external signal socket %s is policy %s's too",
+				       pc->name, pc->external_socket, cfg->policies[k].name);
+				err = -EADDRINUSE;
+				goto fail;
+			}
+		}
+		if (pc->external_socket && !ext_owner(ps, pc->external_socket)) {
+			p->ext_fd = ext_open(pc->external_socket);
+			if (p->ext_fd < 0) {
+				err = p->ext_fd;
+				p->ext_fd = -1;
+				pr_err("policy %s: external signal socket %s: %s", pc->name,
+				       pc->external_socket, strerror(-err));
+				goto fail;
+			}
+		}
 		sl_aimd_params_from_policy(&ap, pc);
 		if (!old[i] || memcmp(&old[i]->aimd.p, &ap, sizeof(ap))) {
 			err = sl_aimd_init(&p->aimd, &ap);
@@ -325,6 +429,19 @@ int sl_policies_configure(struct sl_policies *ps, const struct sl_config *cfg, u
 			p->ls = old[i]->ls;
 			old[i]->ls = NULL;
 		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct policy_rt *p = &v[i], *o;
+
+		if (!p->cfg->external_socket || p->ext_fd >= 0)
+			continue;
+		/* A socket already bound at this path: keep it (and what it
+		 * received), whichever policy had it. */
+		o = ext_owner(ps, p->cfg->external_socket);
+		p->ext_fd = o->ext_fd;
+		p->ext_sum = o->ext_sum;
+		p->ext_n = o->ext_n;
+		o->ext_fd = -1;
 	}
 	for (unsigned i = 0; i < SLUICE_MAX_POLICIES; i++)
 		gate_open(ps, i);
@@ -436,7 +553,13 @@ static void control_period(struct policy_rt *p, uint64_t now)
 
 	sl_ls_take_period(p->ls, &accepted, &rejected);
 	sl_aimd_observe_tokens(&p->aimd, accepted, rejected);
-	if (p->cfg->signal == SL_SIGNAL_EXTERNAL)
+	if (p->cfg->signal == SL_SIGNAL_EXTERNAL && p->cfg->external_socket) {
+		ext_drain(p);
+		sl_aimd_period_external(&p->aimd, p->ext_n ? p->ext_sum / (double)p->ext_n : NAN,
+					&p->out);
+		p->ext_sum = 0;
+		p->ext_n = 0;
+	} else if (p->cfg->signal == SL_SIGNAL_EXTERNAL)
 		sl_aimd_period_external(&p->aimd, read_external(p), &p->out);
 	else
 		sl_aimd_period(&p->aimd, now, &p->out);
@@ -458,6 +581,7 @@ void sl_policies_tick(struct sl_policies *ps, uint64_t now)
 			continue;
 		reclaim(p, now);
 		feed_inline(p, now);
+		ext_drain(p);
 		sl_ls_tick(p->ls, now);
 		if (now >= p->next_period_ns) {
 			p->next_period_ns = now + p->aimd.p.period_ns;

@@ -22,6 +22,7 @@ static const struct ctl_command commands[] = {
 	{"odds", "probability that elephant flows crush a mouse (shuffle sharding)", ctl_odds},
 	{"deal", "the queues a flow hash is dealt (shuffle sharding)", ctl_deal},
 	{"replay", "run the controller offline over a latency trace (tuning)", ctl_replay},
+	{"signal", "send external latency samples to a policy's signal socket", ctl_signal},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The adaptive controller, observe stage: connections a policy selects feed
-# its gradient controller with their real duration (sock_ops close events);
-# `sluicectl controller` shows the signal, the setpoint learnt from it, and
-# overload with a multiplicative cut when the service slows down.  (The
-# data path does not enforce the multiplier yet.)
+# The adaptive controller's signals: connections a policy selects feed its
+# gradient controller with their real duration (sock_ops close events) or
+# srtt, or the application reports its latency (a file, or datagrams to a
+# Unix socket); `sluicectl controller` shows the signal, the setpoint
+# learnt from it, and overload with a multiplicative cut when the service
+# slows down.  (Enforcement, closed loop: test_policy_gate.sh.)
 source "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
@@ -72,8 +73,25 @@ spec:
     long_term_query_interval: 60s
     long_term_query_periodic_interval: 1s
   control_period: 1s
+---
+apiVersion: sluice/v1
+kind: AverageLatencySchedulingPolicy
+metadata: {name: app-socket}
+spec:
+  load_scheduling_core:
+    aimd_load_scheduler:
+      load_scheduler:
+        selectors:
+        - control_point: ingress
+          label_matcher: {match_labels: {dst.port: "8083"}}
+  signal: {type: external, external_socket: EXTERNAL_SOCKET, window: 2s}
+  latency_baseliner:
+    latency_tolerance_multiplier: 1.25
+    long_term_query_interval: 60s
+    long_term_query_periodic_interval: 1s
+  control_period: 1s
 YAML
-sed -i "s|EXTERNAL_PATH|$E2E_TMP/app-latency|" "$E2E_TMP/ctl.yaml"
+sed -i "s|EXTERNAL_PATH|$E2E_TMP/app-latency|; s|EXTERNAL_SOCKET|$E2E_TMP/app-latency.sock|" "$E2E_TMP/ctl.yaml"
 echo 40 >"$E2E_TMP/app-latency"
 
 # A service whose latency grows with its queue: 4 workers, 50 ms each.
@@ -130,5 +148,27 @@ for _ in $(seq 20); do
 	jq -e '.policies[] | select(.name == "app") | .overload == true' <<<"$(ctl)" >/dev/null && { over=1; break; }
 done
 check_num "external signal: 10x its baseline is overload" "$over" -eq 1
+
+# External signal over a Unix datagram socket: the mean of a period's samples.
+SOCK="$E2E_TMP/app-latency.sock"
+check "the daemon bound the policy's signal socket" test -S "$SOCK"
+sig() { jq -r '.policies[] | select(.name == "app-socket") | .signal_ms' <<<"$(ctl)"; }
+v=null
+for _ in $(seq 12); do
+	"$SLUICECTL" signal --socket "$SOCK" 20 40 >/dev/null
+	sleep 0.5
+	v=$(sig)
+	[ "$v" = 30 ] && break
+done
+check "socket signal: the mean of the samples is the signal (20 and 40 -> 30)" test "$v" = 30
+check "sluicectl signal refuses a non-number" bash -c "! '$SLUICECTL' signal --socket '$SOCK' fast 2>/dev/null"
+over=0
+for _ in $(seq 20); do
+	"$SLUICECTL" signal --socket "$SOCK" 400 >/dev/null
+	sleep 0.25
+	jq -e '.policies[] | select(.name == "app-socket") | .overload == true' <<<"$(ctl)" >/dev/null && { over=1; break; }
+done
+check_num "socket signal: 10x its baseline is overload" "$over" -eq 1
 check "clean stop" stop_daemon
+check "the signal socket is removed on a clean stop" test ! -e "$SOCK"
 e2e_finish
