@@ -27,8 +27,11 @@ static void usage(FILE *f, const char *cmd)
 	else if (!strcmp(cmd, "controller"))
 		fprintf(f, "Per AverageLatencySchedulingPolicy: the latency signal and setpoint, overload,\n"
 			   "gradient, integrator, load multiplier and pass-through of its gradient\n"
-			   "controller, and per workload the connections admitted, deferred, rejected\n"
-			   "and the latency-based token estimate.\n");
+			   "controller; its scheduler (incoming token rate, fill rate, tokens\n"
+			   "available, connections waiting) and the data path's gate (pass or\n"
+			   "throttle, credit); and per workload its priority and tokens, the\n"
+			   "connections admitted (of which inline by the data path), deferred\n"
+			   "(queued), rejected and waiting, and the latency-based token estimate.\n");
 	else
 		fprintf(f, "Every connection a QueueSet holds, waiting or executing: client, FlowSchema,\n"
 			   "queue and position, flow hash, seats (Kubernetes dump_requests).\n");
@@ -122,17 +125,27 @@ static void print_controller(json_t *root)
 
 	printf("stage: %s\n", s(root, "stage"));
 	json_array_foreach(rows, i, r) {
+		bool pt = json_is_true(json_object_get(r, "pass_through"));
+
 		printf("policy %s: signal %s ms, setpoint %s ms, %s, gradient %s, integrator %s, "
 		       "load multiplier %s%s\n", s(r, "name"),
 		       num(r, "signal_ms", b1), num(r, "setpoint_ms", b2),
 		       json_is_true(json_object_get(r, "overload")) ? "OVERLOAD" : "ok",
 		       num(r, "gradient", b3), num(r, "integrator", b4), num(r, "load_multiplier", b5),
-		       json_is_true(json_object_get(r, "pass_through")) ? " (pass-through)" : "");
-		printf("  %-20s %9s %9s %9s %14s\n", "WORKLOAD", "ADMITTED", "DEFERRED", "REJECTED",
-		       "TOKENS (ms)");
+		       pt ? " (pass-through)" : "");
+		printf("  scheduler: %s%s, incoming %s tokens/s, fill rate %s tokens/s, available %s, "
+		       "waiting %lld; data-path gate %s (credit %s)\n",
+		       json_is_true(json_object_get(r, "scheduler_pass_through")) ? "pass-through" : "throttling",
+		       json_is_true(json_object_get(r, "bootstrapping")) ? " (bootstrapping)" : "",
+		       num(r, "incoming_rate", b1), num(r, "fill_rate", b2), num(r, "available", b3),
+		       n(r, "waiting"), s(r, "gate"), num(r, "gate_credit", b4));
+		printf("  %-20s %5s %7s %9s %9s %9s %9s %8s %14s\n", "WORKLOAD", "PRIO", "TOKENS",
+		       "ADMITTED", "(INLINE)", "DEFERRED", "REJECTED", "WAITING", "EST. TOKENS");
 		json_array_foreach(json_object_get(r, "workloads"), j, w) {
-			printf("  %-20s %9lld %9lld %9lld %14s\n", s(w, "name"), n(w, "admitted"),
-			       n(w, "deferred"), n(w, "rejected"), num(w, "token_estimate_ms", b1));
+			printf("  %-20s %5s %7s %9lld %9lld %9lld %9lld %8lld %14s\n", s(w, "name"),
+			       num(w, "priority", b1), num(w, "tokens", b2), n(w, "admitted"),
+			       n(w, "admitted_inline"), n(w, "deferred"), n(w, "rejected"),
+			       n(w, "waiting"), num(w, "token_estimate_ms", b3));
 		}
 	}
 	if (!json_array_size(rows))
