@@ -183,6 +183,9 @@ static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt
 		return XDP_DROP;
 	}
 	/* ADMIT: the daemon reserved the seats; the connection now holds them. */
+	seats = bpf_map_lookup_elem(&sl_seats, &t.level);
+	if (seats)
+		__sync_fetch_and_add(&seats->claimed, t.seats);
 	c.admitted_ns = now;
 	c.level = t.level;
 	c.seats = t.seats;
@@ -192,7 +195,6 @@ static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt
 	c.workload = t.workload;
 	if (bpf_map_update_elem(&sl_conns, &p->key, &c, BPF_NOEXIST)) {
 		/* Table full (or raced): give the seats back, let it retry. */
-		seats = bpf_map_lookup_elem(&sl_seats, &t.level);
 		if (seats)
 			__sync_fetch_and_sub(&seats->seats_in_use, t.seats);
 		STAT_INC(gs, conn_table_full);

@@ -177,7 +177,8 @@ struct sluice_seats {
 	__u64 seats_in_use;
 	__u64 waiting; /* connections deferred and not yet admitted */
 	__u64 expired; /* admitted connections that never established (daemon sweep) */
-	__u64 pad;
+	__u64 claimed; /* seats of admit tickets claimed, cumulative: what the daemon
+			* dispatched minus this (and what it withdrew) is still unclaimed */
 };
 
 /* sl_lvl_stats[level]: per-CPU counters, summed by readers. */

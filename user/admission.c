@@ -35,6 +35,9 @@ struct level_rt {
 	struct sl_level_limits lim;
 	uint32_t current_cl;    /* after borrowing */
 	uint64_t ticket_seats;  /* seats held by connections we dispatched */
+	/* Admit tickets not claimed yet, in seats: dispatched - withdrawn -
+	 * (claimed as the data path counts it - its value at start). */
+	uint64_t dispatched_total, withdrawn_total, claimed_base;
 	struct sl_demand demand;
 	uint64_t tickets_admit, tickets_reject;
 };
@@ -107,6 +110,7 @@ static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool r
 		__atomic_fetch_add(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
 				   __ATOMIC_SEQ_CST);
 	l->ticket_seats += p->seats;
+	l->dispatched_total += p->seats;
 	p->state = SL_PENDING_ADMITTED;
 	p->ticket_ns = now;
 	p->deadline_ns = sl_next_syn_retransmit(p->arrival_ns, now);
@@ -119,6 +123,7 @@ static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool r
 		__atomic_fetch_sub(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
 				   __ATOMIC_SEQ_CST);
 		l->ticket_seats -= p->seats;
+		l->dispatched_total -= p->seats;
 		if (p->in_queueset && l->qs)
 			sl_qs_complete(l->qs, now, p->id, 0);
 		sl_pending_remove(adm->pending, p);
@@ -150,19 +155,38 @@ static uint64_t bpf_seats(const struct level_rt *l)
 	return __atomic_load_n(&l->adm->dp->seats[l->slot].seats_in_use, __ATOMIC_RELAXED);
 }
 
+static uint64_t unclaimed_seats(const struct level_rt *l)
+{
+	uint64_t claimed = __atomic_load_n(&l->adm->dp->seats[l->slot].claimed, __ATOMIC_RELAXED) -
+			   l->claimed_base;
+	uint64_t gone = l->withdrawn_total + claimed;
+
+	return l->dispatched_total > gone ? l->dispatched_total - gone : 0;
+}
+
 /* The QueueSet owns the seats it dispatched; connections the data path
  * admitted inline hold the rest.  Give the QueueSet what is left of the
  * level's limit, publish how many wait (while anyone waits, the data path
- * admits nobody inline), and feed the demand integrator. */
+ * admits nobody inline), and feed the demand integrator.
+ *
+ * Overbooking: a dispatched connection's seat sits idle until the client's
+ * SYN retransmit claims its ticket, up to a second later, while the
+ * service has room.  So the QueueSet may dispatch beyond the limit by the
+ * seats of tickets not claimed yet (at most the limit again): the limit
+ * bounds connections the service really holds, and claims that arrive
+ * together overshoot it for at most a second. */
 static void sync_level(struct level_rt *l, uint64_t now)
 {
 	uint64_t in_use = bpf_seats(l), inline_seats = in_use > l->ticket_seats ? in_use - l->ticket_seats : 0;
 	uint64_t waiting = 0, seats_waiting = 0;
 
 	if (l->qs) {
-		uint32_t cl = l->current_cl > inline_seats ? (uint32_t)(l->current_cl - inline_seats) : 0;
+		uint64_t over = unclaimed_seats(l), cl;
 
-		sl_qs_set_cl(l->qs, now, cl);
+		if (over > l->current_cl)
+			over = l->current_cl;
+		cl = l->current_cl > inline_seats ? l->current_cl - inline_seats : 0;
+		sl_qs_set_cl(l->qs, now, (uint32_t)(cl + over > UINT32_MAX ? UINT32_MAX : cl + over));
 		waiting = sl_qs_waiting(l->qs);
 		seats_waiting = sl_qs_seats_waiting(l->qs);
 	}
@@ -401,6 +425,7 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 				return;
 			__atomic_fetch_sub(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
 					   __ATOMIC_SEQ_CST);
+			l->withdrawn_total += p->seats;
 			/* The seats sat idle from the dispatch until now: that
 			 * is what the flow used (charging nothing would let a
 			 * flow of clients that gave up keep the front). */
@@ -557,6 +582,7 @@ int sl_adm_create(struct sl_admission **out, struct sl_dataplane *dp, const uint
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
 		adm->levels[s].adm = adm;
 		adm->levels[s].slot = s;
+		adm->levels[s].claimed_base = __atomic_load_n(&dp->seats[s].claimed, __ATOMIC_RELAXED);
 	}
 	*out = adm;
 	return 0;
@@ -669,6 +695,7 @@ static void dump_level(struct sl_admission *adm, struct json_out *jo, struct lev
 	jo_u64(jo, "limit", l->current_cl);
 	jo_u64(jo, "seats_in_use", bpf_seats(l));
 	jo_u64(jo, "seats_dispatched", l->ticket_seats);
+	jo_u64(jo, "seats_unclaimed", unclaimed_seats(l));
 	jo_u64(jo, "waiting", qs.waiting);
 	jo_u64(jo, "queues", qs.queues);
 	jo_u64(jo, "admitted", st.admitted);

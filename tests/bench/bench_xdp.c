@@ -3,14 +3,23 @@
  * `repeat` runs per call), against baselines measured in the same run:
  *   xdp_pass    the empty program
  *   parse_pass  sluice's parser, then pass
- *   sluice_xdp  non-SYN, SYN admitted inline, SYN retransmit, SYN deferred
- *               (level full), SYN rejected (RST built)
- * Prints a table and ratios; no assertion on time (docs/BENCHMARKS.md).
+ *   sluice_xdp  non-SYN, SYN retransmit, SYN deferred by its level, SYN
+ *               rejected (RST built), SYN admitted inline; then the
+ *               load-scheduler gate: SYN admitted with a policy in PASS and
+ *               in THROTTLE mode (credit taken), SYN deferred by a THROTTLE
+ *               policy with no credit.
+ * The figures "with a policy" and "without" use the same SYNs and the same
+ * class, with and without its policy, in interleaved rounds.  Every figure
+ * checks its verdict and the counters of the path it claims (events sent or
+ * suppressed, policy gate seen, credit taken), so a figure cannot silently
+ * measure another path.  Prints a table and ratios; no assertion on time
+ * (docs/BENCHMARKS.md).
  */
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +32,27 @@
 #include "plan.h"
 #include "sluice.skel.h"
 
-#define REPEAT 200000
+#define REPEAT   200000
+#define N_ADMIT  10000 /* distinct 4-tuples per admission case and round */
+#define ROUNDS   10    /* admission rounds, the three cases interleaved block by block */
+#define A_BLOCK  100   /* SYNs of one admission case in a row */
+#define N_RST    20000 /* RSTs, one per call */
+#define CREDIT   (INT64_MAX / 4) /* THROTTLE: a credit that never runs out */
+#define SPLIT    5     /* a repeated figure: median of SPLIT calls of REPEAT / SPLIT runs */
+#define DROUNDS  40    /* deferral figures: median of DROUNDS rounds, the cases interleaved */
+#define EV_CHUNK 1000  /* runs per call while every SYN sends an event: 88 KB of the 256 KB ring */
+#define MAX_KEYS 8     /* class-product keys of the bench's SYNs (client port intervals) */
+#define TOKENS   1000  /* milli-tokens one SYN takes in the policy cases (1 token) */
 
 static struct sluice *skel;
 static struct sl_maps maps;
+static struct ring_buffer *ring;
+static unsigned long long n_events; /* events drained from sl_events */
 
-static double run_repeat(int prog, const uint8_t *frame, size_t len, unsigned repeat)
+/* Runs prog over frame `repeat` times in one call; every run must return
+ * `want` (an XDP verdict).  Returns the kernel's ns per run. */
+static double run_repeat(int prog, const uint8_t *frame, size_t len, unsigned repeat, int want,
+			 const char *what)
 {
 	uint8_t out[4096];
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = (__u32)len,
@@ -38,7 +62,43 @@ static double run_repeat(int prog, const uint8_t *frame, size_t len, unsigned re
 		fprintf(stderr, "test_run: %s\n", strerror(errno));
 		exit(1);
 	}
+	if ((int)o.retval != want) {
+		fprintf(stderr, "bench_xdp: %s: verdict %u, expected %d (wrong path)\n", what,
+			o.retval, want);
+		exit(1);
+	}
 	return o.duration; /* ns per run, averaged by the kernel */
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median of n figures (sorts them): one burst of the VM's other load
+ * moves one figure, not the result. */
+static double median(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* A path that leaves the state as it found it: REPEAT runs in SPLIT calls. */
+static double run_median(int prog, const uint8_t *frame, size_t len, int want, const char *what)
+{
+	double t[SPLIT];
+
+	for (unsigned i = 0; i < SPLIT; i++)
+		t[i] = run_repeat(prog, frame, len, REPEAT / SPLIT, want, what);
+	return median(t, SPLIT);
+}
+
+static void fail(const char *what)
+{
+	fprintf(stderr, "bench_xdp: %s\n", what);
+	exit(1);
 }
 
 static size_t syn(uint8_t *buf, uint16_t sport, uint16_t dport, uint8_t flags)
@@ -55,6 +115,20 @@ static size_t syn(uint8_t *buf, uint16_t sport, uint16_t dport, uint8_t flags)
 	return fr_build(&s, buf, &lay);
 }
 
+static struct sluice_conn_key conn_key(uint16_t sport)
+{
+	struct sluice_conn_key k = {0};
+
+	k.saddr[10] = k.saddr[11] = 0xff;
+	memcpy(k.saddr + 12, (uint8_t[]){198, 18, 7, 2}, 4);
+	k.daddr[10] = k.daddr[11] = 0xff;
+	memcpy(k.daddr + 12, (uint8_t[]){198, 18, 0, 1}, 4);
+	k.sport = htons(sport);
+	k.dport = htons(8080);
+	k.family = 4;
+	return k;
+}
+
 static void set_seats(unsigned slot, uint64_t n)
 {
 	struct sluice_seats s = {.seats_in_use = n};
@@ -62,31 +136,371 @@ static void set_seats(unsigned slot, uint64_t n)
 	bpf_map_update_elem(maps.fd[SL_MAP_SEATS], &slot, &s, BPF_ANY);
 }
 
-static void set_response(unsigned slot, uint32_t resp)
+static void set_level(unsigned slot, uint32_t resp, uint32_t limit)
 {
 	struct sluice_level l;
 
 	bpf_map_lookup_elem(maps.fd[SL_MAP_LEVELS], &slot, &l);
 	l.limit_response = resp;
+	l.seat_limit = limit;
 	l.type = SLUICE_LEVEL_LIMITED;
 	bpf_map_update_elem(maps.fd[SL_MAP_LEVELS], &slot, &l, BPF_ANY);
+}
+
+static struct sluice_config get_config(void)
+{
+	struct sluice_config c;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(maps.fd[SL_MAP_CONFIG], &zero, &c))
+		fail("cannot read sl_config");
+	return c;
+}
+
+static void put_config(const struct sluice_config *c)
+{
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(maps.fd[SL_MAP_CONFIG], &zero, c, BPF_ANY))
+		fail("cannot write sl_config");
+}
+
+/* The classification of the bench's SYNs, found the way classify() in
+ * bpf/sluice.bpf.c finds it: an entry of sl_classes, or the default class. */
+struct bench_class {
+	struct sluice_class_key key;
+	bool in_table;
+};
+
+static uint32_t port_cls(uint8_t gen, unsigned dir, uint16_t port)
+{
+	__u32 idx = (__u32)gen * 2 * 65536 + dir * 65536 + port, v = 0;
+
+	bpf_map_lookup_elem(maps.fd[SL_MAP_PORT_CLS], &idx, &v);
+	return v;
+}
+
+static struct bench_class find_class(uint16_t sport)
+{
+	struct sluice_config cfg = get_config();
+	struct sluice_conn_key k = conn_key(sport);
+	struct sluice_lpm_key lk = {.prefixlen = SLUICE_LPM_FULL};
+	struct sluice_lpm_val lv;
+	struct sluice_class c;
+	struct bench_class b = {0};
+	uint8_t gen = cfg.generation & 1;
+
+	lk.gen = gen;
+	memcpy(lk.addr, k.saddr, 16);
+	b.key.src = bpf_map_lookup_elem(maps.fd[SL_MAP_SRC_CLS], &lk, &lv) ? 0 : (uint16_t)lv.cls;
+	memcpy(lk.addr, k.daddr, 16);
+	b.key.dst = bpf_map_lookup_elem(maps.fd[SL_MAP_DST_CLS], &lk, &lv) ? 0 : (uint16_t)lv.cls;
+	b.key.sport = (uint16_t)port_cls(gen, SLUICE_PORT_SRC, sport);
+	b.key.dport = (uint16_t)port_cls(gen, SLUICE_PORT_DST, 8080);
+	b.key.gen = gen;
+	b.in_table = !bpf_map_lookup_elem(maps.fd[SL_MAP_CLASSES], &b.key, &c);
+	return b;
+}
+
+static struct sluice_class get_class(const struct bench_class *b)
+{
+	struct sluice_class c;
+
+	if (!b->in_table)
+		return get_config().default_class;
+	if (bpf_map_lookup_elem(maps.fd[SL_MAP_CLASSES], &b->key, &c))
+		fail("class entry vanished");
+	return c;
+}
+
+static void put_class(const struct bench_class *b, const struct sluice_class *c)
+{
+	struct sluice_config cfg;
+
+	if (b->in_table) {
+		if (bpf_map_update_elem(maps.fd[SL_MAP_CLASSES], &b->key, c, BPF_EXIST))
+			fail("cannot write the class entry");
+		return;
+	}
+	cfg = get_config();
+	cfg.default_class = *c;
+	put_config(&cfg);
+}
+
+static void put_gate(unsigned pol, uint32_t mode, int64_t credit_mtok)
+{
+	struct sluice_policy_gate g = {.mode = mode, .credit_mtok = credit_mtok};
+	__u32 key = pol;
+
+	if (bpf_map_update_elem(maps.fd[SL_MAP_POL_GATE], &key, &g, BPF_ANY))
+		fail("cannot write sl_pol_gate");
+}
+
+static int64_t gate_credit(unsigned pol)
+{
+	struct sluice_policy_gate g;
+
+	if (sl_maps_policy_gate(&maps, pol, &g))
+		fail("cannot read sl_pol_gate");
+	return g.credit_mtok;
+}
+
+static struct sluice_wl_stats wl_stats(unsigned pol, unsigned slot)
+{
+	struct sluice_wl_stats s;
+
+	if (sl_maps_wl_stats(&maps, pol, slot, &s))
+		fail("cannot read sl_wl_stats");
+	return s;
+}
+
+static struct sluice_stats global(void)
+{
+	struct sluice_stats s;
+
+	if (sl_maps_global_stats(&maps, &s))
+		fail("cannot read sl_stats");
+	return s;
+}
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	(void)ctx;
+	(void)data;
+	(void)len;
+	n_events++;
+	return 0;
+}
+
+static void drain(void)
+{
+	if (ring_buffer__consume(ring) < 0)
+		fail("cannot drain sl_events");
+}
+
+/* Event regimes of the deferral and RST figures.  SENT: the per-CPU cap
+ * (eventsPerSecond) is checked but never reached, every SYN reserves and
+ * submits an event, and the ring is drained after every call of at most
+ * EV_CHUNK runs, so it never fills.  CAPPED: this second's cap is already
+ * used up on every CPU, so every SYN takes the suppressed branch (counted
+ * in events_lost) and nothing reaches the ring: a SYN flood's steady state. */
+static void events_sent(void)
+{
+	struct sluice_config c = get_config();
+
+	c.events_per_sec = UINT32_MAX;
+	put_config(&c);
+	drain();
+}
+
+static void events_capped(uint32_t cap)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct sluice_ev_limit *v = calloc((size_t)ncpu, sizeof(*v));
+	struct sluice_config c = get_config();
+	__u32 zero = 0;
+
+	if (!v || ncpu <= 0)
+		fail("out of memory");
+	c.events_per_sec = cap;
+	put_config(&c);
+	for (int i = 0; i < ncpu; i++) {
+		v[i].window_start_ns = sl_mono_ns();
+		v[i].count = cap;
+	}
+	if (bpf_map_update_elem(maps.fd[SL_MAP_EV_LIMIT], &zero, v, BPF_ANY))
+		fail("cannot write sl_ev_limit");
+	free(v);
+	drain();
+}
+
+/* A deferral leaves the state as it found it: `runs` repeated runs in the
+ * current event regime, in calls of EV_CHUNK runs with a drain after each
+ * when events are sent.  Checks that the events went where the regime
+ * says, and that the policy gate saw (pol_syns), dropped (pol_drops) and
+ * refunded (refunds) what the case says.  Returns ns per run. */
+static double defer_sample(int prog, const uint8_t *frame, size_t len, unsigned runs, bool sent,
+			   unsigned pol, unsigned wl_slot, unsigned pol_syns, unsigned pol_drops,
+			   unsigned refunds, const char *what)
+{
+	unsigned long long ev0 = n_events;
+	struct sluice_stats s0 = global(), s1;
+	struct sluice_wl_stats w0 = wl_stats(pol, wl_slot), w1;
+	double t = 0;
+
+	if (!sent)
+		t = run_repeat(prog, frame, len, runs, XDP_DROP, what);
+	else {
+		for (unsigned i = 0; i < runs / EV_CHUNK; i++) {
+			t += run_repeat(prog, frame, len, EV_CHUNK, XDP_DROP, what);
+			drain();
+		}
+		t /= runs / EV_CHUNK;
+	}
+	drain();
+	s1 = global();
+	w1 = wl_stats(pol, wl_slot);
+	if (sent ? (n_events - ev0 != runs || s1.events_lost != s0.events_lost)
+		 : (n_events != ev0 || s1.events_lost - s0.events_lost != runs)) {
+		fprintf(stderr, "bench_xdp: %s: %llu events, %llu lost (wrong event path)\n", what,
+			n_events - ev0, (unsigned long long)(s1.events_lost - s0.events_lost));
+		exit(1);
+	}
+	if (w1.syns - w0.syns != pol_syns || s1.policy_deferred - s0.policy_deferred != pol_drops ||
+	    s1.policy_refunds - s0.policy_refunds != refunds) {
+		fprintf(stderr, "bench_xdp: %s: wrong gate path\n", what);
+		exit(1);
+	}
+	return t;
+}
+
+/* The admission cases: the same class without its policy, with the policy's
+ * gate in PASS mode, and in THROTTLE mode with a credit that never runs out.
+ * Each SYN is the first of its 4-tuple: inserted into sl_conns, never the
+ * retransmit path. */
+enum admit_case { A_NOPOL, A_PASS, A_THROTTLE, A__N };
+
+enum defer_case {
+	D_LEVEL_SENT, D_LEVEL_CAPPED, D_LEVEL_PASS_CAPPED, D_LEVEL_THR_CAPPED, D_POL_SENT, D_POL_CAPPED,
+	D__N
+};
+
+static const char *const d_name[D__N] = {
+	[D_LEVEL_SENT]        = "sluice_xdp: SYN deferred (level full), event sent",
+	[D_LEVEL_CAPPED]      = "sluice_xdp: SYN deferred (level full), event capped",
+	[D_LEVEL_PASS_CAPPED] = "sluice_xdp: SYN deferred (level full, policy PASS), event capped",
+	[D_LEVEL_THR_CAPPED]  = "sluice_xdp: SYN deferred (level full, policy THROTTLE), event capped",
+	[D_POL_SENT]          = "sluice_xdp: SYN deferred by policy (no credit), event sent",
+	[D_POL_CAPPED]        = "sluice_xdp: SYN deferred by policy (no credit), event capped",
+};
+
+struct bench {
+	int sl_fd, pass_fd;
+	uint16_t sports[A__N * N_ADMIT + 1]; /* client ports; the last one is never admitted */
+	struct bench_class bc[MAX_KEYS]; /* the class keys of the SYNs, one class */
+	unsigned n_bc;
+	struct sluice_class cls_nopol, cls_pol;
+	unsigned pol, wl_slot, level;
+	uint64_t seats0;
+	int64_t credit;                  /* the gate's credit, as the bench left it */
+	double t_pass;                   /* xdp_pass, repeated */
+	double t_admit[A__N][ROUNDS];    /* per round, floor subtracted */
+	double floor_sum;                /* per-call timer floors, for the footnote */
+	unsigned long n_floor;
+};
+
+static void put_classes(const struct bench *b, const struct sluice_class *c)
+{
+	for (unsigned i = 0; i < b->n_bc; i++)
+		put_class(&b->bc[i], c);
+}
+
+/* One-run calls (a path that changes its state): the xdp_pass run after
+ * each gives the per-call timer floor, subtracted, and the empty program's
+ * repeated cost is added back, like with like. */
+static double floored(struct bench *b, double t_sum, double floor_sum, unsigned n)
+{
+	b->floor_sum += floor_sum;
+	b->n_floor += n;
+	return (t_sum - floor_sum) / n + b->t_pass;
+}
+
+/* Back to an empty connection table and the level's seats as they were. */
+static void untrack(struct bench *b, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct sluice_conn_key k = conn_key(b->sports[i]);
+
+		if (bpf_map_delete_elem(maps.fd[SL_MAP_CONNS], &k))
+			fail("an admitted SYN is not tracked");
+	}
+	set_seats(b->level, b->seats0);
+}
+
+/* Switches the bench's class and its policy's gate to case c.  The gate
+ * keeps the credit the THROTTLE SYNs left (b->credit mirrors it). */
+static void set_case(struct bench *b, enum admit_case c)
+{
+	put_classes(b, c == A_NOPOL ? &b->cls_nopol : &b->cls_pol);
+	put_gate(b->pol, c == A_THROTTLE ? SLUICE_POLICY_THROTTLE : SLUICE_POLICY_PASS, b->credit);
+}
+
+static const char *const a_name[A__N] = {
+	[A_NOPOL]    = "sluice_xdp: SYN admitted inline, no policy *",
+	[A_PASS]     = "sluice_xdp: SYN admitted, policy PASS *",
+	[A_THROTTLE] = "sluice_xdp: SYN admitted, policy THROTTLE (credit) *",
+};
+
+/* One admission round: N_ADMIT SYNs per case, the cases taking turns every
+ * A_BLOCK SYNs in a rotating order (switching per SYN would rewrite the
+ * class entry before every run: a cold class lookup in every figure), each
+ * SYN a new 4-tuple (case c uses
+ * sports[c * N_ADMIT ..]) into a table that grows to A__N * N_ADMIT
+ * connections.  Checks that the policy cases went through the gate and
+ * that THROTTLE took its tokens, then empties the table again. */
+static void admit_round(struct bench *b, unsigned round)
+{
+	double t_sum[A__N] = {0}, floor_sum[A__N] = {0};
+	struct sluice_wl_stats w0 = wl_stats(b->pol, b->wl_slot), w1;
+	uint8_t frame[4096];
+
+	for (unsigned blk = 0; blk < N_ADMIT / A_BLOCK; blk++)
+		for (unsigned k = 0; k < A__N; k++) {
+			enum admit_case c = (enum admit_case)((blk + round + k) % A__N);
+
+			set_case(b, c);
+			for (unsigned i = blk * A_BLOCK; i < (blk + 1) * A_BLOCK; i++) {
+				size_t len = syn(frame, b->sports[c * N_ADMIT + i], 8080, TH_SYN);
+
+				t_sum[c] += run_repeat(b->sl_fd, frame, len, 1, XDP_PASS, a_name[c]);
+				floor_sum[c] += run_repeat(b->pass_fd, frame, len, 1, XDP_PASS, "xdp_pass");
+			}
+			if (c == A_THROTTLE)
+				b->credit -= A_BLOCK * TOKENS;
+		}
+	for (unsigned c = 0; c < A__N; c++)
+		b->t_admit[c][round] = floored(b, t_sum[c], floor_sum[c], N_ADMIT);
+	w1 = wl_stats(b->pol, b->wl_slot);
+	if (w1.inline_admitted - w0.inline_admitted != 2 * N_ADMIT ||
+	    w1.inline_mtok - w0.inline_mtok != 2ULL * N_ADMIT * TOKENS ||
+	    gate_credit(b->pol) != b->credit)
+		fail("admission: the policy gate was not on the path");
+	untrack(b, A__N * N_ADMIT);
+}
+
+static void row(const char *name, double t, double parse, double ref)
+{
+	char r1[16] = "-", r2[16] = "-";
+
+	if (parse > 0)
+		snprintf(r1, sizeof(r1), "%.2fx", t / parse);
+	if (ref > 0)
+		snprintf(r2, sizeof(r2), "%.2fx", t / ref);
+	printf("%-69s %9.1f %10s %10s\n", name, t, r1, r2);
 }
 
 int main(int argc, char **argv)
 {
 	const char *config = argc > 1 ? argv[1] : "tests/packet/classify/labels.yaml";
 	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
+	static struct bench b;
 	struct sl_diags d = SL_DIAGS_INIT;
 	struct bpf_object *pass_obj, *parse_obj;
 	struct sl_config *cfg = NULL;
 	struct sl_plan plan;
 	uint8_t frame[4096];
-	int pass_fd, parse_fd, sl_fd;
 	size_t len;
-	unsigned slot, n = 20000;
-	double t_pass, t_parse, t_ack, t_retx, t_defer, t_rst, t_admit = 0, t_pass1 = 0;
+	double t_pass, t_parse, t_ack, t_retx, t_rst[SPLIT], t_adm[A__N];
+	static double t_def[D__N][DROUNDS];
+	double t_dm[D__N];
 	struct sluice_heartbeat hb = {0};
-	__u32 zero = 0;
+	struct sluice_class orig = {0};
+	struct sluice_level lvl0;
+	struct sluice_seats seats0;
+	int parse_fd;
+	uint32_t cap;
+	const char *pol_name = "?", *wl_name = "default";
+	__u32 zero = 0, tok_key, tokens = TOKENS;
 
 	skel = sluice__open_and_load();
 	pass_obj = bpf_object__open_file("bpf/xdp_pass.bpf.o", NULL);
@@ -95,9 +509,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_xdp: cannot load the BPF objects (root? run from the repo root)\n");
 		return 1;
 	}
-	pass_fd = bpf_program__fd(bpf_object__find_program_by_name(pass_obj, "xdp_pass"));
+	b.pass_fd = bpf_program__fd(bpf_object__find_program_by_name(pass_obj, "xdp_pass"));
 	parse_fd = bpf_program__fd(bpf_object__find_program_by_name(parse_obj, "parse_pass"));
-	sl_fd = bpf_program__fd(skel->progs.sluice_xdp);
+	b.sl_fd = bpf_program__fd(skel->progs.sluice_xdp);
 	sl_maps_from_skel(skel, &maps);
 	if (sl_config_load_file(config, &cfg, &d) || sl_plan_build(cfg, names, "bench", &plan, &d) ||
 	    sl_apply_plan(&maps, &plan)) {
@@ -106,70 +520,188 @@ int main(int argc, char **argv)
 	}
 	hb.mono_ns = sl_mono_ns() + 3600ULL * 1000000000ULL; /* fresh for the whole run */
 	bpf_map_update_elem(maps.fd[SL_MAP_HEARTBEAT], &zero, &hb, BPF_ANY);
+	ring = ring_buffer__new(maps.fd[SL_MAP_EVENTS], on_event, NULL, NULL);
+	if (!ring)
+		fail("cannot open sl_events");
+	cap = get_config().events_per_sec ? get_config().events_per_sec : 1000;
 
-	len = syn(frame, 40000, 8080, TH_SYN);
-	t_pass = run_repeat(pass_fd, frame, len, REPEAT);
-	t_parse = run_repeat(parse_fd, frame, len, REPEAT);
-	len = syn(frame, 40000, 8080, TH_ACK);
-	t_ack = run_repeat(sl_fd, frame, len, REPEAT);
+	/* Every SYN of the bench has one class: 198.18.7.2 -> 198.18.0.1:8080
+	 * from client ports 1024 up (a port the config classifies differently
+	 * is skipped).  The client port intervals the config names (labels.yaml:
+	 * below 1234, 1234, above) give that class several keys in sl_classes;
+	 * put_classes() writes them all.  The figures without a policy
+	 * run that class with its policy removed; the policy figures run it
+	 * with the config's policy and workload (policy 0 and the default
+	 * workload when the config's class has none). */
+	for (unsigned i = 0, p = 1024; i <= A__N * N_ADMIT; p++) {
+		struct bench_class c;
+		struct sluice_class v;
+		unsigned j;
+
+		if (p > 65535)
+			fail("not enough client ports of one class");
+		c = find_class((uint16_t)p);
+		v = get_class(&c);
+		if (!b.n_bc)
+			orig = v;
+		else if (memcmp(&v, &orig, sizeof(v)))
+			continue; /* a port the config classifies differently */
+		for (j = 0; j < b.n_bc; j++)
+			if (!memcmp(&c.key, &b.bc[j].key, sizeof(c.key)) &&
+			    c.in_table == b.bc[j].in_table)
+				break;
+		if (j == b.n_bc) {
+			if (b.n_bc == MAX_KEYS)
+				fail("too many class keys for the bench's SYNs");
+			b.bc[b.n_bc++] = c;
+		}
+		b.sports[i++] = (uint16_t)p;
+	}
+	b.cls_nopol = b.cls_pol = orig;
+	b.cls_nopol.policy = b.cls_nopol.workload = SLUICE_NONE16;
+	if (orig.policy >= SLUICE_MAX_POLICIES) {
+		b.cls_pol.policy = 0;
+		b.cls_pol.workload = SLUICE_NONE16;
+	}
+	b.pol = b.cls_pol.policy;
+	b.wl_slot = b.cls_pol.workload < SLUICE_MAX_WORKLOADS ? b.cls_pol.workload : SLUICE_WL_DEFAULT;
+	b.level = orig.level;
+	if (b.pol < cfg->n_policies) {
+		pol_name = cfg->policies[b.pol].name;
+		if (b.wl_slot < cfg->policies[b.pol].n_workloads)
+			wl_name = cfg->policies[b.pol].workloads[b.wl_slot].name
+				  ? cfg->policies[b.pol].workloads[b.wl_slot].name : "(unnamed)";
+	}
+	tok_key = b.pol * SLUICE_WL_SLOTS + b.wl_slot;
+	if (bpf_map_update_elem(maps.fd[SL_MAP_WL_TOKENS], &tok_key, &tokens, BPF_ANY))
+		fail("cannot write sl_wl_tokens");
+	if (sl_maps_seats(&maps, b.level, &seats0))
+		fail("cannot read sl_seats");
+	b.seats0 = seats0.seats_in_use;
+	put_classes(&b, &b.cls_nopol);
+
+	len = syn(frame, b.sports[0], 8080, TH_SYN);
+	b.t_pass = t_pass = run_median(b.pass_fd, frame, len, XDP_PASS, "xdp_pass");
+	t_parse = run_median(parse_fd, frame, len, XDP_PASS, "parse_pass");
+	len = syn(frame, b.sports[0], 8080, TH_ACK);
+	t_ack = run_median(b.sl_fd, frame, len, XDP_PASS, "non-SYN");
 
 	/* Inline admission: distinct 4-tuples, one run each; the per-call
 	 * in-kernel timing of the empty program over the same calls is
-	 * subtracted as timer noise floor. */
-	for (unsigned i = 0; i < n; i++) {
-		len = syn(frame, (uint16_t)(1024 + i), 8080, TH_SYN);
-		t_admit += run_repeat(sl_fd, frame, len, 1);
-		t_pass1 += run_repeat(pass_fd, frame, len, 1);
+	 * subtracted as timer noise floor (admit_round).  The level's limit is
+	 * raised above what the rounds admit so that every SYN is admitted
+	 * (the configured limit, a few hundred seats, would turn most into
+	 * RSTs); the seats are reserved the same way. */
+	if (sl_maps_level(&maps, b.level, &lvl0))
+		fail("cannot read sl_levels");
+	set_level(b.level, lvl0.limit_response, 1u << 30);
+	b.credit = CREDIT;
+	for (unsigned r = 0; r < ROUNDS; r++)
+		admit_round(&b, r);
+	for (unsigned c = 0; c < A__N; c++)
+		t_adm[c] = median(b.t_admit[c], ROUNDS);
+
+	/* The rest runs without a policy, over a table of N_ADMIT connections. */
+	set_case(&b, A_NOPOL);
+	for (unsigned i = 0; i < N_ADMIT; i++) {
+		len = syn(frame, b.sports[i], 8080, TH_SYN);
+		run_repeat(b.sl_fd, frame, len, 1, XDP_PASS, a_name[A_NOPOL]);
 	}
-	t_admit /= n;
-	t_pass1 /= n;
-	len = syn(frame, 1024, 8080, TH_SYN); /* admitted above: a retransmit now */
-	t_retx = run_repeat(sl_fd, frame, len, REPEAT);
+	set_level(b.level, lvl0.limit_response, lvl0.seat_limit);
+	len = syn(frame, b.sports[0], 8080, TH_SYN); /* admitted above: a retransmit now */
+	t_retx = run_median(b.sl_fd, frame, len, XDP_PASS, "retransmit");
 
-	/* Over the limit: make the level of 198.18.7.x:8080 full. */
-	{
-		struct sluice_conn_key k = {0};
-		struct sluice_conn c;
+	/* Deferrals, repeated (the SYN changes nothing): the cases take turns
+	 * in DROUNDS rounds of REPEAT / DROUNDS runs, in a rotating order.
+	 * Level full: seats taken, Queue response; the policy gate absent, in
+	 * PASS mode, or in THROTTLE mode with credit (tokens taken, then given
+	 * back when the level refuses).  Policy: THROTTLE with no credit and
+	 * nobody waiting, the level has room; the gate drops before the level
+	 * is asked. */
+	len = syn(frame, b.sports[A__N * N_ADMIT], 8080, TH_SYN);
+	for (unsigned r = 0; r < DROUNDS; r++)
+		for (unsigned k = 0; k < D__N; k++) {
+			unsigned c = (r + k) % D__N, runs = REPEAT / DROUNDS;
+			bool pol = c == D_POL_SENT || c == D_POL_CAPPED;
+			bool sent = c == D_LEVEL_SENT || c == D_POL_SENT;
+			bool thr = c == D_LEVEL_THR_CAPPED;
+			bool gated = pol || thr || c == D_LEVEL_PASS_CAPPED;
 
-		k.saddr[10] = k.saddr[11] = 0xff;
-		memcpy(k.saddr + 12, (uint8_t[]){198, 18, 7, 2}, 4);
-		k.daddr[10] = k.daddr[11] = 0xff;
-		memcpy(k.daddr + 12, (uint8_t[]){198, 18, 0, 1}, 4);
-		k.sport = htons(1024);
-		k.dport = htons(8080);
-		k.family = 4;
-		if (bpf_map_lookup_elem(maps.fd[SL_MAP_CONNS], &k, &c)) {
-			fprintf(stderr, "bench_xdp: the admitted SYN is not tracked\n");
-			return 1;
+			put_classes(&b, gated ? &b.cls_pol : &b.cls_nopol);
+			put_gate(b.pol, pol || thr ? SLUICE_POLICY_THROTTLE : SLUICE_POLICY_PASS,
+				 thr ? CREDIT : 0);
+			set_seats(b.level, pol ? b.seats0 : 1u << 30);
+			set_level(b.level, SLUICE_RESP_QUEUE, lvl0.seat_limit);
+			if (sent)
+				events_sent();
+			else
+				events_capped(cap);
+			t_def[c][r] = defer_sample(b.sl_fd, frame, len, runs, sent, b.pol, b.wl_slot,
+						   gated ? runs : 0, pol ? runs : 0, thr ? runs : 0, d_name[c]);
+			if (gate_credit(b.pol) != (thr ? CREDIT : 0))
+				fail("deferral: the credit moved");
 		}
-		slot = c.level;
-	}
-	set_seats(slot, 1u << 30);
-	set_response(slot, SLUICE_RESP_QUEUE);
-	len = syn(frame, 60000, 8080, TH_SYN);
-	t_defer = run_repeat(sl_fd, frame, len, REPEAT);
-	/* A RST rewrites the frame in place, so a repeated run would see the
-	 * RST, not the SYN: one run per call, floor subtracted as above. */
-	set_response(slot, SLUICE_RESP_REJECT);
-	t_rst = 0;
-	for (unsigned i = 0; i < n; i++)
-		t_rst += run_repeat(sl_fd, frame, len, 1);
-	t_rst = t_rst / n - t_pass1 + t_pass;
+	for (unsigned c = 0; c < D__N; c++)
+		t_dm[c] = median(t_def[c], DROUNDS);
 
-	printf("XDP cost per packet (BPF_PROG_TEST_RUN, %d repeats; admission: %u distinct SYNs)\n", REPEAT, n);
-	printf("config: %s (%zu table entries)\n\n", config, plan.classes.n_entries);
-	printf("%-40s %9s %12s\n", "program / path", "ns/pkt", "vs parse");
-	printf("%-40s %9.1f %12s\n", "xdp_pass (empty program)", t_pass, "-");
-	printf("%-40s %9.1f %12s\n", "parse_pass (sluice parser, then pass)", t_parse, "1.00x");
-	printf("%-40s %9.1f %11.2fx\n", "sluice_xdp: non-SYN (ACK)", t_ack, t_ack / t_parse);
-	printf("%-40s %9.1f %11.2fx\n", "sluice_xdp: SYN retransmit (tracked)", t_retx, t_retx / t_parse);
-	printf("%-40s %9.1f %11.2fx\n", "sluice_xdp: SYN deferred (level full)", t_defer, t_defer / t_parse);
-	t_admit = t_admit - t_pass1 + t_pass;
-	printf("%-40s %9.1f %11.2fx\n", "sluice_xdp: SYN rejected (RST built) *", t_rst, t_rst / t_parse);
-	printf("%-40s %9.1f %11.2fx\n", "sluice_xdp: SYN admitted inline *", t_admit, t_admit / t_parse);
-	printf("\n* one run per call (the path changes the state it runs on); the per-call\n"
+	/* A RST rewrites the frame in place, so a repeated run would see the
+	 * RST, not the SYN: one run per call, floor subtracted as above, in
+	 * SPLIT blocks of N_RST / SPLIT calls. */
+	put_classes(&b, &b.cls_nopol);
+	put_gate(b.pol, SLUICE_POLICY_PASS, 0);
+	set_seats(b.level, 1u << 30);
+	set_level(b.level, SLUICE_RESP_REJECT, lvl0.seat_limit);
+	events_sent();
+	for (unsigned k = 0; k < SPLIT; k++) {
+		double t_sum = 0, floor_sum = 0;
+
+		for (unsigned i = 0; i < N_RST / SPLIT; i++) {
+			t_sum += run_repeat(b.sl_fd, frame, len, 1, XDP_TX, "rejected (RST)");
+			floor_sum += run_repeat(b.pass_fd, frame, len, 1, XDP_PASS, "xdp_pass");
+			if (i % EV_CHUNK == EV_CHUNK - 1)
+				drain();
+		}
+		drain();
+		t_rst[k] = floored(&b, t_sum, floor_sum, N_RST / SPLIT);
+	}
+
+	printf("XDP cost per packet (BPF_PROG_TEST_RUN; median of %d calls x %d repeats;\n"
+	       "deferrals: median of %d rounds x %d repeats, the cases interleaved call by call;\n"
+	       "admissions: median of %d rounds x %d distinct SYNs per case, interleaved every %d SYNs)\n",
+	       SPLIT, REPEAT / SPLIT, DROUNDS, REPEAT / DROUNDS, ROUNDS, N_ADMIT, A_BLOCK);
+	printf("config: %s (%zu table entries); class: level %s, policy %u (%s), workload %s,\n"
+	       "        %u milli-tokens per SYN; eventsPerSecond cap %u\n\n",
+	       config, plan.classes.n_entries, plan.levels[b.level].name, b.pol, pol_name, wl_name,
+	       TOKENS, cap);
+	printf("%-69s %9s %10s %10s\n", "program / path", "ns/pkt", "vs parse", "vs admit");
+	row("xdp_pass (empty program)", t_pass, 0, 0);
+	row("parse_pass (sluice parser, then pass)", t_parse, t_parse, 0);
+	row("sluice_xdp: non-SYN (ACK)", t_ack, t_parse, t_adm[A_NOPOL]);
+	row("sluice_xdp: SYN retransmit (tracked)", t_retx, t_parse, t_adm[A_NOPOL]);
+	row(d_name[D_LEVEL_SENT], t_dm[D_LEVEL_SENT], t_parse, t_adm[A_NOPOL]);
+	row(d_name[D_LEVEL_CAPPED], t_dm[D_LEVEL_CAPPED], t_parse, t_adm[A_NOPOL]);
+	row(d_name[D_LEVEL_PASS_CAPPED], t_dm[D_LEVEL_PASS_CAPPED], t_parse, t_adm[A_NOPOL]);
+	row(d_name[D_LEVEL_THR_CAPPED], t_dm[D_LEVEL_THR_CAPPED], t_parse, t_adm[A_NOPOL]);
+	row("sluice_xdp: SYN rejected (RST built, event sent) *", median(t_rst, SPLIT), t_parse,
+	    t_adm[A_NOPOL]);
+	for (unsigned c = 0; c < A__N; c++)
+		row(a_name[c], t_adm[c], t_parse, t_adm[A_NOPOL]);
+	row(d_name[D_POL_SENT], t_dm[D_POL_SENT], t_parse, t_adm[A_NOPOL]);
+	row(d_name[D_POL_CAPPED], t_dm[D_POL_CAPPED], t_parse, t_adm[A_NOPOL]);
+	printf("\nvs admit: against \"SYN admitted inline, no policy\".  Rows without \"policy\" run\n"
+	       "the class with its policy removed.  Admitted: the first SYN of its 4-tuple\n"
+	       "(inserted into sl_conns), never a retransmit, in a level whose limit is raised\n"
+	       "so that every SYN gets its seat.  Event sent: every SYN reserves and submits a\n"
+	       "ring buffer event (cap not reached; the ring is drained every %d runs, so it\n"
+	       "never fills).  Event capped: this second's eventsPerSecond cap is used up, the\n"
+	       "event is suppressed (events_lost), as under a SYN flood.  Level full with a\n"
+	       "policy: its gate lets the SYN through (THROTTLE: tokens taken from the credit),\n"
+	       "the level refuses it (THROTTLE: tokens given back).\n"
+	       "* one run per call (the path changes the state it runs on); the per-call\n"
 	       "  timer floor (%.1f ns, measured with xdp_pass the same way) is subtracted\n"
-	       "  and the empty program's repeated cost added back, like with like.\n", t_pass1);
+	       "  and the empty program's repeated cost added back, like with like.\n",
+	       EV_CHUNK, b.floor_sum / (double)b.n_floor);
+	ring_buffer__free(ring);
 	sl_plan_free(&plan);
 	sl_config_free(cfg);
 	sl_diags_free(&d);

@@ -179,7 +179,7 @@ check "after the surge the policy returns to pass-through" jq -en --argjson p "$
 check "on the way, the multiplier climbs (a throttled sample at >= 1)" \
 	jq -se --argjson a "$T_AFTER" --argjson p "$pt" '[.[] | select(.t >= $a and .t < $p and .pass_through == false and .load_multiplier >= 1)] | length > 0' "$S"
 human=$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock")
-diag "$(sed 's/^/  /' <<<"$human")"
+while IFS= read -r l; do diag "  $l"; done <<<"$human"
 check "sluicectl controller (table): scheduler, gate and both workloads" \
 	bash -c 'grep -q "data-path gate" <<<"$1" && grep -Eq "^  gold +4 " <<<"$1" && grep -Eq "^  bronze +1 " <<<"$1"' _ "$human"
 check "the service kept serving: calm-phase clients all got in" \
