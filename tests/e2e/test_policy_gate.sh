@@ -117,8 +117,6 @@ end=$(( $(date +%s) + AFTER_S ))
 while [ "$(date +%s)" -lt $end ]; do sample; sleep 0.5; done
 wait "${PHASE_PIDS[@]}"
 T_END=$(since)
-cp "$E2E_TMP/samples.jsonl" /tmp/cl/samples.jsonl 2>/dev/null
-cp "$E2E_TMP"/*.csv "$E2E_TMP"/*.json /tmp/cl/ 2>/dev/null
 
 S="$E2E_TMP/samples.jsonl"
 first_over=$(jq -s --argjson t "$T_SURGE" '[.[] | select(.t >= $t and .overload)][0].t - $t' "$S")
@@ -184,5 +182,50 @@ check "sluicectl controller (table): scheduler, gate and both workloads" \
 	bash -c 'grep -q "data-path gate" <<<"$1" && grep -Eq "^  gold +4 " <<<"$1" && grep -Eq "^  bronze +1 " <<<"$1"' _ "$human"
 check "the service kept serving: calm-phase clients all got in" \
 	jq -e '.ok == .started' "$E2E_TMP/calm-gold.json"
+
+# Reloads while throttled.  A second surge (the ring has its rate: no
+# bootstrap this time) until flows wait in the scheduler.
+PHASE_PIDS=()
+T_AGAIN=$(since)
+run_phase again "$surge" 16
+throttled=0
+for _ in $(seq 40); do
+	sleep 0.25
+	jq -e '.policies[0] | .pass_through == false and .waiting > 0 and .gate == "throttle"' <<<"$(ctl)" >/dev/null &&
+		{ throttled=1; break; }
+done
+check_num "a second surge throttles again, flows waiting" "$throttled" -eq 1
+# The same configuration: the policy keeps its controller and scheduler.
+before=$(ctl | jq '.policies[0].periods')
+check "reload (unchanged policy)" "$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock"
+c=$(ctl)
+check "an unchanged policy keeps its controller history and its scheduler (still throttled, no bootstrap)" \
+	jq -e --argjson p "$before" '.policies[0] | .periods >= $p and .bootstrapping == false and .scheduler_pass_through == false' <<<"$c"
+# A changed workload: the scheduler is replaced; what waited in it is
+# admitted (fail-open), and the new one starts in pass-through.
+sed -i 's/priority: 1, queue_timeout: 3s/priority: 1, queue_timeout: 2s/' "$E2E_TMP/pg.yaml"
+T_RELOAD=$(since)
+check "reload (bronze's queue_timeout changed)" "$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock"
+c=$(ctl)
+diag "after the reload: $(jq -c '.policies[0] | {gate, waiting, bootstrapping, scheduler_pass_through}' <<<"$c")"
+check "the replaced scheduler is fresh: pass-through, bootstrapping, nobody waiting, gate open" \
+	jq -e '.policies[0] | .waiting == 0 and .bootstrapping == true and .gate == "pass"' <<<"$c"
+wait "${PHASE_PIDS[@]}"
+# Bronze clients whose SYN waited at the reload: while throttled about one
+# in eight gets in (bronze's share of the fill); the replaced scheduler
+# admitted them all, on their next retransmit.
+r=$(awk -v a="$T_RELOAD" -v b="$T_AGAIN" 'BEGIN { printf "%d", (a - b) * 1000 }')
+frac() { awk -F, -v lo="$1" -v hi="$2" 'NR > 1 && $3 >= lo && $3 < hi { n++; if ($6 == "ok") k++ }
+	END { printf "%.2f", n ? k / n : 0 }' "$E2E_TMP/again-bronze.csv"; }
+f_before=$(frac $((r - 4500)) $((r - 3000)))
+f_at=$(frac $((r - 1500)) $((r - 300)))
+diag "bronze connections that got in: started 3-4.5 s before the reload $f_before, 0.3-1.5 s before it $f_at"
+check "flows waiting at the reload were admitted, not lost (>= 90%)" jq -en --argjson f "$f_at" '$f >= 0.9'
+check "... where throttled bronze got in far less (< 50%)" jq -en --argjson f "$f_before" '$f < 0.5'
+if ! check "no seats left behind: the service's level is back to idle" wait_level_field catch-all seats_in_use 0 40; then
+	diag "$("$SLUICECTL" levels catch-all --socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0]')"
+	diag "$(status_json | jq -c '.levels[] | select(.name == "catch-all")')"
+	diag "$(tail -5 "$E2E_TMP/sluiced.log")"
+fi
 check "clean stop" stop_daemon
 e2e_finish
