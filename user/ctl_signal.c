@@ -18,7 +18,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sluicectl signal --socket PATH MS [MS ...]\n\n"
+	fprintf(f, "Usage: sluicectl signal --socket PATH MS [MS ...]\n\n"
 		   "Send latency samples (milliseconds, >= 0) to the Unix datagram socket a\n"
 		   "policy with `signal: {type: external, external_socket: PATH}` listens on,\n"
 		   "one datagram each.  Applications do the same from their own code:\n"

@@ -14,6 +14,7 @@ static const struct ctl_command commands[] = {
 	{"levels", "priority levels: limits after borrowing, seats, queued connections", ctl_levels},
 	{"queues", "the fair queues of each Queue-type level (dump_queues)", ctl_queues},
 	{"flows", "connections waiting in or dispatched from the queues (dump_requests)", ctl_flows},
+	{"conns", "the connections sluice admitted and still tracks (seats, state, age, srtt)", ctl_conns},
 	{"controller", "each scheduling policy's latency controller and workloads", ctl_controller},
 	{"validate", "check configuration files (file:line:column diagnostics)", ctl_validate},
 	{"limits", "seats per priority level from a configuration", ctl_limits},

@@ -81,6 +81,12 @@ check_num "rejections counted" "$(level_field web rejected)" -ge 8
 check_num "seats never exceeded the limit" "$(level_field web seats_in_use)" -le 4
 r=$(load --connect $SRV4 --port 9090 --rate 50 --count 5 --timeout 2)
 check_num "an exempt port is unaffected while web is full" "$(jq .ok <<<"$r")" -eq 5
+c=$("$SLUICECTL" conns --pin-dir "$PIN_DIR" --level web --json)
+check "conns: the 4 connections holding web's seats, established, from the client" \
+	jq -e '.total == 4 and ([.conns[] | select(.state == "established" and .seats == 1 and (.client | startswith("198.18.0.2:")) and .local == "198.18.0.1:8080")] | length) == 4' <<<"$c"
+check "conns: oldest first, with their age" jq -e '[.conns[].age_ms] | . == (sort | reverse) and all(. > 0)' <<<"$c"
+check "conns --limit 1 (table): one row and the count" \
+	bash -c '"$1" conns --pin-dir "$2" --level web --limit 1 | grep -q "(1 of 4 connections)"' _ "$SLUICECTL" "$PIN_DIR"
 wait "$fill"
 check_num "the 4 filling connections were served" "$(jq .ok "$E2E_TMP/fill1.json")" -eq 4
 
