@@ -109,6 +109,12 @@ $(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(BUILD)/libslui
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter-out %.h,$^) -o $@ $(LDLIBS) -lcmocka -ljansson
 
+# policy_rt is an adapter (it writes the gate maps when it has a data path);
+# its unit test runs it without one, so it links the adapters and libbpf.
+$(BUILD)/test_policy_rt: tests/unit/test_policy_rt.c $(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a | $(SKEL)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka -ljansson
+
 $(BUILD)/test_packets $(BUILD)/test_classify: $(BUILD)/test_%: tests/packet/test_%.c tests/packet/frames.h \
 		$(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a | $(SKEL)
 	$(call msg,CC,$@)
