@@ -32,14 +32,14 @@ endif
 
 # Pure engines: no BPF, no I/O beyond reading a config file.  Unit-tested.
 CORE_SRCS  := user/diag.c user/yaml_doc.c user/config.c user/config_net.c user/config_flowschema.c user/config_labels.c user/config_policy.c user/concurrency.c user/labels.c user/shuffle.c \
-              user/level_slots.c user/json_out.c user/cgroup_path.c user/fmt.c user/plan.c
+              user/level_slots.c user/json_out.c user/cgroup_path.c user/fmt.c user/plan.c user/hostport.c
 CORE_SRCS  += user/classifier.c user/class_compiler.c user/flowhash.c user/pending.c
 CORE_SRCS  += user/queueset.c
 CORE_SRCS  += user/borrowing.c
 CORE_SRCS  += user/aimd.c
 CORE_SRCS  += user/loadsched.c
 # Adapters: libbpf, pinned maps, attach/detach.
-ADPT_SRCS  := user/log.c user/pinned_maps.c user/loader.c user/apply.c user/expiry.c user/control.c user/admission.c user/policy_rt.c
+ADPT_SRCS  := user/log.c user/pinned_maps.c user/loader.c user/apply.c user/expiry.c user/control.c user/admission.c user/policy_rt.c user/metrics.c
 CORE_OBJS  := $(CORE_SRCS:user/%.c=$(BUILD)/%.o)
 ADPT_OBJS  := $(ADPT_SRCS:user/%.c=$(BUILD)/%.o)
 

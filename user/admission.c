@@ -12,6 +12,7 @@
 #include "json_out.h"
 #include "loadsched.h"
 #include "log.h"
+#include "metrics.h"
 #include "pending.h"
 #include "policy_rt.h"
 #include "queueset.h"
@@ -665,6 +666,103 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 		l->active = false;
 	}
 	return 0;
+}
+
+/* ---- metrics ------------------------------------------------------------------- */
+
+struct level_sample {
+	struct sluice_level_stats st;
+	struct sluice_seats seats;
+	struct sl_qs_stats qs;
+};
+
+enum { M_GAUGE, M_COUNTER };
+
+enum level_metric_id {
+	LM_LIMIT, LM_NOMINAL, LM_SEATS, LM_WAITING, LM_SYNS, LM_ADMITTED, LM_DEFERRED,
+	LM_REJECTED, LM_RETRANSMITS, LM_CLOSED, LM_FAILSAFE, LM_EXPIRED, LM_DISPATCHED,
+	LM_REJ_FULL, LM_REJ_TIMEOUT,
+};
+
+static const struct level_metric {
+	enum level_metric_id id;
+	int type;
+	const char *name, *help;
+} level_metrics[] = {
+	{LM_LIMIT, M_GAUGE, "seat_limit", "Current concurrency limit in seats (after borrowing)."},
+	{LM_NOMINAL, M_GAUGE, "nominal_seats", "Nominal concurrency limit in seats."},
+	{LM_SEATS, M_GAUGE, "seats_in_use", "Seats held by admitted connections and dispatched tickets."},
+	{LM_WAITING, M_GAUGE, "waiting", "Deferred connections waiting in the level's queues."},
+	{LM_SYNS, M_COUNTER, "syns_total", "SYNs classified into the level."},
+	{LM_ADMITTED, M_COUNTER, "admitted_total", "Connections admitted (inline or on a ticket)."},
+	{LM_DEFERRED, M_COUNTER, "deferred_total", "SYNs dropped to defer the connection."},
+	{LM_REJECTED, M_COUNTER, "rejected_total", "SYNs answered with a RST."},
+	{LM_RETRANSMITS, M_COUNTER, "retransmits_total", "SYN retransmits of admitted connections."},
+	{LM_CLOSED, M_COUNTER, "closed_total", "Admitted connections closed (seats returned)."},
+	{LM_FAILSAFE, M_COUNTER, "failsafe_total", "SYNs decided by the failsafe (stale heartbeat)."},
+	{LM_EXPIRED, M_COUNTER, "expired_total", "Admitted connections whose handshake never completed."},
+	{LM_DISPATCHED, M_COUNTER, "dispatched_total", "Deferred connections dispatched from the queues."},
+	{LM_REJ_FULL, M_COUNTER, "rejected_queue_full_total", "Deferred connections rejected: queue full."},
+	{LM_REJ_TIMEOUT, M_COUNTER, "rejected_time_out_total", "Deferred connections rejected: queueWaitLimit."},
+};
+
+static double level_value(enum level_metric_id id, const struct level_rt *l,
+			  const struct level_sample *s)
+{
+	switch (id) {
+	case LM_LIMIT: return l->current_cl;
+	case LM_NOMINAL: return l->lim.nominal;
+	case LM_SEATS: return (double)s->seats.seats_in_use;
+	case LM_WAITING: return (double)s->qs.waiting;
+	case LM_SYNS: return (double)s->st.syns;
+	case LM_ADMITTED: return (double)s->st.admitted;
+	case LM_DEFERRED: return (double)s->st.deferred;
+	case LM_REJECTED: return (double)s->st.rejected;
+	case LM_RETRANSMITS: return (double)s->st.retransmits;
+	case LM_CLOSED: return (double)s->st.closed;
+	case LM_FAILSAFE: return (double)s->st.failsafe;
+	case LM_EXPIRED: return (double)s->seats.expired;
+	case LM_DISPATCHED: return (double)l->tickets_admit;
+	case LM_REJ_FULL: return (double)s->qs.rejected_queue_full;
+	case LM_REJ_TIMEOUT: return (double)s->qs.rejected_time_out;
+	}
+	return 0;
+}
+
+void sl_adm_metrics(struct sl_admission *adm, FILE *f)
+{
+	struct level_sample *samples = calloc(SLUICE_MAX_LEVELS, sizeof(*samples));
+
+	if (!samples)
+		return;
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		struct level_rt *l = &adm->levels[s];
+
+		if (!l->active)
+			continue;
+		sl_maps_level_stats(&adm->dp->maps, s, &samples[s].st);
+		samples[s].seats = adm->dp->seats[s];
+		if (l->qs)
+			sl_qs_get_stats(l->qs, &samples[s].qs);
+	}
+	for (size_t m = 0; m < sizeof(level_metrics) / sizeof(level_metrics[0]); m++) {
+		const struct level_metric *lm = &level_metrics[m];
+
+		fprintf(f, "# HELP sluice_level_%s %s\n# TYPE sluice_level_%s %s\n", lm->name,
+			lm->help, lm->name, lm->type == M_GAUGE ? "gauge" : "counter");
+		for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+			const struct level_rt *l = &adm->levels[s];
+
+			if (!l->active)
+				continue;
+			fprintf(f, "sluice_level_%s{level=\"", lm->name);
+			sl_metrics_label(f, l->name);
+			fputs("\"} ", f);
+			sl_metrics_value(f, level_value(lm->id, l, &samples[s]));
+			fputc('\n', f);
+		}
+	}
+	free(samples);
 }
 
 /* ---- dumps -------------------------------------------------------------------- */

@@ -65,6 +65,9 @@ void sl_adm_policy_hooks(struct sl_admission *adm, struct sl_policy_hooks *h);
 /* The borrowing period (10 s by default; tests shorten it). */
 void sl_adm_set_borrow_period(struct sl_admission *adm, uint64_t period_ns);
 
+/* Prometheus text for the metrics listener: per level gauges and counters. */
+void sl_adm_metrics(struct sl_admission *adm, FILE *f);
+
 /* JSON dumps for sluicectl: "levels", "queues" and "flows" (level NULL:
  * every level). */
 void sl_adm_dump(struct sl_admission *adm, FILE *f, const char *what, const char *level);

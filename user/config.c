@@ -27,6 +27,7 @@
 #endif
 #include "config.h"
 #include "config_decode.h"
+#include "hostport.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1131,11 +1132,18 @@ static void decode_server_spec(struct ctx *c, const struct sl_ynode *spec,
 			       strlen(s->control_socket));
 		cd_path_pop(c, o2);
 	}
-	if (h[SV_METRICS].value && h[SV_METRICS].ok && !s->metrics_address[0]) {
+	if (h[SV_METRICS].value && h[SV_METRICS].ok) {
 		size_t o2 = cd_path_push(c, "metricsAddress");
+		struct sockaddr_storage ss;
+		socklen_t sl;
+		char why[128];
+		QBUF;
 
-		cd_err(c, h[SV_METRICS].value,
-		    "must not be empty; expected host:port, e.g. 127.0.0.1:9464 (omit the field to disable metrics)");
+		if (!s->metrics_address[0])
+			cd_err(c, h[SV_METRICS].value,
+			    "must not be empty; expected host:port, e.g. 127.0.0.1:9464 (omit the field to disable metrics)");
+		else if (sl_parse_hostport(s->metrics_address, &ss, &sl, why, sizeof(why)))
+			cd_err(c, h[SV_METRICS].value, "'%s': %s", Q(h[SV_METRICS].value), why);
 		cd_path_pop(c, o2);
 	}
 	/* Cross-field advice, only with valid values. */

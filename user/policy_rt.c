@@ -15,6 +15,7 @@
 #include "loader.h"
 #include "loadsched.h"
 #include "log.h"
+#include "metrics.h"
 #include "sluice_abi.h"
 
 /*
@@ -703,4 +704,102 @@ void sl_policies_dump(struct sl_policies *ps, FILE *f, uint64_t now)
 	jo_arr_end(&jo);
 	jo_obj_end(&jo);
 	jo_finish(&jo);
+}
+
+/* ---- metrics --------------------------------------------------------------------------- */
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP sluice_%s %s\n# TYPE sluice_%s %s\n", name, help, name, type);
+}
+
+static void policy_sample(FILE *f, const char *name, const struct policy_rt *p, double v)
+{
+	fprintf(f, "sluice_%s{policy=\"", name);
+	sl_metrics_label(f, p->name);
+	fputs("\"} ", f);
+	sl_metrics_value(f, v);
+	fputc('\n', f);
+}
+
+void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} pm[] = {
+		{"policy_signal_ms", "gauge", "The latency signal (NaN without a valid value)."},
+		{"policy_setpoint_ms", "gauge", "The setpoint: baseline x tolerance (NaN while learning)."},
+		{"policy_overload", "gauge", "1 while the last period was overloaded."},
+		{"policy_load_multiplier", "gauge", "The published load multiplier (0 in pass-through)."},
+		{"policy_pass_through", "gauge", "1 while the scheduler admits everything."},
+		{"policy_fill_rate", "gauge", "Token bucket fill rate, tokens/s."},
+		{"policy_incoming_rate", "gauge", "Incoming token rate over the last 30 s, tokens/s."},
+		{"policy_waiting", "gauge", "Connections waiting in the scheduler."},
+	};
+	static const struct {
+		const char *name, *type, *help;
+	} wm[] = {
+		{"workload_admitted_total", "counter", "Connections the workload had admitted (inline or queued)."},
+		{"workload_admitted_inline_total", "counter", "Of those, admitted by the data path."},
+		{"workload_deferred_total", "counter", "Connections that had to wait."},
+		{"workload_rejected_total", "counter", "Connections rejected (time-out, no tokens)."},
+		{"workload_waiting", "gauge", "Connections waiting now."},
+	};
+
+	for (size_t m = 0; m < sizeof(pm) / sizeof(pm[0]); m++) {
+		family(f, pm[m].name, pm[m].type, pm[m].help);
+		for (size_t i = 0; i < ps->n; i++) {
+			struct policy_rt *p = &ps->v[i];
+			const struct sl_aimd_out *o = &p->out;
+			struct sl_ls_stats st = {0};
+			double v = NAN;
+
+			if (p->ls)
+				sl_ls_get_stats(p->ls, now, &st);
+			switch (m) {
+			case 0: v = p->have_out ? o->signal : NAN; break;
+			case 1: v = p->have_out ? o->setpoint : NAN; break;
+			case 2: v = p->have_out && o->overload; break;
+			case 3: v = p->have_out ? o->load_multiplier : 0; break;
+			case 4: v = p->have_out ? o->pass_through : 1; break;
+			case 5: v = st.fill_rate; break;
+			case 6: v = st.incoming_rate; break;
+			case 7: v = (double)st.waiting; break;
+			}
+			policy_sample(f, pm[m].name, p, v);
+		}
+	}
+	for (size_t m = 0; m < sizeof(wm) / sizeof(wm[0]); m++) {
+		family(f, wm[m].name, wm[m].type, wm[m].help);
+		for (size_t i = 0; i < ps->n; i++) {
+			struct policy_rt *p = &ps->v[i];
+			size_t n = p->ls ? sl_ls_workload_count(p->ls) : 0;
+
+			for (size_t w = 0; w < n; w++) {
+				struct sl_ls_workload_stats ws;
+				const char *wname = w + 1 == n ? "default" : p->cfg->workloads[w].name;
+				char idx[24];
+				double v = 0;
+
+				if (sl_ls_get_workload_stats(p->ls, now, w, &ws))
+					break;
+				if (!wname) {
+					snprintf(idx, sizeof(idx), "%zu", w);
+					wname = idx;
+				}
+				switch (m) {
+				case 0: v = (double)ws.admitted; break;
+				case 1: v = (double)ws.inline_admitted; break;
+				case 2: v = (double)ws.deferred; break;
+				case 3: v = (double)ws.rejected; break;
+				case 4: v = (double)ws.waiting; break;
+				}
+				fprintf(f, "sluice_%s{policy=\"", wm[m].name);
+				sl_metrics_label(f, p->name);
+				fprintf(f, "\",workload=\"");
+				sl_metrics_label(f, wname);
+				fprintf(f, "\"} %.17g\n", v);
+			}
+		}
+	}
 }

@@ -74,6 +74,8 @@ void sl_policies_return(struct sl_policies *ps, unsigned policy, unsigned worklo
 void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned workload,
 			  uint64_t duration_ns, uint32_t srtt_us, uint64_t now);
 void sl_policies_tick(struct sl_policies *ps, uint64_t now);
+/* Prometheus text: per policy and per workload. */
+void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now);
 /* {"policies": [...]} for `sluicectl controller`. */
 void sl_policies_dump(struct sl_policies *ps, FILE *f, uint64_t now);
 

@@ -8,6 +8,7 @@
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "expiry.h"
 #include "loader.h"
 #include "log.h"
+#include "metrics.h"
 #include "plan.h"
 #include "policy_rt.h"
 
@@ -57,6 +59,7 @@ struct daemon {
 	struct ring_buffer *events;
 	struct sl_admission *adm;
 	struct sl_policies *policies;
+	struct sl_metrics *metrics; /* Server spec.metricsAddress, or NULL */
 	int sig_fd, timer_fd, epoll_fd, control_fd;
 	unsigned long long ticks;
 	unsigned long long last_sweep_ns, last_report_ns;
@@ -229,6 +232,9 @@ static int reload(struct daemon *d, struct sl_diags *diags, const char **msg)
 		pr_err("%s", *msg);
 		return err;
 	}
+	if (strcmp(cfg->server.metrics_address ? cfg->server.metrics_address : "",
+		   d->cfg->server.metrics_address ? d->cfg->server.metrics_address : ""))
+		pr_warn("metricsAddress changed: it takes effect when sluiced restarts");
 	sl_config_free(d->cfg);
 	d->cfg = cfg;
 	*msg = "reloaded";
@@ -343,6 +349,7 @@ static void tick(struct daemon *d)
 		pr_warn("heartbeat write failed: %s", strerror(errno));
 	sl_adm_tick(d->adm, now);
 	sl_policies_tick(d->policies, now);
+	sl_metrics_sweep(d->metrics, now);
 	if (now - d->last_sweep_ns >= SWEEP_INTERVAL_NS) {
 		d->last_sweep_ns = now;
 		n = sl_expire_handshakes(&d->dp, now, d->cfg->server.handshake_timeout_ns);
@@ -353,6 +360,48 @@ static void tick(struct daemon *d)
 		d->last_report_ns = now;
 		report(d);
 	}
+}
+
+/* GET /metrics: the data path's global counters, then per level and per
+ * policy (admission.c, policy_rt.c). */
+static void render_metrics(void *ctx, FILE *f)
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} g[] = {
+#define G(field, help) { #field, help, offsetof(struct sluice_stats, field) }
+		G(syns, "Well-formed SYNs seen by XDP."),
+		G(unprotected, "SYNs whose class names no configured level (passed)."),
+		G(malformed, "Truncated or invalid packets (passed)."),
+		G(fragments, "IP fragments (passed)."),
+		G(failsafe_open, "SYNs admitted because the heartbeat was stale."),
+		G(failsafe_closed, "SYNs dropped because the heartbeat was stale."),
+		G(conn_table_full, "Admissions that found the connection table full."),
+		G(events_lost, "Ring buffer events suppressed or not reserved."),
+		G(rst_failed, "RSTs that could not be built (SYN dropped)."),
+		G(tickets_admitted, "Retransmits admitted on a daemon ticket."),
+		G(tickets_rejected, "Retransmits answered with a RST on a daemon ticket."),
+		G(established, "Tracked connections established (sock_ops)."),
+		G(released, "Seats released on close (sock_ops)."),
+		G(policy_deferred, "SYNs dropped by a throttled policy's gate."),
+		G(policy_refunds, "Policy tokens given back because the level refused."),
+#undef G
+	};
+	struct daemon *d = ctx;
+	struct sluice_stats gs = {0};
+	uint64_t now = sl_mono_ns();
+
+	fprintf(f, "# HELP sluice_up 1 while sluiced serves metrics.\n# TYPE sluice_up gauge\nsluice_up 1\n");
+	fprintf(f, "# HELP sluice_heartbeats_total Heartbeats written (daemon ticks).\n"
+		   "# TYPE sluice_heartbeats_total counter\nsluice_heartbeats_total %llu\n", d->ticks);
+	sl_maps_global_stats(&d->dp.maps, &gs);
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
+		fprintf(f, "# HELP sluice_%s_total %s\n# TYPE sluice_%s_total counter\nsluice_%s_total %llu\n",
+			g[i].name, g[i].help, g[i].name, g[i].name,
+			*(const unsigned long long *)((const char *)&gs + g[i].off));
+	sl_adm_metrics(d->adm, f);
+	sl_policies_metrics(d->policies, f, now);
 }
 
 static int setup_loop(struct daemon *d)
@@ -398,6 +447,14 @@ static int setup_loop(struct daemon *d)
 	ev.data.fd = d->control_fd;
 	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->control_fd, &ev))
 		return -errno;
+	if (d->cfg->server.metrics_address) {
+		int err = sl_metrics_open(&d->metrics, d->cfg->server.metrics_address, d->epoll_fd,
+					  render_metrics, d);
+
+		if (err)
+			return err;
+		pr_info("metrics on http://%s/metrics", d->cfg->server.metrics_address);
+	}
 	return 0;
 }
 
@@ -426,6 +483,8 @@ static int run_loop(struct daemon *d)
 				ring_buffer__consume(d->events);
 			} else if (fd == d->control_fd) {
 				handle_control(d);
+			} else if (sl_metrics_handle(d->metrics, fd, evs[i].events)) {
+				/* served (or progressed) */
 			} else if (fd == d->sig_fd) {
 				struct signalfd_siginfo si;
 
@@ -533,6 +592,7 @@ int main(int argc, char **argv)
 	err = run_loop(&d);
 
 out_dp:
+	sl_metrics_close(d.metrics);
 	ring_buffer__free(d.events);
 	sl_policies_free(d.policies);
 	sl_adm_free(d.adm);

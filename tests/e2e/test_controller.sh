@@ -12,7 +12,7 @@ cat >"$E2E_TMP/ctl.yaml" <<'YAML'
 apiVersion: sluice/v1
 kind: Server
 metadata: {name: lab}
-spec: {serverConcurrencyLimit: 200, heartbeatTimeout: 3s}
+spec: {serverConcurrencyLimit: 200, heartbeatTimeout: 3s, metricsAddress: "198.18.0.1:9464"}
 ---
 apiVersion: sluice/v1
 kind: ConnectionLabels
@@ -129,6 +129,29 @@ check_num "the controller detects overload during the surge" "$over" -eq 1
 check "and cuts the load multiplier below 1 (out of pass-through)" \
 	jq -e '.policies[0].pass_through == false and .policies[0].load_multiplier < 1' <<<"$c"
 wait $s
+
+# Prometheus metrics on metricsAddress (plain bash: /dev/tcp).
+http() {
+	bash -c 'exec 5<>/dev/tcp/198.18.0.1/9464 || exit 1
+		printf "%s %s HTTP/1.1\r\nHost: sluice\r\n\r\n" "$1" "$2" >&5
+		timeout 5 cat <&5' _ "$1" "$2"
+}
+m=$(http GET /metrics)
+check "metrics: 200 with the Prometheus text type" bash -c 'head -1 <<<"$1" | grep -q "^HTTP/1.1 200" && grep -q "^Content-Type: text/plain; version=0.0.4" <<<"$1"' _ "$m"
+body=$(sed '1,/^\r$/d' <<<"$m")
+check "metrics: every sample line is name{labels} value" \
+	bash -c '! grep -v "^#" <<<"$1" | grep -Evq "^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-z_]+=\"[^\"]*\"(,[a-z_]+=\"[^\"]*\")*\})? (-?[0-9.e+-]+|NaN|\+Inf|-Inf)$"' _ "$body"
+check "metrics: every family has HELP and TYPE" \
+	bash -c '[ "$(grep -c "^# HELP" <<<"$1")" = "$(grep -c "^# TYPE" <<<"$1")" ] && grep -q "^# TYPE sluice_level_seat_limit gauge" <<<"$1"' _ "$body"
+check "metrics: up, the level's limit, the policy's setpoint" \
+	bash -c 'grep -q "^sluice_up 1$" <<<"$1" && grep -Eq "^sluice_level_seat_limit\{level=\"catch-all\"\} [0-9]+$" <<<"$1" && grep -Eq "^sluice_policy_setpoint_ms\{policy=\"svc\"\} [0-9.]+" <<<"$1"' _ "$body"
+gold=$(grep -E '^sluice_workload_admitted_total\{policy="svc",workload="gold"\}' <<<"$body" | awk '{print $2}')
+check_num "metrics: the gold workload's admissions are counted" "${gold:-0}" -gt 0
+check_num "metrics: SYNs counted" "$(grep -E '^sluice_syns_total ' <<<"$body" | awk '{print $2}')" -gt 0
+check "metrics: another path is 404" bash -c 'http() { exec 3<>/dev/tcp/198.18.0.1/9464; printf "GET / HTTP/1.1\r\n\r\n" >&3; timeout 5 cat <&3; }; http | head -1 | grep -q "^HTTP/1.1 404"'
+check "metrics: POST is 405" bash -c 'exec 3<>/dev/tcp/198.18.0.1/9464; printf "POST /metrics HTTP/1.1\r\n\r\n" >&3; timeout 5 cat <&3 | head -1 | grep -q "^HTTP/1.1 405"'
+check "metrics: a client that says nothing does not block the daemon" \
+	bash -c 'exec 4<>/dev/tcp/198.18.0.1/9464; sleep 0.2; exec 3<>/dev/tcp/198.18.0.1/9464; printf "GET /metrics HTTP/1.1\r\n\r\n" >&3; timeout 5 cat <&3 | head -1 | grep -q "^HTTP/1.1 200"'
 
 # srtt signal: the smoothed RTT of the connections (microseconds on veth).
 load --connect $SRV4 --port 8081 --rate 20 --count 20 --timeout 5 >/dev/null

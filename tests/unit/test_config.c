@@ -28,6 +28,9 @@
 #include <sys/wait.h>
 
 #include "config.h"
+#include "hostport.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include "diag.h"
 #include "yaml_doc.h"
 
@@ -328,6 +331,14 @@ static const struct bad_case bad_cases[] = {
 	  "spec.metricsAddress", "expected a string, got integer 9464" },
 	{ "bad_server_metrics_empty", SRV "  metricsAddress: \"\"\n", 5, 19, SRV_OBJ,
 	  "spec.metricsAddress", "must not be empty" },
+	{ "bad_server_metrics_name", SRV "  metricsAddress: localhost:9464\n", 5, 19, SRV_OBJ,
+	  "spec.metricsAddress", "'localhost:9464': not a numeric IPv4 address (names are not resolved)" },
+	{ "bad_server_metrics_port", SRV "  metricsAddress: 127.0.0.1:70000\n", 5, 19, SRV_OBJ,
+	  "spec.metricsAddress", "the port must be a number from 1 to 65535" },
+	{ "bad_server_metrics_v6", SRV "  metricsAddress: \"::1:9464\"\n", 5, 19, SRV_OBJ,
+	  "spec.metricsAddress", "an IPv6 address needs brackets: [::1]:9464" },
+	{ "bad_server_metrics_noport", SRV "  metricsAddress: 127.0.0.1\n", 5, 19, SRV_OBJ,
+	  "spec.metricsAddress", "expected host:port" },
 	{ "bad_server_events_negative", SRV "  eventsPerSecond: -5\n", 5, 20, SRV_OBJ,
 	  "spec.eventsPerSecond", "must be at least 0, got -5" },
 	{ "bad_server_unknown_field_case", SRV "  failmode: open\n", 5, 3, SRV_OBJ,
@@ -2738,9 +2749,36 @@ static void test_yaml_documents_and_quote(void **state)
 
 /* ---- main ----------------------------------------------------------------------------------- */
 
+/* metricsAddress forms that parse, with the socket address they give. */
+static void test_hostport(void **state)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+	socklen_t len;
+	char why[128];
+
+	(void)state;
+	assert_int_equal(sl_parse_hostport("127.0.0.1:9464", &ss, &len, why, sizeof(why)), 0);
+	assert_int_equal(a4->sin_family, AF_INET);
+	assert_int_equal(ntohs(a4->sin_port), 9464);
+	assert_int_equal(ntohl(a4->sin_addr.s_addr), 0x7f000001);
+	assert_int_equal(len, sizeof(*a4));
+	assert_int_equal(sl_parse_hostport("[::1]:1", &ss, &len, why, sizeof(why)), 0);
+	assert_int_equal(a6->sin6_family, AF_INET6);
+	assert_int_equal(ntohs(a6->sin6_port), 1);
+	assert_int_equal(a6->sin6_addr.s6_addr[15], 1);
+	assert_int_equal(sl_parse_hostport("[::]:65535", &ss, &len, why, sizeof(why)), 0);
+	assert_int_equal(sl_parse_hostport("0.0.0.0:0", &ss, &len, why, sizeof(why)), -EINVAL);
+	assert_int_equal(sl_parse_hostport("[::1]", &ss, &len, why, sizeof(why)), -EINVAL);
+	assert_int_equal(sl_parse_hostport("1.2.3.4:80x", &ss, &len, why, sizeof(why)), -EINVAL);
+	assert_int_equal(sl_parse_hostport(":80", &ss, &len, why, sizeof(why)), -EINVAL);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
+		cmocka_unit_test(test_hostport),
 		cmocka_unit_test(test_empty_buffer_defaults),
 		cmocka_unit_test(test_null_buffer),
 		cmocka_unit_test(test_empty_and_comment_files),

@@ -1,0 +1,36 @@
+/*
+ * The metrics listener (adapter): Prometheus text exposition over HTTP on
+ * Server spec.metricsAddress, served from the daemon's epoll loop without
+ * blocking it (non-blocking sockets, a few clients at a time, each with a
+ * deadline).  GET /metrics answers with what `render` writes; other paths
+ * get 404, other methods 405.
+ */
+#ifndef SLUICE_METRICS_H
+#define SLUICE_METRICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct sl_metrics;
+
+/* Writes the exposition text (the body) to f. */
+typedef void (*sl_metrics_render_fn)(void *ctx, FILE *f);
+
+/* Bind and listen on address (numeric host:port), register with epoll_fd.
+ * 0 or a negative errno (logged, with the address). */
+int sl_metrics_open(struct sl_metrics **out, const char *address, int epoll_fd,
+		    sl_metrics_render_fn render, void *ctx);
+void sl_metrics_close(struct sl_metrics *m);
+/* Whether fd (from an epoll event) belongs to the listener or a client;
+ * if so, handle the event. */
+bool sl_metrics_handle(struct sl_metrics *m, int fd, uint32_t events);
+/* Drop clients past their deadline (call every tick). */
+void sl_metrics_sweep(struct sl_metrics *m, uint64_t now_ns);
+
+/* Exposition helpers: a label value escaped (\\, \", \n); a sample value
+ * (NaN, +Inf, -Inf spelled as Prometheus wants them). */
+void sl_metrics_label(FILE *f, const char *value);
+void sl_metrics_value(FILE *f, double v);
+
+#endif
