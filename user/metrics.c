@@ -22,6 +22,7 @@ struct client {
 	size_t req_len;
 	char *out;              /* the response, once the request is complete */
 	size_t out_len, out_off;
+	bool draining;          /* response sent, write side shut: wait for the peer's close */
 	uint64_t deadline_ns;
 };
 
@@ -184,10 +185,27 @@ static void answer(struct sl_metrics *m, struct client *c)
 	free(body);
 }
 
+/* The request is complete at the blank line that ends its headers. */
+static bool request_complete(const struct client *c)
+{
+	return memmem(c->req, c->req_len, "\r\n\r\n", 4) || memmem(c->req, c->req_len, "\n\n", 2);
+}
+
 static void on_client(struct sl_metrics *m, struct client *c, uint32_t events)
 {
+	char sink[512];
 	ssize_t n;
 
+	if (c->draining) {
+		/* Lingering close: closing with the client's bytes still
+		 * arriving would answer them with a RST, which makes the
+		 * client's kernel drop the response it has not read yet. */
+		while ((n = read(c->fd, sink, sizeof(sink))) > 0)
+			;
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			drop(m, c);
+		return;
+	}
 	if (events & (EPOLLERR | EPOLLHUP) && !(events & EPOLLIN)) {
 		drop(m, c);
 		return;
@@ -201,9 +219,9 @@ static void on_client(struct sl_metrics *m, struct client *c, uint32_t events)
 			return;
 		}
 		c->req_len += (size_t)n;
-		if (!memchr(c->req, '\n', c->req_len)) {
+		if (!request_complete(c)) {
 			if (c->req_len >= sizeof(c->req) - 1)
-				drop(m, c); /* no request line in 2 KiB */
+				drop(m, c); /* no end of headers in 2 KiB */
 			return;
 		}
 		answer(m, c);
@@ -221,11 +239,20 @@ static void on_client(struct sl_metrics *m, struct client *c, uint32_t events)
 				epoll_ctl(m->epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
 				return;
 			}
-			break;
+			drop(m, c);
+			return;
 		}
 		c->out_off += (size_t)n;
 	}
-	drop(m, c);
+	/* All sent: half-close, then wait (bounded by the deadline) for the
+	 * client to close its side. */
+	{
+		struct epoll_event ev = {.events = EPOLLIN, .data.fd = c->fd};
+
+		shutdown(c->fd, SHUT_WR);
+		epoll_ctl(m->epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
+		c->draining = true;
+	}
 }
 
 bool sl_metrics_handle(struct sl_metrics *m, int fd, uint32_t events)
