@@ -241,7 +241,7 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	__u32 zero = 0, level, need;
 	__s64 mtok = 0;
 	__u64 now;
-	bool force = false, stale;
+	bool force = false, stale, shadow;
 	int err;
 
 	STAT_INC(gs, syns);
@@ -278,6 +278,7 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	}
 	need = cls->seats ? cls->seats : 1;
 	stale = heartbeat_stale(cfg, now);
+	shadow = cfg->flags & SLUICE_CFG_SHADOW;
 
 	/* Gate 1: the policy's load scheduler, when a policy selects the SYN.
 	 * A stale heartbeat opens it: the daemon that would queue is gone. */
@@ -295,10 +296,17 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 				if (ws)
 					ws->deferred++;
 				STAT_INC(gs, policy_deferred);
-				emit_event(cfg, gs, SLUICE_EV_DEFER, SLUICE_GATE_POLICY, cls, &p->key, now);
-				return XDP_DROP;
+				if (!shadow) {
+					emit_event(cfg, gs, SLUICE_EV_DEFER, SLUICE_GATE_POLICY, cls,
+						   &p->key, now);
+					return XDP_DROP;
+				}
+				/* Shadow: counted, not enforced; the level decides. */
+				STAT_INC(gs, shadow_passed);
+				ls->shadow_passed++;
+			} else {
+				gate = g;
 			}
-			gate = g;
 		}
 	}
 
@@ -312,9 +320,13 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 		if (cfg->fail_mode == SLUICE_FAIL_CLOSED) {
 			STAT_INC(gs, failsafe_closed);
 			ls->deferred++;
-			return XDP_DROP;
+			if (!shadow)
+				return XDP_DROP;
+			STAT_INC(gs, shadow_passed);
+			ls->shadow_passed++;
+		} else {
+			STAT_INC(gs, failsafe_open);
 		}
-		STAT_INC(gs, failsafe_open);
 		force = true; /* admit, but keep counting seats */
 	}
 
@@ -350,6 +362,20 @@ over_limit:
 	if (gate) {
 		__sync_fetch_and_add(&gate->credit_mtok, mtok);
 		STAT_INC(gs, policy_refunds);
+	}
+	if (shadow) {
+		/* The verdict is counted; the connection is admitted and
+		 * tracked anyway, so its seats show the real concurrency. */
+		if (lvl->limit_response == SLUICE_RESP_REJECT)
+			ls->rejected++;
+		else
+			ls->deferred++;
+		ls->shadow_passed++;
+		STAT_INC(gs, shadow_passed);
+		__sync_fetch_and_add(&seats->seats_in_use, need);
+		if (track_conn(p, cls, need, now))
+			__sync_fetch_and_sub(&seats->seats_in_use, need);
+		return XDP_PASS;
 	}
 	if (lvl->limit_response == SLUICE_RESP_REJECT) {
 		if (!build_rst(ctx, p)) {

@@ -140,6 +140,11 @@ struct sluice_config {
 
 enum sluice_config_flags {
 	SLUICE_CFG_ACTIVE = 1u << 0, /* a daemon has configured the maps */
+	/* Shadow mode: every verdict is computed and counted as usual, none is
+	 * enforced: a SYN that would be deferred or reset is admitted (and
+	 * tracked, so its seats count, above the limit if need be) and counted
+	 * in shadow_passed; no deferral events, so nothing queues. */
+	SLUICE_CFG_SHADOW = 1u << 1,
 };
 
 /* sl_heartbeat[0]: written by the daemon every tick.  The clock is
@@ -190,6 +195,7 @@ struct sluice_level_stats {
 	__u64 retransmits;/* SYN retransmits of an already admitted connection */
 	__u64 closed;     /* admitted connections whose seats came back on close */
 	__u64 failsafe;   /* SYNs decided by the failsafe (stale heartbeat) */
+	__u64 shadow_passed; /* shadow mode: deferred or rejected SYNs admitted anyway */
 };
 
 /* sl_stats[0]: per-CPU global counters. */
@@ -209,6 +215,7 @@ struct sluice_stats {
 	__u64 released;       /* sock_ops: seats released on close */
 	__u64 policy_deferred;/* SYNs dropped by a throttled policy's gate */
 	__u64 policy_refunds; /* policy tokens given back because the level refused */
+	__u64 shadow_passed;  /* shadow mode: SYNs a gate refused, admitted anyway */
 };
 
 /* sl_conns: one entry per admitted connection, keyed by its 4-tuple. */

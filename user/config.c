@@ -967,7 +967,7 @@ static const struct enumval fail_modes[] = {
 enum {
 	SV_LIMIT, SV_FAIL_MODE, SV_HEARTBEAT, SV_TICK, SV_HANDSHAKE,
 	SV_INTERFACES, SV_PIN_DIR, SV_TABLE_SIZES, SV_METRICS, SV_EVENTS,
-	SV_CONTROL, SV_N
+	SV_CONTROL, SV_SHADOW, SV_N
 };
 
 #define SRV struct sl_server_cfg
@@ -983,6 +983,7 @@ static const struct fdesc server_fields[SV_N] = {
 	[SV_METRICS] = F_STR("metricsAddress", SRV, metrics_address),
 	[SV_EVENTS] = F_INT("eventsPerSecond", SRV, events_per_second, 0, UINT32_MAX),
 	[SV_CONTROL] = F_STR("controlSocket", SRV, control_socket),
+	[SV_SHADOW] = F_BOOL("shadow", SRV, shadow),
 };
 
 static const struct fdesc table_size_fields[] = {

@@ -68,6 +68,7 @@ struct sl_server_cfg {
 	char *metrics_address;            /* metricsAddress "host:port", NULL if unset */
 	uint32_t events_per_second;       /* eventsPerSecond, 1000; 0 = no cap */
 	char *control_socket;             /* controlSocket, "/run/sluice/sluiced.sock" (absolute, < 108 bytes) */
+	bool shadow;                      /* shadow: verdicts counted, none enforced (false) */
 	char *file;                       /* where the object is defined */
 	unsigned line, column;            /* (NULL/0 when not present) */
 };

@@ -36,5 +36,6 @@ int ctl_deal(int argc, char **argv);
 int ctl_replay(int argc, char **argv);
 int ctl_signal(int argc, char **argv);
 int ctl_conns(int argc, char **argv);
+int ctl_shadow(int argc, char **argv);
 
 #endif

@@ -82,6 +82,7 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 	else
 		jo_null(&jo, "heartbeat_age_ms");
 	jo_u64(&jo, "daemon_pid", s->hb.pid);
+	jo_bool(&jo, "shadow", s->cfg.flags & SLUICE_CFG_SHADOW);
 	jo_obj_begin(&jo, "failsafe");
 	jo_str(&jo, "mode", fail_mode_name(s->cfg.fail_mode));
 	jo_bool(&jo, "active", s->stale);
@@ -107,6 +108,7 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 		jo_u64(&jo, "expired", l->seats.expired);
 		jo_u64(&jo, "waiting", l->seats.waiting);
 		jo_u64(&jo, "failsafe", l->st.failsafe);
+		jo_u64(&jo, "shadow_passed", l->st.shadow_passed);
 		jo_obj_end(&jo);
 	}
 	jo_arr_end(&jo);
@@ -122,6 +124,8 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 	jo_u64(&jo, "released", s->gs.released);
 	jo_u64(&jo, "tickets_admitted", s->gs.tickets_admitted);
 	jo_u64(&jo, "tickets_rejected", s->gs.tickets_rejected);
+	jo_u64(&jo, "policy_deferred", s->gs.policy_deferred);
+	jo_u64(&jo, "shadow_passed", s->gs.shadow_passed);
 	jo_obj_end(&jo);
 	jo_obj_end(&jo);
 	jo_finish(&jo);
@@ -136,9 +140,10 @@ static void print_table(const struct status *s, const char *pin_dir)
 	else
 		snprintf(hb, sizeof(hb), "%lld.%03llds ago", s->heartbeat_age_ms / 1000,
 			 s->heartbeat_age_ms % 1000);
-	printf("sluice  %s  daemon pid %u  heartbeat %s  fail mode %s%s\n", pin_dir, s->hb.pid, hb,
+	printf("sluice  %s  daemon pid %u  heartbeat %s  fail mode %s%s%s\n", pin_dir, s->hb.pid, hb,
 	       fail_mode_name(s->cfg.fail_mode),
-	       s->stale ? "  FAILSAFE ACTIVE (heartbeat stale)" : "");
+	       s->stale ? "  FAILSAFE ACTIVE (heartbeat stale)" : "",
+	       s->cfg.flags & SLUICE_CFG_SHADOW ? "  SHADOW MODE (verdicts counted, not enforced)" : "");
 	printf("%-24s %-8s %9s %7s %10s %10s %10s %8s\n", "LEVEL", "TYPE", "SEATS", "LIMIT",
 	       "ADMITTED", "DEFERRED", "REJECTED", "EXPIRED");
 	for (unsigned i = 0; i < s->n_levels; i++) {

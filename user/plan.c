@@ -14,7 +14,7 @@ static void plan_config(const struct sl_config *cfg, struct sluice_config *c)
 	c->fail_mode = cfg->server.fail_mode == SL_FAIL_CLOSED ? SLUICE_FAIL_CLOSED : SLUICE_FAIL_OPEN;
 	c->events_per_sec = cfg->server.events_per_second;
 	c->abi_version = SLUICE_ABI_VERSION;
-	c->flags = SLUICE_CFG_ACTIVE;
+	c->flags = SLUICE_CFG_ACTIVE | (cfg->server.shadow ? SLUICE_CFG_SHADOW : 0);
 }
 
 static int plan_limits(const struct sl_config *cfg, struct sl_plan *plan)

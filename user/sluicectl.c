@@ -20,6 +20,7 @@ static const struct ctl_command commands[] = {
 	{"limits", "seats per priority level from a configuration", ctl_limits},
 	{"explain", "which FlowSchema, level, flow and workload a connection gets, and why", ctl_explain},
 	{"reload", "make the daemon reload its configuration (all or nothing)", ctl_reload},
+	{"shadow", "shadow mode: count every verdict, enforce none (on|off)", ctl_shadow},
 	{"odds", "probability that elephant flows crush a mouse (shuffle sharding)", ctl_odds},
 	{"deal", "the queues a flow hash is dealt (shuffle sharding)", ctl_deal},
 	{"replay", "run the controller offline over a latency trace (tuning)", ctl_replay},

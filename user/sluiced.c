@@ -7,6 +7,7 @@
  * timerfd tick, and the ring buffer of data path events.
  */
 #include <bpf/libbpf.h>
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <stddef.h>
 #include <getopt.h>
@@ -60,6 +61,7 @@ struct daemon {
 	struct sl_admission *adm;
 	struct sl_policies *policies;
 	struct sl_metrics *metrics; /* Server spec.metricsAddress, or NULL */
+	bool shadow;                /* shadow mode as running (file, or sluicectl shadow) */
 	int sig_fd, timer_fd, epoll_fd, control_fd;
 	unsigned long long ticks;
 	unsigned long long last_sweep_ns, last_report_ns;
@@ -190,6 +192,12 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 		sl_plan_free(&plan);
 		return err;
 	}
+	/* Shadow mode as running: the file's value, unless `sluicectl shadow`
+	 * changed it since (reload() decides). */
+	if (d->shadow)
+		plan.config.flags |= SLUICE_CFG_SHADOW;
+	else
+		plan.config.flags &= ~(__u32)SLUICE_CFG_SHADOW;
 	err = sl_apply_plan(&d->dp.maps, &plan);
 	if (!err && d->adm)
 		err = sl_adm_configure(d->adm, cfg, &plan, sl_mono_ns());
@@ -220,12 +228,19 @@ static int reload(struct daemon *d, struct sl_diags *diags, const char **msg)
 	struct sl_config *cfg = NULL;
 	int err;
 
+	bool was_shadow = d->shadow;
+
 	pr_info("reloading %s", d->opts.config_path);
 	err = load_config(d->opts.config_path, &cfg, diags);
 	if (!err) {
+		/* A changed `shadow` in the file wins over `sluicectl shadow`. */
+		if (cfg->server.shadow != d->cfg->server.shadow)
+			d->shadow = cfg->server.shadow;
 		err = apply_config(d, cfg, diags);
-		if (err)
+		if (err) {
+			d->shadow = was_shadow;
 			sl_config_free(cfg);
+		}
 	}
 	if (err) {
 		*msg = "reload failed; the previous configuration keeps running";
@@ -242,10 +257,38 @@ static int reload(struct daemon *d, struct sl_diags *diags, const char **msg)
 	return 0;
 }
 
+/* `sluicectl shadow on|off`: flip the data path's shadow flag now (one
+ * map update); it holds until the next toggle, or a reload whose file
+ * changes `shadow`. */
+static int set_shadow(struct daemon *d, bool on, const char **msg)
+{
+	struct sluice_config c;
+	__u32 zero = 0;
+
+	if (sl_maps_config(&d->dp.maps, &c)) {
+		*msg = "cannot read sl_config";
+		return -EIO;
+	}
+	if (on)
+		c.flags |= SLUICE_CFG_SHADOW;
+	else
+		c.flags &= ~(__u32)SLUICE_CFG_SHADOW;
+	if (bpf_map_update_elem(d->dp.maps.fd[SL_MAP_CONFIG], &zero, &c, BPF_ANY)) {
+		*msg = "cannot write sl_config";
+		return -errno;
+	}
+	if (d->shadow != on)
+		pr_info("shadow mode %s: verdicts are %s", on ? "on" : "off",
+			on ? "counted, not enforced" : "enforced again");
+	d->shadow = on;
+	*msg = on ? "shadow mode on: verdicts counted, not enforced" : "shadow mode off: verdicts enforced";
+	return 0;
+}
+
 static void handle_control(struct daemon *d)
 {
 	struct sl_diags diags = SL_DIAGS_INIT;
-	const char *msg = "unknown request; try \"reload\"";
+	const char *msg = "unknown request; try \"reload\" or \"shadow on|off\"";
 	struct json_out jo;
 	char req[128];
 	FILE *f;
@@ -280,6 +323,8 @@ static void handle_control(struct daemon *d)
 	}
 	if (!strcmp(req, "reload"))
 		err = reload(d, &diags, &msg);
+	else if (!strcmp(req, "shadow on") || !strcmp(req, "shadow off"))
+		err = set_shadow(d, !strcmp(req, "shadow on"), &msg);
 	f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
@@ -290,6 +335,7 @@ static void handle_control(struct daemon *d)
 	jo_obj_begin(&jo, NULL);
 	jo_bool(&jo, "ok", !err);
 	jo_str(&jo, "message", msg);
+	jo_bool(&jo, "shadow", d->shadow);
 	jo_str(&jo, "config", d->opts.config_path);
 	fputs(",\"diagnostics\":", f);
 	sl_diags_json(&diags, f);
@@ -576,6 +622,7 @@ int main(int argc, char **argv)
 			goto out_dp;
 		}
 	}
+	d.shadow = d.cfg->server.shadow;
 	err = apply_config(&d, d.cfg, &diags);
 	sl_diags_free(&diags);
 	if (!err)

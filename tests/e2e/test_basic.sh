@@ -109,6 +109,32 @@ check_num "half-open connections hold seats" "$(level_field web seats_in_use)" -
 check "their seats expire after handshakeTimeout" wait_level_field web seats_in_use 0 5
 check_num "expiries counted" "$(level_field web expired)" -eq 3
 
+# Shadow mode: every verdict counted, none enforced.
+check "sluicectl shadow on" "$SLUICECTL" shadow on --socket "$E2E_TMP/ctl.sock"
+check "status: shadow mode" jq -e '.shadow == true' <<<"$(status_json)"
+check "status (table) says so" bash -c '"$1" status --pin-dir "$2" | grep -q "SHADOW MODE"' _ "$SLUICECTL" "$PIN_DIR"
+rej0=$(level_field web rejected)
+in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --rate 100 --count 4 --timeout 5 --json --quiet \
+	>"$E2E_TMP/fill2.json" &
+fill=$!
+wait_level_field web seats_in_use 4 3
+r=$(load --connect $SRV4 --port 8080 --rate 50 --count 3 --timeout 5)
+check_num "shadow: over the limit, connections get in all the same" "$(jq .ok <<<"$r")" -eq 3
+check_num "shadow: the RST verdicts are counted" "$(( $(level_field web rejected) - rej0 ))" -eq 3
+check_num "shadow: and counted as shadow-passed" "$(status_json | jq '.levels[] | select(.name == "web") | .shadow_passed')" -eq 3
+wait "$fill"
+check "shadow: their seats came back too (exact accounting above the limit)" wait_level_field web seats_in_use 0 6
+check "sluicectl shadow (no argument) reads the mode from the maps" \
+	bash -c '"$1" shadow --pin-dir "$2" --json | jq -e ".shadow == true and .shadow_passed == 3"' _ "$SLUICECTL" "$PIN_DIR"
+check "sluicectl shadow off" "$SLUICECTL" shadow off --socket "$E2E_TMP/ctl.sock"
+in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --rate 100 --count 4 --timeout 5 --json --quiet >/dev/null &
+fill=$!
+wait_level_field web seats_in_use 4 3
+r=$(load --connect $SRV4 --port 8080 --rate 50 --count 2 --timeout 2)
+check_num "shadow off: over the limit, refused again" "$(jq .refused <<<"$r")" -eq 2
+wait "$fill"
+check "sluicectl shadow: a bad argument exits 2" bash -c '"$1" shadow maybe >/dev/null 2>&1; [ $? = 2 ]' _ "$SLUICECTL"
+
 # Clean stop: nothing attached, nothing pinned.  (The cgroup2 root is the
 # host's: check for *our* sock_ops program by id, not by name, so another
 # sluice running elsewhere on the host cannot confuse the test.)

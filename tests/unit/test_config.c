@@ -346,7 +346,7 @@ static const struct bad_case bad_cases[] = {
 	{ "bad_server_unknown_field_typo", SRV "  heartbeatTimout: 1s\n", 5, 3, SRV_OBJ,
 	  "spec.heartbeatTimout", "did you mean 'heartbeatTimeout'?" },
 	{ "bad_server_unknown_field_list", SRV "  colour: blue\n", 5, 3, SRV_OBJ, "spec.colour",
-	  "unknown field 'colour' (known fields: serverConcurrencyLimit, failMode, heartbeatTimeout, tick, handshakeTimeout, interfaces, pinDir, tableSizes, metricsAddress, eventsPerSecond, controlSocket)" },
+	  "unknown field 'colour' (known fields: serverConcurrencyLimit, failMode, heartbeatTimeout, tick, handshakeTimeout, interfaces, pinDir, tableSizes, metricsAddress, eventsPerSecond, controlSocket, shadow)" },
 	{ "bad_server_duplicate", API "kind: Server\nmetadata: {name: a}\n---\n" API "kind: Server\nmetadata: {name: b}\n",
 	  6, 7, "Server/b", "kind", "only one Server object is allowed; also defined at t.yaml:2:7" },
 
@@ -1125,6 +1125,7 @@ static void test_good_full_fixture(void **state)
 	assert_int_equal(cfg->server.table_sizes.connections, 262144);
 	assert_int_equal(cfg->server.table_sizes.classes, 131072);
 	assert_string_equal(cfg->server.metrics_address, "127.0.0.1:9464");
+	assert_false(cfg->server.shadow);
 	assert_int_equal(cfg->server.events_per_second, 0);
 	assert_string_equal(cfg->server.control_socket, "/run/sluice-test/ctl.sock");
 	assert_string_equal(cfg->server.file, path);
@@ -2749,6 +2750,19 @@ static void test_yaml_documents_and_quote(void **state)
 
 /* ---- main ----------------------------------------------------------------------------------- */
 
+/* Server spec.shadow: a boolean, false unless given. */
+static void test_server_shadow(void **state)
+{
+	static const char yaml[] = "apiVersion: sluice/v1\nkind: Server\nmetadata: {name: s}\n"
+				   "spec: {shadow: true}\n";
+	struct sl_config *cfg = NULL;
+
+	(void)state;
+	assert_int_equal(sl_config_load_buffer("t.yaml", yaml, sizeof(yaml) - 1, &cfg, NULL), 0);
+	assert_true(cfg->server.shadow);
+	sl_config_free(cfg);
+}
+
 /* metricsAddress forms that parse, with the socket address they give. */
 static void test_hostport(void **state)
 {
@@ -2779,6 +2793,7 @@ int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(test_hostport),
+		cmocka_unit_test(test_server_shadow),
 		cmocka_unit_test(test_empty_buffer_defaults),
 		cmocka_unit_test(test_null_buffer),
 		cmocka_unit_test(test_empty_and_comment_files),
