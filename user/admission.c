@@ -681,7 +681,7 @@ enum { M_GAUGE, M_COUNTER };
 enum level_metric_id {
 	LM_LIMIT, LM_NOMINAL, LM_SEATS, LM_WAITING, LM_SYNS, LM_ADMITTED, LM_DEFERRED,
 	LM_REJECTED, LM_RETRANSMITS, LM_CLOSED, LM_FAILSAFE, LM_EXPIRED, LM_DISPATCHED,
-	LM_REJ_FULL, LM_REJ_TIMEOUT,
+	LM_REJ_FULL, LM_REJ_TIMEOUT, LM_SHADOW,
 };
 
 static const struct level_metric {
@@ -704,6 +704,7 @@ static const struct level_metric {
 	{LM_DISPATCHED, M_COUNTER, "dispatched_total", "Deferred connections dispatched from the queues."},
 	{LM_REJ_FULL, M_COUNTER, "rejected_queue_full_total", "Deferred connections rejected: queue full."},
 	{LM_REJ_TIMEOUT, M_COUNTER, "rejected_time_out_total", "Deferred connections rejected: queueWaitLimit."},
+	{LM_SHADOW, M_COUNTER, "shadow_passed_total", "Shadow mode: SYNs a gate refused, admitted anyway."},
 };
 
 static double level_value(enum level_metric_id id, const struct level_rt *l,
@@ -725,6 +726,7 @@ static double level_value(enum level_metric_id id, const struct level_rt *l,
 	case LM_DISPATCHED: return (double)l->tickets_admit;
 	case LM_REJ_FULL: return (double)s->qs.rejected_queue_full;
 	case LM_REJ_TIMEOUT: return (double)s->qs.rejected_time_out;
+	case LM_SHADOW: return (double)s->st.shadow_passed;
 	}
 	return 0;
 }

@@ -432,6 +432,7 @@ static void render_metrics(void *ctx, FILE *f)
 		G(released, "Seats released on close (sock_ops)."),
 		G(policy_deferred, "SYNs dropped by a throttled policy's gate."),
 		G(policy_refunds, "Policy tokens given back because the level refused."),
+		G(shadow_passed, "Shadow mode: SYNs a gate refused, admitted anyway."),
 #undef G
 	};
 	struct daemon *d = ctx;
@@ -441,6 +442,8 @@ static void render_metrics(void *ctx, FILE *f)
 	fprintf(f, "# HELP sluice_up 1 while sluiced serves metrics.\n# TYPE sluice_up gauge\nsluice_up 1\n");
 	fprintf(f, "# HELP sluice_heartbeats_total Heartbeats written (daemon ticks).\n"
 		   "# TYPE sluice_heartbeats_total counter\nsluice_heartbeats_total %llu\n", d->ticks);
+	fprintf(f, "# HELP sluice_shadow 1 while shadow mode counts verdicts without enforcing them.\n"
+		   "# TYPE sluice_shadow gauge\nsluice_shadow %d\n", d->shadow);
 	sl_maps_global_stats(&d->dp.maps, &gs);
 	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
 		fprintf(f, "# HELP sluice_%s_total %s\n# TYPE sluice_%s_total counter\nsluice_%s_total %llu\n",
