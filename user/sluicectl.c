@@ -11,6 +11,7 @@
 
 static const struct ctl_command commands[] = {
 	{"status", "per-level seats, admissions and failsafe state", ctl_status},
+	{"top", "live view: seats, waiting and rates per level, controller per policy", ctl_top},
 	{"levels", "priority levels: limits after borrowing, seats, queued connections", ctl_levels},
 	{"queues", "the fair queues of each Queue-type level (dump_queues)", ctl_queues},
 	{"flows", "connections waiting in or dispatched from the queues (dump_requests)", ctl_flows},

@@ -7,7 +7,7 @@ T=$(mktemp -d /tmp/sluice-cli.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
 check "--help on the top level" bash -c "$CTL --help | grep -q validate"
-for c in status validate limits explain reload odds deal conns signal controller shadow; do
+for c in status validate limits explain reload odds deal conns signal controller shadow top; do
 	check "$c --help exits 0 and shows usage" bash -c "$CTL $c --help | grep -q 'Usage: sluicectl $c'"
 done
 check "unknown command exits 2" bash -c "$CTL frobnicate >/dev/null 2>&1; [ \$? = 2 ]"

@@ -106,6 +106,14 @@ check "a fresh policy is in pass-through" jq -e '.policies[0].pass_through == tr
 in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --source 198.18.0.20 --rate 10 --count 60 \
 	--duration 6 --timeout 5 --json --quiet >/dev/null &
 a=$!
+# The live view while it runs: two snapshots, rates from the second.
+top=$("$SLUICECTL" top --count 2 --interval 1 --pin-dir "$PIN_DIR" --socket "$E2E_TMP/ctl.sock")
+second=$(awk '/^sluice top/ { n++ } n == 2' <<<"$top")
+diag "$(sed -n '3,5p' <<<"$second")"
+check "top: two snapshots, each with the levels and the policies" \
+	bash -c '[ "$(grep -c "^sluice top" <<<"$1")" = 2 ] && grep -q "^catch-all " <<<"$1" && grep -Eq "^svc +" <<<"$1"' _ "$top"
+check "top: the second snapshot shows admissions per second on catch-all (~20/s)" \
+	bash -c 'awk "\$1 == \"catch-all\" { exit !(\$4 >= 5 && \$4 <= 40) }" <<<"$1"' _ "$second"
 load --connect $SRV4 --port 8080 --source 198.18.0.21 --rate 10 --count 60 --duration 6 --timeout 5 >/dev/null
 wait $a
 c=$(ctl)
