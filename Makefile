@@ -136,7 +136,8 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/demo.sh
 
-bench: deps
+bench:
+	$(Q)scripts/install-deps.sh --bench
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/bench.sh
 

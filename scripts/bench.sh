@@ -13,3 +13,6 @@ build/bench_xdp "${BENCH_CONFIG:-tests/packet/classify/labels.yaml}"
 echo
 echo "== daemon engines"
 build/bench_engines
+echo
+echo "== lab: connect latency and protection against peers (about 2 minutes)"
+scripts/bench_lab.sh

@@ -12,6 +12,10 @@ PKGS=(
   iproute2 util-linux procps jq
   linux-libc-dev
 )
+# make bench also measures sluice against its peers on the same lab.
+if [ "${1:-}" = "--bench" ]; then
+  PKGS+=(nftables haproxy)
+fi
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -28,4 +32,10 @@ fi
 echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >/dev/null
+# policy-rc.d 101: packages with a service (haproxy) must not start it here.
+printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d.sluice
+chmod +x /usr/sbin/policy-rc.d.sluice
+[ -e /usr/sbin/policy-rc.d ] || ln -s policy-rc.d.sluice /usr/sbin/policy-rc.d
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+[ -L /usr/sbin/policy-rc.d ] && [ "$(readlink /usr/sbin/policy-rc.d)" = policy-rc.d.sluice ] && rm -f /usr/sbin/policy-rc.d
+rm -f /usr/sbin/policy-rc.d.sluice
