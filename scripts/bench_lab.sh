@@ -13,7 +13,8 @@
 #       - nothing;
 #       - nftables `ct count over 8` (reset beyond 8 connections);
 #       - HAProxy in front, `maxconn 8` with a 5 s queue;
-#       - sluice on configs/default.yaml.
+#       - sluice on configs/default.yaml;
+#       - the same with ticketOverbooking: 8.
 #     Mice served and their latency; elephant served.
 # Every load is bounded in count and time.
 set -uo pipefail
@@ -168,13 +169,24 @@ drive sluice 8080
 stop_sluiced
 stop_service
 
+# The same with deeper overbooking of unclaimed tickets (throughput against
+# the mice's latency, docs/ARCHITECTURE.md "Deferral throughput").
+sed 's/^  serverConcurrencyLimit: \([0-9]*\)$/  serverConcurrencyLimit: \1\n  ticketOverbooking: 8/' \
+	"$ROOT/configs/default.yaml" >"$TMP/overbook.yaml"
+grep -q "ticketOverbooking: 8" "$TMP/overbook.yaml" || { echo "bench_lab: could not derive the overbooking config" >&2; exit 1; }
+start_service 8080 8 100
+start_sluiced "$TMP/overbook.yaml"
+drive sluice-ob8 8080
+stop_sluiced
+stop_service
+
 printf '%-10s %-9s %8s %8s %9s %10s %8s %10s %10s\n' protector client offered served "reset" "timed out" "closed" "p50 ms" "p90 ms"
-for t in none nftables haproxy sluice; do
+for t in none nftables haproxy sluice sluice-ob8; do
 	for c in mice elephant; do
 		jq -r --arg t $t --arg c $c '"\($t) \($c) \(.started) \(.ok) \(.refused) \(.timeout) \(.error) \(.total_ms.p50) \(.total_ms.p90)"' \
 			"$TMP/b-$t-$c.json" |
 			awk '{ printf "%-10s %-9s %8d %8d %9d %10d %8d %10.0f %10.0f\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
 	done
 done
-echo "(served: reply received; reset: RST to the SYN; closed: connection closed without a reply,"
+echo "(sluice-ob8: ticketOverbooking 8; served: reply received; reset: RST to the SYN; closed: connection closed without a reply,"
 echo " HAProxy's answer when its queue times out; p50/p90 over the served connections)"

@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,10 @@ struct level_rt {
 	/* Admit tickets not claimed yet, in seats: dispatched - withdrawn -
 	 * (claimed as the data path counts it - its value at start). */
 	uint64_t dispatched_total, withdrawn_total, claimed_base;
+	/* Of dispatched connections that closed: how long the ticket waited
+	 * for its claim and how long the connection then held its seats
+	 * (moving averages, ns; 0 = no sample yet): overbook_cap(). */
+	double claim_delay_ns, hold_ns;
 	struct sl_demand demand;
 	uint64_t tickets_admit, tickets_reject;
 };
@@ -51,6 +56,7 @@ struct sl_admission {
 	struct sl_pending_table *pending;
 	struct sl_policies *policies; /* the load-scheduler gate, or NULL */
 	uint32_t server_cl;
+	double overbooking;     /* Server spec.ticketOverbooking */
 	uint64_t borrow_period_ns, last_borrow_ns, last_sweep_ns;
 	uint64_t now;           /* of the tick in progress (for callbacks) */
 	struct sl_borrow_result last_borrow;
@@ -165,27 +171,50 @@ static uint64_t unclaimed_seats(const struct level_rt *l)
 	return l->dispatched_total > gone ? l->dispatched_total - gone : 0;
 }
 
+/*
+ * How far the QueueSet may dispatch beyond the limit while tickets wait
+ * for their claim: at most ticketOverbooking x the limit (1 by default),
+ * and no more than the level needs to keep its seats busy: Little's law,
+ * limit x mean claim delay / mean holding time (both measured on the
+ * dispatched connections that closed).  More overbooking buys throughput
+ * at the cost of claims that bunch: the claimed concurrency overshoots the
+ * limit, and later dispatches (mice included) wait for it to drain
+ * (measured in docs/BENCHMARKS.md).
+ */
+static uint64_t overbook_cap(const struct level_rt *l)
+{
+	double cap = floor(l->adm->overbooking * l->current_cl);
+
+	if (l->claim_delay_ns > 0 && l->hold_ns > 0)
+		cap = fmin(cap, ceil(l->current_cl * l->claim_delay_ns / fmax(l->hold_ns, 1e6)));
+	return cap > 0 ? (uint64_t)cap : 0;
+}
+
+static void ewma(double *avg, double sample)
+{
+	*avg = *avg > 0 ? 0.9 * *avg + 0.1 * sample : sample;
+}
+
 /* The QueueSet owns the seats it dispatched; connections the data path
  * admitted inline hold the rest.  Give the QueueSet what is left of the
  * level's limit, publish how many wait (while anyone waits, the data path
  * admits nobody inline), and feed the demand integrator.
  *
- * Overbooking: a dispatched connection's seat sits idle until the client's
+ * Overbooking: a dispatched connection's seats sit idle until the client's
  * SYN retransmit claims its ticket, up to a second later, while the
  * service has room.  So the QueueSet may dispatch beyond the limit by the
- * seats of tickets not claimed yet (at most the limit again): the limit
- * bounds connections the service really holds, and claims that arrive
- * together overshoot it for at most a second. */
+ * seats of tickets not claimed yet, up to overbook_cap(): the limit bounds
+ * the connections the service really holds, on average. */
 static void sync_level(struct level_rt *l, uint64_t now)
 {
 	uint64_t in_use = bpf_seats(l), inline_seats = in_use > l->ticket_seats ? in_use - l->ticket_seats : 0;
 	uint64_t waiting = 0, seats_waiting = 0;
 
 	if (l->qs) {
-		uint64_t over = unclaimed_seats(l), cl;
+		uint64_t over = unclaimed_seats(l), cap = overbook_cap(l), cl;
 
-		if (over > l->current_cl)
-			over = l->current_cl;
+		if (over > cap)
+			over = cap;
 		cl = l->current_cl > inline_seats ? l->current_cl - inline_seats : 0;
 		sl_qs_set_cl(l->qs, now, (uint32_t)(cl + over > UINT32_MAX ? UINT32_MAX : cl + over));
 		waiting = sl_qs_waiting(l->qs);
@@ -365,6 +394,12 @@ static void on_close(struct sl_admission *adm, const struct sluice_event *ev, ui
 	if (ev->level < SLUICE_MAX_LEVELS) {
 		l = &adm->levels[ev->level];
 		if (p && p->state == SL_PENDING_ADMITTED && p->level == ev->level) {
+			uint64_t claim_ns = ev->ts_ns - ev->duration_ns;
+
+			if (ev->duration_ns < ev->ts_ns && claim_ns >= p->ticket_ns) {
+				ewma(&l->claim_delay_ns, (double)(claim_ns - p->ticket_ns));
+				ewma(&l->hold_ns, (double)ev->duration_ns);
+			}
 			/* The seats were held from the dispatch, not just from
 			 * the claim: charge the flow for all of it (§3.5). */
 			if (p->in_queueset && l->qs)
@@ -627,6 +662,7 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 
 	adm->cfg = cfg;
 	adm->server_cl = cfg->server.server_concurrency_limit;
+	adm->overbooking = cfg->server.ticket_overbooking;
 	for (size_t i = 0; i < cfg->n_levels; i++) {
 		const struct sl_level_cfg *lc = &cfg->levels[i];
 		unsigned s = plan->slot_of[i];
@@ -796,6 +832,9 @@ static void dump_level(struct sl_admission *adm, struct json_out *jo, struct lev
 	jo_u64(jo, "seats_in_use", bpf_seats(l));
 	jo_u64(jo, "seats_dispatched", l->ticket_seats);
 	jo_u64(jo, "seats_unclaimed", unclaimed_seats(l));
+	jo_u64(jo, "overbook_cap", l->qs ? overbook_cap(l) : 0);
+	jo_double(jo, "claim_delay_ms", l->claim_delay_ns / 1e6);
+	jo_double(jo, "hold_ms", l->hold_ns / 1e6);
 	jo_u64(jo, "waiting", qs.waiting);
 	jo_u64(jo, "queues", qs.queues);
 	jo_u64(jo, "admitted", st.admitted);

@@ -967,7 +967,7 @@ static const struct enumval fail_modes[] = {
 enum {
 	SV_LIMIT, SV_FAIL_MODE, SV_HEARTBEAT, SV_TICK, SV_HANDSHAKE,
 	SV_INTERFACES, SV_PIN_DIR, SV_TABLE_SIZES, SV_METRICS, SV_EVENTS,
-	SV_CONTROL, SV_SHADOW, SV_N
+	SV_CONTROL, SV_SHADOW, SV_OVERBOOK, SV_N
 };
 
 #define SRV struct sl_server_cfg
@@ -984,6 +984,7 @@ static const struct fdesc server_fields[SV_N] = {
 	[SV_EVENTS] = F_INT("eventsPerSecond", SRV, events_per_second, 0, UINT32_MAX),
 	[SV_CONTROL] = F_STR("controlSocket", SRV, control_socket),
 	[SV_SHADOW] = F_BOOL("shadow", SRV, shadow),
+	[SV_OVERBOOK] = F_NUM("ticketOverbooking", SRV, ticket_overbooking, 0, 16),
 };
 
 static const struct fdesc table_size_fields[] = {
@@ -1003,6 +1004,7 @@ static int server_defaults(struct sl_server_cfg *s)
 	s->table_sizes.connections = DEF_CONNS;
 	s->table_sizes.classes = DEF_CLASSES;
 	s->events_per_second = DEF_EVENTS;
+	s->ticket_overbooking = 1;
 	s->pin_dir = strdup(DEF_PIN_DIR);
 	s->control_socket = strdup(DEF_CONTROL_SOCKET);
 	return s->pin_dir && s->control_socket ? 0 : -ENOMEM;

@@ -337,6 +337,8 @@ static const struct bad_case bad_cases[] = {
 	  "spec.metricsAddress", "the port must be a number from 1 to 65535" },
 	{ "bad_server_metrics_v6", SRV "  metricsAddress: \"::1:9464\"\n", 5, 19, SRV_OBJ,
 	  "spec.metricsAddress", "an IPv6 address needs brackets: [::1]:9464" },
+	{ "bad_server_overbooking", SRV "  ticketOverbooking: 20\n", 5, 22, SRV_OBJ,
+	  "spec.ticketOverbooking", "must be at most 16, got 20" },
 	{ "bad_server_metrics_noport", SRV "  metricsAddress: 127.0.0.1\n", 5, 19, SRV_OBJ,
 	  "spec.metricsAddress", "expected host:port" },
 	{ "bad_server_events_negative", SRV "  eventsPerSecond: -5\n", 5, 20, SRV_OBJ,
@@ -346,7 +348,7 @@ static const struct bad_case bad_cases[] = {
 	{ "bad_server_unknown_field_typo", SRV "  heartbeatTimout: 1s\n", 5, 3, SRV_OBJ,
 	  "spec.heartbeatTimout", "did you mean 'heartbeatTimeout'?" },
 	{ "bad_server_unknown_field_list", SRV "  colour: blue\n", 5, 3, SRV_OBJ, "spec.colour",
-	  "unknown field 'colour' (known fields: serverConcurrencyLimit, failMode, heartbeatTimeout, tick, handshakeTimeout, interfaces, pinDir, tableSizes, metricsAddress, eventsPerSecond, controlSocket, shadow)" },
+	  "unknown field 'colour' (known fields: serverConcurrencyLimit, failMode, heartbeatTimeout, tick, handshakeTimeout, interfaces, pinDir, tableSizes, metricsAddress, eventsPerSecond, controlSocket, shadow, ticketOverbooking)" },
 	{ "bad_server_duplicate", API "kind: Server\nmetadata: {name: a}\n---\n" API "kind: Server\nmetadata: {name: b}\n",
 	  6, 7, "Server/b", "kind", "only one Server object is allowed; also defined at t.yaml:2:7" },
 
@@ -2754,12 +2756,17 @@ static void test_yaml_documents_and_quote(void **state)
 static void test_server_shadow(void **state)
 {
 	static const char yaml[] = "apiVersion: sluice/v1\nkind: Server\nmetadata: {name: s}\n"
-				   "spec: {shadow: true}\n";
+				   "spec: {shadow: true, ticketOverbooking: 4.5}\n";
 	struct sl_config *cfg = NULL;
 
 	(void)state;
 	assert_int_equal(sl_config_load_buffer("t.yaml", yaml, sizeof(yaml) - 1, &cfg, NULL), 0);
 	assert_true(cfg->server.shadow);
+	assert_true(cfg->server.ticket_overbooking == 4.5);
+	sl_config_free(cfg);
+	assert_int_equal(sl_config_load_buffer("t.yaml", "", 0, &cfg, NULL), 0);
+	assert_false(cfg->server.shadow);
+	assert_true(cfg->server.ticket_overbooking == 1);
 	sl_config_free(cfg);
 }
 
