@@ -131,8 +131,10 @@ static void accept_clients(struct sl_metrics *m)
 	}
 }
 
-static void respond(struct sl_metrics *m, struct client *c, int status, const char *reason,
-		    const char *type, const char *body, size_t body_len)
+/* The whole response into c->out; HEAD gets the headers only (with the
+ * length GET would have). */
+static void respond(struct client *c, int status, const char *reason, const char *type,
+		    const char *body, size_t body_len, bool with_body)
 {
 	FILE *f = open_memstream(&c->out, &c->out_len);
 
@@ -140,9 +142,9 @@ static void respond(struct sl_metrics *m, struct client *c, int status, const ch
 		return;
 	fprintf(f, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
 		   "Connection: close\r\n\r\n", status, reason, type, body_len);
-	fwrite(body, 1, body_len, f);
+	if (with_body)
+		fwrite(body, 1, body_len, f);
 	fclose(f);
-	(void)m;
 }
 
 /* The request line is all that matters: METHOD SP PATH SP VERSION. */
@@ -156,7 +158,7 @@ static void answer(struct sl_metrics *m, struct client *c)
 	*nl = '\0';
 	sp = strchr(c->req, ' ');
 	if (!sp) {
-		respond(m, c, 400, "Bad Request", "text/plain", "bad request\n", 12);
+		respond(c, 400, "Bad Request", "text/plain", "bad request\n", 12, true);
 		return;
 	}
 	*sp = '\0';
@@ -168,11 +170,11 @@ static void answer(struct sl_metrics *m, struct client *c)
 	if (q)
 		*q = '\0';
 	if (strcmp(c->req, "GET") && strcmp(c->req, "HEAD")) {
-		respond(m, c, 405, "Method Not Allowed", "text/plain", "GET /metrics\n", 13);
+		respond(c, 405, "Method Not Allowed", "text/plain", "GET /metrics\n", 13, true);
 		return;
 	}
 	if (strcmp(path, "/metrics")) {
-		respond(m, c, 404, "Not Found", "text/plain", "try /metrics\n", 13);
+		respond(c, 404, "Not Found", "text/plain", "try /metrics\n", 13, true);
 		return;
 	}
 	f = open_memstream(&body, &body_len);
@@ -180,8 +182,8 @@ static void answer(struct sl_metrics *m, struct client *c)
 		return;
 	m->render(m->ctx, f);
 	fclose(f);
-	respond(m, c, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", body,
-		strcmp(c->req, "HEAD") ? body_len : 0);
+	respond(c, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", body, body_len,
+		strcmp(c->req, "HEAD") != 0);
 	free(body);
 }
 

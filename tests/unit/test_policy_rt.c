@@ -101,8 +101,6 @@ static json_t *dump(struct sl_policies *ps, uint64_t now)
 	assert_non_null(f);
 	sl_policies_dump(ps, f, now);
 	fclose(f);
-	if (getenv("DUMP"))
-		fprintf(stderr, "%s\n", buf);
 	j = json_loads(buf, 0, &e);
 	if (!j)
 		fail_msg("dump is not JSON: %s\n%s", e.text, buf);
