@@ -491,7 +491,7 @@ static void check_abs_path(struct ctx *c, const struct fhit *h, const char *fiel
 }
 
 static void decode_signal(struct ctx *c, const struct sl_ynode *n,
-			  struct sl_policy_cfg *p)
+			  struct sl_policy_cfg *p, const struct sl_config *cfg)
 {
 	struct fhit h[SG_N];
 	size_t old = cd_path_push(c, "signal"), o2;
@@ -513,6 +513,19 @@ static void decode_signal(struct ctx *c, const struct sl_ynode *n,
 		check_abs_path(c, &h[SG_PATH], "external_path", p->external_path, 4096);
 		/* sockaddr_un.sun_path holds 108 bytes with the NUL. */
 		check_abs_path(c, &h[SG_SOCKET], "external_socket", p->external_socket, 108);
+		/* p is the last policy decoded so far: compare with the others. */
+		for (size_t k = 0; h[SG_SOCKET].ok && p->external_socket && k + 1 < cfg->n_policies; k++) {
+			const struct sl_policy_cfg *q = &cfg->policies[k];
+
+			if (q->external_socket && !strcmp(q->external_socket, p->external_socket)) {
+				o2 = cd_path_push(c, "external_socket");
+				cd_err(c, h[SG_SOCKET].value,
+				       "already the external_socket of AverageLatencySchedulingPolicy/%s (%s:%u:%u); each policy needs its own",
+				       q->name, q->file ? q->file : "?", q->line, q->column);
+				cd_path_pop(c, o2);
+				break;
+			}
+		}
 	} else {
 		for (int f = SG_PATH; f <= SG_SOCKET; f++) {
 			if (!h[f].key)
@@ -621,7 +634,7 @@ void cd_decode_policy(struct load *L, const struct object *o)
 		cd_path_pop(c, o2);
 	}
 	if (h[SP_SIGNAL].value)
-		decode_signal(c, h[SP_SIGNAL].value, p);
+		decode_signal(c, h[SP_SIGNAL].value, p, cfg);
 	for (size_t i = 0; i < BL_N; i++)
 		bh[i] = (struct fhit){ .ok = true };
 	if (h[SP_BASELINER].value)
