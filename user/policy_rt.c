@@ -52,6 +52,11 @@ struct sl_policies {
 	struct sl_policy_hooks hooks;
 	struct policy_rt *v;
 	size_t n;
+	/* A prepared configuration (sl_policies_prepare), not yet committed:
+	 * the new records, and for each the old record of the same name. */
+	struct policy_rt *next;
+	struct policy_rt **next_old;
+	size_t next_n;
 };
 
 /* ---- the data path's gate ------------------------------------------------------- */
@@ -319,6 +324,7 @@ void sl_policies_free(struct sl_policies *ps)
 		return;
 	/* No hooks on the way out: the caller is tearing down. */
 	ps->hooks = (struct sl_policy_hooks){0};
+	sl_policies_abort(ps);
 	free_all(ps->v, ps->n, 0);
 	free(ps);
 }
@@ -344,7 +350,17 @@ static bool same_scheduler(const struct sl_policy_cfg *a, const struct sl_policy
 	return true;
 }
 
-int sl_policies_configure(struct sl_policies *ps, const struct sl_config *cfg, uint64_t now)
+void sl_policies_abort(struct sl_policies *ps)
+{
+	if (ps->next)
+		free_all(ps->next, ps->next_n, 0);
+	free(ps->next_old);
+	ps->next = NULL;
+	ps->next_old = NULL;
+	ps->next_n = 0;
+}
+
+int sl_policies_prepare(struct sl_policies *ps, const struct sl_config *cfg, uint64_t now)
 {
 	size_t n = cfg->n_policies;
 	struct policy_rt *v = calloc(n ? n : 1, sizeof(*v));
@@ -352,6 +368,7 @@ int sl_policies_configure(struct sl_policies *ps, const struct sl_config *cfg, u
 	char why[160];
 	int err = 0;
 
+	sl_policies_abort(ps);
 	if (!v || !old) {
 		err = -ENOMEM;
 		goto fail;
@@ -409,9 +426,31 @@ int sl_policies_configure(struct sl_policies *ps, const struct sl_config *cfg, u
 			}
 		}
 	}
-	/* Phase 2: keep the history of policies whose name (and parameters)
-	 * survive; take back outstanding credit; open every gate (the
-	 * indexes may have moved) and re-learn the counters' baselines. */
+	ps->next = v;
+	ps->next_old = old;
+	ps->next_n = n;
+	return 0;
+
+fail:
+	if (v)
+		free_all(v, n, now);
+	free(old);
+	return err;
+}
+
+void sl_policies_commit(struct sl_policies *ps, uint64_t now)
+{
+	struct policy_rt *v = ps->next, **old = ps->next_old;
+	size_t n = ps->next_n;
+
+	if (!v)
+		return;
+	ps->next = NULL;
+	ps->next_old = NULL;
+	ps->next_n = 0;
+	/* Keep the history of policies whose name (and parameters) survive;
+	 * take back outstanding credit; open every gate (the indexes may have
+	 * moved) and re-learn the counters' baselines. */
 	for (size_t j = 0; j < ps->n; j++)
 		reclaim(&ps->v[j], now);
 	for (size_t i = 0; i < n; i++) {
@@ -459,12 +498,14 @@ int sl_policies_configure(struct sl_policies *ps, const struct sl_config *cfg, u
 		publish(p, now);
 	}
 	free(old);
-	return 0;
+}
 
-fail:
-	if (v)
-		free_all(v, n, now);
-	free(old);
+int sl_policies_configure(struct sl_policies *ps, const struct sl_config *cfg, uint64_t now)
+{
+	int err = sl_policies_prepare(ps, cfg, now);
+
+	if (!err)
+		sl_policies_commit(ps, now);
 	return err;
 }
 

@@ -56,6 +56,13 @@ void sl_policies_free(struct sl_policies *ps);
  * call.  0 or a negative errno, with nothing changed.
  */
 int sl_policies_configure(struct sl_policies *ps, const struct sl_config *cfg, uint64_t now);
+/* The same in two steps, so a caller can make several parts all or
+ * nothing: prepare does everything that can fail (new controllers and
+ * schedulers, external signal sockets) and changes nothing running;
+ * commit switches (cannot fail); abort drops a prepared configuration. */
+int sl_policies_prepare(struct sl_policies *ps, const struct sl_config *cfg, uint64_t now);
+void sl_policies_commit(struct sl_policies *ps, uint64_t now);
+void sl_policies_abort(struct sl_policies *ps);
 /* How many policies the current configuration has. */
 size_t sl_policies_count(const struct sl_policies *ps);
 

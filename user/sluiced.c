@@ -198,11 +198,18 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 		plan.config.flags |= SLUICE_CFG_SHADOW;
 	else
 		plan.config.flags &= ~(__u32)SLUICE_CFG_SHADOW;
-	err = sl_apply_plan(&d->dp.maps, &plan);
+	/* What can fail comes before the data path switches generation. */
+	err = d->policies ? sl_policies_prepare(d->policies, cfg, sl_mono_ns()) : 0;
+	if (!err)
+		err = sl_apply_plan(&d->dp.maps, &plan);
 	if (!err && d->adm)
 		err = sl_adm_configure(d->adm, cfg, &plan, sl_mono_ns());
-	if (!err && d->policies)
-		err = sl_policies_configure(d->policies, cfg, sl_mono_ns());
+	if (d->policies) {
+		if (!err)
+			sl_policies_commit(d->policies, sl_mono_ns());
+		else
+			sl_policies_abort(d->policies);
+	}
 	if (!err) {
 		pr_info("classification: %zu source and %zu local prefixes, %u client-port and "
 			"%u local-port classes, %zu table entries", plan.classes.n_src,

@@ -380,6 +380,28 @@ static void test_external_socket(void **state)
 	assert_true(fabs(json_number_value(json_object_get(policy0(j), "signal_ms")) - 70) < 1e-9);
 	json_decref(j);
 
+	/* A configuration whose socket cannot be bound changes nothing;
+	 * one prepared and then aborted leaves no socket behind. */
+	{
+		char bad[4096], sig2[256], other[128];
+		struct sl_config *nobind, *second;
+
+		snprintf(sig2, sizeof(sig2), "{type: external, external_socket: %s/no/such/dir.sock}", dir);
+		snprintf(bad, sizeof(bad), EXT_YAML("app"), sig2);
+		nobind = load(bad);
+		assert_true(sl_policies_configure(ps, nobind, now) < 0);
+		assert_int_equal(sl_policies_count(ps), 1);
+		snprintf(other, sizeof(other), "%s/other.sock", dir);
+		snprintf(sig2, sizeof(sig2), "{type: external, external_socket: %s}", other);
+		snprintf(bad, sizeof(bad), EXT_YAML("app2"), sig2);
+		second = load(bad);
+		assert_int_equal(sl_policies_prepare(ps, second, now), 0);
+		assert_int_equal(stat(other, &st), 0);
+		sl_policies_abort(ps);
+		assert_int_equal(stat(other, &st), -1);
+		sl_config_free(nobind);
+		sl_config_free(second);
+	}
 	send_sample(sock, "10");
 	now += SEC;
 	sl_policies_tick(ps, now);
