@@ -644,6 +644,18 @@ static void jnum(struct json_out *jo, const char *key, double v)
 		jo_null(jo, key);
 }
 
+/* A workload's display name: its name, its index when unnamed (Aperture's
+ * label), "default" for the last (the default workload).  buf: 24 bytes. */
+static const char *workload_name(const struct policy_rt *p, size_t w, size_t n, char *buf)
+{
+	if (w + 1 == n)
+		return "default";
+	if (p->cfg->workloads[w].name)
+		return p->cfg->workloads[w].name;
+	snprintf(buf, 24, "%zu", w);
+	return buf;
+}
+
 static void dump_workloads(struct policy_rt *p, struct json_out *jo, uint64_t now)
 {
 	size_t n = sl_ls_workload_count(p->ls);
@@ -659,14 +671,7 @@ static void dump_workloads(struct policy_rt *p, struct json_out *jo, uint64_t no
 			break;
 		read_wl_stats(p, wl_slot(dflt ? -1 : (int)w), &ds);
 		jo_obj_begin(jo, NULL);
-		if (dflt) {
-			jo_str(jo, "name", "default");
-		} else if (p->cfg->workloads[w].name) {
-			jo_str(jo, "name", p->cfg->workloads[w].name);
-		} else {
-			snprintf(idx, sizeof(idx), "%zu", w); /* Aperture: the index */
-			jo_str(jo, "name", idx);
-		}
+		jo_str(jo, "name", workload_name(p, w, n, idx));
 		jo_double(jo, "priority", ws.priority);
 		jnum(jo, "tokens", ws.tokens);
 		jo_u64(jo, "admitted", ws.admitted);
@@ -818,16 +823,12 @@ void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now)
 
 			for (size_t w = 0; w < n; w++) {
 				struct sl_ls_workload_stats ws;
-				const char *wname = w + 1 == n ? "default" : p->cfg->workloads[w].name;
 				char idx[24];
+				const char *wname = workload_name(p, w, n, idx);
 				double v = 0;
 
 				if (sl_ls_get_workload_stats(p->ls, now, w, &ws))
 					break;
-				if (!wname) {
-					snprintf(idx, sizeof(idx), "%zu", w);
-					wname = idx;
-				}
 				switch (m) {
 				case 0: v = (double)ws.admitted; break;
 				case 1: v = (double)ws.inline_admitted; break;
