@@ -15,6 +15,8 @@ SLUICED=$B/sluiced
 SLUICECTL=$B/sluicectl
 LAB_SERVICE=$B/lab_service
 LAB_LOAD=$B/lab_load
+LAB_PEER=$B/lab_peer
+CONFIGS=$E2E_ROOT/tests/e2e/configs
 TOPO=$E2E_ROOT/tests/lab/topo.sh
 PIN_DIR=/sys/fs/bpf/sluice
 CLI_NS=sl-cli
@@ -24,6 +26,20 @@ SRV6=fd53:6c75:6963::1
 T_N=0
 T_FAIL=0
 E2E_PIDS=()
+
+# jq 1.6 exits 0 for `jq -e FILTER` on empty input: a check whose command
+# printed nothing (a daemon that died, a CLI that failed) would pass.  With
+# -e, this wrapper also fails when jq printed nothing.  Exported, so that
+# `bash -c "... | jq -e ..."` inside a check gets it too.
+jq() {
+	local a e=0 out rc
+	for a in "$@"; do [[ $a =~ ^-[a-zA-Z]*e[a-zA-Z]*$ ]] && e=1; done
+	[ $e = 1 ] || { command jq "$@"; return; }
+	out=$(command jq "$@"); rc=$?
+	[ -n "$out" ] && printf '%s\n' "$out"
+	[ $rc -eq 0 ] && [ -n "$out" ]
+}
+export -f jq
 
 ok()     { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
 not_ok() { T_N=$((T_N + 1)); T_FAIL=$((T_FAIL + 1)); echo "not ok $T_N - $*"; }
@@ -134,6 +150,19 @@ kill_daemon_hard() {
 }
 
 status_json() { "$SLUICECTL" status --pin-dir "$PIN_DIR" --json; }
+
+# hb_max_age SECONDS: sample the daemon's heartbeat age (every ~20 ms) for
+# SECONDS and print the largest age seen, in ms: how long the daemon's
+# loop was kept from its tick.
+hb_max_age() {
+	local end=$(( $(date +%s%N) + $1 * 1000000000 )) max=0 a
+	while [ "$(date +%s%N)" -lt "$end" ]; do
+		a=$(status_json 2>/dev/null | jq -r '.heartbeat_age_ms // 999999')
+		[ "$a" -gt "$max" ] && max=$a
+		sleep 0.02
+	done
+	echo "$max"
+}
 
 # level_field LEVEL FIELD: one number from sluicectl status --json.
 level_field() {
