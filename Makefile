@@ -32,14 +32,14 @@ endif
 
 # Pure engines: no BPF, no I/O beyond reading a config file.  Unit-tested.
 CORE_SRCS  := user/diag.c user/yaml_doc.c user/config.c user/config_net.c user/config_flowschema.c user/config_labels.c user/config_policy.c user/concurrency.c user/labels.c user/shuffle.c \
-              user/level_slots.c user/json_out.c user/cgroup_path.c user/fmt.c user/plan.c user/hostport.c
+              user/level_slots.c user/json_out.c user/cgroup_path.c user/fmt.c user/plan.c user/hostport.c user/clock.c user/read_file.c
 CORE_SRCS  += user/classifier.c user/class_compiler.c user/flowhash.c user/pending.c
 CORE_SRCS  += user/queueset.c
 CORE_SRCS  += user/borrowing.c
 CORE_SRCS  += user/aimd.c
 CORE_SRCS  += user/loadsched.c
 # Adapters: libbpf, pinned maps, attach/detach.
-ADPT_SRCS  := user/log.c user/pinned_maps.c user/loader.c user/apply.c user/expiry.c user/control.c user/admission.c user/policy_rt.c user/metrics.c
+ADPT_SRCS  := user/log.c user/request_server.c user/pinned_maps.c user/loader.c user/apply.c user/expiry.c user/control.c user/admission.c user/policy_rt.c user/metrics.c
 CORE_OBJS  := $(CORE_SRCS:user/%.c=$(BUILD)/%.o)
 ADPT_OBJS  := $(ADPT_SRCS:user/%.c=$(BUILD)/%.o)
 
@@ -50,7 +50,7 @@ BPF_HDRS   := $(wildcard bpf/*.h) include/sluice_abi.h
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/%,$(wildcard tests/unit/test_*.c))
 PKT_TEST   := $(BUILD)/test_packets $(BUILD)/test_classify
-LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load
+LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load $(BUILD)/lab_peer
 BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 
 .PHONY: all deps test demo bench fuzz clean
@@ -108,6 +108,15 @@ $(BUILD)/lab_%: tests/lab/lab_%.c tests/lab/lab_cli.h | $(BUILD)
 $(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(BUILD)/libsluice_core.a
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(filter-out %.h,$^) -o $@ $(LDLIBS) -lcmocka -ljansson
+
+# The request server is an adapter (sockets); its test needs only it.
+$(BUILD)/test_request_server: tests/unit/test_request_server.c $(BUILD)/request_server.o $(BUILD)/libsluice_core.a
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
+
+$(BUILD)/test_control: tests/unit/test_control.c $(BUILD)/control.o
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lcmocka
 
 # policy_rt is an adapter (it writes the gate maps when it has a data path);
 # its unit test runs it without one, so it links the adapters and libbpf.

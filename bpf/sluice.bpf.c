@@ -75,18 +75,22 @@ static __always_inline void emit_event(const struct sluice_config *cfg,
 	bpf_ringbuf_submit(ev, 0);
 }
 
-/* Heartbeat older than the configured timeout (or never written). */
-static __always_inline bool heartbeat_stale(const struct sluice_config *cfg, __u64 now)
+/* How old the daemon's heartbeat is (U64_MAX: never written). */
+static __always_inline __u64 heartbeat_age(__u64 now)
 {
 	struct sluice_heartbeat *hb;
 	__u32 zero = 0;
 
-	if (!cfg->heartbeat_timeout_ns)
-		return false;
 	hb = bpf_map_lookup_elem(&sl_heartbeat, &zero);
 	if (!hb || !hb->mono_ns)
-		return true;
-	return now > hb->mono_ns && now - hb->mono_ns > cfg->heartbeat_timeout_ns;
+		return ~0ULL;
+	return now > hb->mono_ns ? now - hb->mono_ns : 0;
+}
+
+/* Older than a limit (0 = no limit). */
+static __always_inline bool older_than(__u64 age, __u64 limit)
+{
+	return limit && age > limit;
 }
 
 /* Classify a SYN with the tables the daemon compiled: four O(1)
@@ -185,7 +189,7 @@ static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt
 	/* ADMIT: the daemon reserved the seats; the connection now holds them. */
 	seats = bpf_map_lookup_elem(&sl_seats, &t.level);
 	if (seats)
-		__sync_fetch_and_add(&seats->claimed, t.seats);
+		__sync_fetch_and_sub(&seats->unclaimed, t.seats);
 	c.admitted_ns = now;
 	c.level = t.level;
 	c.seats = t.seats;
@@ -240,8 +244,8 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	struct sluice_wl_stats *ws = NULL;
 	__u32 zero = 0, level, need;
 	__s64 mtok = 0;
-	__u64 now;
-	bool force = false, stale, shadow;
+	__u64 now, age;
+	bool force = false, stale, undispatched, shadow;
 	int err;
 
 	STAT_INC(gs, syns);
@@ -277,11 +281,14 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 			return verdict;
 	}
 	need = cls->seats ? cls->seats : 1;
-	stale = heartbeat_stale(cfg, now);
+	age = heartbeat_age(now);
+	stale = older_than(age, cfg->heartbeat_timeout_ns);
+	/* Nobody dispatches what would be deferred: never defer then. */
+	undispatched = stale || older_than(age, cfg->dispatch_timeout_ns);
 	shadow = cfg->flags & SLUICE_CFG_SHADOW;
 
 	/* Gate 1: the policy's load scheduler, when a policy selects the SYN.
-	 * A stale heartbeat opens it: the daemon that would queue is gone. */
+	 * Without a dispatcher it is open: the daemon that would queue is gone. */
 	if (cls->policy < SLUICE_MAX_POLICIES) {
 		__u32 pol = cls->policy, slot = policy_slot(cls);
 		struct sluice_policy_gate *g = bpf_map_lookup_elem(&sl_pol_gate, &pol);
@@ -291,7 +298,7 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 		if (ws)
 			ws->syns++;
 		mtok = tokens ? *tokens : 0;
-		if (g && g->mode == SLUICE_POLICY_THROTTLE && !stale && mtok) {
+		if (g && g->mode == SLUICE_POLICY_THROTTLE && !undispatched && mtok) {
 			if (g->waiting || !take_credit(g, mtok)) {
 				if (ws)
 					ws->deferred++;
@@ -330,8 +337,16 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 		force = true; /* admit, but keep counting seats */
 	}
 
+	/* Connections waiting in the daemon's queues go first, unless no
+	 * daemon is there to dispatch them; then the seats of tickets nobody
+	 * claimed are lent out too (at most the limit again). */
 	if (force) {
 		__sync_fetch_and_add(&seats->seats_in_use, need);
+	} else if (undispatched) {
+		__u64 lent = seats->unclaimed < lvl->seat_limit ? seats->unclaimed : lvl->seat_limit;
+
+		if (!reserve_seats(seats, need, lvl->seat_limit + lent))
+			goto over_limit;
 	} else if (seats->waiting || !reserve_seats(seats, need, lvl->seat_limit)) {
 		goto over_limit;
 	}
@@ -386,6 +401,12 @@ over_limit:
 		STAT_INC(gs, rst_failed);
 	}
 	ls->deferred++;
+	if (undispatched) {
+		/* No queue without a dispatcher: the client's retransmit
+		 * tries again, within the limit as above. */
+		STAT_INC(gs, undispatched);
+		return XDP_DROP;
+	}
 	emit_event(cfg, gs, SLUICE_EV_DEFER, SLUICE_GATE_LEVEL, cls, &p->key, now);
 	return XDP_DROP;
 

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #endif
 
-#define SLUICE_ABI_VERSION 2
+#define SLUICE_ABI_VERSION 3
 
 /* Sizes.  Connection table size is the default; the daemon may resize. */
 #define SLUICE_MAX_LEVELS      64
@@ -129,6 +129,13 @@ struct sluice_class_key {
  * object loaded by bpftool cannot have its rodata set (ebpf-notes §0.4). */
 struct sluice_config {
 	__u64 heartbeat_timeout_ns; /* 0 = never stale (failsafe off) */
+	/* A heartbeat older than this (a few ticks) means nobody dispatches
+	 * deferred connections: the data path stops deferring to the daemon
+	 * (the published waiting counts are ignored, policy gates open, a SYN
+	 * over its level's limit is dropped without an event, so the client's
+	 * retransmit retries) long before the failsafe's heartbeat_timeout.
+	 * 0 = never. */
+	__u64 dispatch_timeout_ns;
 	__u32 fail_mode;            /* enum sluice_fail_mode */
 	__u32 events_per_sec;       /* per CPU cap on ring buffer events, 0 = none */
 	__u32 abi_version;          /* SLUICE_ABI_VERSION, written by the daemon */
@@ -182,8 +189,11 @@ struct sluice_seats {
 	__u64 seats_in_use;
 	__u64 waiting; /* connections deferred and not yet admitted */
 	__u64 expired; /* admitted connections that never established (daemon sweep) */
-	__u64 claimed; /* seats of admit tickets claimed, cumulative: what the daemon
-			* dispatched minus this (and what it withdrew) is still unclaimed */
+	__u64 unclaimed; /* seats reserved for admit tickets nobody claimed yet: the
+			  * daemon adds before it writes a ticket, and whoever deletes
+			  * the ticket (XDP's claim, the daemon's withdrawal) subtracts.
+			  * Without a dispatcher the data path lends these seats out
+			  * (their clients may never come back). */
 };
 
 /* sl_lvl_stats[level]: per-CPU counters, summed by readers. */
@@ -216,6 +226,8 @@ struct sluice_stats {
 	__u64 policy_deferred;/* SYNs dropped by a throttled policy's gate */
 	__u64 policy_refunds; /* policy tokens given back because the level refused */
 	__u64 shadow_passed;  /* shadow mode: SYNs a gate refused, admitted anyway */
+	__u64 undispatched;   /* SYNs over their level's limit while no daemon dispatched
+			       * (heartbeat older than dispatch_timeout_ns): dropped, no event */
 };
 
 /* sl_conns: one entry per admitted connection, keyed by its 4-tuple. */
@@ -319,8 +331,8 @@ struct sluice_ev_limit {
  * the daemon granted from its bucket for the next tick; the daemon takes
  * back what is left (an atomic exchange) before it grants again.  Tokens
  * the gate took go back to the credit when the priority level then refuses
- * the SYN.  A stale heartbeat opens every policy gate (fail-open: the
- * daemon that would queue is gone).
+ * the SYN.  A heartbeat older than dispatch_timeout_ns opens every policy
+ * gate (fail-open: the daemon that would queue is gone).
  */
 enum sluice_policy_mode {
 	SLUICE_POLICY_PASS     = 0,

@@ -37,9 +37,7 @@ struct level_rt {
 	struct sl_level_limits lim;
 	uint32_t current_cl;    /* after borrowing */
 	uint64_t ticket_seats;  /* seats held by connections we dispatched */
-	/* Admit tickets not claimed yet, in seats: dispatched - withdrawn -
-	 * (claimed as the data path counts it - its value at start). */
-	uint64_t dispatched_total, withdrawn_total, claimed_base;
+	uint64_t dispatched_total; /* seats dispatched on admit tickets, cumulative */
 	/* Of dispatched connections that closed: how long the ticket waited
 	 * for its claim and how long the connection then held its seats
 	 * (moving averages, ns; 0 = no sample yet): overbook_cap(). */
@@ -116,6 +114,7 @@ static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool r
 	if (!reserved)
 		__atomic_fetch_add(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
 				   __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&adm->dp->seats[p->level].unclaimed, (uint64_t)p->seats, __ATOMIC_SEQ_CST);
 	l->ticket_seats += p->seats;
 	l->dispatched_total += p->seats;
 	p->state = SL_PENDING_ADMITTED;
@@ -128,6 +127,8 @@ static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool r
 	if (write_ticket(adm, p, SLUICE_TICKET_ADMIT, now)) {
 		/* No ticket, no admission: give the seats back. */
 		__atomic_fetch_sub(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
+				   __ATOMIC_SEQ_CST);
+		__atomic_fetch_sub(&adm->dp->seats[p->level].unclaimed, (uint64_t)p->seats,
 				   __ATOMIC_SEQ_CST);
 		l->ticket_seats -= p->seats;
 		l->dispatched_total -= p->seats;
@@ -164,11 +165,7 @@ static uint64_t bpf_seats(const struct level_rt *l)
 
 static uint64_t unclaimed_seats(const struct level_rt *l)
 {
-	uint64_t claimed = __atomic_load_n(&l->adm->dp->seats[l->slot].claimed, __ATOMIC_RELAXED) -
-			   l->claimed_base;
-	uint64_t gone = l->withdrawn_total + claimed;
-
-	return l->dispatched_total > gone ? l->dispatched_total - gone : 0;
+	return __atomic_load_n(&l->adm->dp->seats[l->slot].unclaimed, __ATOMIC_RELAXED);
 }
 
 /*
@@ -461,7 +458,8 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 				return;
 			__atomic_fetch_sub(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
 					   __ATOMIC_SEQ_CST);
-			l->withdrawn_total += p->seats;
+			__atomic_fetch_sub(&adm->dp->seats[p->level].unclaimed, (uint64_t)p->seats,
+					   __ATOMIC_SEQ_CST);
 			/* The seats sat idle from the dispatch until now: that
 			 * is what the flow used (charging nothing would let a
 			 * flow of clients that gave up keep the front). */
@@ -589,12 +587,20 @@ static void clear_stale_tickets(struct sl_admission *adm)
 		key = next;
 		if (bpf_map_lookup_elem(fd, &key, &t) || bpf_map_delete_elem(fd, &key))
 			continue;
-		if (t.verdict == SLUICE_TICKET_ADMIT && t.level < SLUICE_MAX_LEVELS)
+		if (t.verdict == SLUICE_TICKET_ADMIT && t.level < SLUICE_MAX_LEVELS) {
 			__atomic_fetch_sub(&adm->dp->seats[t.level].seats_in_use, (uint64_t)t.seats,
 					   __ATOMIC_SEQ_CST);
+			__atomic_fetch_sub(&adm->dp->seats[t.level].unclaimed, (uint64_t)t.seats,
+					   __ATOMIC_SEQ_CST);
+		}
 	}
 	if (n)
 		pr_info("dropped %u ticket%s left by a previous daemon", n, n == 1 ? "" : "s");
+	/* No ticket left: nothing is unclaimed (whatever a daemon that died
+	 * between its count and its ticket write left behind). */
+	if (bpf_map_get_next_key(fd, NULL, &next))
+		for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
+			__atomic_store_n(&adm->dp->seats[s].unclaimed, 0, __ATOMIC_SEQ_CST);
 }
 
 int sl_adm_create(struct sl_admission **out, struct sl_dataplane *dp, const uint8_t hash_key[16],
@@ -618,7 +624,6 @@ int sl_adm_create(struct sl_admission **out, struct sl_dataplane *dp, const uint
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
 		adm->levels[s].adm = adm;
 		adm->levels[s].slot = s;
-		adm->levels[s].claimed_base = __atomic_load_n(&dp->seats[s].claimed, __ATOMIC_RELAXED);
 	}
 	*out = adm;
 	return 0;
@@ -882,54 +887,116 @@ static int dump_request(void *ctx, const struct sl_qs_req_info *r)
 	return 0;
 }
 
-void sl_adm_dump(struct sl_admission *adm, FILE *f, const char *what, const char *level)
-{
+/* A dump in progress: where it stands, by slot and queue index, never by
+ * pointer (a reload between two parts may free a level's queues). */
+struct sl_adm_dump {
+	struct sl_admission *adm;
 	struct json_out jo;
+	char what[8];
+	char level[SLUICE_LEVEL_NAME_LEN]; /* "" = every level */
+	unsigned slot;
+	uint32_t queue;
+};
 
-	jo_init(&jo, f, false);
-	jo_obj_begin(&jo, NULL);
-	jo_str(&jo, "what", what);
-	if (!strcmp(what, "levels")) {
-		jo_str(&jo, "borrowing_regime", sl_borrow_regime_name(adm->last_borrow.regime));
-		jo_double(&jo, "fair_prop", adm->last_borrow.fair_prop);
-	}
-	jo_arr_begin(&jo, what);
-	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
-		struct level_rt *l = &adm->levels[s];
+/* Queues per part of a queues dump: a few milliseconds of rendering. */
+#define DUMP_QUEUES_PER_PART 1024
+
+static void dump_queue(struct json_out *jo, const struct level_rt *l,
+		       const struct sl_qs_queue_info *qi)
+{
+	char buf[40];
+
+	jo_obj_begin(jo, NULL);
+	jo_str(jo, "level", l->name);
+	jo_u64(jo, "index", qi->index);
+	jo_u64(jo, "waiting", qi->waiting);
+	jo_u64(jo, "executing", qi->executing);
+	jo_u64(jo, "seats_in_use", qi->seats_in_use);
+	sl_ss_format(qi->next_dispatch_r, buf, sizeof(buf));
+	jo_str(jo, "next_dispatch_r", buf);
+	jo_u64(jo, "max_seats_sum", qi->max_seats_sum);
+	sl_ss_format(qi->total_work_sum, buf, sizeof(buf));
+	jo_str(jo, "total_work_sum", buf);
+	jo_obj_end(jo);
+}
+
+/* Write the dump's next part; false once it is complete. */
+static bool dump_part(struct sl_adm_dump *d, FILE *f)
+{
+	struct sl_admission *adm = d->adm;
+	unsigned budget = DUMP_QUEUES_PER_PART;
+
+	d->jo.f = f;
+	for (; d->slot < SLUICE_MAX_LEVELS; d->slot++, d->queue = 0) {
+		struct level_rt *l = &adm->levels[d->slot];
 
 		if (!l->active && !l->qs)
 			continue;
-		if (level && strcmp(level, l->name))
+		if (d->level[0] && strcmp(d->level, l->name))
 			continue;
-		if (!strcmp(what, "levels")) {
-			dump_level(adm, &jo, l);
-		} else if (!strcmp(what, "queues") && l->qs) {
-			for (uint32_t q = 0; q < sl_qs_queue_count(l->qs); q++) {
-				struct sl_qs_queue_info qi;
-				char buf[40];
+		if (!strcmp(d->what, "levels")) {
+			dump_level(adm, &d->jo, l);
+		} else if (!strcmp(d->what, "queues") && l->qs) {
+			struct sl_qs_queue_info qi;
 
-				if (sl_qs_queue_info(l->qs, q, &qi))
-					break;
-				jo_obj_begin(&jo, NULL);
-				jo_str(&jo, "level", l->name);
-				jo_u64(&jo, "index", qi.index);
-				jo_u64(&jo, "waiting", qi.waiting);
-				jo_u64(&jo, "executing", qi.executing);
-				jo_u64(&jo, "seats_in_use", qi.seats_in_use);
-				sl_ss_format(qi.next_dispatch_r, buf, sizeof(buf));
-				jo_str(&jo, "next_dispatch_r", buf);
-				jo_u64(&jo, "max_seats_sum", qi.max_seats_sum);
-				sl_ss_format(qi.total_work_sum, buf, sizeof(buf));
-				jo_str(&jo, "total_work_sum", buf);
-				jo_obj_end(&jo);
+			for (; !sl_qs_queue_info(l->qs, d->queue, &qi); d->queue++) {
+				if (!budget--)
+					return true; /* resume at this queue */
+				dump_queue(&d->jo, l, &qi);
 			}
-		} else if (!strcmp(what, "flows") && l->qs) {
-			struct flows_ctx fc = {.adm = adm, .jo = &jo, .l = l};
+		} else if (!strcmp(d->what, "flows") && l->qs) {
+			struct flows_ctx fc = {.adm = adm, .jo = &d->jo, .l = l};
 
 			sl_qs_foreach_request(l->qs, dump_request, &fc);
 		}
 	}
-	jo_arr_end(&jo);
-	jo_obj_end(&jo);
-	jo_finish(&jo);
+	jo_arr_end(&d->jo);
+	jo_obj_end(&d->jo);
+	jo_finish(&d->jo);
+	return false;
+}
+
+struct sl_adm_dump *sl_adm_dump_begin(struct sl_admission *adm, FILE *f, const char *what,
+				      const char *level)
+{
+	struct sl_adm_dump *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		fputs("{\"error\":\"out of memory\"}\n", f);
+		return NULL;
+	}
+	d->adm = adm;
+	snprintf(d->what, sizeof(d->what), "%s", what);
+	snprintf(d->level, sizeof(d->level), "%s", level ? level : "");
+	jo_init(&d->jo, f, false);
+	jo_obj_begin(&d->jo, NULL);
+	jo_str(&d->jo, "what", what);
+	if (!strcmp(what, "levels")) {
+		jo_str(&d->jo, "borrowing_regime", sl_borrow_regime_name(adm->last_borrow.regime));
+		jo_double(&d->jo, "fair_prop", adm->last_borrow.fair_prop);
+	}
+	jo_arr_begin(&d->jo, what);
+	if (dump_part(d, f))
+		return d;
+	free(d);
+	return NULL;
+}
+
+bool sl_adm_dump_next(struct sl_adm_dump *d, FILE *f)
+{
+	return dump_part(d, f);
+}
+
+void sl_adm_dump_free(struct sl_adm_dump *d)
+{
+	free(d);
+}
+
+void sl_adm_dump(struct sl_admission *adm, FILE *f, const char *what, const char *level)
+{
+	struct sl_adm_dump *d = sl_adm_dump_begin(adm, f, what, level);
+
+	while (d && sl_adm_dump_next(d, f))
+		;
+	sl_adm_dump_free(d);
 }

@@ -69,7 +69,14 @@ void sl_adm_set_borrow_period(struct sl_admission *adm, uint64_t period_ns);
 void sl_adm_metrics(struct sl_admission *adm, FILE *f);
 
 /* JSON dumps for sluicectl: "levels", "queues" and "flows" (level NULL:
- * every level). */
+ * every level).  sl_adm_dump writes it whole; a dump of many queues is
+ * also written in parts: begin writes the first (NULL when that was all),
+ * next each following one until it returns false; free at any point. */
 void sl_adm_dump(struct sl_admission *adm, FILE *f, const char *what, const char *level);
+struct sl_adm_dump;
+struct sl_adm_dump *sl_adm_dump_begin(struct sl_admission *adm, FILE *f, const char *what,
+				      const char *level);
+bool sl_adm_dump_next(struct sl_adm_dump *d, FILE *f);
+void sl_adm_dump_free(struct sl_adm_dump *d);
 
 #endif

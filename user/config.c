@@ -26,6 +26,7 @@
 #define _GNU_SOURCE /* asprintf */
 #endif
 #include "config.h"
+#include "read_file.h"
 #include "config_decode.h"
 #include "hostport.h"
 
@@ -2173,9 +2174,8 @@ int sl_config_load_file(const char *path, struct sl_config **out,
 {
 	struct sl_diags local = SL_DIAGS_INIT;
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	struct stat st;
-	int fd, rc;
+	size_t len = 0;
+	int rc;
 
 	if (out)
 		*out = NULL;
@@ -2187,64 +2187,18 @@ int sl_config_load_file(const char *path, struct sl_config **out,
 		rc = -EINVAL;
 		goto out;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
+	rc = sl_read_file(path, SL_MAX_FILE_SIZE, &buf, &len);
+	if (rc == -EFBIG) {
 		sl_diags_add(diags, SL_SEV_ERROR, path, 0, 0, NULL, NULL,
-			     "cannot open configuration file: %s", strerror(-rc));
+			     "configuration file is larger than %u MiB", SL_MAX_FILE_SIZE >> 20);
 		goto out;
 	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		rc = -EISDIR;
+	if (rc) {
 		sl_diags_add(diags, SL_SEV_ERROR, path, 0, 0, NULL, NULL,
-			     "cannot read configuration file: %s", strerror(EISDIR));
-		close(fd);
+			     "cannot %s configuration file: %s",
+			     rc == -EISDIR || rc == -EIO ? "read" : "open", strerror(-rc));
 		goto out;
 	}
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : 16384;
-			char *nb;
-
-			if (cap >= SL_MAX_FILE_SIZE + 1) {
-				rc = -EFBIG;
-				sl_diags_add(diags, SL_SEV_ERROR, path, 0, 0, NULL, NULL,
-					     "configuration file is larger than %u MiB",
-					     SL_MAX_FILE_SIZE >> 20);
-				close(fd);
-				goto out;
-			}
-			if (ncap > SL_MAX_FILE_SIZE + 1)
-				ncap = SL_MAX_FILE_SIZE + 1;
-			nb = realloc(buf, ncap);
-			if (!nb) {
-				rc = -ENOMEM;
-				sl_diags_add(diags, SL_SEV_ERROR, path, 0, 0, NULL, NULL,
-					     "out of memory reading the configuration file");
-				close(fd);
-				goto out;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			sl_diags_add(diags, SL_SEV_ERROR, path, 0, 0, NULL, NULL,
-				     "cannot read configuration file: %s",
-				     strerror(-rc));
-			close(fd);
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
 	rc = sl_config_load_buffer(path, buf, len, out, diags);
 out:
 	free(buf);

@@ -1,10 +1,21 @@
 /*
- * The daemon's control socket (adapter): a Unix stream socket on which
- * `sluicectl reload` asks for a reload and gets the outcome back.
+ * The daemon's control socket: its protocol (both sides) and the socket's
+ * set-up (adapter).  A Unix stream socket, mode 0600, in a directory that
+ * belongs to the daemon's user and that nobody else may write.
  *
- * Protocol: the client writes one line ("reload\n"); the daemon answers
- * with one JSON object {"ok": bool, "message": "...", "diagnostics": [...]}
- * and closes.  Root only (mode 0600).
+ * Protocol: one request line per connection, at most
+ * SL_CONTROL_REQUEST_MAX bytes with its "\n"; the daemon answers with one
+ * JSON object and closes.  Words match exactly (no prefixes):
+ *
+ *   levels [LEVEL]    {"what":"levels","borrowing_regime":..,"fair_prop":..,"levels":[..]}
+ *   queues [LEVEL]    {"what":"queues","queues":[{"level","index","waiting",..}]}
+ *   flows  [LEVEL]    {"what":"flows","flows":[{"level","queue","state",..}]}
+ *   controller        {"policies":[..]}  (policy_rt.c's dump)
+ *   reload            {"ok","message","shadow","config","diagnostics":[..]}
+ *   shadow on|off     {"ok","message","shadow","config","diagnostics":[]}
+ *
+ * Anything else is answered {"ok":false,"message":"<why>",...} in the
+ * reload/shadow shape.
  */
 #ifndef SLUICE_CONTROL_H
 #define SLUICE_CONTROL_H
@@ -12,14 +23,33 @@
 #include <stddef.h>
 
 #define SL_DEFAULT_CONTROL_SOCKET "/run/sluice/sluiced.sock"
+#define SL_CONTROL_REQUEST_MAX    256
 
-/* Listen on path (its directory is created; a stale socket replaced).
- * Returns the listening fd or a negative errno. */
-int sl_control_listen(const char *path);
+enum sl_control_cmd {
+	SL_CTL_LEVELS,
+	SL_CTL_QUEUES,
+	SL_CTL_FLOWS,
+	SL_CTL_CONTROLLER,
+	SL_CTL_RELOAD,
+	SL_CTL_SHADOW,
+};
 
-/* Accept one client and read its request line into buf (NUL-terminated,
- * newline stripped).  Returns the client fd or a negative errno. */
-int sl_control_accept(int listen_fd, char *buf, size_t len);
+struct sl_control_req {
+	enum sl_control_cmd cmd;
+	const char *word;  /* the request word, as in the table above */
+	const char *arg;   /* LEVEL, "on"/"off", or NULL */
+};
+
+/* Parse one request line (its "\n" stripped or not; the buffer is
+ * modified).  0, or -EINVAL with *why saying what is wrong. */
+int sl_control_parse(char *line, struct sl_control_req *out, const char **why);
+
+/* Listen on path.  Its directory is created 0700 when missing; an existing
+ * one must be a directory owned by this user and writable by nobody else,
+ * a socket left by a daemon that died is replaced, anything else at path
+ * (a file, a live daemon's socket) is refused.  Returns the listening fd
+ * (non-blocking) or a negative errno with why filled in. */
+int sl_control_listen(const char *path, char *why, size_t why_len);
 
 /* Client side: send request, read the whole answer into a malloc'd
  * string (*answer).  0 or a negative errno. */

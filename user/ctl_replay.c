@@ -12,9 +12,11 @@
 #include "aimd.h"
 #include "config.h"
 #include "ctl.h"
+#include "read_file.h"
 #include "json_out.h"
 
 #define MAX_OBS_WINDOW 100000
+#define MAX_TRACE_BYTES (64u << 20) /* ~2 million rows: days of 100 ms samples */
 
 static void replay_usage(FILE *f)
 {
@@ -79,28 +81,38 @@ static char *trim(char *s, char **end_out)
 static int read_trace(const char *path, struct row **rows_out, size_t *n_out,
 		      bool *has_setpoint)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	char *line = NULL;
-	size_t cap = 0, n = 0, rcap = 0;
+	char *text = NULL, *line, *next;
+	size_t n = 0, rcap = 0, text_len;
 	struct row *rows = NULL;
 	int colidx[16]; /* field -> COL_*, header order */
-	int nfields = 0, ret = -1;
+	int nfields = 0, ret = -1, err;
 	unsigned lineno = 0;
 	bool header = false;
-	ssize_t len;
+	size_t len;
 
 	*has_setpoint = false;
-	if (!f) {
-		fprintf(stderr, "sluicectl replay: %s: %s\n", path, strerror(errno));
+	err = sl_read_file(path, MAX_TRACE_BYTES, &text, &text_len);
+	if (err == -EFBIG) {
+		fprintf(stderr, "sluicectl replay: %s: a trace holds at most %u MiB\n", path,
+			MAX_TRACE_BYTES >> 20);
 		return -1;
 	}
-	while ((len = getline(&line, &cap, f)) != -1) {
+	if (err) {
+		fprintf(stderr, "sluicectl replay: %s: %s\n", path, strerror(-err));
+		return -1;
+	}
+	for (line = text; line < text + text_len; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(text + text_len - line));
 		char *p = line, *blank;
 		int field = 0;
 		struct row r = {NAN, NAN, NAN};
 
+		next = nl ? nl + 1 : text + text_len;
+		len = (size_t)(next - line);
+		if (nl)
+			*nl = '\0';
 		lineno++;
-		if ((size_t)len != strlen(line)) {
+		if (len - (nl != NULL) != strlen(line)) {
 			fprintf(stderr, "%s:%u:%zu: NUL byte in the trace\n", path, lineno,
 				strlen(line) + 1);
 			goto out;
@@ -210,19 +222,13 @@ static int read_trace(const char *path, struct row **rows_out, size_t *n_out,
 		}
 		rows[n++] = r;
 	}
-	if (ferror(f)) {
-		fprintf(stderr, "sluicectl replay: %s: read error\n", path);
-		goto out;
-	}
 	if (!header) {
 		fprintf(stderr, "%s:1:1: empty trace: expected the header t_s,signal[,setpoint]\n", path);
 		goto out;
 	}
 	ret = 0;
 out:
-	free(line);
-	if (f != stdin)
-		fclose(f);
+	free(text);
 	if (ret) {
 		free(rows);
 		rows = NULL;

@@ -20,7 +20,8 @@ struct status {
 	struct sluice_heartbeat hb;
 	struct sluice_stats gs;
 	long long heartbeat_age_ms; /* -1: never written */
-	bool stale;
+	bool stale;        /* the failsafe decides */
+	bool undispatched; /* nobody dispatches: deferral is off */
 	struct status_level levels[SLUICE_MAX_LEVELS];
 	unsigned n_levels;
 };
@@ -36,6 +37,12 @@ static const char *fail_mode_name(__u32 mode)
 	return mode == SLUICE_FAIL_CLOSED ? "closed" : "open";
 }
 
+/* A heartbeat at hb_ns (0: never written) older than limit (0: none). */
+static bool older_than(unsigned long long hb_ns, unsigned long long now, unsigned long long limit)
+{
+	return limit && (!hb_ns || (now > hb_ns && now - hb_ns > limit));
+}
+
 static int read_status(const struct sl_maps *m, struct status *s)
 {
 	unsigned long long now = sl_mono_ns();
@@ -46,9 +53,9 @@ static int read_status(const struct sl_maps *m, struct status *s)
 	    (err = sl_maps_global_stats(m, &s->gs)))
 		return err;
 	s->heartbeat_age_ms = s->hb.mono_ns ? (long long)(now - s->hb.mono_ns) / 1000000 : -1;
-	/* The same test the data path makes (sluice.bpf.c heartbeat_stale). */
-	s->stale = s->cfg.heartbeat_timeout_ns &&
-		   (!s->hb.mono_ns || now - s->hb.mono_ns > s->cfg.heartbeat_timeout_ns);
+	/* The same tests the data path makes (sluice.bpf.c older_than). */
+	s->stale = older_than(s->hb.mono_ns, now, s->cfg.heartbeat_timeout_ns);
+	s->undispatched = older_than(s->hb.mono_ns, now, s->cfg.dispatch_timeout_ns);
 	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
 		struct status_level *l = &s->levels[s->n_levels];
 
@@ -82,6 +89,8 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 	else
 		jo_null(&jo, "heartbeat_age_ms");
 	jo_u64(&jo, "daemon_pid", s->hb.pid);
+	jo_bool(&jo, "dispatching", !s->undispatched);
+	jo_u64(&jo, "dispatch_timeout_ms", s->cfg.dispatch_timeout_ns / 1000000);
 	jo_bool(&jo, "shadow", s->cfg.flags & SLUICE_CFG_SHADOW);
 	jo_obj_begin(&jo, "failsafe");
 	jo_str(&jo, "mode", fail_mode_name(s->cfg.fail_mode));
@@ -126,6 +135,7 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 	jo_u64(&jo, "tickets_rejected", s->gs.tickets_rejected);
 	jo_u64(&jo, "policy_deferred", s->gs.policy_deferred);
 	jo_u64(&jo, "shadow_passed", s->gs.shadow_passed);
+	jo_u64(&jo, "undispatched", s->gs.undispatched);
 	jo_obj_end(&jo);
 	jo_obj_end(&jo);
 	jo_finish(&jo);
@@ -142,7 +152,8 @@ static void print_table(const struct status *s, const char *pin_dir)
 			 s->heartbeat_age_ms % 1000);
 	printf("sluice  %s  daemon pid %u  heartbeat %s  fail mode %s%s%s\n", pin_dir, s->hb.pid, hb,
 	       fail_mode_name(s->cfg.fail_mode),
-	       s->stale ? "  FAILSAFE ACTIVE (heartbeat stale)" : "",
+	       s->stale ? "  FAILSAFE ACTIVE (heartbeat stale)" :
+	       s->undispatched ? "  NOT DISPATCHING (daemon silent: nothing deferred)" : "",
 	       s->cfg.flags & SLUICE_CFG_SHADOW ? "  SHADOW MODE (verdicts counted, not enforced)" : "");
 	printf("%-24s %-8s %9s %7s %10s %10s %10s %8s\n", "LEVEL", "TYPE", "SEATS", "LIMIT",
 	       "ADMITTED", "DEFERRED", "REJECTED", "EXPIRED");
@@ -177,6 +188,10 @@ static void usage(FILE *f)
 		"Per priority level: seats in use and limit, connections admitted, deferred\n"
 		"(SYN dropped, client retransmits) and rejected (RST); the daemon heartbeat\n"
 		"and the failsafe.  Reads the pinned maps; the daemon need not run.\n\n"
+		"A heartbeat older than the dispatch timeout (3 ticks) means no daemon\n"
+		"dispatches: the data path stops deferring (admits within the limit, the\n"
+		"client's retransmit retries over it: NOT DISPATCHING, \"dispatching\": false).\n"
+		"Older than heartbeatTimeout, the failsafe decides (FAILSAFE ACTIVE).\n\n"
 		"  --pin-dir DIR     where sluiced pinned its maps (default %s)\n"
 		"  --json            one JSON object (with --watch: one per line and interval)\n"
 		"  --watch SECONDS   redraw every SECONDS until interrupted (live view)\n"

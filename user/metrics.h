@@ -1,8 +1,8 @@
 /*
  * The metrics listener (adapter): Prometheus text exposition over HTTP on
  * Server spec.metricsAddress, served from the daemon's epoll loop without
- * blocking it (non-blocking sockets, a few clients at a time, each with a
- * deadline).  GET /metrics answers with what `render` writes; other paths
+ * blocking it (request_server.h: non-blocking, budgets and deadlines per
+ * client, the least recently progressing client evicted when full).  GET /metrics answers with what `render` writes; other paths
  * get 404, other methods 405.
  */
 #ifndef SLUICE_METRICS_H
@@ -27,6 +27,9 @@ void sl_metrics_close(struct sl_metrics *m);
 bool sl_metrics_handle(struct sl_metrics *m, int fd, uint32_t events);
 /* Drop clients past their deadline (call every tick). */
 void sl_metrics_sweep(struct sl_metrics *m, uint64_t now_ns);
+/* The listener's client handling (NULL: none), for its own counters. */
+struct sl_reqsrv;
+const struct sl_reqsrv *sl_metrics_server(const struct sl_metrics *m);
 
 /* Exposition helpers: a label value escaped (\\, \", \n); a sample value
  * (NaN, +Inf, -Inf spelled as Prometheus wants them). */

@@ -29,14 +29,6 @@ const char *const sl_map_names[SL_MAP__COUNT] = {
 	[SL_MAP_WL_STATS]  = SLUICE_MAP_WL_STATS,
 };
 
-unsigned long long sl_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
-}
-
 int sl_pin_path(char *buf, size_t len, const char *pin_dir, const char *kind, const char *name)
 {
 	int n = snprintf(buf, len, "%s/%s/%s", pin_dir, kind, name);

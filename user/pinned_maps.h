@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "clock.h"
 #include "sluice_abi.h"
 
 #define SL_DEFAULT_PIN_DIR "/sys/fs/bpf/sluice"
@@ -65,8 +66,5 @@ int sl_maps_global_stats(const struct sl_maps *m, struct sluice_stats *out);
 /* Names of the levels in the slots, removed ones included ("" = never used). */
 int sl_maps_level_names(const struct sl_maps *m,
 			char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN]);
-
-/* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns(). */
-unsigned long long sl_mono_ns(void);
 
 #endif

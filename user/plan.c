@@ -7,10 +7,23 @@
 
 #include "level_slots.h"
 
+uint64_t sl_dispatch_timeout_ns(uint64_t tick_ns, uint64_t heartbeat_timeout_ns)
+{
+	uint64_t t = 3 * tick_ns;
+
+	if (t < SL_DISPATCH_TIMEOUT_MIN_NS)
+		t = SL_DISPATCH_TIMEOUT_MIN_NS;
+	if (heartbeat_timeout_ns && t > heartbeat_timeout_ns)
+		t = heartbeat_timeout_ns;
+	return t;
+}
+
 static void plan_config(const struct sl_config *cfg, struct sluice_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->heartbeat_timeout_ns = cfg->server.heartbeat_timeout_ns;
+	c->dispatch_timeout_ns = sl_dispatch_timeout_ns(cfg->server.tick_ns,
+							cfg->server.heartbeat_timeout_ns);
 	c->fail_mode = cfg->server.fail_mode == SL_FAIL_CLOSED ? SLUICE_FAIL_CLOSED : SLUICE_FAIL_OPEN;
 	c->events_per_sec = cfg->server.events_per_second;
 	c->abi_version = SLUICE_ABI_VERSION;

@@ -32,4 +32,11 @@ int sl_plan_build(const struct sl_config *cfg,
 		  const char *iface, struct sl_plan *plan, struct sl_diags *diags);
 void sl_plan_free(struct sl_plan *plan);
 
+/* How old the heartbeat may get before the data path stops deferring to
+ * the daemon (sluice_config.dispatch_timeout_ns): three ticks, at least
+ * SL_DISPATCH_TIMEOUT_MIN_NS (a loop busy with a burst of events is not a
+ * dead one), at most the failsafe's heartbeat timeout. */
+#define SL_DISPATCH_TIMEOUT_MIN_NS 50000000ULL
+uint64_t sl_dispatch_timeout_ns(uint64_t tick_ns, uint64_t heartbeat_timeout_ns);
+
 #endif

@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -564,25 +565,37 @@ void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned work
 static double read_external(struct policy_rt *p)
 {
 	char buf[64], *end;
+	const char *why = NULL;
 	double v = NAN;
-	FILE *f;
+	struct stat st;
+	ssize_t n;
+	int fd;
 
 	if (!p->cfg->external_path)
 		return NAN;
-	f = fopen(p->cfg->external_path, "re");
-	if (!f) {
+	/* Never wait in the loop: O_NONBLOCK so a FIFO put there does not
+	 * block the open, and only a regular file is read. */
+	fd = open(p->cfg->external_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		why = strerror(errno);
+	else if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		why = "not a regular file";
+	if (why) {
 		if (!p->external_warned)
-			pr_warn("policy %s: external signal %s: %s", p->name, p->cfg->external_path,
-				strerror(errno));
+			pr_warn("policy %s: external signal %s: %s", p->name, p->cfg->external_path, why);
 		p->external_warned = true;
+		if (fd >= 0)
+			close(fd);
 		return NAN;
 	}
-	if (fgets(buf, sizeof(buf), f)) {
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
 		v = strtod(buf, &end);
 		if (end == buf || !isfinite(v) || v < 0)
 			v = NAN;
 	}
-	fclose(f);
 	p->external_warned = false;
 	return v;
 }

@@ -32,6 +32,7 @@
 #include "metrics.h"
 #include "plan.h"
 #include "policy_rt.h"
+#include "request_server.h"
 
 #define SWEEP_INTERVAL_NS 1000000000ULL
 #define REPORT_INTERVAL_NS 1000000000ULL
@@ -62,7 +63,10 @@ struct daemon {
 	struct sl_policies *policies;
 	struct sl_metrics *metrics; /* Server spec.metricsAddress, or NULL */
 	bool shadow;                /* shadow mode as running (file, or sluicectl shadow) */
-	int sig_fd, timer_fd, epoll_fd, control_fd;
+	struct sl_reqsrv *control;  /* the control socket's clients */
+	int control_fd;             /* listening, until the request server takes it */
+	bool control_listening;     /* the socket file is ours to remove */
+	int sig_fd, timer_fd, epoll_fd;
 	unsigned long long ticks;
 	unsigned long long last_sweep_ns, last_report_ns;
 	struct level_report report[SLUICE_MAX_LEVELS];
@@ -292,52 +296,12 @@ static int set_shadow(struct daemon *d, bool on, const char **msg)
 	return 0;
 }
 
-static void handle_control(struct daemon *d)
+/* The reply of reload and shadow requests (and of a bad request). */
+static void write_outcome(FILE *f, const struct daemon *d, int err, const char *msg,
+			  const struct sl_diags *diags)
 {
-	struct sl_diags diags = SL_DIAGS_INIT;
-	const char *msg = "unknown request; try \"reload\" or \"shadow on|off\"";
 	struct json_out jo;
-	char req[128];
-	FILE *f;
-	int fd, err = -EINVAL;
 
-	fd = sl_control_accept(d->control_fd, req, sizeof(req));
-	if (fd < 0)
-		return;
-	if (!strncmp(req, "levels", 6) || !strncmp(req, "queues", 6) || !strncmp(req, "flows", 5)) {
-		/* "queues web": the dump of one level, or all without a name. */
-		char what[8], *level = strchr(req, ' ');
-
-		snprintf(what, sizeof(what), "%.*s", (int)strcspn(req, " "), req);
-		f = fdopen(fd, "w");
-		if (!f) {
-			close(fd);
-			return;
-		}
-		sl_adm_dump(d->adm, f, what, level && level[1] ? level + 1 : NULL);
-		fclose(f);
-		return;
-	}
-	if (!strcmp(req, "controller")) {
-		f = fdopen(fd, "w");
-		if (!f) {
-			close(fd);
-			return;
-		}
-		sl_policies_dump(d->policies, f, sl_mono_ns());
-		fclose(f);
-		return;
-	}
-	if (!strcmp(req, "reload"))
-		err = reload(d, &diags, &msg);
-	else if (!strcmp(req, "shadow on") || !strcmp(req, "shadow off"))
-		err = set_shadow(d, !strcmp(req, "shadow on"), &msg);
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		sl_diags_free(&diags);
-		return;
-	}
 	jo_init(&jo, f, false);
 	jo_obj_begin(&jo, NULL);
 	jo_bool(&jo, "ok", !err);
@@ -345,12 +309,100 @@ static void handle_control(struct daemon *d)
 	jo_bool(&jo, "shadow", d->shadow);
 	jo_str(&jo, "config", d->opts.config_path);
 	fputs(",\"diagnostics\":", f);
-	sl_diags_json(&diags, f);
+	sl_diags_json(diags, f);
 	jo_obj_end(&jo);
 	jo_finish(&jo);
-	fclose(f);
-	sl_diags_free(&diags);
 }
+
+/* A dump rendered in parts, as the client reads it. */
+struct dump_more {
+	struct sl_reqsrv_more more;
+	struct sl_adm_dump *dump;
+};
+
+static bool dump_more_next(struct sl_reqsrv_more *m, FILE *out)
+{
+	struct dump_more *dm = (struct dump_more *)m;
+
+	return sl_adm_dump_next(dm->dump, out);
+}
+
+static void dump_more_release(struct sl_reqsrv_more *m)
+{
+	struct dump_more *dm = (struct dump_more *)m;
+
+	sl_adm_dump_free(dm->dump);
+	free(dm);
+}
+
+static struct sl_reqsrv_more *dump_answer(struct daemon *d, FILE *out, const char *what,
+					  const char *level)
+{
+	struct sl_adm_dump *dump = sl_adm_dump_begin(d->adm, out, what, level);
+	struct dump_more *dm;
+
+	if (!dump)
+		return NULL;
+	dm = malloc(sizeof(*dm));
+	if (!dm) {
+		sl_adm_dump_free(dump);
+		return NULL; /* the client gets a truncated dump, not a stall */
+	}
+	dm->more = (struct sl_reqsrv_more){.next = dump_more_next, .release = dump_more_release};
+	dm->dump = dump;
+	return &dm->more;
+}
+
+/* One control request (control.h), answered into memory: the request
+ * server sends it without ever waiting on the client. */
+static struct sl_reqsrv_more *answer_control(void *ctx, char *request, size_t len, FILE *out)
+{
+	struct sl_diags diags = SL_DIAGS_INIT;
+	struct daemon *d = ctx;
+	struct sl_control_req req;
+	const char *msg;
+	int err;
+
+	(void)len;
+	err = sl_control_parse(request, &req, &msg);
+	if (!err) {
+		switch (req.cmd) {
+		case SL_CTL_LEVELS:
+		case SL_CTL_QUEUES:
+		case SL_CTL_FLOWS:
+			return dump_answer(d, out, req.word, req.arg);
+		case SL_CTL_CONTROLLER:
+			sl_policies_dump(d->policies, out, sl_mono_ns());
+			return NULL;
+		case SL_CTL_RELOAD:
+			err = reload(d, &diags, &msg);
+			break;
+		case SL_CTL_SHADOW:
+			err = set_shadow(d, !strcmp(req.arg, "on"), &msg);
+			break;
+		}
+	}
+	write_outcome(out, d, err, msg, &diags);
+	sl_diags_free(&diags);
+	return NULL;
+}
+
+/* A request is one line. */
+static size_t control_request_complete(const char *buf, size_t len)
+{
+	const char *nl = memchr(buf, '\n', len);
+
+	return nl ? (size_t)(nl - buf) + 1 : 0;
+}
+
+/* The CLI sends its line at once and reads its answer at once; a client
+ * that does neither loses its slot, never the loop's time. */
+static const struct sl_reqsrv_limits control_limits = {
+	.max_clients = 16,
+	.request_max = SL_CONTROL_REQUEST_MAX,
+	.request_ns = 1000000000ULL,
+	.total_ns = 5000000000ULL,
+};
 
 static int on_event(void *ctx, void *data, size_t size)
 {
@@ -403,6 +455,7 @@ static void tick(struct daemon *d)
 	sl_adm_tick(d->adm, now);
 	sl_policies_tick(d->policies, now);
 	sl_metrics_sweep(d->metrics, now);
+	sl_reqsrv_sweep(d->control, now);
 	if (now - d->last_sweep_ns >= SWEEP_INTERVAL_NS) {
 		d->last_sweep_ns = now;
 		n = sl_expire_handshakes(&d->dp, now, d->cfg->server.handshake_timeout_ns);
@@ -412,6 +465,38 @@ static void tick(struct daemon *d)
 	if (now - d->last_report_ns >= REPORT_INTERVAL_NS) {
 		d->last_report_ns = now;
 		report(d);
+	}
+}
+
+/* How the control socket and the metrics listener treated their clients:
+ * evictions and time-outs say someone holds connections without using them. */
+static void render_clients(FILE *f, const struct daemon *d)
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} c[] = {
+#define C(field, help) { #field, help, offsetof(struct sl_reqsrv_stats, field) }
+		C(accepted, "Client connections accepted."),
+		C(answered, "Answers written completely."),
+		C(evicted, "Clients closed to make room for a newer one (every slot busy)."),
+		C(timed_out, "Clients closed past their request or answer deadline."),
+		C(oversized, "Clients closed for a request over the byte budget."),
+		C(hung_up, "Clients that closed or reset before the end of their answer."),
+#undef C
+	};
+	struct sl_reqsrv_stats st[2];
+	const char *listener[2] = {"control", "metrics"};
+
+	sl_reqsrv_stats(d->control, &st[0]);
+	sl_reqsrv_stats(sl_metrics_server(d->metrics), &st[1]);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		fprintf(f, "# HELP sluice_clients_%s_total %s\n# TYPE sluice_clients_%s_total counter\n",
+			c[i].name, c[i].help, c[i].name);
+		for (int l = 0; l < 2; l++)
+			fprintf(f, "sluice_clients_%s_total{listener=\"%s\"} %llu\n", c[i].name,
+				listener[l],
+				(unsigned long long)*(const uint64_t *)((const char *)&st[l] + c[i].off));
 	}
 }
 
@@ -440,6 +525,7 @@ static void render_metrics(void *ctx, FILE *f)
 		G(policy_deferred, "SYNs dropped by a throttled policy's gate."),
 		G(policy_refunds, "Policy tokens given back because the level refused."),
 		G(shadow_passed, "Shadow mode: SYNs a gate refused, admitted anyway."),
+		G(undispatched, "SYNs over their level's limit while no daemon dispatched (dropped, not queued)."),
 #undef G
 	};
 	struct daemon *d = ctx;
@@ -456,8 +542,33 @@ static void render_metrics(void *ctx, FILE *f)
 		fprintf(f, "# HELP sluice_%s_total %s\n# TYPE sluice_%s_total counter\nsluice_%s_total %llu\n",
 			g[i].name, g[i].help, g[i].name, g[i].name,
 			*(const unsigned long long *)((const char *)&gs + g[i].off));
+	render_clients(f, d);
 	sl_adm_metrics(d->adm, f);
 	sl_policies_metrics(d->policies, f, now);
+}
+
+/* The signals the loop reads from its signalfd. */
+static void loop_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGHUP);
+}
+
+/* Before anything is loaded or pinned: a stop or reload signal that
+ * arrives during start-up waits for the loop (which then detaches
+ * cleanly) instead of killing the daemon with its pins in place; a client
+ * that hangs up never raises SIGPIPE. */
+static int block_signals(void)
+{
+	sigset_t mask;
+
+	loop_signals(&mask);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
 }
 
 static int setup_loop(struct daemon *d)
@@ -470,12 +581,7 @@ static int setup_loop(struct daemon *d)
 	sigset_t mask;
 
 	its.it_value = its.it_interval;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL))
-		return -errno;
+	loop_signals(&mask);
 	d->sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -495,14 +601,14 @@ static int setup_loop(struct daemon *d)
 	ev.data.fd = ring_buffer__epoll_fd(d->events);
 	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, ev.data.fd, &ev))
 		return -errno;
-	d->control_fd = sl_control_listen(d->opts.control_path);
-	if (d->control_fd < 0) {
-		pr_err("control socket %s: %s", d->opts.control_path, strerror(-d->control_fd));
-		return d->control_fd;
+	{
+		int err = sl_reqsrv_open(&d->control, d->control_fd, d->epoll_fd, &control_limits,
+					 control_request_complete, answer_control, d);
+
+		if (err)
+			return err;
+		d->control_fd = -1; /* the request server's now */
 	}
-	ev.data.fd = d->control_fd;
-	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->control_fd, &ev))
-		return -errno;
 	if (d->cfg->server.metrics_address) {
 		int err = sl_metrics_open(&d->metrics, d->cfg->server.metrics_address, d->epoll_fd,
 					  render_metrics, d);
@@ -537,8 +643,8 @@ static int run_loop(struct daemon *d)
 					tick(d);
 			} else if (fd == rb_fd) {
 				ring_buffer__consume(d->events);
-			} else if (fd == d->control_fd) {
-				handle_control(d);
+			} else if (sl_reqsrv_handle(d->control, fd, evs[i].events)) {
+				/* answered (or progressed) */
 			} else if (sl_metrics_handle(d->metrics, fd, evs[i].events)) {
 				/* served (or progressed) */
 			} else if (fd == d->sig_fd) {
@@ -576,6 +682,10 @@ int main(int argc, char **argv)
 	int err;
 
 	sl_log_init("sluiced", SL_LOG_INFO);
+	if (block_signals()) {
+		pr_err("cannot block signals: %s", strerror(errno));
+		return 1;
+	}
 	if (parse_args(argc, argv, &d.opts))
 		return 2;
 	if (d.opts.verbose)
@@ -600,6 +710,19 @@ int main(int argc, char **argv)
 								   : SL_DEFAULT_CONTROL_SOCKET;
 	if (geteuid() != 0)
 		pr_warn("not running as root: loading BPF will most likely fail");
+	{
+		/* Before the data path: a socket that cannot be ours changes
+		 * nothing on the host. */
+		char why[256];
+
+		d.control_fd = sl_control_listen(d.opts.control_path, why, sizeof(why));
+		if (d.control_fd < 0) {
+			pr_err("control socket %s: %s", d.opts.control_path, why);
+			err = d.control_fd;
+			goto out_cfg;
+		}
+		d.control_listening = true;
+	}
 
 	dpo.pin_dir = d.opts.pin_dir;
 	dpo.ifname = d.opts.ifname;
@@ -655,15 +778,15 @@ out_dp:
 	sl_adm_free(d.adm);
 	close_fd(&d.sig_fd);
 	close_fd(&d.timer_fd);
+	sl_reqsrv_close(d.control);
 	close_fd(&d.epoll_fd);
-	if (d.control_fd >= 0) {
-		close_fd(&d.control_fd);
-		unlink(d.opts.control_path);
-	}
 	sl_dataplane_stop(&d.dp, d.opts.keep_maps);
 	if (!err)
 		pr_info("stopped%s", d.opts.keep_maps ? "; maps kept pinned" : "; nothing left attached or pinned");
 out_cfg:
+	close_fd(&d.control_fd);
+	if (d.control_listening)
+		unlink(d.opts.control_path);
 	sl_config_free(d.cfg);
 	return err ? 1 : 0;
 }

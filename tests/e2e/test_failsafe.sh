@@ -86,4 +86,68 @@ check_num "daemon back: connections admitted again" "$(jq .ok <<<"$r")" -eq 2
 check "clean stop" stop_daemon
 check "nothing pinned after the clean stop" bash -c "[ ! -e $PIN_DIR ]"
 
+# ---- a crash with connections waiting: no black hole --------------------------
+# Deferral needs a daemon to dispatch.  With the daemon dead, the waiting
+# count it published stays up; a data path that kept deferring would drop
+# every SYN until the failsafe (10 s here).  Within the dispatch timeout
+# (3 ticks) it must admit again within the limit.
+start_service 8081 8 300 || not_ok "lab service on 8081"
+start_daemon "$CONFIGS/crash.yaml" || { not_ok "sluiced starts (crash config)"; e2e_finish; }
+# 40 connections in 0.2 s: 8 admitted, the rest deferred and queued; their
+# clients give up at 0.8 s, before a retransmit.
+in_cli "$LAB_LOAD" --connect $SRV4 --port 8081 --rate 200 --count 40 --timeout 0.8 --json --quiet \
+	>/dev/null &
+E2E_PIDS+=($!)
+waited=0
+for _ in $(seq 40); do
+	w=$(level_field web waiting)
+	[ "${w:-0}" -gt 0 ] && { waited=$w; break; }
+	sleep 0.01
+done
+check_num "connections wait in the daemon's queues" "$waited" -gt 0
+kill_daemon_hard
+check_num "the dead daemon's waiting count is still published" "$(level_field web waiting)" -gt 0
+sleep 1.2 # the old clients are gone; the service is idle
+check "no dispatcher reported once the heartbeat is 3 ticks old" jq -e '.dispatching == false' <<<"$(status_json)"
+r=$(load --connect $SRV4 --port 8081 --rate 10 --count 5 --timeout 2)
+check_num "daemon dead 1.2 s: new connections get in (not black-holed)" "$(jq .ok <<<"$r")" -eq 5
+check_num "... without a retransmit (p90 connect < 0.5 s)" "$(jq .connect_ms.p90 <<<"$r")" -lt 500
+check_num "... and not by the failsafe (heartbeat 10 s)" "$(status_json | jq .failsafe.opened)" -eq 0
+# Over the limit the retransmit is the queue: 16 connections for 8 seats.
+before=$(status_json | jq .stats.undispatched)
+r=$(load --connect $SRV4 --port 8081 --rate 100 --count 16 --timeout 5)
+check_num "no dispatcher, 16 for 8 seats: all served" "$(jq .ok <<<"$r")" -eq 16
+check_num "... the limit held: some waited for their retransmit (max connect > 0.9 s)" \
+	"$(jq .connect_ms.max <<<"$r")" -gt 900
+check_num "... dropped without an event, counted as undispatched" \
+	"$(( $(status_json | jq .stats.undispatched) - before ))" -ge 1
+check "seats back to 0 with no daemon" wait_level_field web seats_in_use 0 6
+start_daemon "$CONFIGS/crash.yaml" || not_ok "restart after the crash"
+check "dispatching again after the restart" jq -e '.dispatching' <<<"$(status_json)"
+check "clean stop" stop_daemon
+
+# ---- a stop signal during start-up -----------------------------------------------
+# Signals are blocked before anything is loaded: a SIGTERM that arrives
+# while the data path is being set up waits for the loop, which detaches
+# cleanly; it never kills the daemon with its programs attached and pinned.
+bad=""
+for delay in 0.02 0.05 0.08 0.12 0.16 0.2 0.3; do
+	"$SLUICED" --config "$CONFIGS/crash.yaml" --iface sl0 --pin-dir "$PIN_DIR" \
+		--control "$E2E_TMP/ctl.sock" >>"$E2E_TMP/startup.log" 2>&1 &
+	pid=$!
+	sleep "$delay"
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	if [ -e "$PIN_DIR" ] || ip link show sl0 | grep -q 'prog/xdp' || [ -e "$E2E_TMP/ctl.sock" ]; then
+		bad+=" ${delay}s(exit $rc)"
+		"$SLUICED" --config "$CONFIGS/crash.yaml" --iface sl0 --pin-dir "$PIN_DIR" \
+			--control "$E2E_TMP/ctl2.sock" >/dev/null 2>&1 & # adopt, then stop cleanly
+		sleep 1; kill -TERM $! 2>/dev/null; wait $! 2>/dev/null
+	fi
+done
+check "SIGTERM during start-up (7 delays) leaves nothing attached or pinned${bad:+: left at$bad}" \
+	test -z "$bad"
+check "... and the daemon logged a clean detach at least once" grep -q "detaching" "$E2E_TMP/startup.log"
+
 e2e_finish

@@ -115,4 +115,13 @@ check "--name picks one" "$CTL" replay --policy "$T/two.yaml" --name api --trace
 "$CTL" replay --policy "$T/two.yaml" --name nope --trace "$T/w3.csv" >/dev/null 2>&1; rc=$?
 check_num "unknown --name: exit 1" "$rc" -eq 1
 
+# Trace input is bounded like configuration files: an endless input is an
+# error, not a hang.
+err=$(timeout 20 "$CTL" replay --policy "$T/policy.yaml" --trace /dev/zero 2>&1 >/dev/null); rc=$?
+check_num "--trace /dev/zero: exit 1 (not a hang: timeout says 124)" "$rc" -eq 1
+check "--trace /dev/zero: says the bound" grep -q "/dev/zero: a trace holds at most 64 MiB" <<<"$err"
+err=$(head -c 1000 /dev/zero | timeout 20 "$CTL" replay --policy "$T/policy.yaml" --trace - 2>&1 >/dev/null); rc=$?
+check_num "NUL bytes on standard input: exit 1" "$rc" -eq 1
+check "NUL bytes: file:line:column" grep -q -- "-:1:1: NUL byte in the trace" <<<"$err"
+
 e2e_finish

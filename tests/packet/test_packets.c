@@ -245,11 +245,18 @@ static void put_port(uint16_t port, uint32_t level)
 	assert_int_equal(bpf_map_update_elem(fd_classes, &k, &v, BPF_ANY), 0);
 }
 
-static void put_seats(uint32_t slot, uint64_t in_use, uint64_t waiting)
+static void put_seats_unclaimed(uint32_t slot, uint64_t in_use, uint64_t waiting,
+				uint64_t unclaimed)
 {
-	struct sluice_seats s = { .seats_in_use = in_use, .waiting = waiting };
+	struct sluice_seats s = { .seats_in_use = in_use, .waiting = waiting,
+				  .unclaimed = unclaimed };
 
 	assert_int_equal(bpf_map_update_elem(fd_seats, &slot, &s, BPF_ANY), 0);
+}
+
+static void put_seats(uint32_t slot, uint64_t in_use, uint64_t waiting)
+{
+	put_seats_unclaimed(slot, in_use, waiting, 0);
 }
 
 static struct sluice_seats get_seats(uint32_t slot)
@@ -260,10 +267,15 @@ static struct sluice_seats get_seats(uint32_t slot)
 	return s;
 }
 
+/* sl_config.dispatch_timeout_ns for the next setup_maps (0: none, as
+ * every fixture assumes; the no-dispatcher scenarios set it). */
+static uint64_t dispatch_timeout;
+
 static void put_config(uint64_t timeout, uint32_t fail_mode, uint32_t evps, uint32_t flags)
 {
 	struct sluice_config c = {
-		.heartbeat_timeout_ns = timeout, .fail_mode = fail_mode,
+		.heartbeat_timeout_ns = timeout, .dispatch_timeout_ns = dispatch_timeout,
+		.fail_mode = fail_mode,
 		.events_per_sec = evps, .abi_version = SLUICE_ABI_VERSION,
 		.flags = flags, .generation = 0,
 		/* A class-table miss names no level: the SYN passes unprotected. */
@@ -333,7 +345,7 @@ static void setup_maps(unsigned flags)
 #define G_FIELDS(X) X(syns) X(unprotected) X(malformed) X(fragments) \
 	X(failsafe_open) X(failsafe_closed) X(conn_table_full) X(events_lost) \
 	X(rst_failed) X(established) X(released) X(tickets_admitted) X(tickets_rejected) \
-	X(policy_deferred) X(policy_refunds) X(shadow_passed)
+	X(policy_deferred) X(policy_refunds) X(shadow_passed) X(undispatched)
 #define L_FIELDS(X) X(syns) X(admitted) X(deferred) X(rejected) X(retransmits) \
 	X(closed) X(failsafe) X(shadow_passed)
 
@@ -2447,6 +2459,114 @@ static void test_ticket_other_tuple(void **state)
 }
 
 
+/* ---- no dispatcher: a silent daemon must not turn deferral into a black hole */
+
+#define DISPATCH_TIMEOUT 300000000ULL /* 3 ticks of 100 ms */
+
+static size_t queue_syn(uint8_t *f, uint16_t sport)
+{
+	struct fr_spec sp;
+
+	fr_default_v4_syn(&sp);
+	sp.sport = sport;
+	sp.dport = P_QUEUE;
+	return fr_build(&sp, f, NULL);
+}
+
+/* Waiting connections hold back new SYNs while the daemon dispatches; once
+ * its heartbeat is older than the dispatch timeout (long before the
+ * failsafe), nobody will dispatch them: SYNs within the limit get in. */
+static void test_no_dispatcher_ignores_waiting(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	struct snap s0, s1;
+	size_t n;
+
+	(void)state;
+	dispatch_timeout = DISPATCH_TIMEOUT;
+	setup_maps(S_WAITING);
+	n = queue_syn(f, 50100);
+	drain_events();
+	run_expect("fresh heartbeat, connections waiting: deferred", f, n, out, XDP_DROP);
+	ring_buffer__consume(rb);
+	assert_int_equal(nevents, 1);
+	assert_int_equal(events[0].type, SLUICE_EV_DEFER);
+
+	put_heartbeat(mono_ns() - 2 * DISPATCH_TIMEOUT);
+	n = queue_syn(f, 50101);
+	take_snap(&s0);
+	run_expect("heartbeat past the dispatch timeout: admitted within the limit", f, n, out,
+		   XDP_PASS);
+	take_snap(&s1);
+	assert_int_equal(s1.l[L_QUEUE].admitted - s0.l[L_QUEUE].admitted, 1);
+	assert_int_equal(s1.seats[L_QUEUE].seats_in_use, s0.seats[L_QUEUE].seats_in_use + 1);
+	assert_int_equal(s1.g.failsafe_open, s0.g.failsafe_open); /* not the failsafe */
+	dispatch_timeout = 0;
+}
+
+/* Over the limit without a dispatcher: dropped (the retransmit retries),
+ * no event (nobody would queue it), counted; seats of unclaimed tickets
+ * are lent out, at most the limit again. */
+static void test_no_dispatcher_over_limit(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	struct snap s0, s1;
+	size_t n;
+
+	(void)state;
+	dispatch_timeout = DISPATCH_TIMEOUT;
+	setup_maps(S_FULL | S_WAITING);
+	put_heartbeat(mono_ns() - 2 * DISPATCH_TIMEOUT);
+	n = queue_syn(f, 50110);
+	drain_events();
+	take_snap(&s0);
+	run_expect("full, no dispatcher: dropped", f, n, out, XDP_DROP);
+	take_snap(&s1);
+	ring_buffer__consume(rb);
+	assert_int_equal(nevents, 0);
+	assert_int_equal(s1.g.undispatched - s0.g.undispatched, 1);
+	assert_int_equal(s1.l[L_QUEUE].deferred - s0.l[L_QUEUE].deferred, 1);
+	assert_int_equal(s1.seats[L_QUEUE].seats_in_use, LIMIT);
+
+	/* Two seats sit on tickets nobody claimed: two SYNs get them. */
+	put_seats_unclaimed(L_QUEUE, LIMIT, 1, 2);
+	run_expect("lent seat 1", f, queue_syn(f, 50111), out, XDP_PASS);
+	run_expect("lent seat 2", f, queue_syn(f, 50112), out, XDP_PASS);
+	run_expect("no third", f, queue_syn(f, 50113), out, XDP_DROP);
+	assert_int_equal(get_seats(L_QUEUE).seats_in_use, LIMIT + 2);
+
+	/* Lending is capped at the limit, whatever the count says. */
+	put_seats_unclaimed(L_QUEUE, LIMIT, 0, 1000);
+	for (uint16_t i = 0; i < LIMIT; i++)
+		run_expect("lent up to the limit", f, queue_syn(f, (uint16_t)(50120 + i)), out,
+			   XDP_PASS);
+	run_expect("not beyond twice the limit", f, queue_syn(f, 50140), out, XDP_DROP);
+
+	/* The dispatcher is back: the limit holds again. */
+	put_heartbeat(mono_ns());
+	put_seats_unclaimed(L_QUEUE, LIMIT, 0, 2);
+	run_expect("dispatcher back: unclaimed seats are the tickets' again", f,
+		   queue_syn(f, 50141), out, XDP_DROP);
+	dispatch_timeout = 0;
+}
+
+/* A claimed admit ticket is no longer unclaimed. */
+static void test_claim_counts_unclaimed(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	struct sluice_conn_key k = v4_key(50150, P_QUEUE);
+	size_t n;
+
+	(void)state;
+	setup_maps(S_FULL);
+	n = queue_syn(f, 50150);
+	put_seats_unclaimed(L_QUEUE, LIMIT + 1, 0, 3);
+	put_ticket(&k, SLUICE_TICKET_ADMIT, L_QUEUE, 1);
+	run_expect("claim", f, n, out, XDP_PASS);
+	assert_int_equal(get_seats(L_QUEUE).unclaimed, 2);
+	assert_int_equal(get_seats(L_QUEUE).seats_in_use, LIMIT + 1);
+}
+
 /* ---- the policy gate (AverageLatencySchedulingPolicy) ------------------ */
 
 #define POL   3   /* policy index the tests use */
@@ -2682,6 +2802,27 @@ static void test_policy_fail_open_and_zero_tokens(void **state)
 	assert_int_equal(wl_stats(0).inline_mtok, 1000);
 }
 
+/* A throttled gate with flows waiting opens once nobody dispatches them. */
+static void test_policy_no_dispatcher(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	size_t n;
+
+	(void)state;
+	dispatch_timeout = DISPATCH_TIMEOUT;
+	setup_maps(0);
+	put_policy_port(P_POL, L_QUEUE, 0);
+	put_wl_tokens(0, 1000);
+	put_gate(SLUICE_POLICY_THROTTLE, 1, 5000);
+	n = policy_syn(f, 51050, P_POL);
+	run_expect("dispatcher alive, flows waiting: deferred", f, n, out, XDP_DROP);
+	put_heartbeat(mono_ns() - 2 * DISPATCH_TIMEOUT);
+	n = policy_syn(f, 51051, P_POL);
+	run_expect("no dispatcher: the gate is open", f, n, out, XDP_PASS);
+	assert_int_equal(gate_credit(), 5000); /* open, not taking credit */
+	dispatch_timeout = 0;
+}
+
 /* Both gates: an exempt level does not exempt the connection from its
  * policy; a ticket (the daemon passed it through both) does. */
 static void test_policy_exempt_and_ticket(void **state)
@@ -2817,6 +2958,10 @@ static const struct CMUnitTest scenarios[] = {
 	SCENARIO(test_policy_waiting),
 	SCENARIO(test_policy_level_refuses),
 	SCENARIO(test_policy_fail_open_and_zero_tokens),
+	SCENARIO(test_policy_no_dispatcher),
+	SCENARIO(test_no_dispatcher_ignores_waiting),
+	SCENARIO(test_no_dispatcher_over_limit),
+	SCENARIO(test_claim_counts_unclaimed),
 	SCENARIO(test_policy_exempt_and_ticket),
 	SCENARIO(test_shadow_levels),
 	SCENARIO(test_shadow_policy_and_failsafe),

@@ -72,6 +72,8 @@ static void test_plan_levels_and_config(void **state)
 	assert_int_equal(plan.levels[3].type, SLUICE_LEVEL_UNUSED);
 	assert_int_equal(plan.config.fail_mode, SLUICE_FAIL_CLOSED);
 	assert_int_equal(plan.config.heartbeat_timeout_ns, 2000000000ULL);
+	/* the default tick is 100 ms: three ticks */
+	assert_int_equal(plan.config.dispatch_timeout_ns, 300000000ULL);
 	assert_int_equal(plan.config.events_per_sec, 7);
 	assert_true(plan.config.flags & SLUICE_CFG_ACTIVE);
 	assert_int_equal(plan.config.abi_version, SLUICE_ABI_VERSION);
@@ -92,6 +94,19 @@ static void test_plan_levels_and_config(void **state)
 	}
 	sl_plan_free(&plan);
 	sl_config_free(cfg);
+}
+
+/* Deferral stops a few ticks into a silence: never sooner than 50 ms (a
+ * busy loop is not a dead one), never later than the failsafe. */
+static void test_dispatch_timeout(void **state)
+{
+	const uint64_t ms = 1000000ULL;
+
+	(void)state;
+	assert_int_equal(sl_dispatch_timeout_ns(100 * ms, 3000 * ms), 300 * ms);
+	assert_int_equal(sl_dispatch_timeout_ns(1 * ms, 3000 * ms), 50 * ms);
+	assert_int_equal(sl_dispatch_timeout_ns(100 * ms, 200 * ms), 200 * ms);
+	assert_int_equal(sl_dispatch_timeout_ns(2000 * ms, 0), 6000 * ms); /* failsafe off */
 }
 
 static void test_plan_keeps_slots_by_name(void **state)
@@ -151,6 +166,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_levels_and_config),
 		cmocka_unit_test(test_plan_keeps_slots_by_name),
+		cmocka_unit_test(test_dispatch_timeout),
 		cmocka_unit_test(test_plan_fails_on_uncompilable_matcher),
 	};
 

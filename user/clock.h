@@ -1,0 +1,9 @@
+/* The daemon's clock (lib). */
+#ifndef SLUICE_CLOCK_H
+#define SLUICE_CLOCK_H
+
+/* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns(), so times the
+ * data path writes compare with times userspace reads. */
+unsigned long long sl_mono_ns(void);
+
+#endif
