@@ -5,6 +5,11 @@
 #   make demo       run the lab demo on configs/default.yaml (root)
 #   make bench      run the benchmarks
 #   V=1             show full commands
+#
+# user/ is one folder per layer (docs/ARCHITECTURE.md, folder map):
+# lib -> config -> engine -> dataplane -> daemon / ctl.  Each folder is built
+# by wildcard into the same path under build/, one archive per layer; -MMD
+# records each object's real header dependencies.
 
 MAKEFLAGS  += --no-builtin-rules
 BUILD      ?= build
@@ -14,8 +19,11 @@ BPFTOOL    ?= bpftool
 ARCH       := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 MULTIARCH  := $(shell $(CC) -dumpmachine 2>/dev/null)
 
+# CFLAGS is yours to change (make CFLAGS='-O0 -g'); what the build needs
+# stays in SL_CFLAGS.
 CFLAGS     ?= -O2 -g
-CFLAGS     += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD) -D_GNU_SOURCE
+SL_CFLAGS  := -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD) -D_GNU_SOURCE -MMD -MP
+ALL_CFLAGS  = $(SL_CFLAGS) $(CFLAGS)
 LDLIBS_BPF := -lbpf -lelf -lz
 LDLIBS     := -lyaml -lpcre2-8 -lm -lpthread
 
@@ -30,111 +38,125 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-# Pure engines: no BPF, no I/O beyond reading a config file.  Unit-tested.
-CORE_SRCS  := user/diag.c user/yaml_doc.c user/config.c user/config_net.c user/config_flowschema.c user/config_labels.c user/config_policy.c user/concurrency.c user/labels.c user/shuffle.c \
-              user/level_slots.c user/json_out.c user/cgroup_path.c user/fmt.c user/plan.c user/hostport.c user/clock.c user/read_file.c
-CORE_SRCS  += user/classifier.c user/class_compiler.c user/flowhash.c user/pending.c
-CORE_SRCS  += user/queueset.c
-CORE_SRCS  += user/borrowing.c
-CORE_SRCS  += user/aimd.c
-CORE_SRCS  += user/loadsched.c
-# Adapters: libbpf, pinned maps, attach/detach.
-ADPT_SRCS  := user/log.c user/request_server.c user/pinned_maps.c user/loader.c user/apply.c user/expiry.c user/control.c user/admission.c user/policy_rt.c user/metrics.c
-CORE_OBJS  := $(CORE_SRCS:user/%.c=$(BUILD)/%.o)
-ADPT_OBJS  := $(ADPT_SRCS:user/%.c=$(BUILD)/%.o)
+LAYERS     := lib config engine dataplane daemon ctl
+MAINS      := user/daemon/sluiced.c user/ctl/sluicectl.c
+obj_of      = $(patsubst user/%.c,$(BUILD)/%.o,$(1))
+layer_srcs  = $(filter-out $(MAINS),$(wildcard user/$(1)/*.c))
+layer_lib   = $(BUILD)/lib$(1).a
+USER_OBJS  := $(call obj_of,$(foreach l,$(LAYERS),$(wildcard user/$(l)/*.c)))
+
+# What each link needs, top layer first (static archives resolve in order).
+CORE_LIBS  := $(call layer_lib,engine) $(call layer_lib,config) $(call layer_lib,lib)
+DP_LIBS    := $(call layer_lib,dataplane) $(CORE_LIBS)
 
 BPF_OBJ    := bpf/sluice.bpf.o
-PASS_OBJ   := bpf/xdp_pass.bpf.o
 SKEL       := $(BUILD)/sluice.skel.h
-BPF_HDRS   := $(wildcard bpf/*.h) include/sluice_abi.h
+BPF_HDRS   := $(wildcard bpf/*.h) include/sluice_abi.h $(wildcard include/*.h)
+# Test-only BPF objects: a one-line pass program (the veth peer, "a foreign
+# program") and the parse-only benchmark baseline.
+TEST_BPF   := $(BUILD)/tests/xdp_pass.bpf.o $(BUILD)/tests/bench_baseline.bpf.o
 
-UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/%,$(wildcard tests/unit/test_*.c))
-PKT_TEST   := $(BUILD)/test_packets $(BUILD)/test_classify
+UNIT_SRCS  := $(wildcard tests/unit/*/test_*.c)
+UNIT_TESTS := $(patsubst %.c,$(BUILD)/%,$(UNIT_SRCS))
+PKT_TESTS  := $(BUILD)/tests/packet/test_packets $(BUILD)/tests/packet/test_classify
 LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load $(BUILD)/lab_peer
+BENCH_BINS := $(BUILD)/bench_xdp $(BUILD)/bench_engines
 BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 
 .PHONY: all deps test demo bench fuzz clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-BENCH_BINS := $(BUILD)/bench_xdp $(BUILD)/bench_engines
-BENCH_OBJ  := bpf/bench_baseline.bpf.o
-
-all: $(BPF_OBJ) $(PASS_OBJ) $(BENCH_OBJ) $(BINS) $(LAB_BINS) $(UNIT_TESTS) $(PKT_TEST) $(BENCH_BINS)
+all: $(BPF_OBJ) $(TEST_BPF) $(BINS) $(LAB_BINS) $(UNIT_TESTS) $(PKT_TESTS) $(BENCH_BINS)
 
 deps:
 	$(Q)scripts/install-deps.sh
 
-$(BUILD):
-	$(Q)mkdir -p $@
-
 # BPF: compile, then let bpftool link and strip (-g kept in BTF only).
-bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
+bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
 	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(BUILD)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $(BUILD)/$*.bpf.tmp.o
 	$(Q)$(BPFTOOL) gen object $@ $(BUILD)/$*.bpf.tmp.o
+
+$(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c $(BPF_HDRS)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp
+	$(Q)rm -f $@.tmp
 
 $(SKEL): $(BPF_OBJ)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name sluice > $@
 
-$(BUILD)/%.o: user/%.c $(wildcard user/*.h) include/sluice_abi.h | $(BUILD)
+# Every object may include the skeleton (the data plane's do): generate it
+# first; -MMD takes care of the rest.
+$(BUILD)/%.o: user/%.c | $(SKEL)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/loader.o $(BUILD)/expiry.o: $(SKEL)
+define layer_archive
+$(call layer_lib,$(1)): $(call obj_of,$(call layer_srcs,$(1)))
+	$$(call msg,AR,$$@)
+	$$(Q)rm -f $$@
+	$$(Q)$$(AR) rcs $$@ $$^
+endef
+$(foreach l,$(LAYERS),$(eval $(call layer_archive,$(l))))
 
-$(BUILD)/libsluice_core.a: $(CORE_OBJS)
-	$(call msg,AR,$@)
-	$(Q)$(AR) rcs $@ $^
-
-$(BUILD)/libsluice_adapt.a: $(ADPT_OBJS)
-	$(call msg,AR,$@)
-	$(Q)$(AR) rcs $@ $^
-
-$(BUILD)/sluiced: $(BUILD)/sluiced.o $(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a
+$(BUILD)/sluiced: $(BUILD)/daemon/sluiced.o $(call layer_lib,daemon) $(DP_LIBS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS)
 
-$(BUILD)/sluicectl: $(patsubst user/%.c,$(BUILD)/%.o,$(wildcard user/ctl_*.c)) $(BUILD)/sluicectl.o \
-                    $(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a
+# sluicectl speaks the daemon's control protocol (daemon/control.h): that
+# one object, not the daemon's layer.
+$(BUILD)/sluicectl: $(BUILD)/ctl/sluicectl.o $(call layer_lib,ctl) $(BUILD)/daemon/control.o $(DP_LIBS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) $(LDLIBS) -ljansson
+	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -ljansson
 
-$(BUILD)/lab_%: tests/lab/lab_%.c tests/lab/lab_cli.h | $(BUILD)
+$(BUILD)/lab_%: tests/lab/lab_%.c tests/lab/lab_cli.h
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@ -lpthread -lm
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@ -lpthread -lm
 
-$(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(BUILD)/libsluice_core.a
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(filter-out %.h,$^) -o $@ $(LDLIBS) -lcmocka -ljansson
+# What to link: the prerequisites less the headers -MMD added to them.
+LINK_INPUTS = $(filter %.c %.o %.a,$^)
 
-# The request server is an adapter (sockets); its test needs only it.
-$(BUILD)/test_request_server: tests/unit/test_request_server.c $(BUILD)/request_server.o $(BUILD)/libsluice_core.a
+# Unit tests: pure layers by default; a test of an adapter names what it needs.
+TEST_CFLAGS = $(ALL_CFLAGS) -Itests/unit
+$(BUILD)/tests/unit/%: tests/unit/%.c $(CORE_LIBS) | $(SKEL)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson
 
-$(BUILD)/test_control: tests/unit/test_control.c $(BUILD)/control.o
+$(BUILD)/tests/unit/daemon/test_request_server: tests/unit/daemon/test_request_server.c \
+		$(BUILD)/daemon/request_server.o $(CORE_LIBS)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lcmocka
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/unit/daemon/test_control: tests/unit/daemon/test_control.c $(BUILD)/daemon/control.o
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ -lcmocka
 
 # policy_rt is an adapter (it writes the gate maps when it has a data path);
-# its unit test runs it without one, so it links the adapters and libbpf.
-$(BUILD)/test_policy_rt: tests/unit/test_policy_rt.c $(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a | $(SKEL)
+# its unit test runs it without one, so it links the daemon layer and libbpf.
+$(BUILD)/tests/unit/daemon/test_policy_rt: tests/unit/daemon/test_policy_rt.c \
+		$(call layer_lib,daemon) $(DP_LIBS)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka -ljansson
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka -ljansson
 
-$(BUILD)/test_packets $(BUILD)/test_classify: $(BUILD)/test_%: tests/packet/test_%.c tests/packet/frames.h \
-		$(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a | $(SKEL)
+$(BUILD)/tests/packet/test_%: tests/packet/test_%.c tests/packet/frames.h $(DP_LIBS) | $(SKEL)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/packet $< $(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a \
-	      -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/packet $< $(DP_LIBS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
 
-$(BUILD)/bench_%: tests/bench/bench_%.c tests/packet/frames.h \
-		$(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a | $(SKEL)
+$(BUILD)/bench_%: tests/bench/bench_%.c tests/packet/frames.h $(DP_LIBS) | $(SKEL)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/packet $< $(BUILD)/libsluice_adapt.a $(BUILD)/libsluice_core.a \
-	      -o $@ $(LDLIBS_BPF) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/packet $< $(DP_LIBS) -o $@ $(LDLIBS_BPF) $(LDLIBS)
 
 # Every suite needs root and BPF; the runner fails loudly without them.
 test: deps
@@ -153,12 +175,13 @@ bench:
 # libFuzzer + ASan/UBSan on the configuration loader, bounded in time.
 # New inputs go to build/fuzz-corpus; tests/fuzz/corpus holds the seeds.
 FUZZ_SECONDS ?= 60
-FUZZ_SRCS  := $(CORE_SRCS)
+FUZZ_SRCS  := $(call layer_srcs,lib) $(call layer_srcs,config) $(call layer_srcs,engine)
 
-$(BUILD)/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_SRCS) $(wildcard user/*.h) | $(BUILD)
+$(BUILD)/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_SRCS)
 	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	      -D_GNU_SOURCE -Iinclude -Iuser $< $(FUZZ_SRCS) -o $@ -lyaml -lpcre2-8 -lm
+	      -D_GNU_SOURCE -Iinclude -Iuser $(LINK_INPUTS) -o $@ -lyaml -lpcre2-8 -lm
 
 fuzz: deps $(BUILD)/fuzz_config
 	$(Q)mkdir -p $(BUILD)/fuzz-corpus
@@ -167,3 +190,5 @@ fuzz: deps $(BUILD)/fuzz_config
 
 clean:
 	$(Q)rm -rf $(BUILD) bpf/*.bpf.o
+
+-include $(USER_OBJS:.o=.d) $(wildcard $(BUILD)/tests/unit/*/*.d $(BUILD)/tests/packet/*.d $(BUILD)/*.d)

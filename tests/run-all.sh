@@ -28,8 +28,8 @@ fail_loud() {
 if ! unshare -m -n true 2>/dev/null; then
 	fail_loud "cannot create network/mount namespaces (unshare -m -n failed)"
 fi
-if ! unshare -m bash -c "mount -t bpf bpf /sys/fs/bpf && bpftool prog load bpf/xdp_pass.bpf.o /sys/fs/bpf/probe" >/dev/null 2>&1; then
-	fail_loud "this kernel does not let us load a BPF program (bpftool prog load bpf/xdp_pass.bpf.o failed)"
+if ! unshare -m bash -c "mount -t bpf bpf /sys/fs/bpf && bpftool prog load $BUILD/tests/xdp_pass.bpf.o /sys/fs/bpf/probe" >/dev/null 2>&1; then
+	fail_loud "this kernel does not let us load a BPF program (bpftool prog load $BUILD/tests/xdp_pass.bpf.o failed)"
 fi
 
 # run_suite NAME CMD...: run, tee the TAP to a log, count results.
@@ -59,16 +59,34 @@ run_suite() {
 want() { [ $# -eq 0 ] || [[ " $SUITES " == *" $1 "* ]]; }
 SUITES="${*:-unit packet e2e}"
 
+# run_built SUITE_DIR: every tests/SUITE_DIR/test_*.c has its binary at
+# build/tests/SUITE_DIR/test_*; a missing one fails, it is not skipped.
+run_built() {
+	local src bin name
+	for src in tests/$1/test_*.c; do
+		name=${src#tests/}
+		name=${name%.c}
+		bin=$BUILD/tests/$name
+		if [ -x "$bin" ] && [ -f "$bin" ]; then
+			run_suite "$name" "$bin"
+		else
+			echo "== $name"
+			echo "   not ok - $bin was not built (run make)"
+			failed=$((failed + 1))
+		fi
+	done
+}
+
+# Unit tests mirror the source folders: tests/unit/<layer>/test_*.c.
 if want unit; then
-	for t in "$BUILD"/test_*; do
-		[ -x "$t" ] || continue
-		case "$(basename "$t")" in test_packets|test_classify) continue ;; esac
-		run_suite "unit/$(basename "$t")" "$t"
+	for layer in tests/unit/*/; do
+		layer=${layer%/}
+		[ "$(basename "$layer")" = configs ] && continue
+		run_built "${layer#tests/}"
 	done
 fi
 if want packet; then
-	run_suite "packet/test_packets" "$BUILD/test_packets"
-	run_suite "packet/test_classify" "$BUILD/test_classify"
+	run_built packet
 fi
 if want e2e; then
 	for t in tests/e2e/test_*.sh; do

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "aimd.h"
-#include "loadsched.h"
-#include "queueset.h"
-#include "shuffle.h"
+#include "engine/aimd.h"
+#include "engine/loadsched.h"
+#include "engine/queueset.h"
+#include "lib/shuffle.h"
 
 #define CL 64
 

@@ -25,11 +25,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "apply.h"
-#include "loader.h"
-#include "config.h"
+#include "dataplane/apply.h"
+#include "dataplane/loader.h"
+#include "config/config.h"
 #include "frames.h"
-#include "plan.h"
+#include "engine/plan.h"
 #include "sluice.skel.h"
 
 #define REPEAT   200000
@@ -503,8 +503,8 @@ int main(int argc, char **argv)
 	__u32 zero = 0, tok_key, tokens = TOKENS;
 
 	skel = sluice__open_and_load();
-	pass_obj = bpf_object__open_file("bpf/xdp_pass.bpf.o", NULL);
-	parse_obj = bpf_object__open_file("bpf/bench_baseline.bpf.o", NULL);
+	pass_obj = bpf_object__open_file("build/tests/xdp_pass.bpf.o", NULL);
+	parse_obj = bpf_object__open_file("build/tests/bench_baseline.bpf.o", NULL);
 	if (!skel || !pass_obj || !parse_obj || bpf_object__load(pass_obj) || bpf_object__load(parse_obj)) {
 		fprintf(stderr, "bench_xdp: cannot load the BPF objects (root? run from the repo root)\n");
 		return 1;

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "diag.h"
-#include "labels.h"
+#include "config/config.h"
+#include "config/diag.h"
+#include "lib/labels.h"
 
 #define CHECK(x)                                                              \
 	do {                                                                  \

@@ -21,13 +21,13 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "apply.h"
-#include "loader.h"
-#include "classifier.h"
-#include "config.h"
-#include "fmt.h"
+#include "dataplane/apply.h"
+#include "dataplane/loader.h"
+#include "engine/classifier.h"
+#include "config/config.h"
+#include "lib/fmt.h"
 #include "frames.h"
-#include "plan.h"
+#include "engine/plan.h"
 #include "sluice.skel.h"
 
 #define DEFAULT_TUPLES 50000 /* per configuration: 4 configs + a reload, 225,000 in all */

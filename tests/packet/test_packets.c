@@ -17,10 +17,8 @@
  * limiting, connection table full) and a seeded property test comparing the
  * program against a reference classifier on random frames.
  *
- * Needs root and a BPF-capable kernel.  Build (warning-free):
- *   gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude -Iuser \
- *       -Ibuild -o build/test_packets tests/packet/test_packets.c \
- *       -lbpf -lelf -lz -lcmocka
+ * Needs root and a BPF-capable kernel.  Built by `make` into
+ * build/tests/packet/test_packets.
  * Environment: SLUICE_FUZZ_SEED, SLUICE_FUZZ_ITERS override the property
  * test's seed and iteration count.
  */

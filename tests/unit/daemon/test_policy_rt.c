@@ -1,0 +1,433 @@
+/*
+ * The policy gate's daemon side (user/policy_rt.c) without a data path:
+ * a policy's scheduler admits in pass-through, queues once its controller
+ * throttles, hands queued flows back through the hooks; reloads keep or
+ * replace controller and scheduler by name and parameters (a replaced
+ * scheduler admits what waited in it); the external signal over a Unix
+ * datagram socket is the mean of a period's samples; a refused flow's
+ * tokens go back.  Time is simulated: every call takes its `now`.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "config/config.h"
+#include "config/diag.h"
+#include "engine/loadsched.h"
+#include "lib/log.h"
+#include "daemon/policy_rt.h"
+
+#define SEC  1000000000ull
+#define MSEC 1000000ull
+#define T0   (1000 * SEC)
+
+/* One policy, control period 1 s, two workloads (gold priority 4). */
+#define POLICY_YAML(name, bronze_timeout, signal)                                    \
+	"apiVersion: sluice/v1\n"                                                    \
+	"kind: AverageLatencySchedulingPolicy\n"                                     \
+	"metadata: {name: " name "}\n"                                               \
+	"spec:\n"                                                                    \
+	"  load_scheduling_core:\n"                                                  \
+	"    aimd_load_scheduler:\n"                                                 \
+	"      load_scheduler:\n"                                                    \
+	"        selectors: [{label_matcher: {match_labels: {dst.port: \"8080\"}}}]\n" \
+	"        scheduler:\n"                                                       \
+	"          workloads:\n"                                                     \
+	"          - name: bronze\n"                                                 \
+	"            label_matcher: {match_labels: {tier: bronze}}\n"                \
+	"            parameters: {priority: 1, queue_timeout: " bronze_timeout "}\n" \
+	"          - name: gold\n"                                                   \
+	"            label_matcher: {match_labels: {tier: gold}}\n"                  \
+	"            parameters: {priority: 4, queue_timeout: 10s}\n"                \
+	"  signal: " signal "\n"                                                     \
+	"  latency_baseliner:\n"                                                     \
+	"    long_term_query_interval: 120s\n"                                       \
+	"    long_term_query_periodic_interval: 1s\n"                                \
+	"  control_period: 1s\n"
+
+struct hooks_seen {
+	uint64_t admitted[4096], rejected[4096];
+	size_t n_admitted, n_rejected;
+};
+
+static void on_admit(void *ctx, uint64_t id, uint64_t now)
+{
+	struct hooks_seen *h = ctx;
+
+	(void)now;
+	assert_true(h->n_admitted < 4096);
+	h->admitted[h->n_admitted++] = id;
+}
+
+static void on_reject(void *ctx, uint64_t id, uint64_t now)
+{
+	struct hooks_seen *h = ctx;
+
+	(void)now;
+	assert_true(h->n_rejected < 4096);
+	h->rejected[h->n_rejected++] = id;
+}
+
+static struct sl_config *load(const char *yaml)
+{
+	struct sl_config *cfg = NULL;
+	int err = sl_config_load_buffer("t.yaml", yaml, strlen(yaml), &cfg, NULL);
+
+	if (err)
+		fail_msg("config did not load: %d\n%s", err, yaml);
+	return cfg;
+}
+
+static json_t *dump(struct sl_policies *ps, uint64_t now)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_error_t e;
+	json_t *j;
+
+	assert_non_null(f);
+	sl_policies_dump(ps, f, now);
+	fclose(f);
+	j = json_loads(buf, 0, &e);
+	if (!j)
+		fail_msg("dump is not JSON: %s\n%s", e.text, buf);
+	free(buf);
+	return j;
+}
+
+static json_t *policy0(json_t *root)
+{
+	return json_array_get(json_object_get(root, "policies"), 0);
+}
+
+static json_t *workload(json_t *pol, const char *name)
+{
+	json_t *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(pol, "workloads"), i, w)
+		if (!strcmp(json_string_value(json_object_get(w, "name")), name))
+			return w;
+	fail_msg("no workload %s", name);
+	return NULL;
+}
+
+static bool throttled(struct sl_policies *ps, uint64_t now)
+{
+	json_t *j = dump(ps, now);
+	bool t = !json_is_true(json_object_get(policy0(j), "pass_through"));
+
+	json_decref(j);
+	return t;
+}
+
+/*
+ * Drive a policy from creation into throttling: 35 s of arrivals at 20/s
+ * (admitted: bootstrap, then pass-through) whose connections close after
+ * 50 ms; then the connections take 2 s while arrivals go on, until the
+ * controller throttles.  Returns the time reached; *queued counts the
+ * arrivals of the second phase that had to wait.
+ */
+static uint64_t drive_to_throttle(struct sl_policies *ps, uint64_t *next_id, int *queued)
+{
+	uint64_t now = T0;
+
+	*queued = 0;
+	for (int step = 0; step < 35 * 20; step++) {
+		now += 50 * MSEC;
+		assert_int_equal(sl_policies_arrive(ps, 0, step % 2, (*next_id)++, now), SL_LS_ADMITTED);
+		sl_policies_on_close(ps, 0, step % 2, 50 * MSEC, 0, now);
+		sl_policies_tick(ps, now);
+	}
+	for (int step = 0; step < 10 * 20 && !throttled(ps, now); step++) {
+		now += 50 * MSEC;
+		*queued += sl_policies_arrive(ps, 0, step % 2, (*next_id)++, now) == SL_LS_QUEUED;
+		sl_policies_on_close(ps, 0, step % 2, 2 * SEC, 0, now);
+		sl_policies_tick(ps, now);
+	}
+	assert_true(throttled(ps, now));
+	return now;
+}
+
+static void test_pass_through_then_throttle(void **state)
+{
+	struct sl_config *cfg = load(POLICY_YAML("svc", "3s", "{type: duration, window: 2s}"));
+	struct hooks_seen *h = calloc(1, sizeof(*h));
+	struct sl_policy_hooks hooks = {on_admit, on_reject, h};
+	struct sl_policies *ps;
+	uint64_t id = 1, now;
+	json_t *j, *p;
+	int queued = 0, before;
+
+	(void)state;
+	assert_int_equal(sl_policies_create(&ps, NULL, &hooks), 0);
+	assert_int_equal(sl_policies_configure(ps, cfg, T0), 0);
+	assert_int_equal(sl_policies_count(ps), 1);
+	j = dump(ps, T0);
+	p = policy0(j);
+	assert_true(json_is_true(json_object_get(p, "pass_through")));
+	assert_true(json_is_true(json_object_get(p, "bootstrapping")));
+	json_decref(j);
+
+	now = drive_to_throttle(ps, &id, &before);
+	j = dump(ps, now);
+	p = policy0(j);
+	assert_true(json_is_true(json_object_get(p, "overload")));
+	assert_false(json_is_true(json_object_get(p, "pass_through")));
+	assert_false(json_is_true(json_object_get(p, "scheduler_pass_through")));
+	assert_true(json_number_value(json_object_get(p, "load_multiplier")) < 1);
+	assert_true(json_number_value(json_object_get(p, "incoming_rate")) > 15);
+	json_decref(j);
+
+	/* Throttled: a burst of arrivals cannot all be admitted at once. */
+	for (int k = 0; k < 200; k++)
+		queued += sl_policies_arrive(ps, 0, k % 2, id++, now) == SL_LS_QUEUED;
+	assert_true(queued > 0);
+	j = dump(ps, now);
+	p = policy0(j);
+	queued += before;
+	assert_int_equal(json_integer_value(json_object_get(p, "waiting")) +
+			 (json_int_t)(h->n_admitted + h->n_rejected), queued);
+	json_decref(j);
+	/* Time passes: queued flows come back through the hooks, each once,
+	 * admitted by the bucket or rejected at queue_timeout. */
+	for (int t = 0; t < 120; t++) {
+		now += 100 * MSEC;
+		sl_policies_tick(ps, now);
+	}
+	assert_int_equal(h->n_admitted + h->n_rejected, queued);
+	assert_true(h->n_admitted > 0);
+	assert_true(h->n_rejected > 0);
+
+	sl_policies_free(ps);
+	sl_config_free(cfg);
+	free(h);
+}
+
+/* Reloads: the same parameters keep the scheduler and what waits in it;
+ * a changed workload replaces it, and what waited is admitted. */
+static void test_reload_keeps_or_replaces(void **state)
+{
+	struct sl_config *cfg = load(POLICY_YAML("svc", "10s", "{type: duration, window: 2s}"));
+	struct sl_config *same = load(POLICY_YAML("svc", "10s", "{type: duration, window: 2s}"));
+	struct sl_config *changed = load(POLICY_YAML("svc", "9s", "{type: duration, window: 2s}"));
+	struct hooks_seen *h = calloc(1, sizeof(*h));
+	struct sl_policy_hooks hooks = {on_admit, on_reject, h};
+	struct sl_policies *ps;
+	uint64_t id = 1, now, periods;
+	int queued = 0, before;
+	json_t *j, *p;
+
+	(void)state;
+	assert_int_equal(sl_policies_create(&ps, NULL, &hooks), 0);
+	assert_int_equal(sl_policies_configure(ps, cfg, T0), 0);
+	now = drive_to_throttle(ps, &id, &before);
+	for (int k = 0; k < 100; k++)
+		queued += sl_policies_arrive(ps, 0, 1, id++, now) == SL_LS_QUEUED;
+	assert_true(queued > 0);
+	/* What queued before has been decided or still waits. */
+	queued += before - (int)(h->n_admitted + h->n_rejected);
+	h->n_admitted = h->n_rejected = 0;
+	j = dump(ps, now);
+	periods = json_integer_value(json_object_get(policy0(j), "periods"));
+	json_decref(j);
+
+	assert_int_equal(sl_policies_configure(ps, same, now), 0);
+	j = dump(ps, now);
+	p = policy0(j);
+	assert_int_equal(json_integer_value(json_object_get(p, "periods")), periods);
+	assert_int_equal(json_integer_value(json_object_get(p, "waiting")), queued);
+	assert_false(json_is_true(json_object_get(p, "bootstrapping")));
+	json_decref(j);
+	assert_int_equal(h->n_admitted + h->n_rejected, 0);
+
+	/* bronze's queue_timeout changed: a new scheduler, fail-open. */
+	assert_int_equal(sl_policies_configure(ps, changed, now), 0);
+	assert_int_equal(h->n_admitted, queued);
+	assert_int_equal(h->n_rejected, 0);
+	j = dump(ps, now);
+	p = policy0(j);
+	assert_int_equal(json_integer_value(json_object_get(p, "waiting")), 0);
+	assert_true(json_is_true(json_object_get(p, "bootstrapping")));
+	/* The controller's parameters did not change: its history stays. */
+	assert_int_equal(json_integer_value(json_object_get(p, "periods")), periods);
+	json_decref(j);
+
+	sl_policies_free(ps);
+	sl_config_free(cfg);
+	sl_config_free(same);
+	sl_config_free(changed);
+	free(h);
+}
+
+/* A level that refuses a flow the policy admitted gets its tokens back:
+ * accepted tokens move to rejected. */
+static void test_return_tokens(void **state)
+{
+	struct sl_config *cfg = load(POLICY_YAML("svc", "3s", "{type: duration, window: 2s}"));
+	struct sl_policies *ps;
+	json_t *j, *w;
+
+	(void)state;
+	assert_int_equal(sl_policies_create(&ps, NULL, NULL), 0);
+	assert_int_equal(sl_policies_configure(ps, cfg, T0), 0);
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(sl_policies_arrive(ps, 0, 1, (uint64_t)k + 1, T0), SL_LS_ADMITTED);
+	sl_policies_return(ps, 0, 1, T0);
+	j = dump(ps, T0);
+	w = workload(policy0(j), "gold");
+	assert_int_equal(json_integer_value(json_object_get(w, "admitted")), 3);
+	assert_true(fabs(json_number_value(json_object_get(w, "accepted_tokens")) - 2) < 1e-9);
+	assert_true(fabs(json_number_value(json_object_get(w, "rejected_tokens")) - 1) < 1e-9);
+	json_decref(j);
+	/* Unknown policy: refused, nothing changes. */
+	assert_int_equal(sl_policies_arrive(ps, 7, 0, 99, T0), -ENOENT);
+	sl_policies_free(ps);
+	sl_config_free(cfg);
+}
+
+static void send_sample(const char *path, const char *text)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+
+	assert_true(fd >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	assert_int_equal(sendto(fd, text, strlen(text), 0, (struct sockaddr *)&sa, sizeof(sa)),
+			 (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* The external signal over a Unix datagram socket: bound at configure,
+ * the mean of a period's samples, kept across a reload, removed when the
+ * policy goes; a second policy cannot take the same path. */
+static void test_external_socket(void **state)
+{
+	char dir[] = "/tmp/sluice-prt.XXXXXX", sock[128], yaml[4096], sig[256], two[8192];
+	struct sl_config *cfg, *again, *dup = NULL, *none;
+	struct sl_policies *ps;
+	struct stat st;
+	json_t *j;
+	uint64_t now = T0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sock, sizeof(sock), "%s/latency.sock", dir);
+	snprintf(sig, sizeof(sig), "{type: external, external_socket: %s, window: 1s}", sock);
+#define EXT_YAML(name) POLICY_YAML(name, "3s", "%s")
+	snprintf(yaml, sizeof(yaml), EXT_YAML("app"), sig);
+	cfg = load(yaml);
+	again = load(yaml);
+	snprintf(two, sizeof(two), EXT_YAML("app") "---\n" EXT_YAML("other"), sig, sig);
+	{
+		struct sl_diags d = SL_DIAGS_INIT;
+
+		/* Two policies on one socket: refused by the loader, with where. */
+		assert_int_equal(sl_config_load_buffer("t.yaml", two, strlen(two), &dup, &d), -EINVAL);
+		const struct sl_diag *e = NULL;
+
+		for (size_t k = 0; k < d.count && !e; k++)
+			if (d.items[k].severity == SL_SEV_ERROR)
+				e = &d.items[k];
+		assert_non_null(e);
+		if (!strstr(e->message, "already the external_socket of AverageLatencySchedulingPolicy/app (t.yaml:1:1)"))
+			fail_msg("unexpected: %s", e->message);
+		assert_string_equal(e->path, "spec.signal.external_socket");
+		sl_diags_free(&d);
+	}
+	none = load(POLICY_YAML("app", "3s", "{type: duration}"));
+
+	assert_int_equal(sl_policies_create(&ps, NULL, NULL), 0);
+	assert_int_equal(sl_policies_configure(ps, cfg, now), 0);
+	assert_int_equal(stat(sock, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	send_sample(sock, "20");
+	send_sample(sock, "40.5");
+	send_sample(sock, "fast"); /* ignored */
+	now += SEC;
+	sl_policies_tick(ps, now);
+	j = dump(ps, now);
+	assert_true(fabs(json_number_value(json_object_get(policy0(j), "signal_ms")) - 30.25) < 1e-9);
+	json_decref(j);
+
+	/* Nothing sent for a period: no valid signal. */
+	now += SEC;
+	sl_policies_tick(ps, now);
+	j = dump(ps, now);
+	assert_true(json_is_null(json_object_get(policy0(j), "signal_ms")));
+	json_decref(j);
+
+	/* A reload keeps the socket: samples sent before it count after it. */
+	send_sample(sock, "70");
+	assert_int_equal(sl_policies_configure(ps, again, now), 0);
+	now += SEC;
+	sl_policies_tick(ps, now);
+	j = dump(ps, now);
+	assert_true(fabs(json_number_value(json_object_get(policy0(j), "signal_ms")) - 70) < 1e-9);
+	json_decref(j);
+
+	/* A configuration whose socket cannot be bound changes nothing;
+	 * one prepared and then aborted leaves no socket behind. */
+	{
+		char bad[4096], sig2[256], other[128];
+		struct sl_config *nobind, *second;
+
+		snprintf(sig2, sizeof(sig2), "{type: external, external_socket: %s/no/such/dir.sock}", dir);
+		snprintf(bad, sizeof(bad), EXT_YAML("app"), sig2);
+		nobind = load(bad);
+		assert_true(sl_policies_configure(ps, nobind, now) < 0);
+		assert_int_equal(sl_policies_count(ps), 1);
+		snprintf(other, sizeof(other), "%s/other.sock", dir);
+		snprintf(sig2, sizeof(sig2), "{type: external, external_socket: %s}", other);
+		snprintf(bad, sizeof(bad), EXT_YAML("app2"), sig2);
+		second = load(bad);
+		assert_int_equal(sl_policies_prepare(ps, second, now), 0);
+		assert_int_equal(stat(other, &st), 0);
+		sl_policies_abort(ps);
+		assert_int_equal(stat(other, &st), -1);
+		sl_config_free(nobind);
+		sl_config_free(second);
+	}
+	send_sample(sock, "10");
+	now += SEC;
+	sl_policies_tick(ps, now);
+	j = dump(ps, now);
+	assert_true(fabs(json_number_value(json_object_get(policy0(j), "signal_ms")) - 10) < 1e-9);
+	json_decref(j);
+
+	/* The policy stops using the socket: it is removed. */
+	assert_int_equal(sl_policies_configure(ps, none, now), 0);
+	assert_int_equal(stat(sock, &st), -1);
+	sl_policies_free(ps);
+	sl_config_free(cfg);
+	sl_config_free(again);
+	sl_config_free(none);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pass_through_then_throttle),
+		cmocka_unit_test(test_reload_keeps_or_replaces),
+		cmocka_unit_test(test_return_tokens),
+		cmocka_unit_test(test_external_socket),
+	};
+
+	sl_log_init("test_policy_rt", SL_LOG_ERROR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,174 @@
+/* plan.c: configuration -> exact map contents, all or nothing. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "config/config.h"
+#include "engine/plan.h"
+
+static struct sl_config *load(const char *yaml)
+{
+	struct sl_diags diags = SL_DIAGS_INIT;
+	struct sl_config *cfg = NULL;
+	int err = sl_config_load_buffer("t.yaml", yaml, strlen(yaml), &cfg, &diags);
+
+	if (err) {
+		sl_diags_print(&diags, stderr);
+		fail_msg("config did not load: %d", err);
+	}
+	sl_diags_free(&diags);
+	return cfg;
+}
+
+static const char two_levels[] =
+	"apiVersion: sluice/v1\n"
+	"kind: Server\n"
+	"metadata: {name: s}\n"
+	"spec: {serverConcurrencyLimit: 70, failMode: closed, heartbeatTimeout: 2s, eventsPerSecond: 7}\n"
+	"---\n"
+	"apiVersion: sluice/v1\n"
+	"kind: PriorityLevelConfiguration\n"
+	"metadata: {name: web}\n"
+	"spec:\n"
+	"  type: Limited\n"
+	"  limited: {nominalConcurrencyShares: 30, limitResponse: {type: Queue}}\n"
+	"---\n"
+	"apiVersion: sluice/v1\n"
+	"kind: FlowSchema\n"
+	"metadata: {name: web}\n"
+	"spec:\n"
+	"  priorityLevelConfiguration: {name: web}\n"
+	"  seatsPerConnection: 2\n"
+	"  rules:\n"
+	"  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]\n"
+	"    destinations: [{ports: [\"80\", \"8000-8002\"]}]\n";
+
+static void test_plan_levels_and_config(void **state)
+{
+	char old[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
+	struct sl_config *cfg = load(two_levels);
+	struct sl_plan plan;
+	unsigned web;
+
+	(void)state;
+	assert_int_equal(sl_plan_build(cfg, old, "eth0", &plan, NULL), 0);
+	/* mandatory exempt and catch-all come first */
+	assert_int_equal(plan.n_levels, 3);
+	assert_string_equal(plan.levels[plan.slot_of[0]].name, "exempt");
+	assert_int_equal(plan.levels[plan.slot_of[0]].type, SLUICE_LEVEL_EXEMPT);
+	assert_string_equal(plan.levels[plan.slot_of[1]].name, "catch-all");
+	assert_int_equal(plan.levels[plan.slot_of[1]].limit_response, SLUICE_RESP_REJECT);
+	web = plan.slot_of[2];
+	assert_string_equal(plan.levels[web].name, "web");
+	assert_int_equal(plan.levels[web].type, SLUICE_LEVEL_LIMITED);
+	assert_int_equal(plan.levels[web].limit_response, SLUICE_RESP_QUEUE);
+	/* shares 0 + 5 + 30: web gets ceil(70 * 30 / 35) = 60, catch-all 10 */
+	assert_int_equal(plan.levels[web].seat_limit, 60);
+	assert_int_equal(plan.levels[plan.slot_of[1]].seat_limit, 10);
+	assert_int_equal(plan.levels[3].type, SLUICE_LEVEL_UNUSED);
+	assert_int_equal(plan.config.fail_mode, SLUICE_FAIL_CLOSED);
+	assert_int_equal(plan.config.heartbeat_timeout_ns, 2000000000ULL);
+	/* the default tick is 100 ms: three ticks */
+	assert_int_equal(plan.config.dispatch_timeout_ns, 300000000ULL);
+	assert_int_equal(plan.config.events_per_sec, 7);
+	assert_true(plan.config.flags & SLUICE_CFG_ACTIVE);
+	assert_int_equal(plan.config.abi_version, SLUICE_ABI_VERSION);
+	/* Ports 80 and 8000..8002 are local-port classes apart from 81. */
+	assert_true(plan.classes.dport_cls[80] != plan.classes.dport_cls[81]);
+	assert_int_equal(plan.classes.dport_cls[8000], plan.classes.dport_cls[8002]);
+	assert_true(plan.classes.dport_cls[8002] != plan.classes.dport_cls[8003]);
+	/* The table's default and its entries name real slots. */
+	assert_memory_equal(&plan.config.default_class, &plan.classes.default_class,
+			    sizeof(plan.config.default_class));
+	for (size_t i = 0; i < plan.classes.n_entries; i++) {
+		const struct sluice_class *c = &plan.classes.entries[i].val;
+
+		assert_true(c->level < SLUICE_MAX_LEVELS);
+		assert_int_not_equal(plan.levels[c->level].type, SLUICE_LEVEL_UNUSED);
+		if (c->level == web)
+			assert_int_equal(c->seats, 2);
+	}
+	sl_plan_free(&plan);
+	sl_config_free(cfg);
+}
+
+/* Deferral stops a few ticks into a silence: never sooner than 50 ms (a
+ * busy loop is not a dead one), never later than the failsafe. */
+static void test_dispatch_timeout(void **state)
+{
+	const uint64_t ms = 1000000ULL;
+
+	(void)state;
+	assert_int_equal(sl_dispatch_timeout_ns(100 * ms, 3000 * ms), 300 * ms);
+	assert_int_equal(sl_dispatch_timeout_ns(1 * ms, 3000 * ms), 50 * ms);
+	assert_int_equal(sl_dispatch_timeout_ns(100 * ms, 200 * ms), 200 * ms);
+	assert_int_equal(sl_dispatch_timeout_ns(2000 * ms, 0), 6000 * ms); /* failsafe off */
+}
+
+static void test_plan_keeps_slots_by_name(void **state)
+{
+	char old[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
+	struct sl_config *cfg = load(two_levels);
+	struct sl_plan plan;
+
+	(void)state;
+	strcpy(old[5], "catch-all");
+	strcpy(old[9], "web");
+	strcpy(old[0], "gone"); /* a removed level keeps its slot reserved */
+	assert_int_equal(sl_plan_build(cfg, old, "eth0", &plan, NULL), 0);
+	assert_int_equal(plan.slot_of[1], 5);
+	assert_int_equal(plan.slot_of[2], 9);
+	assert_int_equal(plan.slot_of[0], 1); /* exempt: first never-used slot */
+	assert_string_equal(plan.levels[9].name, "web");
+	assert_int_equal(plan.levels[0].type, SLUICE_LEVEL_UNUSED);
+	sl_plan_free(&plan);
+	sl_config_free(cfg);
+}
+
+/* A configuration that loads but cannot be compiled fails the plan with
+ * a diagnostic, before anything would be written. */
+static void test_plan_fails_on_uncompilable_matcher(void **state)
+{
+	static const char yaml[] =
+		"apiVersion: sluice/v1\n"
+		"kind: AverageLatencySchedulingPolicy\n"
+		"metadata: {name: p}\n"
+		"spec:\n"
+		"  load_scheduling_core:\n"
+		"    aimd_load_scheduler:\n"
+		"      load_scheduler:\n"
+		"        selectors:\n"
+		"        - control_point: ingress\n"
+		"          label_matcher:\n"
+		"            expression:\n"
+		"              label_matches: {label: dst.port, regex: \"^80\"}\n";
+	char old[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
+	struct sl_diags diags = SL_DIAGS_INIT;
+	struct sl_config *cfg = load(yaml);
+	struct sl_plan plan;
+
+	(void)state;
+	assert_int_equal(sl_plan_build(cfg, old, "eth0", &plan, &diags), -EINVAL);
+	assert_int_equal(sl_diags_error_count(&diags), 1);
+	assert_non_null(strstr(diags.items[0].message, "dst.port"));
+	assert_string_equal(diags.items[0].object, "AverageLatencySchedulingPolicy/p");
+	sl_plan_free(&plan);
+	sl_diags_free(&diags);
+	sl_config_free(cfg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan_levels_and_config),
+		cmocka_unit_test(test_plan_keeps_slots_by_name),
+		cmocka_unit_test(test_dispatch_timeout),
+		cmocka_unit_test(test_plan_fails_on_uncompilable_matcher),
+	};
+
+	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
+}

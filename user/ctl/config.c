@@ -1,0 +1,505 @@
+/*
+ * sluicectl validate | limits | explain: the daemon's own configuration
+ * code, run offline on a file.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "engine/classifier.h"
+#include "engine/limits.h"
+#include "config/config.h"
+#include "ctl/ctl.h"
+#include "lib/flowhash.h"
+#include "lib/fmt.h"
+#include "lib/json_out.h"
+#include "lib/shuffle.h"
+
+/* ---- validate ------------------------------------------------------------ */
+
+static void validate_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: sluicectl validate [--json] FILE...\n\n"
+		"Check configuration files the way sluiced would load them.  Every error\n"
+		"and warning names file:line:column, the object, the field and the cause.\n\n"
+		"Exit status: 0 valid (warnings allowed), 1 any error, 2 usage error.\n\n"
+		"  --json   {\"valid\": bool, \"files\": [...], \"diagnostics\": [{file, line,\n"
+		"           column, object, path, severity, message}]}\n");
+}
+
+int ctl_validate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{},
+	};
+	struct sl_diags all = SL_DIAGS_INIT;
+	struct json_out jo;
+	bool json = false, valid = true;
+	size_t *errors, *warnings;
+	int c, nfiles;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'h': validate_usage(stdout); return CTL_OK;
+		default: validate_usage(stderr); return CTL_USAGE;
+		}
+	}
+	nfiles = argc - optind;
+	if (nfiles < 1) {
+		fprintf(stderr, "sluicectl validate: no FILE given\n");
+		validate_usage(stderr);
+		return CTL_USAGE;
+	}
+	errors = calloc((size_t)nfiles, sizeof(*errors));
+	warnings = calloc((size_t)nfiles, sizeof(*warnings));
+	if (!errors || !warnings) {
+		free(errors);
+		free(warnings);
+		return CTL_FAIL;
+	}
+	for (int i = 0; i < nfiles; i++) {
+		size_t e0 = sl_diags_error_count(&all), w0 = sl_diags_warning_count(&all);
+
+		sl_config_load_file(argv[optind + i], NULL, &all);
+		errors[i] = sl_diags_error_count(&all) - e0;
+		warnings[i] = sl_diags_warning_count(&all) - w0;
+		if (errors[i])
+			valid = false;
+	}
+	if (json) {
+		jo_init(&jo, stdout, true);
+		jo_obj_begin(&jo, NULL);
+		jo_bool(&jo, "valid", valid);
+		jo_arr_begin(&jo, "files");
+		for (int i = 0; i < nfiles; i++) {
+			jo_obj_begin(&jo, NULL);
+			jo_str(&jo, "file", argv[optind + i]);
+			jo_bool(&jo, "valid", errors[i] == 0);
+			jo_u64(&jo, "errors", errors[i]);
+			jo_u64(&jo, "warnings", warnings[i]);
+			jo_obj_end(&jo);
+		}
+		jo_arr_end(&jo);
+		fputs(",\n  \"diagnostics\": ", stdout);
+		sl_diags_json(&all, stdout);
+		jo_obj_end(&jo);
+		jo_finish(&jo);
+	} else {
+		sl_diags_print(&all, stderr);
+		for (int i = 0; i < nfiles; i++) {
+			if (errors[i])
+				printf("%s: invalid: %zu error%s, %zu warning%s\n", argv[optind + i],
+				       errors[i], errors[i] == 1 ? "" : "s", warnings[i],
+				       warnings[i] == 1 ? "" : "s");
+			else
+				printf("%s: valid (%zu warning%s)\n", argv[optind + i], warnings[i],
+				       warnings[i] == 1 ? "" : "s");
+		}
+	}
+	free(errors);
+	free(warnings);
+	sl_diags_free(&all);
+	return valid ? CTL_OK : CTL_FAIL;
+}
+
+/* Load a config for limits/explain; diagnostics go to stderr. */
+static struct sl_config *load_or_report(const char *cmd, const char *path)
+{
+	struct sl_diags diags = SL_DIAGS_INIT;
+	struct sl_config *cfg = NULL;
+
+	if (sl_config_load_file(path, &cfg, &diags)) {
+		sl_diags_print(&diags, stderr);
+		fprintf(stderr, "sluicectl %s: %s is not a valid configuration\n", cmd, path);
+	}
+	sl_diags_free(&diags);
+	return cfg;
+}
+
+/* ---- limits -------------------------------------------------------------- */
+
+static void limits_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: sluicectl limits --config FILE [--server-concurrency N] [--json]\n\n"
+		"Per priority level, the seats it is entitled to (spec: Kubernetes APF):\n"
+		"nominal = ceil(serverConcurrencyLimit x shares / sum of shares), lendable,\n"
+		"borrowing limit, and the min and max its current limit can move between.\n\n"
+		"  --config FILE            the configuration\n"
+		"  --server-concurrency N   override the Server's serverConcurrencyLimit\n"
+		"  --json                   {\"serverConcurrencyLimit\": N, \"levels\": [{\"name\",\n"
+		"                           \"nominal\", \"lendable\", \"borrowing\", \"min\", \"max\"}]}\n");
+}
+
+int ctl_limits(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"server-concurrency", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{},
+	};
+	const char *path = NULL;
+	long server_cl = 0;
+	bool json = false;
+	struct sl_limit_input *in = NULL;
+	struct sl_level_limits *out = NULL;
+	struct sl_config *cfg;
+	struct json_out jo;
+	char *end;
+	int c, rc = CTL_FAIL;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:s:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': path = optarg; break;
+		case 's':
+			server_cl = strtol(optarg, &end, 10);
+			if (*end || server_cl <= 0 || server_cl > INT32_MAX) {
+				fprintf(stderr, "sluicectl limits: --server-concurrency: '%s' is not a positive integer\n", optarg);
+				return CTL_USAGE;
+			}
+			break;
+		case 'j': json = true; break;
+		case 'h': limits_usage(stdout); return CTL_OK;
+		default: limits_usage(stderr); return CTL_USAGE;
+		}
+	}
+	if (!path || optind < argc) {
+		fprintf(stderr, "sluicectl limits: --config FILE is required\n");
+		return CTL_USAGE;
+	}
+	cfg = load_or_report("limits", path);
+	if (!cfg)
+		return CTL_FAIL;
+	if (!server_cl)
+		server_cl = cfg->server.server_concurrency_limit;
+	in = calloc(cfg->n_levels, sizeof(*in));
+	out = calloc(cfg->n_levels, sizeof(*out));
+	if (!in || !out)
+		goto done;
+	for (size_t i = 0; i < cfg->n_levels; i++) {
+		in[i].exempt = cfg->levels[i].type == SL_LEVEL_EXEMPT;
+		in[i].shares = (uint32_t)cfg->levels[i].shares;
+		in[i].lendable_percent = (uint32_t)cfg->levels[i].lendable_percent;
+		in[i].borrowing_limit_percent = cfg->levels[i].borrowing_limit_percent;
+	}
+	if (sl_limits_compute((uint32_t)server_cl, in, cfg->n_levels, out)) {
+		fprintf(stderr, "sluicectl limits: cannot compute limits\n");
+		goto done;
+	}
+	if (json) {
+		jo_init(&jo, stdout, true);
+		jo_obj_begin(&jo, NULL);
+		jo_u64(&jo, "serverConcurrencyLimit", (uint64_t)server_cl);
+		jo_arr_begin(&jo, "levels");
+		for (size_t i = 0; i < cfg->n_levels; i++) {
+			jo_obj_begin(&jo, NULL);
+			jo_str(&jo, "name", cfg->levels[i].name);
+			jo_str(&jo, "type", cfg->levels[i].type == SL_LEVEL_EXEMPT ? "Exempt" : "Limited");
+			jo_u64(&jo, "shares", in[i].shares);
+			jo_u64(&jo, "nominal", out[i].nominal);
+			jo_u64(&jo, "lendable", out[i].lendable);
+			jo_u64(&jo, "borrowing", out[i].borrowing);
+			jo_u64(&jo, "min", out[i].min);
+			jo_u64(&jo, "max", out[i].max);
+			jo_obj_end(&jo);
+		}
+		jo_arr_end(&jo);
+		jo_obj_end(&jo);
+		jo_finish(&jo);
+	} else {
+		uint64_t sum = 0;
+
+		printf("serverConcurrencyLimit %ld\n", server_cl);
+		printf("%-24s %-8s %6s %8s %9s %10s %6s %6s\n", "LEVEL", "TYPE", "SHARES", "NOMINAL",
+		       "LENDABLE", "BORROWING", "MIN", "MAX");
+		for (size_t i = 0; i < cfg->n_levels; i++) {
+			printf("%-24s %-8s %6u %8u %9u %10u %6u %6u\n", cfg->levels[i].name,
+			       in[i].exempt ? "Exempt" : "Limited", in[i].shares, out[i].nominal,
+			       out[i].lendable, out[i].borrowing, out[i].min, out[i].max);
+			sum += out[i].nominal;
+		}
+		printf("sum of nominal limits %" PRIu64 " (ceilings may exceed the budget slightly)\n", sum);
+	}
+	rc = CTL_OK;
+done:
+	free(in);
+	free(out);
+	sl_config_free(cfg);
+	return rc;
+}
+
+/* ---- explain ------------------------------------------------------------- */
+
+static void explain_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: sluicectl explain --config FILE --src ADDR [--sport P] --dst ADDR --dport P\n"
+		"                         [--iface IFNAME] [--hash-key HEX32] [--json]\n\n"
+		"Why a connection lands where it does: its labels, the FlowSchema that matches\n"
+		"it (which rule, subject and destination), the priority level, the flow\n"
+		"distinguisher and its hash (and the queues dealt to it), and the\n"
+		"AverageLatencySchedulingPolicy and workload that select it.\n\n"
+		"  --hash-key HEX32   the 128-bit flow-hash key as 32 hex digits (the daemon\n"
+		"                     draws its own at random; default all zero)\n");
+}
+
+static int parse_port(const char *s, uint16_t *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end || v < 0 || v > 65535)
+		return -EINVAL;
+	*out = (uint16_t)v;
+	return 0;
+}
+
+static int parse_hex_key(const char *s, uint8_t key[16])
+{
+	if (strlen(s) != 32)
+		return -EINVAL;
+	for (int i = 0; i < 16; i++) {
+		unsigned v;
+
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -EINVAL;
+		key[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+struct explain {
+	struct sl_conn_tuple t;
+	struct sl_labels labels;
+	struct sl_class_result r;
+	char distinguisher[64];
+	uint64_t hash;
+	uint32_t hand[SL_SHUFFLE_MAX_HAND];
+	uint32_t hand_size;
+};
+
+static void explain_json(const struct sl_config *cfg, const struct explain *e)
+{
+	const struct sl_flow_schema *fs = e->r.schema != SL_NONE ? &cfg->schemas[e->r.schema] : NULL;
+	const struct sl_level_cfg *lvl = fs ? &cfg->levels[fs->level] : NULL;
+	struct json_out jo;
+	char buf[64];
+
+	jo_init(&jo, stdout, true);
+	jo_obj_begin(&jo, NULL);
+	jo_obj_begin(&jo, "connection");
+	jo_str(&jo, "src", sl_fmt_addr(e->t.saddr, buf, sizeof(buf)));
+	jo_u64(&jo, "sport", e->t.sport);
+	jo_str(&jo, "dst", sl_fmt_addr(e->t.daddr, buf, sizeof(buf)));
+	jo_u64(&jo, "dport", e->t.dport);
+	jo_obj_end(&jo);
+	jo_obj_begin(&jo, "labels");
+	for (size_t i = 0; i < e->labels.count; i++)
+		jo_str(&jo, e->labels.items[i].key, e->labels.items[i].value);
+	jo_obj_end(&jo);
+	if (fs) {
+		jo_obj_begin(&jo, "flowSchema");
+		jo_str(&jo, "name", fs->name);
+		jo_u64(&jo, "matchingPrecedence", fs->precedence);
+		jo_u64(&jo, "rule", e->r.rule);
+		jo_u64(&jo, "subject", e->r.subject);
+		jo_u64(&jo, "destination", e->r.destination);
+		jo_u64(&jo, "seatsPerConnection", fs->seats_per_conn);
+		jo_obj_end(&jo);
+		jo_obj_begin(&jo, "priorityLevel");
+		jo_str(&jo, "name", lvl->name);
+		jo_str(&jo, "type", lvl->type == SL_LEVEL_EXEMPT ? "Exempt" : "Limited");
+		jo_str(&jo, "limitResponse", lvl->type == SL_LEVEL_EXEMPT ? NULL :
+			     lvl->limit_response == SL_RESP_QUEUE ? "Queue" : "Reject");
+		jo_obj_end(&jo);
+		jo_obj_begin(&jo, "flow");
+		jo_str(&jo, "distinguisher", e->distinguisher);
+		snprintf(buf, sizeof(buf), "0x%016" PRIx64, e->hash);
+		jo_str(&jo, "hash", buf);
+		jo_arr_begin(&jo, "hand");
+		for (uint32_t i = 0; i < e->hand_size; i++)
+			jo_u64(&jo, NULL, e->hand[i]);
+		jo_arr_end(&jo);
+		jo_obj_end(&jo);
+	} else {
+		jo_null(&jo, "flowSchema");
+		jo_null(&jo, "priorityLevel");
+	}
+	if (e->r.policy != SL_NONE) {
+		const struct sl_policy_cfg *p = &cfg->policies[e->r.policy];
+
+		jo_obj_begin(&jo, "policy");
+		jo_str(&jo, "name", p->name);
+		jo_str(&jo, "workload", e->r.workload != SL_NONE ? p->workloads[e->r.workload].name
+								 : "default");
+		jo_obj_end(&jo);
+	} else {
+		jo_null(&jo, "policy");
+	}
+	jo_obj_end(&jo);
+	jo_finish(&jo);
+}
+
+static void explain_text(const struct sl_config *cfg, const struct explain *e)
+{
+	const struct sl_flow_schema *fs = e->r.schema != SL_NONE ? &cfg->schemas[e->r.schema] : NULL;
+	char a[64], b[64], m[512];
+
+	printf("connection  %s -> %s\n", sl_fmt_endpoint(e->t.saddr, htons(e->t.sport), a, sizeof(a)),
+	       sl_fmt_endpoint(e->t.daddr, htons(e->t.dport), b, sizeof(b)));
+	printf("labels     ");
+	for (size_t i = 0; i < e->labels.count; i++)
+		printf(" %s=%s", e->labels.items[i].key, e->labels.items[i].value);
+	printf("\n");
+	if (!fs) {
+		printf("flowschema  none matches (no catch-all?)\n");
+		return;
+	}
+	printf("flowschema  %s (precedence %u%s), rule %zu: subject %zu and destination %zu match\n",
+	       fs->name, fs->precedence, fs->mandatory ? ", mandatory" : "", e->r.rule,
+	       e->r.subject, e->r.destination);
+	{
+		const struct sl_subject *s = &fs->rules[e->r.rule].subjects[e->r.subject];
+
+		if (s->kind == SL_SUBJECT_NETWORK) {
+			printf("            subject: kind Network, cidrs");
+			for (size_t i = 0; i < s->n_cidrs; i++)
+				printf(" %s", sl_cidr_format(&s->cidrs[i], a, sizeof(a)));
+			printf("\n");
+		} else {
+			sl_label_matcher_format(&s->labels, m, sizeof(m));
+			printf("            subject: kind Labels, %s\n", m);
+		}
+	}
+	{
+		const struct sl_level_cfg *l = &cfg->levels[fs->level];
+
+		printf("level       %s (%s%s), %u seat%s per connection\n", l->name,
+		       l->type == SL_LEVEL_EXEMPT ? "Exempt" : "Limited",
+		       l->type == SL_LEVEL_EXEMPT ? "" :
+		       l->limit_response == SL_RESP_QUEUE ? ", Queue" : ", Reject",
+		       fs->seats_per_conn, fs->seats_per_conn == 1 ? "" : "s");
+	}
+	printf("flow        distinguisher \"%s\", hash 0x%016" PRIx64, e->distinguisher, e->hash);
+	if (e->hand_size) {
+		printf(", queues");
+		for (uint32_t i = 0; i < e->hand_size; i++)
+			printf("%s%u", i ? "," : " ", e->hand[i]);
+	}
+	printf("\n");
+	if (e->r.policy != SL_NONE) {
+		const struct sl_policy_cfg *p = &cfg->policies[e->r.policy];
+
+		printf("policy      %s, workload %s\n", p->name,
+		       e->r.workload != SL_NONE ? p->workloads[e->r.workload].name : "default");
+	} else {
+		printf("policy      none selects it\n");
+	}
+}
+
+int ctl_explain(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"src", required_argument, NULL, 's'},
+		{"sport", required_argument, NULL, 'S'},
+		{"dst", required_argument, NULL, 'd'},
+		{"dport", required_argument, NULL, 'D'},
+		{"iface", required_argument, NULL, 'i'},
+		{"hash-key", required_argument, NULL, 'k'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{},
+	};
+	const char *path = NULL, *src = NULL, *dst = NULL;
+	struct explain e = {.labels = SL_LABELS_INIT};
+	uint8_t key[16] = {0};
+	bool json = false, have_dport = false;
+	struct sl_config *cfg;
+	int c;
+
+	e.t.sport = 40000;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:s:S:d:D:i:k:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': path = optarg; break;
+		case 's': src = optarg; break;
+		case 'd': dst = optarg; break;
+		case 'S':
+			if (parse_port(optarg, &e.t.sport)) {
+				fprintf(stderr, "sluicectl explain: --sport: '%s' is not a port\n", optarg);
+				return CTL_USAGE;
+			}
+			break;
+		case 'D':
+			if (parse_port(optarg, &e.t.dport)) {
+				fprintf(stderr, "sluicectl explain: --dport: '%s' is not a port\n", optarg);
+				return CTL_USAGE;
+			}
+			have_dport = true;
+			break;
+		case 'i': e.t.iface = optarg; break;
+		case 'k':
+			if (parse_hex_key(optarg, key)) {
+				fprintf(stderr, "sluicectl explain: --hash-key: need 32 hex digits\n");
+				return CTL_USAGE;
+			}
+			break;
+		case 'j': json = true; break;
+		case 'h': explain_usage(stdout); return CTL_OK;
+		default: explain_usage(stderr); return CTL_USAGE;
+		}
+	}
+	if (!path || !src || !dst || !have_dport || optind < argc) {
+		fprintf(stderr, "sluicectl explain: --config, --src, --dst and --dport are required\n");
+		explain_usage(stderr);
+		return CTL_USAGE;
+	}
+	if (sl_parse_addr(src, e.t.saddr) < 0 || sl_parse_addr(dst, e.t.daddr) < 0) {
+		fprintf(stderr, "sluicectl explain: '%s' is not an IPv4 or IPv6 address\n",
+			sl_parse_addr(src, e.t.saddr) < 0 ? src : dst);
+		return CTL_USAGE;
+	}
+	if (sl_addr_is_v4(e.t.saddr) != sl_addr_is_v4(e.t.daddr)) {
+		fprintf(stderr, "sluicectl explain: --src and --dst must be the same family\n");
+		return CTL_USAGE;
+	}
+	cfg = load_or_report("explain", path);
+	if (!cfg)
+		return CTL_FAIL;
+	if (sl_conn_labels(cfg, &e.t, &e.labels)) {
+		sl_config_free(cfg);
+		return CTL_FAIL;
+	}
+	sl_labels_sort(&e.labels);
+	sl_classify(cfg, &e.t, &e.labels, &e.r);
+	if (e.r.schema != SL_NONE) {
+		const struct sl_flow_schema *fs = &cfg->schemas[e.r.schema];
+		const struct sl_level_cfg *l = &cfg->levels[fs->level];
+
+		sl_flow_distinguisher(fs, &e.t, e.distinguisher, sizeof(e.distinguisher));
+		e.hash = sl_flow_hash(key, fs->name, e.distinguisher);
+		if (l->type == SL_LEVEL_LIMITED && l->limit_response == SL_RESP_QUEUE &&
+		    l->queues > 1 && !sl_shuffle_deal(l->queues, l->hand_size, e.hash, e.hand))
+			e.hand_size = l->hand_size;
+	}
+	if (json)
+		explain_json(cfg, &e);
+	else
+		explain_text(cfg, &e);
+	sl_labels_free(&e.labels);
+	sl_config_free(cfg);
+	return CTL_OK;
+}

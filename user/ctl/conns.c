@@ -1,0 +1,198 @@
+/*
+ * sluicectl conns: the connections the data path admitted and still
+ * tracks (sl_conns), read from the pinned map: who holds which level's
+ * seats, since when, whether the handshake completed, their smoothed RTT.
+ */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/ctl.h"
+#include "lib/fmt.h"
+#include "lib/json_out.h"
+
+struct conn_row {
+	struct sluice_conn_key key;
+	struct sluice_conn c;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: sluicectl conns [--pin-dir DIR] [--level NAME] [--limit N] [--json]\n\n"
+		"The connections sluice admitted and tracks until they close: client and\n"
+		"local endpoint, priority level, seats, state (admitted: handshake pending;\n"
+		"established), age, smoothed RTT, policy and workload indexes.  Oldest\n"
+		"first.  Read from the pinned maps: no daemon needed.\n\n"
+		"  --pin-dir DIR   where sluiced pinned its maps (default %s)\n"
+		"  --level NAME    only connections holding seats of this level\n"
+		"  --limit N       show at most N connections (default 50; 0 = all)\n"
+		"  --json          one JSON object: {\"total\", \"shown\", \"conns\": [...]}\n",
+		SL_DEFAULT_PIN_DIR);
+}
+
+static int by_age(const void *a, const void *b)
+{
+	const struct conn_row *x = a, *y = b;
+
+	return x->c.admitted_ns < y->c.admitted_ns ? -1 : x->c.admitted_ns > y->c.admitted_ns;
+}
+
+/* Every entry of sl_conns (a HASH: walked with get_next_key; entries that
+ * go away during the walk are skipped). */
+static int read_conns(int fd, struct conn_row **out, size_t *n_out)
+{
+	struct sluice_conn_key key, next;
+	struct conn_row *rows = NULL;
+	size_t n = 0, cap = 0;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (n == cap) {
+			struct conn_row *r = realloc(rows, (cap = cap ? 2 * cap : 256) * sizeof(*r));
+
+			if (!r) {
+				free(rows);
+				return -ENOMEM;
+			}
+			rows = r;
+		}
+		rows[n].key = key;
+		if (!bpf_map_lookup_elem(fd, &key, &rows[n].c))
+			n++;
+	}
+	*out = rows;
+	*n_out = n;
+	return 0;
+}
+
+static void idx(char *buf, size_t len, unsigned v)
+{
+	if (v == SLUICE_NONE16)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%u", v);
+}
+
+int ctl_conns(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"pin-dir", required_argument, NULL, 'p'},
+		{"level", required_argument, NULL, 'l'},
+		{"limit", required_argument, NULL, 'n'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{},
+	};
+	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN];
+	const char *pin_dir = SL_DEFAULT_PIN_DIR, *level = NULL;
+	unsigned long long now = sl_mono_ns();
+	struct conn_row *rows = NULL;
+	size_t n = 0, shown = 0, total = 0;
+	long limit = 50;
+	bool json = false;
+	struct sl_maps m;
+	char *end;
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:l:n:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': pin_dir = optarg; break;
+		case 'l': level = optarg; break;
+		case 'n':
+			limit = strtol(optarg, &end, 10);
+			if (end == optarg || *end || limit < 0) {
+				fprintf(stderr, "sluicectl conns: --limit: '%s' is not a count >= 0\n", optarg);
+				return CTL_USAGE;
+			}
+			break;
+		case 'j': json = true; break;
+		case 'h': usage(stdout); return CTL_OK;
+		default: usage(stderr); return CTL_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sluicectl conns: unexpected argument '%s'\n", argv[optind]);
+		return CTL_USAGE;
+	}
+	if (ctl_open_maps(pin_dir, &m))
+		return CTL_FAIL;
+	err = sl_maps_level_names(&m, names);
+	if (!err)
+		err = read_conns(m.fd[SL_MAP_CONNS], &rows, &n);
+	sl_maps_close(&m);
+	if (err) {
+		fprintf(stderr, "sluicectl conns: read %s/maps: %s\n", pin_dir, strerror(-err));
+		free(rows);
+		return CTL_FAIL;
+	}
+	qsort(rows, n, sizeof(*rows), by_age);
+
+	struct json_out jo;
+
+	if (json) {
+		jo_init(&jo, stdout, false);
+		jo_obj_begin(&jo, NULL);
+		jo_arr_begin(&jo, "conns");
+	} else {
+		printf("%-44s %-44s %-16s %5s %-11s %9s %9s %6s %8s\n", "CLIENT", "LOCAL", "LEVEL",
+		       "SEATS", "STATE", "AGE_MS", "SRTT_US", "POLICY", "WORKLOAD");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct conn_row *r = &rows[i];
+		const char *lname = r->c.level < SLUICE_MAX_LEVELS ? names[r->c.level] : "?";
+		const char *state = r->c.state == SLUICE_CONN_ESTABLISHED ? "established" : "admitted";
+		char cli[64], loc[64], pol[8], wl[8];
+		double age = now > r->c.admitted_ns ? (double)(now - r->c.admitted_ns) / 1e6 : 0;
+
+		if (level && strcmp(level, lname))
+			continue;
+		total++;
+		if (limit && shown >= (size_t)limit)
+			continue;
+		shown++;
+		sl_fmt_endpoint(r->key.saddr, r->key.sport, cli, sizeof(cli));
+		sl_fmt_endpoint(r->key.daddr, r->key.dport, loc, sizeof(loc));
+		if (json) {
+			jo_obj_begin(&jo, NULL);
+			jo_str(&jo, "client", cli);
+			jo_str(&jo, "local", loc);
+			jo_str(&jo, "level", lname);
+			jo_u64(&jo, "seats", r->c.seats);
+			jo_str(&jo, "state", state);
+			jo_double(&jo, "age_ms", age);
+			jo_u64(&jo, "srtt_us", r->c.srtt_us);
+			if (r->c.policy == SLUICE_NONE16)
+				jo_null(&jo, "policy");
+			else
+				jo_u64(&jo, "policy", r->c.policy);
+			if (r->c.workload == SLUICE_NONE16)
+				jo_null(&jo, "workload");
+			else
+				jo_u64(&jo, "workload", r->c.workload);
+			jo_obj_end(&jo);
+		} else {
+			idx(pol, sizeof(pol), r->c.policy);
+			idx(wl, sizeof(wl), r->c.workload);
+			printf("%-44s %-44s %-16s %5u %-11s %9.0f %9u %6s %8s\n", cli, loc, lname,
+			       r->c.seats, state, age, r->c.srtt_us, pol, wl);
+		}
+	}
+	if (json) {
+		jo_arr_end(&jo);
+		jo_u64(&jo, "total", total);
+		jo_u64(&jo, "shown", shown);
+		jo_obj_end(&jo);
+		jo_finish(&jo);
+	} else {
+		printf("(%zu of %zu connection%s)\n", shown, total, total == 1 ? "" : "s");
+	}
+	free(rows);
+	return CTL_OK;
+}

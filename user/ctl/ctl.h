@@ -1,0 +1,42 @@
+/* sluicectl: the command table and what the commands share. */
+#ifndef SLUICE_CTL_H
+#define SLUICE_CTL_H
+
+#include <stdbool.h>
+
+#include "dataplane/pinned_maps.h"
+
+struct ctl_command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+};
+
+/* Exit codes shared by every command. */
+enum {
+	CTL_OK = 0,
+	CTL_FAIL = 1,  /* the command ran and failed (or found errors) */
+	CTL_USAGE = 2, /* bad invocation */
+};
+
+/* Open the pinned maps or print one line saying why not (and what to do). */
+int ctl_open_maps(const char *pin_dir, struct sl_maps *m);
+
+int ctl_status(int argc, char **argv);
+int ctl_validate(int argc, char **argv);
+int ctl_limits(int argc, char **argv);
+int ctl_explain(int argc, char **argv);
+int ctl_reload(int argc, char **argv);
+int ctl_odds(int argc, char **argv);
+int ctl_levels(int argc, char **argv);
+int ctl_queues(int argc, char **argv);
+int ctl_flows(int argc, char **argv);
+int ctl_controller(int argc, char **argv);
+int ctl_deal(int argc, char **argv);
+int ctl_replay(int argc, char **argv);
+int ctl_signal(int argc, char **argv);
+int ctl_conns(int argc, char **argv);
+int ctl_shadow(int argc, char **argv);
+int ctl_top(int argc, char **argv);
+
+#endif

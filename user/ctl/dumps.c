@@ -1,0 +1,217 @@
+/*
+ * sluicectl levels | queues | flows: the Kubernetes APF debug dumps
+ * (dump_priority_levels, dump_queues, dump_requests) for connections,
+ * asked of the running daemon over its control socket.
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/control.h"
+#include "ctl/ctl.h"
+
+static void usage(FILE *f, const char *cmd)
+{
+	fprintf(f,
+		"Usage: sluicectl %s [LEVEL] [--socket PATH] [--json]\n\n", cmd);
+	if (!strcmp(cmd, "levels"))
+		fprintf(f, "Per priority level: type, nominal / lendable / min / max seats, the current\n"
+			   "limit after borrowing, seats in use, connections waiting, admitted,\n"
+			   "deferred, rejected, dispatched from the queues, and measured demand.\n");
+	else if (!strcmp(cmd, "queues"))
+		fprintf(f, "Per queue of each Queue-type level: waiting and executing connections,\n"
+			   "seats in use, the virtual dispatch time and the work waiting\n"
+			   "(Kubernetes dump_queues).\n");
+	else if (!strcmp(cmd, "controller"))
+		fprintf(f, "Per AverageLatencySchedulingPolicy: the latency signal and setpoint, overload,\n"
+			   "gradient, integrator, load multiplier and pass-through of its gradient\n"
+			   "controller; its scheduler (incoming token rate, fill rate, tokens\n"
+			   "available, connections waiting) and the data path's gate (pass or\n"
+			   "throttle, credit); and per workload its priority and tokens, the\n"
+			   "connections admitted (of which inline by the data path), deferred\n"
+			   "(queued), rejected and waiting, and the latency-based token estimate.\n");
+	else
+		fprintf(f, "Every connection a QueueSet holds, waiting or executing: client, FlowSchema,\n"
+			   "queue and position, flow hash, seats (Kubernetes dump_requests).\n");
+	fprintf(f, "\n  --socket PATH   the daemon's control socket (default %s)\n"
+		   "  --json          the daemon's JSON answer\n", SL_DEFAULT_CONTROL_SOCKET);
+}
+
+static const char *s(json_t *o, const char *k)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+
+	return v ? v : "-";
+}
+
+static long long n(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_integer(v) ? json_integer_value(v) : (long long)json_number_value(v);
+}
+
+static void print_levels(json_t *root)
+{
+	json_t *rows = json_object_get(root, "levels"), *r;
+	size_t i;
+
+	printf("borrowing regime: %s\n", s(root, "borrowing_regime"));
+	printf("%-20s %-7s %5s %5s %5s %5s %6s %6s %7s %9s %9s %9s %8s\n", "LEVEL", "TYPE", "NOM",
+	       "LEND", "MIN", "MAX", "LIMIT", "SEATS", "WAITING", "ADMITTED", "DEFERRED", "REJECTED",
+	       "QUEUED");
+	json_array_foreach(rows, i, r) {
+		printf("%-20s %-7s %5lld %5lld %5lld %5lld %6lld %6lld %7lld %9lld %9lld %9lld %8lld\n",
+		       s(r, "name"), s(r, "type"), n(r, "nominal"), n(r, "lendable"), n(r, "min"),
+		       n(r, "max"), n(r, "limit"), n(r, "seats_in_use"), n(r, "waiting"),
+		       n(r, "admitted"), n(r, "deferred"), n(r, "rejected"), n(r, "dispatched_from_queue"));
+	}
+}
+
+static void print_queues(json_t *root)
+{
+	json_t *rows = json_object_get(root, "queues"), *r;
+	size_t i, shown = 0;
+
+	printf("%-20s %5s %8s %9s %6s %22s %18s\n", "LEVEL", "QUEUE", "WAITING", "EXECUTING",
+	       "SEATS", "NEXT_DISPATCH_R", "WORK_WAITING");
+	json_array_foreach(rows, i, r) {
+		/* Idle queues are noise in a human view; --json has them all. */
+		if (!n(r, "waiting") && !n(r, "executing"))
+			continue;
+		printf("%-20s %5lld %8lld %9lld %6lld %22s %18s\n", s(r, "level"), n(r, "index"),
+		       n(r, "waiting"), n(r, "executing"), n(r, "seats_in_use"), s(r, "next_dispatch_r"),
+		       s(r, "total_work_sum"));
+		shown++;
+	}
+	printf("(%zu busy of %zu queues)\n", shown, json_array_size(rows));
+}
+
+static void print_flows(json_t *root)
+{
+	json_t *rows = json_object_get(root, "flows"), *r;
+	size_t i;
+
+	printf("%-16s %-16s %-24s %5s %4s %-9s %-18s %5s\n", "LEVEL", "FLOWSCHEMA", "CLIENT", "QUEUE",
+	       "POS", "STATE", "FLOW_HASH", "SEATS");
+	json_array_foreach(rows, i, r) {
+		printf("%-16s %-16s %-24s %5lld %4lld %-9s %-18s %5lld\n", s(r, "level"),
+		       s(r, "flowSchema"), s(r, "client"), n(r, "queue"), n(r, "position"),
+		       json_is_true(json_object_get(r, "executing")) ? "executing" : "waiting",
+		       s(r, "flow_hash"), n(r, "seats"));
+	}
+	if (!json_array_size(rows))
+		printf("(no connection waiting or dispatched from a queue)\n");
+}
+
+/* A JSON number as text, "-" for null; buf holds 32 bytes. */
+static const char *num(json_t *o, const char *k, char *buf)
+{
+	json_t *v = json_object_get(o, k);
+
+	if (!json_is_number(v))
+		return "-";
+	snprintf(buf, 32, "%.4g", json_number_value(v));
+	return buf;
+}
+
+static void print_controller(json_t *root)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	json_t *rows = json_object_get(root, "policies"), *r, *w;
+	size_t i, j;
+
+	printf("stage: %s\n", s(root, "stage"));
+	json_array_foreach(rows, i, r) {
+		bool pt = json_is_true(json_object_get(r, "pass_through"));
+
+		printf("policy %s: signal %s ms, setpoint %s ms, %s, gradient %s, integrator %s, "
+		       "load multiplier %s%s\n", s(r, "name"),
+		       num(r, "signal_ms", b1), num(r, "setpoint_ms", b2),
+		       json_is_true(json_object_get(r, "overload")) ? "OVERLOAD" : "ok",
+		       num(r, "gradient", b3), num(r, "integrator", b4), num(r, "load_multiplier", b5),
+		       pt ? " (pass-through)" : "");
+		printf("  scheduler: %s%s, incoming %s tokens/s, fill rate %s tokens/s, available %s, "
+		       "waiting %lld; data-path gate %s (credit %s)\n",
+		       json_is_true(json_object_get(r, "scheduler_pass_through")) ? "pass-through" : "throttling",
+		       json_is_true(json_object_get(r, "bootstrapping")) ? " (bootstrapping)" : "",
+		       num(r, "incoming_rate", b1), num(r, "fill_rate", b2), num(r, "available", b3),
+		       n(r, "waiting"), s(r, "gate"), num(r, "gate_credit", b4));
+		printf("  %-20s %5s %7s %9s %9s %9s %9s %8s %14s\n", "WORKLOAD", "PRIO", "TOKENS",
+		       "ADMITTED", "(INLINE)", "DEFERRED", "REJECTED", "WAITING", "EST. TOKENS");
+		json_array_foreach(json_object_get(r, "workloads"), j, w) {
+			printf("  %-20s %5s %7s %9lld %9lld %9lld %9lld %8lld %14s\n", s(w, "name"),
+			       num(w, "priority", b1), num(w, "tokens", b2), n(w, "admitted"),
+			       n(w, "admitted_inline"), n(w, "deferred"), n(w, "rejected"),
+			       n(w, "waiting"), num(w, "token_estimate_ms", b3));
+		}
+	}
+	if (!json_array_size(rows))
+		printf("(no AverageLatencySchedulingPolicy configured)\n");
+}
+
+static int dump(int argc, char **argv, const char *cmd)
+{
+	static const struct option opts[] = {
+		{"socket", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{},
+	};
+	const char *sock = SL_DEFAULT_CONTROL_SOCKET, *level = NULL;
+	char req[128], *answer = NULL;
+	bool json = false;
+	json_t *root;
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': sock = optarg; break;
+		case 'j': json = true; break;
+		case 'h': usage(stdout, cmd); return CTL_OK;
+		default: usage(stderr, cmd); return CTL_USAGE;
+		}
+	}
+	if (optind < argc && strcmp(cmd, "controller"))
+		level = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "sluicectl %s: unexpected argument '%s'\n", cmd, argv[optind]);
+		return CTL_USAGE;
+	}
+	snprintf(req, sizeof(req), "%s%s%s", cmd, level ? " " : "", level ? level : "");
+	err = sl_control_request(sock, req, &answer);
+	if (err) {
+		fprintf(stderr, "sluicectl %s: %s: %s (is sluiced running? --socket)\n", cmd, sock,
+			strerror(-err));
+		return CTL_FAIL;
+	}
+	if (json) {
+		fputs(answer, stdout);
+		free(answer);
+		return CTL_OK;
+	}
+	root = json_loads(answer, 0, NULL);
+	free(answer);
+	if (!root) {
+		fprintf(stderr, "sluicectl %s: the daemon's answer is not JSON\n", cmd);
+		return CTL_FAIL;
+	}
+	if (!strcmp(cmd, "levels"))
+		print_levels(root);
+	else if (!strcmp(cmd, "controller"))
+		print_controller(root);
+	else if (!strcmp(cmd, "queues"))
+		print_queues(root);
+	else
+		print_flows(root);
+	json_decref(root);
+	return CTL_OK;
+}
+
+int ctl_levels(int argc, char **argv) { return dump(argc, argv, "levels"); }
+int ctl_queues(int argc, char **argv) { return dump(argc, argv, "queues"); }
+int ctl_flows(int argc, char **argv) { return dump(argc, argv, "flows"); }
+int ctl_controller(int argc, char **argv) { return dump(argc, argv, "controller"); }

@@ -1,0 +1,442 @@
+/*
+ * sluicectl replay: the daemon's AIMD controller (user/aimd.c) run offline
+ * over a latency trace, for tuning a policy (spec/aimd.md §2).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/aimd.h"
+#include "config/config.h"
+#include "ctl/ctl.h"
+#include "lib/read_file.h"
+#include "lib/json_out.h"
+
+#define MAX_OBS_WINDOW 100000
+#define MAX_TRACE_BYTES (64u << 20) /* ~2 million rows: days of 100 ms samples */
+
+static void replay_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: sluicectl replay --policy FILE --trace CSV [--name NAME]\n"
+		"                        [--observed-window N] [--baseline-includes-overload]\n"
+		"                        [--verbose] [--json]\n\n"
+		"Run the daemon's controller code offline over a latency trace, one row per\n"
+		"control period, and print its decision for each period.\n\n"
+		"  --policy FILE   a sluice configuration holding an AverageLatencySchedulingPolicy\n"
+		"  --name NAME     which policy, when FILE holds several\n"
+		"  --trace CSV     header t_s,signal,setpoint (any order; setpoint optional),\n"
+		"                  one row per period; an empty cell means no valid value.\n"
+		"                  Without a setpoint column the setpoint is the baseline the\n"
+		"                  daemon computes: the mean signal over the policy's\n"
+		"                  long_term_query_interval (overloaded periods excluded),\n"
+		"                  refreshed every long_term_query_periodic_interval, times\n"
+		"                  latency_tolerance_multiplier.  '-' reads standard input.\n"
+		"  --observed-window N\n"
+		"                  OBSERVED of period k = mean of min(1, applied) over periods\n"
+		"                  k-N .. k-1 (applied = 1 in pass-through, else the published\n"
+		"                  multiplier; periods before the first count as 1).  Default 1.\n"
+		"  --baseline-includes-overload\n"
+		"                  Aperture's baseline (overloaded periods included; it can\n"
+		"                  ratchet up under sustained overload).\n"
+		"  --verbose       also print signal, setpoint and observed\n"
+		"  --json          a JSON array of {t_s, overload, gradient, integrator,\n"
+		"                  load_multiplier, pass_through} with every digit (shortest\n"
+		"                  round-trip); invalid numbers are null.  The table shows 6\n"
+		"                  significant digits and '-' for invalid numbers.\n\n"
+		"integrator is its value after the period's update; load_multiplier is the\n"
+		"published multiplier (0 in pass-through).\n\n"
+		"Exit status: 0 ok, 1 invalid policy or trace (file:line:column), 2 usage.\n");
+}
+
+struct row {
+	double t_s, signal, setpoint;
+};
+
+enum { COL_T, COL_SIGNAL, COL_SETPOINT, COL_N };
+static const char *const col_names[COL_N] = {"t_s", "signal", "setpoint"};
+
+static char *trim(char *s, char **end_out)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		e--;
+	*e = 0;
+	if (end_out)
+		*end_out = e;
+	return s;
+}
+
+/*
+ * Parse the trace.  Returns 0, or -1 after printing "FILE:LINE:COL: why".
+ * *has_setpoint says whether the header had a setpoint column.
+ */
+static int read_trace(const char *path, struct row **rows_out, size_t *n_out,
+		      bool *has_setpoint)
+{
+	char *text = NULL, *line, *next;
+	size_t n = 0, rcap = 0, text_len;
+	struct row *rows = NULL;
+	int colidx[16]; /* field -> COL_*, header order */
+	int nfields = 0, ret = -1, err;
+	unsigned lineno = 0;
+	bool header = false;
+	size_t len;
+
+	*has_setpoint = false;
+	err = sl_read_file(path, MAX_TRACE_BYTES, &text, &text_len);
+	if (err == -EFBIG) {
+		fprintf(stderr, "sluicectl replay: %s: a trace holds at most %u MiB\n", path,
+			MAX_TRACE_BYTES >> 20);
+		return -1;
+	}
+	if (err) {
+		fprintf(stderr, "sluicectl replay: %s: %s\n", path, strerror(-err));
+		return -1;
+	}
+	for (line = text; line < text + text_len; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(text + text_len - line));
+		char *p = line, *blank;
+		int field = 0;
+		struct row r = {NAN, NAN, NAN};
+
+		next = nl ? nl + 1 : text + text_len;
+		len = (size_t)(next - line);
+		if (nl)
+			*nl = '\0';
+		lineno++;
+		if (len - (nl != NULL) != strlen(line)) {
+			fprintf(stderr, "%s:%u:%zu: NUL byte in the trace\n", path, lineno,
+				strlen(line) + 1);
+			goto out;
+		}
+		blank = trim(line, NULL);
+		if (!*blank)
+			continue; /* blank lines are ignored */
+		if (!header) {
+			bool seen[COL_N] = {false};
+
+			for (;;) {
+				char *comma = strchr(p, ','), *cell;
+				size_t col = (size_t)(p - line) + 1;
+				int c;
+
+				if (comma)
+					*comma = 0;
+				cell = trim(p, NULL);
+				if (nfields >= (int)(sizeof(colidx) / sizeof(colidx[0]))) {
+					fprintf(stderr, "%s:%u:%zu: too many columns\n", path, lineno, col);
+					goto out;
+				}
+				for (c = 0; c < COL_N; c++)
+					if (!strcmp(cell, col_names[c]))
+						break;
+				if (c == COL_N) {
+					fprintf(stderr, "%s:%u:%zu: column %d: unknown column '%s' (expected t_s, signal, setpoint)\n",
+						path, lineno, col, nfields + 1, cell);
+					goto out;
+				}
+				if (seen[c]) {
+					fprintf(stderr, "%s:%u:%zu: column %d: duplicate column '%s'\n",
+						path, lineno, col, nfields + 1, cell);
+					goto out;
+				}
+				seen[c] = true;
+				colidx[nfields++] = c;
+				if (!comma)
+					break;
+				p = comma + 1;
+			}
+			if (!seen[COL_T] || !seen[COL_SIGNAL]) {
+				fprintf(stderr, "%s:%u:1: the header needs columns t_s and signal (and optionally setpoint)\n",
+					path, lineno);
+				goto out;
+			}
+			*has_setpoint = seen[COL_SETPOINT];
+			header = true;
+			continue;
+		}
+		for (;;) {
+			char *comma = strchr(p, ','), *cell, *end;
+			size_t col = (size_t)(p - line) + 1;
+			double v;
+
+			if (comma)
+				*comma = 0;
+			if (field >= nfields) {
+				fprintf(stderr, "%s:%u:%zu: more fields than the header's %d\n",
+					path, lineno, col - 1, nfields);
+				goto out;
+			}
+			cell = trim(p, NULL);
+			col += (size_t)(cell - p);
+			if (!*cell) {
+				v = NAN; /* no valid value */
+			} else {
+				errno = 0;
+				v = strtod(cell, &end);
+				if (*end || end == cell || (errno == ERANGE && isinf(v))) {
+					fprintf(stderr, "%s:%u:%zu: column %d (%s): '%s' is not a number\n",
+						path, lineno, col, field + 1, col_names[colidx[field]], cell);
+					goto out;
+				}
+			}
+			switch (colidx[field]) {
+			case COL_T: r.t_s = v; break;
+			case COL_SIGNAL: r.signal = v; break;
+			default: r.setpoint = v; break;
+			}
+			if (colidx[field] == COL_T && !isfinite(v)) {
+				fprintf(stderr, "%s:%u:%zu: column %d (t_s): a time in seconds is required\n",
+					path, lineno, col, field + 1);
+				goto out;
+			}
+			field++;
+			if (!comma)
+				break;
+			p = comma + 1;
+		}
+		if (field < nfields) {
+			fprintf(stderr, "%s:%u:%zu: %d field%s, the header has %d (missing column %d, %s)\n",
+				path, lineno, strlen(line) + 1, field, field == 1 ? "" : "s", nfields,
+				field + 1, col_names[colidx[field]]);
+			goto out;
+		}
+		if (n == rcap) {
+			struct row *nr;
+
+			rcap = rcap ? 2 * rcap : 256;
+			nr = realloc(rows, rcap * sizeof(*rows));
+			if (!nr) {
+				fprintf(stderr, "sluicectl replay: out of memory\n");
+				goto out;
+			}
+			rows = nr;
+		}
+		rows[n++] = r;
+	}
+	if (!header) {
+		fprintf(stderr, "%s:1:1: empty trace: expected the header t_s,signal[,setpoint]\n", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(text);
+	if (ret) {
+		free(rows);
+		rows = NULL;
+		n = 0;
+	}
+	*rows_out = rows;
+	*n_out = n;
+	return ret;
+}
+
+static const struct sl_policy_cfg *pick_policy(const struct sl_config *cfg, const char *file,
+					       const char *name, int *rc)
+{
+	const struct sl_policy_cfg *pol;
+
+	if (name) {
+		pol = sl_config_find_policy(cfg, name);
+		if (!pol) {
+			fprintf(stderr, "sluicectl replay: %s: no AverageLatencySchedulingPolicy named '%s'\n",
+				file, name);
+			*rc = CTL_FAIL;
+		}
+		return pol;
+	}
+	if (cfg->n_policies == 1)
+		return &cfg->policies[0];
+	if (!cfg->n_policies) {
+		fprintf(stderr, "sluicectl replay: %s holds no AverageLatencySchedulingPolicy\n", file);
+		*rc = CTL_FAIL;
+		return NULL;
+	}
+	fprintf(stderr, "sluicectl replay: %s holds %zu AverageLatencySchedulingPolicies; choose one with --name:",
+		file, cfg->n_policies);
+	for (size_t i = 0; i < cfg->n_policies; i++)
+		fprintf(stderr, " %s", cfg->policies[i].name);
+	fputc('\n', stderr);
+	*rc = CTL_USAGE;
+	return NULL;
+}
+
+/* Table cells: 6 significant digits (--json has every digit); '-' = invalid. */
+static const char *num(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		return "-";
+	if (isinf(v))
+		return v > 0 ? "inf" : "-inf";
+	snprintf(buf, len, "%.6g", v);
+	return buf;
+}
+
+int ctl_replay(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"policy", required_argument, NULL, 'p'},
+		{"trace", required_argument, NULL, 't'},
+		{"name", required_argument, NULL, 'n'},
+		{"observed-window", required_argument, NULL, 'w'},
+		{"baseline-includes-overload", no_argument, NULL, 'B'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{},
+	};
+	const char *policy_file = NULL, *trace_file = NULL, *name = NULL;
+	struct sl_diags diags = SL_DIAGS_INIT;
+	struct sl_config *cfg = NULL;
+	const struct sl_policy_cfg *pol;
+	struct sl_aimd_params params;
+	struct sl_aimd st;
+	struct row *rows = NULL;
+	double *applied = NULL;
+	size_t n_rows = 0;
+	unsigned long window = 1;
+	bool json = false, verbose = false, incl_overload = false, has_setpoint;
+	int c, rc = CTL_FAIL;
+	char why[160], *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:t:n:w:Bvjh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': policy_file = optarg; break;
+		case 't': trace_file = optarg; break;
+		case 'n': name = optarg; break;
+		case 'w':
+			errno = 0;
+			window = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || errno || optarg[0] == '-' || !window ||
+			    window > MAX_OBS_WINDOW) {
+				fprintf(stderr, "sluicectl replay: --observed-window: '%s' is not an integer in 1..%d\n",
+					optarg, MAX_OBS_WINDOW);
+				return CTL_USAGE;
+			}
+			break;
+		case 'B': incl_overload = true; break;
+		case 'v': verbose = true; break;
+		case 'j': json = true; break;
+		case 'h': replay_usage(stdout); return CTL_OK;
+		default: replay_usage(stderr); return CTL_USAGE;
+		}
+	}
+	if (!policy_file || !trace_file || optind < argc) {
+		fprintf(stderr, "sluicectl replay: --policy and --trace are required%s\n",
+			optind < argc ? " (and no other arguments)" : "");
+		replay_usage(stderr);
+		return CTL_USAGE;
+	}
+
+	if (sl_config_load_file(policy_file, &cfg, &diags)) {
+		sl_diags_print(&diags, stderr);
+		fprintf(stderr, "sluicectl replay: %s is not a valid configuration\n", policy_file);
+		sl_diags_free(&diags);
+		return CTL_FAIL;
+	}
+	sl_diags_free(&diags);
+	pol = pick_policy(cfg, policy_file, name, &rc);
+	if (!pol)
+		goto out;
+	sl_aimd_params_from_policy(&params, pol);
+	if (incl_overload)
+		params.baseline_excludes_overload = false;
+	if (sl_aimd_params_check(&params, why, sizeof(why))) {
+		fprintf(stderr, "sluicectl replay: policy %s: %s\n", pol->name, why);
+		rc = CTL_FAIL;
+		goto out;
+	}
+	if (read_trace(trace_file, &rows, &n_rows, &has_setpoint)) {
+		rc = CTL_FAIL;
+		goto out;
+	}
+	if (sl_aimd_init(&st, &params)) {
+		fprintf(stderr, "sluicectl replay: out of memory\n");
+		rc = CTL_FAIL;
+		goto out;
+	}
+	applied = calloc(n_rows ? n_rows : 1, sizeof(*applied));
+	if (!applied) {
+		fprintf(stderr, "sluicectl replay: out of memory\n");
+		sl_aimd_free(&st);
+		rc = CTL_FAIL;
+		goto out;
+	}
+
+	struct json_out jo;
+
+	if (json) {
+		jo_init(&jo, stdout, true);
+		jo_arr_begin(&jo, NULL);
+	} else {
+		printf("%-10s %-8s %-10s %-10s %-15s %-12s", "t_s", "overload", "gradient",
+		       "integrator", "load_multiplier", "pass_through");
+		if (verbose)
+			printf(" %-10s %-10s %s", "signal", "setpoint", "observed");
+		putchar('\n');
+	}
+	for (size_t k = 0; k < n_rows; k++) {
+		struct sl_aimd_out o;
+		double obs = 0;
+
+		/* OBSERVED: mean of min(1, applied) over the previous
+		 * `window` periods, history before the first counting as 1. */
+		for (unsigned long j = 1; j <= window; j++)
+			obs += k >= j ? fmin(1.0, applied[k - j]) : 1.0;
+		obs /= (double)window;
+
+		if (has_setpoint)
+			sl_aimd_step(&st, rows[k].signal, rows[k].setpoint, obs, &o);
+		else
+			sl_aimd_period_signal(&st, rows[k].signal, obs, &o);
+		applied[k] = o.pass_through ? 1.0 : o.load_multiplier;
+
+		if (json) {
+			jo_obj_begin(&jo, NULL);
+			jo_double(&jo, "t_s", rows[k].t_s);
+			jo_bool(&jo, "overload", o.overload);
+			jo_double(&jo, "gradient", o.gradient);
+			jo_double(&jo, "integrator", o.integrator);
+			jo_double(&jo, "load_multiplier", o.load_multiplier);
+			jo_bool(&jo, "pass_through", o.pass_through);
+			if (verbose) {
+				jo_double(&jo, "signal", o.signal);
+				jo_double(&jo, "setpoint", o.setpoint);
+				jo_double(&jo, "observed", o.observed);
+			}
+			jo_obj_end(&jo);
+		} else {
+			char b[6][32];
+
+			snprintf(b[0], 32, "%.10g", rows[k].t_s);
+			printf("%-10s %-8s %-10s %-10s %-15s %-12s", b[0],
+			       o.overload ? "yes" : "no", num(o.gradient, b[1], 32),
+			       num(o.integrator, b[2], 32), num(o.load_multiplier, b[3], 32),
+			       o.pass_through ? "yes" : "no");
+			if (verbose)
+				printf(" %-10s %-10s %s", num(o.signal, b[4], 32),
+				       num(o.setpoint, b[5], 32), num(o.observed, b[0], 32));
+			putchar('\n');
+		}
+	}
+	if (json) {
+		jo_arr_end(&jo);
+		jo_finish(&jo);
+	}
+	sl_aimd_free(&st);
+	rc = fflush(stdout) ? CTL_FAIL : CTL_OK;
+out:
+	free(applied);
+	free(rows);
+	sl_config_free(cfg);
+	return rc;
+}

@@ -1,0 +1,266 @@
+/* sluicectl status: what the data path is doing, read from pinned maps. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl/ctl.h"
+#include "lib/json_out.h"
+
+struct status_level {
+	unsigned slot;
+	struct sluice_level cfg;
+	struct sluice_seats seats;
+	struct sluice_level_stats st;
+};
+
+struct status {
+	struct sluice_config cfg;
+	struct sluice_heartbeat hb;
+	struct sluice_stats gs;
+	long long heartbeat_age_ms; /* -1: never written */
+	bool stale;        /* the failsafe decides */
+	bool undispatched; /* nobody dispatches: deferral is off */
+	struct status_level levels[SLUICE_MAX_LEVELS];
+	unsigned n_levels;
+};
+
+static const char *level_type_name(__u32 type)
+{
+	return type == SLUICE_LEVEL_EXEMPT ? "Exempt" :
+	       type == SLUICE_LEVEL_LIMITED ? "Limited" : "Removed";
+}
+
+static const char *fail_mode_name(__u32 mode)
+{
+	return mode == SLUICE_FAIL_CLOSED ? "closed" : "open";
+}
+
+/* A heartbeat at hb_ns (0: never written) older than limit (0: none). */
+static bool older_than(unsigned long long hb_ns, unsigned long long now, unsigned long long limit)
+{
+	return limit && (!hb_ns || (now > hb_ns && now - hb_ns > limit));
+}
+
+static int read_status(const struct sl_maps *m, struct status *s)
+{
+	unsigned long long now = sl_mono_ns();
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	if ((err = sl_maps_config(m, &s->cfg)) || (err = sl_maps_heartbeat(m, &s->hb)) ||
+	    (err = sl_maps_global_stats(m, &s->gs)))
+		return err;
+	s->heartbeat_age_ms = s->hb.mono_ns ? (long long)(now - s->hb.mono_ns) / 1000000 : -1;
+	/* The same tests the data path makes (sluice.bpf.c older_than). */
+	s->stale = older_than(s->hb.mono_ns, now, s->cfg.heartbeat_timeout_ns);
+	s->undispatched = older_than(s->hb.mono_ns, now, s->cfg.dispatch_timeout_ns);
+	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
+		struct status_level *l = &s->levels[s->n_levels];
+
+		if ((err = sl_maps_level(m, slot, &l->cfg)))
+			return err;
+		if (!l->cfg.name[0])
+			continue; /* never used */
+		l->cfg.name[SLUICE_LEVEL_NAME_LEN - 1] = '\0';
+		l->slot = slot;
+		if ((err = sl_maps_seats(m, slot, &l->seats)) ||
+		    (err = sl_maps_level_stats(m, slot, &l->st)))
+			return err;
+		/* A removed level is shown while it still holds seats. */
+		if (l->cfg.type == SLUICE_LEVEL_UNUSED && !l->seats.seats_in_use)
+			continue;
+		s->n_levels++;
+	}
+	return 0;
+}
+
+static void print_json(const struct status *s, const char *pin_dir, bool pretty)
+{
+	struct json_out jo;
+
+	jo_init(&jo, stdout, pretty);
+	jo_obj_begin(&jo, NULL);
+	jo_str(&jo, "pin_dir", pin_dir);
+	jo_bool(&jo, "configured", s->cfg.flags & SLUICE_CFG_ACTIVE);
+	if (s->heartbeat_age_ms >= 0)
+		jo_i64(&jo, "heartbeat_age_ms", s->heartbeat_age_ms);
+	else
+		jo_null(&jo, "heartbeat_age_ms");
+	jo_u64(&jo, "daemon_pid", s->hb.pid);
+	jo_bool(&jo, "dispatching", !s->undispatched);
+	jo_u64(&jo, "dispatch_timeout_ms", s->cfg.dispatch_timeout_ns / 1000000);
+	jo_bool(&jo, "shadow", s->cfg.flags & SLUICE_CFG_SHADOW);
+	jo_obj_begin(&jo, "failsafe");
+	jo_str(&jo, "mode", fail_mode_name(s->cfg.fail_mode));
+	jo_bool(&jo, "active", s->stale);
+	jo_u64(&jo, "heartbeat_timeout_ms", s->cfg.heartbeat_timeout_ns / 1000000);
+	jo_u64(&jo, "opened", s->gs.failsafe_open);
+	jo_u64(&jo, "closed", s->gs.failsafe_closed);
+	jo_obj_end(&jo);
+	jo_arr_begin(&jo, "levels");
+	for (unsigned i = 0; i < s->n_levels; i++) {
+		const struct status_level *l = &s->levels[i];
+
+		jo_obj_begin(&jo, NULL);
+		jo_str(&jo, "name", l->cfg.name);
+		jo_str(&jo, "type", level_type_name(l->cfg.type));
+		jo_u64(&jo, "seats_in_use", l->seats.seats_in_use);
+		jo_u64(&jo, "limit", l->cfg.seat_limit);
+		jo_u64(&jo, "admitted", l->st.admitted);
+		jo_u64(&jo, "deferred", l->st.deferred);
+		jo_u64(&jo, "rejected", l->st.rejected);
+		jo_u64(&jo, "syns", l->st.syns);
+		jo_u64(&jo, "retransmits", l->st.retransmits);
+		jo_u64(&jo, "closed", l->st.closed);
+		jo_u64(&jo, "expired", l->seats.expired);
+		jo_u64(&jo, "waiting", l->seats.waiting);
+		jo_u64(&jo, "failsafe", l->st.failsafe);
+		jo_u64(&jo, "shadow_passed", l->st.shadow_passed);
+		jo_obj_end(&jo);
+	}
+	jo_arr_end(&jo);
+	jo_obj_begin(&jo, "stats");
+	jo_u64(&jo, "syns", s->gs.syns);
+	jo_u64(&jo, "unprotected", s->gs.unprotected);
+	jo_u64(&jo, "malformed", s->gs.malformed);
+	jo_u64(&jo, "fragments", s->gs.fragments);
+	jo_u64(&jo, "conn_table_full", s->gs.conn_table_full);
+	jo_u64(&jo, "events_lost", s->gs.events_lost);
+	jo_u64(&jo, "rst_failed", s->gs.rst_failed);
+	jo_u64(&jo, "established", s->gs.established);
+	jo_u64(&jo, "released", s->gs.released);
+	jo_u64(&jo, "tickets_admitted", s->gs.tickets_admitted);
+	jo_u64(&jo, "tickets_rejected", s->gs.tickets_rejected);
+	jo_u64(&jo, "policy_deferred", s->gs.policy_deferred);
+	jo_u64(&jo, "shadow_passed", s->gs.shadow_passed);
+	jo_u64(&jo, "undispatched", s->gs.undispatched);
+	jo_obj_end(&jo);
+	jo_obj_end(&jo);
+	jo_finish(&jo);
+}
+
+static void print_table(const struct status *s, const char *pin_dir)
+{
+	char hb[64];
+
+	if (s->heartbeat_age_ms < 0)
+		snprintf(hb, sizeof(hb), "never");
+	else
+		snprintf(hb, sizeof(hb), "%lld.%03llds ago", s->heartbeat_age_ms / 1000,
+			 s->heartbeat_age_ms % 1000);
+	printf("sluice  %s  daemon pid %u  heartbeat %s  fail mode %s%s%s\n", pin_dir, s->hb.pid, hb,
+	       fail_mode_name(s->cfg.fail_mode),
+	       s->stale ? "  FAILSAFE ACTIVE (heartbeat stale)" :
+	       s->undispatched ? "  NOT DISPATCHING (daemon silent: nothing deferred)" : "",
+	       s->cfg.flags & SLUICE_CFG_SHADOW ? "  SHADOW MODE (verdicts counted, not enforced)" : "");
+	printf("%-24s %-8s %9s %7s %10s %10s %10s %8s\n", "LEVEL", "TYPE", "SEATS", "LIMIT",
+	       "ADMITTED", "DEFERRED", "REJECTED", "EXPIRED");
+	for (unsigned i = 0; i < s->n_levels; i++) {
+		const struct status_level *l = &s->levels[i];
+		char limit[16];
+
+		if (l->cfg.type == SLUICE_LEVEL_EXEMPT)
+			snprintf(limit, sizeof(limit), "-");
+		else
+			snprintf(limit, sizeof(limit), "%u", l->cfg.seat_limit);
+		printf("%-24s %-8s %9llu %7s %10llu %10llu %10llu %8llu\n", l->cfg.name,
+		       level_type_name(l->cfg.type), (unsigned long long)l->seats.seats_in_use,
+		       limit, (unsigned long long)l->st.admitted,
+		       (unsigned long long)l->st.deferred, (unsigned long long)l->st.rejected,
+		       (unsigned long long)l->seats.expired);
+	}
+	if (!s->n_levels)
+		printf("(no levels configured)\n");
+	printf("syns %llu  unprotected %llu  malformed %llu  fragments %llu  failsafe open/closed %llu/%llu"
+	       "  table full %llu  events lost %llu\n",
+	       (unsigned long long)s->gs.syns, (unsigned long long)s->gs.unprotected,
+	       (unsigned long long)s->gs.malformed, (unsigned long long)s->gs.fragments,
+	       (unsigned long long)s->gs.failsafe_open, (unsigned long long)s->gs.failsafe_closed,
+	       (unsigned long long)s->gs.conn_table_full, (unsigned long long)s->gs.events_lost);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: sluicectl status [--pin-dir DIR] [--json] [--watch SECONDS [--count N]]\n\n"
+		"Per priority level: seats in use and limit, connections admitted, deferred\n"
+		"(SYN dropped, client retransmits) and rejected (RST); the daemon heartbeat\n"
+		"and the failsafe.  Reads the pinned maps; the daemon need not run.\n\n"
+		"A heartbeat older than the dispatch timeout (3 ticks) means no daemon\n"
+		"dispatches: the data path stops deferring (admits within the limit, the\n"
+		"client's retransmit retries over it: NOT DISPATCHING, \"dispatching\": false).\n"
+		"Older than heartbeatTimeout, the failsafe decides (FAILSAFE ACTIVE).\n\n"
+		"  --pin-dir DIR     where sluiced pinned its maps (default %s)\n"
+		"  --json            one JSON object (with --watch: one per line and interval)\n"
+		"  --watch SECONDS   redraw every SECONDS until interrupted (live view)\n"
+		"  --count N         with --watch, stop after N updates\n",
+		SL_DEFAULT_PIN_DIR);
+}
+
+int ctl_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"pin-dir", required_argument, NULL, 'p'},
+		{"json", no_argument, NULL, 'j'},
+		{"watch", required_argument, NULL, 'w'},
+		{"count", required_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},
+		{},
+	};
+	const char *pin_dir = SL_DEFAULT_PIN_DIR;
+	double watch = 0;
+	long count = 0;
+	bool json = false;
+	struct sl_maps m;
+	struct status s;
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:jw:c:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': pin_dir = optarg; break;
+		case 'j': json = true; break;
+		case 'w':
+			watch = strtod(optarg, NULL);
+			if (watch <= 0) {
+				fprintf(stderr, "sluicectl status: --watch: '%s' is not a positive number of seconds\n", optarg);
+				return CTL_USAGE;
+			}
+			break;
+		case 'c': count = strtol(optarg, NULL, 10); break;
+		case 'h': usage(stdout); return CTL_OK;
+		default: usage(stderr); return CTL_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sluicectl status: unexpected argument '%s'\n", argv[optind]);
+		return CTL_USAGE;
+	}
+	if (ctl_open_maps(pin_dir, &m))
+		return CTL_FAIL;
+	for (long n = 0;; n++) {
+		err = read_status(&m, &s);
+		if (err) {
+			fprintf(stderr, "sluicectl status: reading maps in %s: %s\n", pin_dir, strerror(-err));
+			break;
+		}
+		if (watch && !json && isatty(STDOUT_FILENO))
+			printf("\033[H\033[2J");
+		if (json) {
+			/* With --watch, one compact object per line (JSON Lines). */
+			print_json(&s, pin_dir, !watch);
+		} else {
+			print_table(&s, pin_dir);
+		}
+		fflush(stdout);
+		if (!watch || (count && n + 1 >= count))
+			break;
+		if (!json && !isatty(STDOUT_FILENO))
+			printf("\n");
+		usleep((useconds_t)(watch * 1e6));
+	}
+	sl_maps_close(&m);
+	return err ? CTL_FAIL : CTL_OK;
+}

@@ -1,0 +1,207 @@
+/*
+ * sluicectl top: a live view.  Per level: seats against the limit, waiting,
+ * and admissions, deferrals and rejections per second (differences between
+ * refreshes); per policy (when the daemon answers): signal, setpoint,
+ * multiplier, fill rate and waiting.  Bounded by --count.
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/control.h"
+#include "ctl/ctl.h"
+
+struct level_snap {
+	bool used;
+	struct sluice_level cfg;
+	struct sluice_seats seats;
+	struct sluice_level_stats st;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: sluicectl top [--interval SECONDS] [--count N] [--pin-dir DIR] [--socket PATH]\n\n"
+		"A live view, refreshed every interval: per priority level the seats in\n"
+		"use against the limit, connections waiting, and admissions, deferrals\n"
+		"and rejections per second; per scheduling policy (if sluiced answers on\n"
+		"its control socket) the latency signal against the setpoint, the load\n"
+		"multiplier, the fill rate and connections waiting.  On a terminal the\n"
+		"screen is redrawn; otherwise one snapshot follows another.\n\n"
+		"  --interval SECONDS  refresh period (default 1)\n"
+		"  --count N           stop after N refreshes (default: until interrupted)\n"
+		"  --pin-dir DIR       where sluiced pinned its maps (default %s)\n"
+		"  --socket PATH       the daemon's control socket (default %s)\n",
+		SL_DEFAULT_PIN_DIR, SL_DEFAULT_CONTROL_SOCKET);
+}
+
+static int snap_levels(const struct sl_maps *m, struct level_snap *out)
+{
+	int err;
+
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		struct level_snap *l = &out[s];
+
+		memset(l, 0, sizeof(*l));
+		if ((err = sl_maps_level(m, s, &l->cfg)))
+			return err;
+		if (l->cfg.type == SLUICE_LEVEL_UNUSED)
+			continue;
+		l->cfg.name[SLUICE_LEVEL_NAME_LEN - 1] = '\0';
+		if ((err = sl_maps_seats(m, s, &l->seats)) || (err = sl_maps_level_stats(m, s, &l->st)))
+			return err;
+		l->used = true;
+	}
+	return 0;
+}
+
+static double rate(__u64 now, __u64 before, double dt)
+{
+	return dt > 0 && now >= before ? (double)(now - before) / dt : 0;
+}
+
+static void print_policies(const char *sock)
+{
+	char *answer = NULL;
+	json_t *root, *p;
+	size_t i;
+
+	if (sl_control_request(sock, "controller", &answer)) {
+		printf("(policies: sluiced does not answer on %s)\n", sock);
+		return;
+	}
+	root = json_loads(answer, 0, NULL);
+	free(answer);
+	if (!root)
+		return;
+	if (json_array_size(json_object_get(root, "policies")))
+		printf("\n%-20s %10s %11s %-9s %10s %10s %8s\n", "POLICY", "SIGNAL_MS", "SETPOINT_MS",
+		       "STATE", "MULTIPLIER", "FILL/S", "WAITING");
+	json_array_foreach(json_object_get(root, "policies"), i, p) {
+		double sig = json_number_value(json_object_get(p, "signal_ms"));
+		double sp = json_number_value(json_object_get(p, "setpoint_ms"));
+		bool pt = json_is_true(json_object_get(p, "pass_through"));
+		bool over = json_is_true(json_object_get(p, "overload"));
+
+		printf("%-20s %10.1f %11.1f %-9s %10.3f %10.1f %8lld\n",
+		       json_string_value(json_object_get(p, "name")) ?: "?",
+		       json_is_number(json_object_get(p, "signal_ms")) ? sig : NAN,
+		       json_is_number(json_object_get(p, "setpoint_ms")) ? sp : NAN,
+		       over ? "OVERLOAD" : pt ? "pass" : "throttle",
+		       json_number_value(json_object_get(p, "load_multiplier")),
+		       json_number_value(json_object_get(p, "fill_rate")),
+		       json_integer_value(json_object_get(p, "waiting")));
+	}
+	json_decref(root);
+}
+
+int ctl_top(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"interval", required_argument, NULL, 'i'},
+		{"count", required_argument, NULL, 'c'},
+		{"pin-dir", required_argument, NULL, 'p'},
+		{"socket", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{},
+	};
+	const char *pin_dir = SL_DEFAULT_PIN_DIR, *sock = SL_DEFAULT_CONTROL_SOCKET;
+	struct level_snap *prev, *cur, *tmp;
+	double interval = 1;
+	unsigned long long t_prev = 0;
+	long count = 0;
+	struct sl_maps m;
+	char *end;
+	int c, err = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:c:p:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			interval = strtod(optarg, &end);
+			if (end == optarg || *end || !(interval > 0)) {
+				fprintf(stderr, "sluicectl top: --interval: '%s' is not a positive number of seconds\n", optarg);
+				return CTL_USAGE;
+			}
+			break;
+		case 'c':
+			count = strtol(optarg, &end, 10);
+			if (end == optarg || *end || count < 1) {
+				fprintf(stderr, "sluicectl top: --count: '%s' is not a count >= 1\n", optarg);
+				return CTL_USAGE;
+			}
+			break;
+		case 'p': pin_dir = optarg; break;
+		case 's': sock = optarg; break;
+		case 'h': usage(stdout); return CTL_OK;
+		default: usage(stderr); return CTL_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sluicectl top: unexpected argument '%s'\n", argv[optind]);
+		return CTL_USAGE;
+	}
+	if (ctl_open_maps(pin_dir, &m))
+		return CTL_FAIL;
+	prev = calloc(SLUICE_MAX_LEVELS, sizeof(*prev));
+	cur = calloc(SLUICE_MAX_LEVELS, sizeof(*cur));
+	if (!prev || !cur) {
+		err = -1;
+		goto out;
+	}
+	for (long n = 0; !count || n < count; n++) {
+		unsigned long long now = sl_mono_ns();
+		double dt = t_prev ? (double)(now - t_prev) / 1e9 : 0;
+		struct sluice_config cfg;
+		time_t wall = time(NULL);
+		char ts[32];
+
+		if ((err = snap_levels(&m, cur)) || (err = sl_maps_config(&m, &cfg))) {
+			fprintf(stderr, "sluicectl top: reading maps in %s: %s\n", pin_dir, strerror(-err));
+			break;
+		}
+		if (isatty(STDOUT_FILENO))
+			printf("\033[H\033[2J");
+		else if (n)
+			printf("\n");
+		strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&wall));
+		printf("sluice top  %s  every %gs%s\n\n", ts, interval,
+		       cfg.flags & SLUICE_CFG_SHADOW ? "  SHADOW MODE" : "");
+		printf("%-24s %11s %8s %10s %10s %10s\n", "LEVEL", "SEATS/LIMIT", "WAITING",
+		       "ADMIT/S", "DEFER/S", "REJECT/S");
+		for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+			const struct level_snap *l = &cur[s], *p = &prev[s];
+			char seats[32];
+
+			if (!l->used)
+				continue;
+			if (l->cfg.type == SLUICE_LEVEL_EXEMPT)
+				snprintf(seats, sizeof(seats), "%llu/-", (unsigned long long)l->seats.seats_in_use);
+			else
+				snprintf(seats, sizeof(seats), "%llu/%u", (unsigned long long)l->seats.seats_in_use,
+					 l->cfg.seat_limit);
+			printf("%-24s %11s %8llu %10.1f %10.1f %10.1f\n", l->cfg.name, seats,
+			       (unsigned long long)l->seats.waiting,
+			       p->used ? rate(l->st.admitted, p->st.admitted, dt) : 0,
+			       p->used ? rate(l->st.deferred, p->st.deferred, dt) : 0,
+			       p->used ? rate(l->st.rejected, p->st.rejected, dt) : 0);
+		}
+		print_policies(sock);
+		fflush(stdout);
+		tmp = prev, prev = cur, cur = tmp;
+		t_prev = now;
+		if (count && n + 1 >= count)
+			break;
+		usleep((useconds_t)(interval * 1e6));
+	}
+out:
+	free(prev);
+	free(cur);
+	sl_maps_close(&m);
+	return err ? CTL_FAIL : CTL_OK;
+}

@@ -1,0 +1,82 @@
+/*
+ * Priority and fairness for deferred connections (the daemon's side of
+ * spec/apf.md): one QueueSet per Queue-type priority level, fed by the data
+ * path's deferral events; dispatch reserves seats and writes an admit
+ * ticket for the 4-tuple, which the client's SYN retransmit claims; queue
+ * full and wait-limit time-outs write reject tickets (RST on the next
+ * retransmit).  Completions (sock_ops close events) return the real service
+ * time to the QueueSet.  Every 10 s the borrowing allocator moves seats
+ * between levels by measured demand.
+ *
+ * An adapter: it owns the engines (queueset.c, borrowing.c, pending.c) and
+ * writes tickets, limits and waiting counts into the maps.
+ */
+#ifndef SLUICE_ADMISSION_H
+#define SLUICE_ADMISSION_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config/config.h"
+#include "dataplane/loader.h"
+#include "engine/plan.h"
+
+/*
+ * How long a ticket waits for its claim.  A client retransmits its SYN at
+ * least once a second early on: Linux since 6.5 every second for the first
+ * four (tcp_syn_linear_timeouts), older kernels and other systems 1, 3,
+ * 7 ... s after the first (RTO doubling).  So the claim is due at the
+ * earlier of "one second after the dispatch" and the next doubling-schedule
+ * retransmit; a ticket still unclaimed SL_TICKET_SLACK_NS later belongs to
+ * a client that gave up (or retransmits slower, and is queued again), and
+ * its seats go back at once instead of idling.  Reject tickets (no seats)
+ * live SL_TICKET_TTL_NS.
+ */
+#define SL_TICKET_SLACK_NS (300ULL * 1000000ULL)
+#define SL_TICKET_TTL_NS   (35ULL * 1000000000ULL)
+
+/* When the SYN retransmit after `now` of a connection first seen at
+ * `first_syn_ns` is due (Linux schedule), pure. */
+uint64_t sl_next_syn_retransmit(uint64_t first_syn_ns, uint64_t now);
+
+struct sl_admission;
+
+int sl_adm_create(struct sl_admission **out, struct sl_dataplane *dp, const uint8_t hash_key[16],
+		  uint64_t now);
+void sl_adm_free(struct sl_admission *adm);
+
+/* (Re)configure after a plan was applied: new levels get a QueueSet,
+ * changed ones follow spec/apf.md §3.9, removed ones drain.  The
+ * configuration must outlive the next configure call. */
+int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
+		     const struct sl_plan *plan, uint64_t now);
+
+void sl_adm_on_event(struct sl_admission *adm, const void *event, size_t size, uint64_t now);
+void sl_adm_tick(struct sl_admission *adm, uint64_t now);
+
+/* The load-scheduler gate: deferred connections a policy selects meet
+ * their policy's scheduler first, then their level (both must admit). */
+struct sl_policies;
+struct sl_policy_hooks;
+void sl_adm_set_policies(struct sl_admission *adm, struct sl_policies *ps);
+/* The callbacks sl_policies_create needs to hand decided flows back. */
+void sl_adm_policy_hooks(struct sl_admission *adm, struct sl_policy_hooks *h);
+
+/* The borrowing period (10 s by default; tests shorten it). */
+void sl_adm_set_borrow_period(struct sl_admission *adm, uint64_t period_ns);
+
+/* Prometheus text for the metrics listener: per level gauges and counters. */
+void sl_adm_metrics(struct sl_admission *adm, FILE *f);
+
+/* JSON dumps for sluicectl: "levels", "queues" and "flows" (level NULL:
+ * every level).  sl_adm_dump writes it whole; a dump of many queues is
+ * also written in parts: begin writes the first (NULL when that was all),
+ * next each following one until it returns false; free at any point. */
+void sl_adm_dump(struct sl_admission *adm, FILE *f, const char *what, const char *level);
+struct sl_adm_dump;
+struct sl_adm_dump *sl_adm_dump_begin(struct sl_admission *adm, FILE *f, const char *what,
+				      const char *level);
+bool sl_adm_dump_next(struct sl_adm_dump *d, FILE *f);
+void sl_adm_dump_free(struct sl_adm_dump *d);
+
+#endif

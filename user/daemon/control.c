@@ -1,0 +1,249 @@
+#include "daemon/control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define CONTROL_TIMEOUT_MS 10000
+
+enum arg_rule { ARG_NONE, ARG_LEVEL, ARG_ON_OFF };
+
+static const struct {
+	const char *word;
+	enum sl_control_cmd cmd;
+	enum arg_rule arg;
+} requests[] = {
+	{"levels", SL_CTL_LEVELS, ARG_LEVEL},
+	{"queues", SL_CTL_QUEUES, ARG_LEVEL},
+	{"flows", SL_CTL_FLOWS, ARG_LEVEL},
+	{"controller", SL_CTL_CONTROLLER, ARG_NONE},
+	{"reload", SL_CTL_RELOAD, ARG_NONE},
+	{"shadow", SL_CTL_SHADOW, ARG_ON_OFF},
+};
+
+int sl_control_parse(char *line, struct sl_control_req *out, const char **why)
+{
+	char *word = line, *arg, *extra;
+
+	line[strcspn(line, "\r\n")] = '\0';
+	arg = strchr(word, ' ');
+	if (arg) {
+		*arg++ = '\0';
+		extra = strchr(arg, ' ');
+		if (extra || !*arg) {
+			*why = "a request is a word and at most one argument, separated by one space";
+			return -EINVAL;
+		}
+	}
+	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
+		if (strcmp(word, requests[i].word))
+			continue;
+		switch (requests[i].arg) {
+		case ARG_NONE:
+			if (arg) {
+				*why = "this request takes no argument";
+				return -EINVAL;
+			}
+			break;
+		case ARG_LEVEL:
+			break;
+		case ARG_ON_OFF:
+			if (!arg || (strcmp(arg, "on") && strcmp(arg, "off"))) {
+				*why = "expected \"shadow on\" or \"shadow off\"";
+				return -EINVAL;
+			}
+			break;
+		}
+		out->cmd = requests[i].cmd;
+		out->word = requests[i].word;
+		out->arg = arg;
+		return 0;
+	}
+	*why = "unknown request; the daemon answers levels, queues, flows, controller, reload, "
+	       "shadow on|off";
+	return -EINVAL;
+}
+
+static int fill_addr(struct sockaddr_un *sa, const char *path)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa->sun_path, path);
+	return 0;
+}
+
+/* The socket's directory: made 0700 when missing; otherwise it must be a
+ * real directory of ours that nobody else can write (else another user
+ * could replace the socket under the CLI's feet). */
+static int check_dir(const char *path, char *why, size_t why_len)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct stat st;
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (!mkdir(dir, 0700))
+		return 0;
+	if (errno != EEXIST) {
+		int err = -errno;
+
+		snprintf(why, why_len, "cannot create directory %s: %s", dir, strerror(-err));
+		return err;
+	}
+	if (lstat(dir, &st)) {
+		int err = -errno;
+
+		snprintf(why, why_len, "directory %s: %s", dir, strerror(-err));
+		return err;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, why_len, "%s is not a directory (a symbolic link is not accepted)", dir);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(why, why_len,
+			 "directory %s is owned by uid %u with mode %04o: it must belong to uid %u "
+			 "and be writable by nobody else (chmod go-w, or choose another --control path)",
+			 dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* What is at path already: nothing, a dead daemon's socket (removed), or
+ * something we must not replace. */
+static int clear_path(const char *path, const struct sockaddr_un *sa, char *why, size_t why_len)
+{
+	struct stat st;
+	int fd, live;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(why, why_len, "%s exists and is not a socket; not replacing it", path);
+		return -EEXIST;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	live = !connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) || errno == EAGAIN;
+	close(fd);
+	if (live) {
+		snprintf(why, why_len, "%s: another daemon is listening on it", path);
+		return -EADDRINUSE;
+	}
+	unlink(path); /* a socket left by a daemon that died */
+	return 0;
+}
+
+int sl_control_listen(const char *path, char *why, size_t why_len)
+{
+	struct sockaddr_un sa;
+	int fd, err;
+
+	snprintf(why, why_len, "%s", "");
+	if ((err = fill_addr(&sa, path))) {
+		snprintf(why, why_len, "path is longer than a Unix socket path can be");
+		return err;
+	}
+	if ((err = check_dir(path, why, why_len)) || (err = clear_path(path, &sa, why, why_len)))
+		return err;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0600) || listen(fd, 16)) {
+		err = -errno;
+		snprintf(why, why_len, "%s", strerror(-err));
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int sl_control_request(const char *path, const char *request, char **answer)
+{
+	struct timeval send_timeout = {.tv_sec = CONTROL_TIMEOUT_MS / 1000};
+	struct sockaddr_un sa;
+	size_t len = 0, cap = 4096;
+	char line[SL_CONTROL_REQUEST_MAX];
+	int n_line;
+	char *buf;
+	int fd, err;
+
+	*answer = NULL;
+	if ((err = fill_addr(&sa, path)))
+		return err;
+	n_line = snprintf(line, sizeof(line), "%s\n", request);
+	if (n_line < 0 || (size_t)n_line >= sizeof(line))
+		return -E2BIG;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* A daemon whose backlog is full must not hang the CLI either. */
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof(send_timeout));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    send(fd, line, (size_t)n_line, MSG_NOSIGNAL) != n_line) {
+		err = errno ? -errno : -EIO;
+		close(fd);
+		return err;
+	}
+	buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+
+		if (poll(&pfd, 1, CONTROL_TIMEOUT_MS) <= 0) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		if (len + 1 == cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if (n == 0) {
+			err = len ? 0 : -ECONNRESET; /* closed without an answer */
+			break;
+		}
+		len += (size_t)n;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[len] = '\0';
+	*answer = buf;
+	return 0;
+}

@@ -1,0 +1,860 @@
+#include "daemon/policy_rt.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "engine/aimd.h"
+#include "lib/json_out.h"
+#include "dataplane/loader.h"
+#include "engine/loadsched.h"
+#include "lib/log.h"
+#include "daemon/metrics.h"
+#include "sluice_abi.h"
+
+/*
+ * How long a deferred client keeps trying: Linux retransmits a SYN after
+ * 1, 2, 3, 4, 6, 10 ... s (tcp_syn_linear_timeouts, then doubling) and
+ * gives up after tcp_syn_retries (6).  A flow that waits longer than this
+ * in a policy's scheduler belongs to a client that has gone: it is
+ * rejected (spec/aimd.md §3.2 step 3: the client's deadline bounds the
+ * queue timeout).  Workloads with a shorter queue_timeout use theirs.
+ */
+#define CLIENT_DEADLINE_NS (15ULL * 1000000000ULL)
+
+struct policy_rt {
+	char name[SL_LEVEL_NAME_SIZE];
+	const struct sl_policy_cfg *cfg;
+	struct sl_policies *ps;
+	unsigned index;               /* in cfg->policies: the data path's gate index */
+	struct sl_aimd aimd;
+	bool aimd_made;               /* aimd initialised here (not kept from the old set) */
+	bool have_out;
+	struct sl_aimd_out out;
+	uint64_t next_period_ns;
+	bool external_warned;
+	int ext_fd;                   /* signal.external_socket, bound; -1 without */
+	double ext_sum;               /* this period's datagrams */
+	uint64_t ext_n;
+	struct sl_ls *ls;
+	struct sluice_wl_stats seen[SLUICE_WL_SLOTS]; /* data path counters already fed */
+	uint32_t tokens_written[SLUICE_WL_SLOTS];     /* sl_wl_tokens as last written + 1 */
+};
+
+struct sl_policies {
+	struct sl_dataplane *dp;
+	struct sl_policy_hooks hooks;
+	struct policy_rt *v;
+	size_t n;
+	/* A prepared configuration (sl_policies_prepare), not yet committed:
+	 * the new records, and for each the old record of the same name. */
+	struct policy_rt *next;
+	struct policy_rt **next_old;
+	size_t next_n;
+};
+
+/* ---- the data path's gate ------------------------------------------------------- */
+
+static struct sluice_policy_gate *gate_of(struct policy_rt *p)
+{
+	struct sl_dataplane *dp = p->ps->dp;
+
+	return dp && dp->gates && p->index < SLUICE_MAX_POLICIES ? &dp->gates[p->index] : NULL;
+}
+
+static int ls_workload(unsigned workload)
+{
+	return workload == SLUICE_NONE16 || workload >= SLUICE_MAX_WORKLOADS ? -1 : (int)workload;
+}
+
+static unsigned wl_slot(int workload)
+{
+	return workload < 0 ? SLUICE_WL_DEFAULT : (unsigned)workload;
+}
+
+/* What is left of the credit comes back into the bucket.  An exchange:
+ * tokens the data path takes after it find no credit (and defer), tokens
+ * it gives back after it are collected the next time. */
+static void reclaim(struct policy_rt *p, uint64_t now)
+{
+	struct sluice_policy_gate *g = gate_of(p);
+	int64_t left;
+
+	if (!g || !p->ls)
+		return;
+	left = __atomic_exchange_n(&g->credit_mtok, 0, __ATOMIC_SEQ_CST);
+	if (left > 0)
+		sl_ls_ungrant(p->ls, now, (double)left / SLUICE_MTOK);
+}
+
+/* Grant the bucket's tokens to the data path, and say how many wait. */
+static void publish(struct policy_rt *p, uint64_t now)
+{
+	struct sluice_policy_gate *g = gate_of(p);
+	struct sl_ls_stats st;
+	double grant;
+
+	if (!g || !p->ls)
+		return;
+	grant = sl_ls_grant(p->ls, now);
+	sl_ls_get_stats(p->ls, now, &st);
+	if (isinf(grant)) {
+		__atomic_store_n(&g->mode, SLUICE_POLICY_PASS, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&g->waiting, (uint32_t)st.waiting, __ATOMIC_SEQ_CST);
+		return;
+	}
+	/* Waiting and credit before the mode: a SYN that sees THROTTLE sees
+	 * them too. */
+	__atomic_store_n(&g->waiting, (uint32_t)(st.waiting > UINT32_MAX ? UINT32_MAX : st.waiting),
+			 __ATOMIC_SEQ_CST);
+	if (grant > 0) {
+		__atomic_fetch_add(&g->credit_mtok, (int64_t)(grant * SLUICE_MTOK), __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&g->grants, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&g->mode, SLUICE_POLICY_THROTTLE, __ATOMIC_SEQ_CST);
+}
+
+static void gate_open(struct sl_policies *ps, unsigned index)
+{
+	struct sluice_policy_gate *g;
+
+	if (!ps->dp || !ps->dp->gates || index >= SLUICE_MAX_POLICIES)
+		return;
+	g = &ps->dp->gates[index];
+	__atomic_store_n(&g->mode, SLUICE_POLICY_PASS, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&g->waiting, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&g->credit_mtok, 0, __ATOMIC_SEQ_CST);
+}
+
+static void read_wl_stats(struct policy_rt *p, unsigned slot, struct sluice_wl_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (p->ps->dp)
+		sl_maps_wl_stats(&p->ps->dp->maps, p->index, slot, out);
+}
+
+/* Connections the data path admitted inline since the last tick: the
+ * incoming rate (in pass-through the scheduler sees nothing else) and
+ * accepted tokens. */
+static void feed_inline(struct policy_rt *p, uint64_t now)
+{
+	size_t n = p->cfg->n_workloads;
+
+	for (size_t i = 0; i <= n; i++) {
+		int wl = i < n ? (int)i : -1;
+		unsigned slot = wl_slot(wl);
+		struct sluice_wl_stats cur;
+		uint64_t flows, mtok;
+
+		read_wl_stats(p, slot, &cur);
+		flows = cur.inline_admitted - p->seen[slot].inline_admitted;
+		mtok = cur.inline_mtok - p->seen[slot].inline_mtok;
+		p->seen[slot] = cur;
+		if (flows)
+			sl_ls_observe_inline(p->ls, now, wl, flows, (double)mtok / SLUICE_MTOK);
+	}
+}
+
+/* Each workload's token cost, for the data path (written when it moves). */
+static void write_tokens(struct policy_rt *p)
+{
+	size_t n = p->cfg->n_workloads;
+
+	if (!p->ps->dp)
+		return;
+	for (size_t i = 0; i <= n; i++) {
+		int wl = i < n ? (int)i : -1;
+		unsigned slot = wl_slot(wl), key = p->index * SLUICE_WL_SLOTS + slot;
+		double t = sl_ls_workload_tokens(p->ls, wl);
+		uint32_t mtok;
+
+		if (!isfinite(t) || t < 0)
+			t = 1;
+		mtok = t * SLUICE_MTOK > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)llround(t * SLUICE_MTOK);
+		if (p->tokens_written[slot] == mtok + 1)
+			continue;
+		if (!bpf_map_update_elem(p->ps->dp->maps.fd[SL_MAP_WL_TOKENS], &key, &mtok, BPF_ANY))
+			p->tokens_written[slot] = mtok + 1;
+	}
+}
+
+/* ---- the external signal over a Unix datagram socket ------------------------ */
+
+/* Bind signal.external_socket.  A stale socket file (a previous daemon)
+ * is replaced; any other file at the path is an error, not removed. */
+static int ext_open(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
+	int fd, err;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (!lstat(path, &st)) {
+		if (!S_ISSOCK(st.st_mode))
+			return -EEXIST;
+		unlink(path);
+	}
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* The running policy whose bound socket is at path, or NULL. */
+static struct policy_rt *ext_owner(struct sl_policies *ps, const char *path)
+{
+	for (size_t j = 0; j < ps->n; j++)
+		if (ps->v[j].ext_fd >= 0 && ps->v[j].cfg->external_socket &&
+		    !strcmp(ps->v[j].cfg->external_socket, path))
+			return &ps->v[j];
+	return NULL;
+}
+
+static void ext_close(struct policy_rt *p)
+{
+	if (p->ext_fd < 0)
+		return;
+	close(p->ext_fd);
+	p->ext_fd = -1;
+	if (p->cfg && p->cfg->external_socket)
+		unlink(p->cfg->external_socket);
+}
+
+/* Everything the application sent since the last tick: one number (ms)
+ * per datagram; anything else is ignored (and said once). */
+static void ext_drain(struct policy_rt *p)
+{
+	char buf[64], *end;
+	ssize_t n;
+
+	for (int i = 0; p->ext_fd >= 0 && i < 4096; i++) {
+		double v;
+
+		n = recv(p->ext_fd, buf, sizeof(buf) - 1, 0);
+		if (n < 0)
+			break;
+		buf[n] = '\0';
+		v = strtod(buf, &end);
+		if (end == buf || !isfinite(v) || v < 0) {
+			if (!p->external_warned)
+				pr_warn("policy %s: external signal: ignoring a datagram that is not a number of ms",
+					p->name);
+			p->external_warned = true;
+			continue;
+		}
+		p->ext_sum += v;
+		p->ext_n++;
+	}
+}
+
+/* ---- life cycle ------------------------------------------------------------------- */
+
+/* The schedulers' ctx is the policy set (stable across reloads, when a
+ * scheduler moves to the new record). */
+static void on_ls_admit(void *ctx, uint64_t id, uint64_t now)
+{
+	struct sl_policies *ps = ctx;
+
+	if (ps->hooks.admit)
+		ps->hooks.admit(ps->hooks.ctx, id, now);
+}
+
+static void on_ls_reject(void *ctx, uint64_t id, uint64_t now)
+{
+	struct sl_policies *ps = ctx;
+
+	if (ps->hooks.reject)
+		ps->hooks.reject(ps->hooks.ctx, id, now);
+}
+
+int sl_policies_create(struct sl_policies **out, struct sl_dataplane *dp,
+		       const struct sl_policy_hooks *hooks)
+{
+	struct sl_policies *ps = calloc(1, sizeof(*ps));
+
+	if (!ps)
+		return -ENOMEM;
+	ps->dp = dp;
+	if (hooks)
+		ps->hooks = *hooks;
+	for (unsigned i = 0; i < SLUICE_MAX_POLICIES; i++)
+		gate_open(ps, i);
+	*out = ps;
+	return 0;
+}
+
+/* Everything still waiting in a scheduler that goes away is admitted
+ * (fail-open), then the scheduler is freed. */
+static void drop_scheduler(struct policy_rt *p, uint64_t now)
+{
+	if (!p->ls)
+		return;
+	sl_ls_set_multiplier(p->ls, now, NAN, true);
+	sl_ls_tick(p->ls, now);
+	sl_ls_free(p->ls);
+	p->ls = NULL;
+}
+
+static void free_all(struct policy_rt *v, size_t n, uint64_t now)
+{
+	for (size_t i = 0; i < n; i++) {
+		ext_close(&v[i]);
+		drop_scheduler(&v[i], now);
+		sl_aimd_free(&v[i].aimd);
+	}
+	free(v);
+}
+
+void sl_policies_free(struct sl_policies *ps)
+{
+	if (!ps)
+		return;
+	/* No hooks on the way out: the caller is tearing down. */
+	ps->hooks = (struct sl_policy_hooks){0};
+	sl_policies_abort(ps);
+	free_all(ps->v, ps->n, 0);
+	free(ps);
+}
+
+size_t sl_policies_count(const struct sl_policies *ps)
+{
+	return ps->n;
+}
+
+static bool same_scheduler(const struct sl_policy_cfg *a, const struct sl_policy_cfg *b)
+{
+	struct sl_ls_workload x, y;
+
+	if (a->n_workloads != b->n_workloads ||
+	    a->workload_latency_based_tokens != b->workload_latency_based_tokens)
+		return false;
+	for (size_t i = 0; i <= a->n_workloads; i++) {
+		x = sl_ls_workload_from_cfg(i < a->n_workloads ? &a->workloads[i].params : &a->default_params);
+		y = sl_ls_workload_from_cfg(i < b->n_workloads ? &b->workloads[i].params : &b->default_params);
+		if (memcmp(&x, &y, sizeof(x)))
+			return false;
+	}
+	return true;
+}
+
+void sl_policies_abort(struct sl_policies *ps)
+{
+	if (ps->next)
+		free_all(ps->next, ps->next_n, 0);
+	free(ps->next_old);
+	ps->next = NULL;
+	ps->next_old = NULL;
+	ps->next_n = 0;
+}
+
+int sl_policies_prepare(struct sl_policies *ps, const struct sl_config *cfg, uint64_t now)
+{
+	size_t n = cfg->n_policies;
+	struct policy_rt *v = calloc(n ? n : 1, sizeof(*v));
+	struct policy_rt **old = calloc(n ? n : 1, sizeof(*old));
+	char why[160];
+	int err = 0;
+
+	sl_policies_abort(ps);
+	if (!v || !old) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* Phase 1, which may fail: create what cannot be kept; the old set
+	 * is not touched. */
+	for (size_t i = 0; i < n; i++) {
+		const struct sl_policy_cfg *pc = &cfg->policies[i];
+		struct policy_rt *p = &v[i];
+		struct sl_aimd_params ap;
+
+		for (size_t j = 0; j < ps->n && !old[i]; j++)
+			if (!strcmp(ps->v[j].name, pc->name))
+				old[i] = &ps->v[j];
+		snprintf(p->name, sizeof(p->name), "%s", pc->name);
+		p->cfg = pc;
+		p->ps = ps;
+		p->index = (unsigned)i;
+		p->ext_fd = -1;
+		for (size_t k = 0; k < i && pc->external_socket; k++) {
+			if (cfg->policies[k].external_socket &&
+			    !strcmp(cfg->policies[k].external_socket, pc->external_socket)) {
+				pr_err("policy %s: external signal socket %s is policy %s's too",
+				       pc->name, pc->external_socket, cfg->policies[k].name);
+				err = -EADDRINUSE;
+				goto fail;
+			}
+		}
+		if (pc->external_socket && !ext_owner(ps, pc->external_socket)) {
+			p->ext_fd = ext_open(pc->external_socket);
+			if (p->ext_fd < 0) {
+				err = p->ext_fd;
+				p->ext_fd = -1;
+				pr_err("policy %s: external signal socket %s: %s", pc->name,
+				       pc->external_socket, strerror(-err));
+				goto fail;
+			}
+		}
+		sl_aimd_params_from_policy(&ap, pc);
+		if (!old[i] || memcmp(&old[i]->aimd.p, &ap, sizeof(ap))) {
+			err = sl_aimd_init(&p->aimd, &ap);
+			if (err) {
+				pr_err("policy %s: controller parameters rejected", pc->name);
+				goto fail;
+			}
+			p->aimd_made = true;
+			p->next_period_ns = now + ap.period_ns;
+		}
+		if (!old[i] || !old[i]->ls || !same_scheduler(old[i]->cfg, pc)) {
+			err = sl_ls_create_for_policy(&p->ls, pc, now, on_ls_admit, on_ls_reject, ps,
+						      why, sizeof(why));
+			if (err) {
+				pr_err("policy %s: scheduler: %s", pc->name, why);
+				goto fail;
+			}
+		}
+	}
+	ps->next = v;
+	ps->next_old = old;
+	ps->next_n = n;
+	return 0;
+
+fail:
+	if (v)
+		free_all(v, n, now);
+	free(old);
+	return err;
+}
+
+void sl_policies_commit(struct sl_policies *ps, uint64_t now)
+{
+	struct policy_rt *v = ps->next, **old = ps->next_old;
+	size_t n = ps->next_n;
+
+	if (!v)
+		return;
+	ps->next = NULL;
+	ps->next_old = NULL;
+	ps->next_n = 0;
+	/* Keep the history of policies whose name (and parameters) survive;
+	 * take back outstanding credit; open every gate (the indexes may have
+	 * moved) and re-learn the counters' baselines. */
+	for (size_t j = 0; j < ps->n; j++)
+		reclaim(&ps->v[j], now);
+	for (size_t i = 0; i < n; i++) {
+		struct policy_rt *p = &v[i];
+
+		if (!old[i])
+			continue;
+		if (!p->aimd_made) {
+			p->aimd = old[i]->aimd;
+			memset(&old[i]->aimd, 0, sizeof(old[i]->aimd));
+			p->have_out = old[i]->have_out;
+			p->out = old[i]->out;
+			p->next_period_ns = old[i]->next_period_ns;
+		}
+		if (!p->ls) {
+			p->ls = old[i]->ls;
+			old[i]->ls = NULL;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct policy_rt *p = &v[i], *o;
+
+		if (!p->cfg->external_socket || p->ext_fd >= 0)
+			continue;
+		/* A socket already bound at this path: keep it (and what it
+		 * received), whichever policy had it. */
+		o = ext_owner(ps, p->cfg->external_socket);
+		p->ext_fd = o->ext_fd;
+		p->ext_sum = o->ext_sum;
+		p->ext_n = o->ext_n;
+		o->ext_fd = -1;
+	}
+	for (unsigned i = 0; i < SLUICE_MAX_POLICIES; i++)
+		gate_open(ps, i);
+	free_all(ps->v, ps->n, now); /* replaced schedulers admit their waiting flows */
+	ps->v = v;
+	ps->n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct policy_rt *p = &v[i];
+
+		for (unsigned s = 0; s < SLUICE_WL_SLOTS; s++)
+			read_wl_stats(p, s, &p->seen[s]);
+		memset(p->tokens_written, 0, sizeof(p->tokens_written));
+		write_tokens(p);
+		publish(p, now);
+	}
+	free(old);
+}
+
+int sl_policies_configure(struct sl_policies *ps, const struct sl_config *cfg, uint64_t now)
+{
+	int err = sl_policies_prepare(ps, cfg, now);
+
+	if (!err)
+		sl_policies_commit(ps, now);
+	return err;
+}
+
+/* ---- flows -------------------------------------------------------------------------- */
+
+int sl_policies_arrive(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t id,
+		       uint64_t now)
+{
+	struct policy_rt *p;
+	int r;
+
+	if (policy >= ps->n || !ps->v[policy].ls)
+		return -ENOENT;
+	p = &ps->v[policy];
+	/* The arrival sees the whole bucket: the credit comes back first and
+	 * what is left goes out again after. */
+	reclaim(p, now);
+	r = sl_ls_arrive(p->ls, now, id, ls_workload(workload), SL_LS_TOKENS_AUTO, CLIENT_DEADLINE_NS);
+	publish(p, now);
+	return r;
+}
+
+void sl_policies_return(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t now)
+{
+	struct policy_rt *p;
+	int wl = ls_workload(workload);
+
+	if (policy >= ps->n || !ps->v[policy].ls)
+		return;
+	p = &ps->v[policy];
+	sl_ls_return(p->ls, now, wl, sl_ls_workload_tokens(p->ls, wl));
+}
+
+void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned workload,
+			  uint64_t duration_ns, uint32_t srtt_us, uint64_t now)
+{
+	struct policy_rt *p;
+
+	if (policy >= ps->n)
+		return;
+	p = &ps->v[policy];
+	/* The policy's signal: the connection's duration, or its smoothed
+	 * RTT (network-side latency); the external signal is read per period. */
+	if (p->cfg->signal == SL_SIGNAL_DURATION)
+		sl_aimd_observe_latency(&p->aimd, now, duration_ns);
+	else if (p->cfg->signal == SL_SIGNAL_SRTT && srtt_us)
+		sl_aimd_observe_latency(&p->aimd, now, (uint64_t)srtt_us * 1000);
+	/* §3.4: the workload's token estimate is its mean connection time. */
+	if (p->ls)
+		sl_ls_complete(p->ls, now, ls_workload(workload), duration_ns);
+}
+
+/* The external signal: one number (milliseconds) the application keeps in
+ * a file; NaN (no valid value this period) when it is missing or not a
+ * number, which the controller treats like an empty window. */
+static double read_external(struct policy_rt *p)
+{
+	char buf[64], *end;
+	const char *why = NULL;
+	double v = NAN;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (!p->cfg->external_path)
+		return NAN;
+	/* Never wait in the loop: O_NONBLOCK so a FIFO put there does not
+	 * block the open, and only a regular file is read. */
+	fd = open(p->cfg->external_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		why = strerror(errno);
+	else if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		why = "not a regular file";
+	if (why) {
+		if (!p->external_warned)
+			pr_warn("policy %s: external signal %s: %s", p->name, p->cfg->external_path, why);
+		p->external_warned = true;
+		if (fd >= 0)
+			close(fd);
+		return NAN;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		v = strtod(buf, &end);
+		if (end == buf || !isfinite(v) || v < 0)
+			v = NAN;
+	}
+	p->external_warned = false;
+	return v;
+}
+
+/* One control period: the controller's decision goes to the scheduler. */
+static void control_period(struct policy_rt *p, uint64_t now)
+{
+	bool was = p->have_out ? p->out.pass_through : true;
+	double accepted = 0, rejected = 0;
+
+	sl_ls_take_period(p->ls, &accepted, &rejected);
+	sl_aimd_observe_tokens(&p->aimd, accepted, rejected);
+	if (p->cfg->signal == SL_SIGNAL_EXTERNAL && p->cfg->external_socket) {
+		ext_drain(p);
+		sl_aimd_period_external(&p->aimd, p->ext_n ? p->ext_sum / (double)p->ext_n : NAN,
+					&p->out);
+		p->ext_sum = 0;
+		p->ext_n = 0;
+	} else if (p->cfg->signal == SL_SIGNAL_EXTERNAL)
+		sl_aimd_period_external(&p->aimd, read_external(p), &p->out);
+	else
+		sl_aimd_period(&p->aimd, now, &p->out);
+	p->have_out = true;
+	sl_ls_set_multiplier(p->ls, now, p->out.load_multiplier, p->out.pass_through);
+	if (was != p->out.pass_through || p->out.overload)
+		pr_info("policy %s: signal %.1f ms, setpoint %.1f ms, %s, load multiplier %.3f%s",
+			p->name, p->out.signal, p->out.setpoint,
+			p->out.overload ? "OVERLOAD" : "ok", p->out.load_multiplier,
+			p->out.pass_through ? " (pass-through)" : "");
+}
+
+void sl_policies_tick(struct sl_policies *ps, uint64_t now)
+{
+	for (size_t i = 0; i < ps->n; i++) {
+		struct policy_rt *p = &ps->v[i];
+
+		if (!p->ls)
+			continue;
+		reclaim(p, now);
+		feed_inline(p, now);
+		ext_drain(p);
+		sl_ls_tick(p->ls, now);
+		if (now >= p->next_period_ns) {
+			p->next_period_ns = now + p->aimd.p.period_ns;
+			control_period(p, now);
+		}
+		write_tokens(p);
+		publish(p, now);
+	}
+}
+
+/* ---- dump ------------------------------------------------------------------------------ */
+
+static void jnum(struct json_out *jo, const char *key, double v)
+{
+	if (isfinite(v))
+		jo_double(jo, key, v);
+	else
+		jo_null(jo, key);
+}
+
+/* A workload's display name: its name, its index when unnamed (Aperture's
+ * label), "default" for the last (the default workload).  buf: 24 bytes. */
+static const char *workload_name(const struct policy_rt *p, size_t w, size_t n, char *buf)
+{
+	if (w + 1 == n)
+		return "default";
+	if (p->cfg->workloads[w].name)
+		return p->cfg->workloads[w].name;
+	snprintf(buf, 24, "%zu", w);
+	return buf;
+}
+
+static void dump_workloads(struct policy_rt *p, struct json_out *jo, uint64_t now)
+{
+	size_t n = sl_ls_workload_count(p->ls);
+
+	jo_arr_begin(jo, "workloads");
+	for (size_t w = 0; w < n; w++) {
+		bool dflt = w + 1 == n;
+		struct sl_ls_workload_stats ws;
+		struct sluice_wl_stats ds;
+		char idx[24];
+
+		if (sl_ls_get_workload_stats(p->ls, now, w, &ws))
+			break;
+		read_wl_stats(p, wl_slot(dflt ? -1 : (int)w), &ds);
+		jo_obj_begin(jo, NULL);
+		jo_str(jo, "name", workload_name(p, w, n, idx));
+		jo_double(jo, "priority", ws.priority);
+		jnum(jo, "tokens", ws.tokens);
+		jo_u64(jo, "admitted", ws.admitted);
+		jo_u64(jo, "admitted_inline", ws.inline_admitted);
+		jo_u64(jo, "deferred", ws.deferred);
+		jo_u64(jo, "rejected", ws.rejected);
+		jo_u64(jo, "waiting", ws.waiting);
+		jo_u64(jo, "syns", ds.syns);
+		jo_u64(jo, "gate_deferred", ds.deferred);
+		jnum(jo, "token_estimate_ms", ws.token_estimate);
+		jnum(jo, "accepted_tokens", ws.accepted_tokens);
+		jnum(jo, "rejected_tokens", ws.rejected_tokens);
+		jo_obj_end(jo);
+	}
+	jo_arr_end(jo);
+}
+
+void sl_policies_dump(struct sl_policies *ps, FILE *f, uint64_t now)
+{
+	struct json_out jo;
+
+	jo_init(&jo, f, false);
+	jo_obj_begin(&jo, NULL);
+	jo_str(&jo, "stage", "enforce");
+	jo_arr_begin(&jo, "policies");
+	for (size_t i = 0; i < ps->n; i++) {
+		struct policy_rt *p = &ps->v[i];
+		const struct sl_aimd_out *o = &p->out;
+		struct sluice_policy_gate *g = gate_of(p);
+		struct sl_ls_stats st;
+
+		jo_obj_begin(&jo, NULL);
+		jo_str(&jo, "name", p->name);
+		jo_u64(&jo, "periods", p->aimd.periods);
+		jo_u64(&jo, "period_ms", p->aimd.p.period_ns / 1000000);
+		if (p->have_out) {
+			jnum(&jo, "signal_ms", o->signal);
+			jnum(&jo, "setpoint_ms", o->setpoint);
+			jo_bool(&jo, "overload", o->overload);
+			jnum(&jo, "gradient", o->gradient);
+			jnum(&jo, "integrator", o->integrator);
+			jnum(&jo, "observed", o->observed);
+			jnum(&jo, "load_multiplier", o->load_multiplier);
+			jo_bool(&jo, "pass_through", o->pass_through);
+		} else {
+			jo_null(&jo, "signal_ms");
+			jo_null(&jo, "setpoint_ms");
+			jo_bool(&jo, "overload", false);
+			jo_null(&jo, "gradient");
+			jnum(&jo, "integrator", p->aimd.integrator);
+			jo_null(&jo, "observed");
+			jo_double(&jo, "load_multiplier", 0);
+			jo_bool(&jo, "pass_through", true);
+		}
+		if (p->ls) {
+			sl_ls_get_stats(p->ls, now, &st);
+			jo_bool(&jo, "bootstrapping", st.bootstrapping);
+			jo_bool(&jo, "scheduler_pass_through", st.pass_through);
+			jnum(&jo, "fill_rate", st.fill_rate);
+			jnum(&jo, "capacity", st.capacity);
+			jnum(&jo, "available", st.available);
+			jnum(&jo, "incoming_rate", st.incoming_rate);
+			jo_u64(&jo, "waiting", st.waiting);
+		}
+		if (g) {
+			jo_str(&jo, "gate", __atomic_load_n(&g->mode, __ATOMIC_RELAXED) ==
+					    SLUICE_POLICY_THROTTLE ? "throttle" : "pass");
+			jo_double(&jo, "gate_credit", (double)__atomic_load_n(&g->credit_mtok, __ATOMIC_RELAXED) /
+						      SLUICE_MTOK);
+			jo_u64(&jo, "gate_grants", __atomic_load_n(&g->grants, __ATOMIC_RELAXED));
+		}
+		if (p->ls)
+			dump_workloads(p, &jo, now);
+		jo_obj_end(&jo);
+	}
+	jo_arr_end(&jo);
+	jo_obj_end(&jo);
+	jo_finish(&jo);
+}
+
+/* ---- metrics --------------------------------------------------------------------------- */
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP sluice_%s %s\n# TYPE sluice_%s %s\n", name, help, name, type);
+}
+
+static void policy_sample(FILE *f, const char *name, const struct policy_rt *p, double v)
+{
+	fprintf(f, "sluice_%s{policy=\"", name);
+	sl_metrics_label(f, p->name);
+	fputs("\"} ", f);
+	sl_metrics_value(f, v);
+	fputc('\n', f);
+}
+
+void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} pm[] = {
+		{"policy_signal_ms", "gauge", "The latency signal (NaN without a valid value)."},
+		{"policy_setpoint_ms", "gauge", "The setpoint: baseline x tolerance (NaN while learning)."},
+		{"policy_overload", "gauge", "1 while the last period was overloaded."},
+		{"policy_load_multiplier", "gauge", "The published load multiplier (0 in pass-through)."},
+		{"policy_pass_through", "gauge", "1 while the scheduler admits everything."},
+		{"policy_fill_rate", "gauge", "Token bucket fill rate, tokens/s."},
+		{"policy_incoming_rate", "gauge", "Incoming token rate over the last 30 s, tokens/s."},
+		{"policy_waiting", "gauge", "Connections waiting in the scheduler."},
+	};
+	static const struct {
+		const char *name, *type, *help;
+	} wm[] = {
+		{"workload_admitted_total", "counter", "Connections the workload had admitted (inline or queued)."},
+		{"workload_admitted_inline_total", "counter", "Of those, admitted by the data path."},
+		{"workload_deferred_total", "counter", "Connections that had to wait."},
+		{"workload_rejected_total", "counter", "Connections rejected (time-out, no tokens)."},
+		{"workload_waiting", "gauge", "Connections waiting now."},
+	};
+
+	for (size_t m = 0; m < sizeof(pm) / sizeof(pm[0]); m++) {
+		family(f, pm[m].name, pm[m].type, pm[m].help);
+		for (size_t i = 0; i < ps->n; i++) {
+			struct policy_rt *p = &ps->v[i];
+			const struct sl_aimd_out *o = &p->out;
+			struct sl_ls_stats st = {0};
+			double v = NAN;
+
+			if (p->ls)
+				sl_ls_get_stats(p->ls, now, &st);
+			switch (m) {
+			case 0: v = p->have_out ? o->signal : NAN; break;
+			case 1: v = p->have_out ? o->setpoint : NAN; break;
+			case 2: v = p->have_out && o->overload; break;
+			case 3: v = p->have_out ? o->load_multiplier : 0; break;
+			case 4: v = p->have_out ? o->pass_through : 1; break;
+			case 5: v = st.fill_rate; break;
+			case 6: v = st.incoming_rate; break;
+			case 7: v = (double)st.waiting; break;
+			}
+			policy_sample(f, pm[m].name, p, v);
+		}
+	}
+	for (size_t m = 0; m < sizeof(wm) / sizeof(wm[0]); m++) {
+		family(f, wm[m].name, wm[m].type, wm[m].help);
+		for (size_t i = 0; i < ps->n; i++) {
+			struct policy_rt *p = &ps->v[i];
+			size_t n = p->ls ? sl_ls_workload_count(p->ls) : 0;
+
+			for (size_t w = 0; w < n; w++) {
+				struct sl_ls_workload_stats ws;
+				char idx[24];
+				const char *wname = workload_name(p, w, n, idx);
+				double v = 0;
+
+				if (sl_ls_get_workload_stats(p->ls, now, w, &ws))
+					break;
+				switch (m) {
+				case 0: v = (double)ws.admitted; break;
+				case 1: v = (double)ws.inline_admitted; break;
+				case 2: v = (double)ws.deferred; break;
+				case 3: v = (double)ws.rejected; break;
+				case 4: v = (double)ws.waiting; break;
+				}
+				fprintf(f, "sluice_%s{policy=\"", wm[m].name);
+				sl_metrics_label(f, p->name);
+				fprintf(f, "\",workload=\"");
+				sl_metrics_label(f, wname);
+				fprintf(f, "\"} %.17g\n", v);
+			}
+		}
+	}
+}

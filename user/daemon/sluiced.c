@@ -1,0 +1,792 @@
+/*
+ * sluiced: the sluice daemon.  Loads the data path, writes the
+ * configuration into its maps, keeps the heartbeat, returns the seats of
+ * handshakes that never completed, and reports what happens.
+ *
+ * One epoll loop over: signals (SIGTERM/SIGINT stop, SIGHUP reload), a
+ * timerfd tick, and the ring buffer of data path events.
+ */
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stddef.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "daemon/admission.h"
+#include "dataplane/apply.h"
+#include "config/config.h"
+#include "daemon/control.h"
+#include "lib/json_out.h"
+#include "dataplane/expiry.h"
+#include "dataplane/loader.h"
+#include "lib/log.h"
+#include "daemon/metrics.h"
+#include "engine/plan.h"
+#include "daemon/policy_rt.h"
+#include "daemon/request_server.h"
+
+#define SWEEP_INTERVAL_NS 1000000000ULL
+#define REPORT_INTERVAL_NS 1000000000ULL
+
+struct daemon_opts {
+	const char *config_path;
+	const char *ifname;
+	const char *pin_dir;
+	const char *cgroup;
+	const char *control_path;
+	bool xdp_generic;
+	bool keep_maps;
+	bool force;
+	bool verbose;
+};
+
+struct level_report {
+	struct sluice_level_stats last;
+	unsigned long long last_seats;
+};
+
+struct daemon {
+	struct daemon_opts opts;
+	struct sl_config *cfg;
+	struct sl_dataplane dp;
+	struct ring_buffer *events;
+	struct sl_admission *adm;
+	struct sl_policies *policies;
+	struct sl_metrics *metrics; /* Server spec.metricsAddress, or NULL */
+	bool shadow;                /* shadow mode as running (file, or sluicectl shadow) */
+	struct sl_reqsrv *control;  /* the control socket's clients */
+	int control_fd;             /* listening, until the request server takes it */
+	bool control_listening;     /* the socket file is ours to remove */
+	int sig_fd, timer_fd, epoll_fd;
+	unsigned long long ticks;
+	unsigned long long last_sweep_ns, last_report_ns;
+	struct level_report report[SLUICE_MAX_LEVELS];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: sluiced --config FILE --iface IFNAME [OPTIONS]\n\n"
+		"Protect the TCP services of this host from connection overload: load the\n"
+		"sluice data path (XDP on IFNAME, sock_ops on the cgroup v2 root), apply the\n"
+		"configuration, and keep it running.  SIGHUP reloads FILE (all or nothing);\n"
+		"SIGTERM/SIGINT detach and remove the pins.\n\n"
+		"  -c, --config FILE        YAML configuration (required)\n"
+		"  -i, --iface IFNAME       interface to attach XDP to (default: the first of\n"
+		"                           Server spec.interfaces)\n"
+		"  -m, --xdp-mode MODE      native (default) or generic\n"
+		"  -g, --cgroup PATH        cgroup v2 directory for sock_ops (default: the\n"
+		"                           cgroup2 mount found in /proc/mounts)\n"
+		"  -p, --pin-dir DIR        where to pin maps, programs and links (default:\n"
+		"                           Server spec.pinDir, else %s)\n"
+		"  -k, --keep-maps          leave the maps pinned on exit, so a restarted\n"
+		"                           daemon keeps seat counts and counters\n"
+		"  -s, --control PATH       control socket for `sluicectl reload` (default:\n"
+		"                           Server spec.controlSocket, else %s)\n"
+		"  -f, --force              replace an XDP program that sluice did not attach\n"
+		"  -v, --verbose            debug logging, including libbpf's messages\n"
+		"  -h, --help               this text\n",
+		SL_DEFAULT_PIN_DIR, SL_DEFAULT_CONTROL_SOCKET);
+}
+
+static int parse_args(int argc, char **argv, struct daemon_opts *o)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"iface", required_argument, NULL, 'i'},
+		{"xdp-mode", required_argument, NULL, 'm'},
+		{"cgroup", required_argument, NULL, 'g'},
+		{"pin-dir", required_argument, NULL, 'p'},
+		{"keep-maps", no_argument, NULL, 'k'},
+		{"control", required_argument, NULL, 's'},
+		{"force", no_argument, NULL, 'f'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{},
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:i:m:g:p:s:kfvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->config_path = optarg; break;
+		case 'i': o->ifname = optarg; break;
+		case 'm':
+			if (!strcmp(optarg, "generic") || !strcmp(optarg, "skb")) {
+				o->xdp_generic = true;
+			} else if (!strcmp(optarg, "native") || !strcmp(optarg, "drv")) {
+				o->xdp_generic = false;
+			} else {
+				fprintf(stderr, "sluiced: --xdp-mode: '%s' is not native or generic\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'g': o->cgroup = optarg; break;
+		case 'p': o->pin_dir = optarg; break;
+		case 's': o->control_path = optarg; break;
+		case 'k': o->keep_maps = true; break;
+		case 'f': o->force = true; break;
+		case 'v': o->verbose = true; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sluiced: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->config_path) {
+		fprintf(stderr, "sluiced: --config FILE is required (see --help)\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Load a config; every diagnostic is logged and left in diags. */
+static int load_config(const char *path, struct sl_config **out, struct sl_diags *diags)
+{
+	size_t first = diags->count;
+	int err = sl_config_load_file(path, out, diags);
+
+	/* Diagnostics are already "file:line:col: severity: ..." lines. */
+	for (size_t i = first; i < diags->count; i++) {
+		char line[1024];
+
+		sl_diag_format(&diags->items[i], line, sizeof(line));
+		sl_log(diags->items[i].severity == SL_SEV_ERROR ? SL_LOG_ERROR : SL_LOG_WARN,
+		       "%s", line);
+	}
+	if (err)
+		pr_err("%s: configuration not applied (%zu error%s)", path,
+		       sl_diags_error_count(diags), sl_diags_error_count(diags) == 1 ? "" : "s");
+	return err;
+}
+
+/* Build the whole plan, then write it: a config that cannot be applied
+ * leaves the maps as they were. */
+static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl_diags *diags)
+{
+	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN];
+	size_t first = diags->count;
+	struct sl_plan plan;
+	int err;
+
+	err = sl_maps_level_names(&d->dp.maps, names);
+	if (err) {
+		pr_err("read level names: %s", strerror(-err));
+		return err;
+	}
+	err = sl_plan_build(cfg, names, d->dp.ifname, &plan, diags);
+	if (err) {
+		for (size_t i = first; i < diags->count; i++) {
+			char line[1024];
+
+			sl_diag_format(&diags->items[i], line, sizeof(line));
+			pr_err("%s", line);
+		}
+		pr_err("%s: configuration cannot be applied: %s", cfg->source_file, strerror(-err));
+		sl_plan_free(&plan);
+		return err;
+	}
+	/* Shadow mode as running: the file's value, unless `sluicectl shadow`
+	 * changed it since (reload() decides). */
+	if (d->shadow)
+		plan.config.flags |= SLUICE_CFG_SHADOW;
+	else
+		plan.config.flags &= ~(__u32)SLUICE_CFG_SHADOW;
+	/* What can fail comes before the data path switches generation. */
+	err = d->policies ? sl_policies_prepare(d->policies, cfg, sl_mono_ns()) : 0;
+	if (!err)
+		err = sl_apply_plan(&d->dp.maps, &plan);
+	if (!err && d->adm)
+		err = sl_adm_configure(d->adm, cfg, &plan, sl_mono_ns());
+	if (d->policies) {
+		if (!err)
+			sl_policies_commit(d->policies, sl_mono_ns());
+		else
+			sl_policies_abort(d->policies);
+	}
+	if (!err) {
+		pr_info("classification: %zu source and %zu local prefixes, %u client-port and "
+			"%u local-port classes, %zu table entries", plan.classes.n_src,
+			plan.classes.n_dst, plan.classes.n_sport_cls, plan.classes.n_dport_cls,
+			plan.classes.n_entries);
+		for (size_t i = 0; i < plan.n_levels; i++) {
+			const struct sluice_level *l = &plan.levels[plan.slot_of[i]];
+
+			pr_info("level %s (slot %u): %s, limit %u seats, over limit: %s", l->name,
+				plan.slot_of[i], l->type == SLUICE_LEVEL_EXEMPT ? "exempt" : "limited",
+				l->seat_limit, l->limit_response == SLUICE_RESP_QUEUE ? "defer (queue)" : "reject (RST)");
+		}
+	}
+	sl_plan_free(&plan);
+	return err;
+}
+
+/* All or nothing: a file that does not load, or a plan that cannot be
+ * built, leaves the running configuration exactly as it was (the apply
+ * itself flips generations only after everything is written). */
+static int reload(struct daemon *d, struct sl_diags *diags, const char **msg)
+{
+	struct sl_config *cfg = NULL;
+	int err;
+
+	bool was_shadow = d->shadow;
+
+	pr_info("reloading %s", d->opts.config_path);
+	err = load_config(d->opts.config_path, &cfg, diags);
+	if (!err) {
+		/* A changed `shadow` in the file wins over `sluicectl shadow`. */
+		if (cfg->server.shadow != d->cfg->server.shadow)
+			d->shadow = cfg->server.shadow;
+		err = apply_config(d, cfg, diags);
+		if (err) {
+			d->shadow = was_shadow;
+			sl_config_free(cfg);
+		}
+	}
+	if (err) {
+		*msg = "reload failed; the previous configuration keeps running";
+		pr_err("%s", *msg);
+		return err;
+	}
+	if (strcmp(cfg->server.metrics_address ? cfg->server.metrics_address : "",
+		   d->cfg->server.metrics_address ? d->cfg->server.metrics_address : ""))
+		pr_warn("metricsAddress changed: it takes effect when sluiced restarts");
+	sl_config_free(d->cfg);
+	d->cfg = cfg;
+	*msg = "reloaded";
+	pr_info("reloaded %s", d->opts.config_path);
+	return 0;
+}
+
+/* `sluicectl shadow on|off`: flip the data path's shadow flag now (one
+ * map update); it holds until the next toggle, or a reload whose file
+ * changes `shadow`. */
+static int set_shadow(struct daemon *d, bool on, const char **msg)
+{
+	struct sluice_config c;
+	__u32 zero = 0;
+
+	if (sl_maps_config(&d->dp.maps, &c)) {
+		*msg = "cannot read sl_config";
+		return -EIO;
+	}
+	if (on)
+		c.flags |= SLUICE_CFG_SHADOW;
+	else
+		c.flags &= ~(__u32)SLUICE_CFG_SHADOW;
+	if (bpf_map_update_elem(d->dp.maps.fd[SL_MAP_CONFIG], &zero, &c, BPF_ANY)) {
+		*msg = "cannot write sl_config";
+		return -errno;
+	}
+	if (d->shadow != on)
+		pr_info("shadow mode %s: verdicts are %s", on ? "on" : "off",
+			on ? "counted, not enforced" : "enforced again");
+	d->shadow = on;
+	*msg = on ? "shadow mode on: verdicts counted, not enforced" : "shadow mode off: verdicts enforced";
+	return 0;
+}
+
+/* The reply of reload and shadow requests (and of a bad request). */
+static void write_outcome(FILE *f, const struct daemon *d, int err, const char *msg,
+			  const struct sl_diags *diags)
+{
+	struct json_out jo;
+
+	jo_init(&jo, f, false);
+	jo_obj_begin(&jo, NULL);
+	jo_bool(&jo, "ok", !err);
+	jo_str(&jo, "message", msg);
+	jo_bool(&jo, "shadow", d->shadow);
+	jo_str(&jo, "config", d->opts.config_path);
+	fputs(",\"diagnostics\":", f);
+	sl_diags_json(diags, f);
+	jo_obj_end(&jo);
+	jo_finish(&jo);
+}
+
+/* A dump rendered in parts, as the client reads it. */
+struct dump_more {
+	struct sl_reqsrv_more more;
+	struct sl_adm_dump *dump;
+};
+
+static bool dump_more_next(struct sl_reqsrv_more *m, FILE *out)
+{
+	struct dump_more *dm = (struct dump_more *)m;
+
+	return sl_adm_dump_next(dm->dump, out);
+}
+
+static void dump_more_release(struct sl_reqsrv_more *m)
+{
+	struct dump_more *dm = (struct dump_more *)m;
+
+	sl_adm_dump_free(dm->dump);
+	free(dm);
+}
+
+static struct sl_reqsrv_more *dump_answer(struct daemon *d, FILE *out, const char *what,
+					  const char *level)
+{
+	struct sl_adm_dump *dump = sl_adm_dump_begin(d->adm, out, what, level);
+	struct dump_more *dm;
+
+	if (!dump)
+		return NULL;
+	dm = malloc(sizeof(*dm));
+	if (!dm) {
+		sl_adm_dump_free(dump);
+		return NULL; /* the client gets a truncated dump, not a stall */
+	}
+	dm->more = (struct sl_reqsrv_more){.next = dump_more_next, .release = dump_more_release};
+	dm->dump = dump;
+	return &dm->more;
+}
+
+/* One control request (control.h), answered into memory: the request
+ * server sends it without ever waiting on the client. */
+static struct sl_reqsrv_more *answer_control(void *ctx, char *request, size_t len, FILE *out)
+{
+	struct sl_diags diags = SL_DIAGS_INIT;
+	struct daemon *d = ctx;
+	struct sl_control_req req;
+	const char *msg;
+	int err;
+
+	(void)len;
+	err = sl_control_parse(request, &req, &msg);
+	if (!err) {
+		switch (req.cmd) {
+		case SL_CTL_LEVELS:
+		case SL_CTL_QUEUES:
+		case SL_CTL_FLOWS:
+			return dump_answer(d, out, req.word, req.arg);
+		case SL_CTL_CONTROLLER:
+			sl_policies_dump(d->policies, out, sl_mono_ns());
+			return NULL;
+		case SL_CTL_RELOAD:
+			err = reload(d, &diags, &msg);
+			break;
+		case SL_CTL_SHADOW:
+			err = set_shadow(d, !strcmp(req.arg, "on"), &msg);
+			break;
+		}
+	}
+	write_outcome(out, d, err, msg, &diags);
+	sl_diags_free(&diags);
+	return NULL;
+}
+
+/* A request is one line. */
+static size_t control_request_complete(const char *buf, size_t len)
+{
+	const char *nl = memchr(buf, '\n', len);
+
+	return nl ? (size_t)(nl - buf) + 1 : 0;
+}
+
+/* The CLI sends its line at once and reads its answer at once; a client
+ * that does neither loses its slot, never the loop's time. */
+static const struct sl_reqsrv_limits control_limits = {
+	.max_clients = 16,
+	.request_max = SL_CONTROL_REQUEST_MAX,
+	.request_ns = 1000000000ULL,
+	.total_ns = 5000000000ULL,
+};
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct daemon *d = ctx;
+	const struct sluice_event *ev = data;
+
+	if (size < sizeof(*ev))
+		return 0;
+	sl_adm_on_event(d->adm, data, size, sl_mono_ns());
+	if (ev->type == SLUICE_EV_CLOSE && ev->policy != SLUICE_NONE16)
+		sl_policies_on_close(d->policies, ev->policy, ev->workload, ev->duration_ns,
+				     ev->srtt_us, sl_mono_ns());
+	return 0;
+}
+
+/* One line per level whose numbers moved since the last report. */
+static void report(struct daemon *d)
+{
+	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
+		struct level_report *r = &d->report[slot];
+		struct sluice_level_stats st;
+		struct sluice_level lvl;
+		unsigned long long seats;
+
+		if (sl_maps_level(&d->dp.maps, slot, &lvl) || lvl.type == SLUICE_LEVEL_UNUSED)
+			continue;
+		if (sl_maps_level_stats(&d->dp.maps, slot, &st))
+			continue;
+		seats = d->dp.seats[slot].seats_in_use;
+		if (st.admitted != r->last.admitted || st.deferred != r->last.deferred ||
+		    st.rejected != r->last.rejected || seats != r->last_seats) {
+			pr_info("level %.*s: seats %llu/%u, +%llu admitted, +%llu deferred, +%llu rejected",
+				SLUICE_LEVEL_NAME_LEN, lvl.name, seats, lvl.seat_limit,
+				(unsigned long long)(st.admitted - r->last.admitted),
+				(unsigned long long)(st.deferred - r->last.deferred),
+				(unsigned long long)(st.rejected - r->last.rejected));
+		}
+		r->last = st;
+		r->last_seats = seats;
+	}
+}
+
+static void tick(struct daemon *d)
+{
+	unsigned long long now = sl_mono_ns();
+	int n;
+
+	if (sl_write_heartbeat(&d->dp.maps, ++d->ticks))
+		pr_warn("heartbeat write failed: %s", strerror(errno));
+	sl_adm_tick(d->adm, now);
+	sl_policies_tick(d->policies, now);
+	sl_metrics_sweep(d->metrics, now);
+	sl_reqsrv_sweep(d->control, now);
+	if (now - d->last_sweep_ns >= SWEEP_INTERVAL_NS) {
+		d->last_sweep_ns = now;
+		n = sl_expire_handshakes(&d->dp, now, d->cfg->server.handshake_timeout_ns);
+		if (n > 0)
+			pr_info("expired %d admitted connection%s that never established", n, n == 1 ? "" : "s");
+	}
+	if (now - d->last_report_ns >= REPORT_INTERVAL_NS) {
+		d->last_report_ns = now;
+		report(d);
+	}
+}
+
+/* How the control socket and the metrics listener treated their clients:
+ * evictions and time-outs say someone holds connections without using them. */
+static void render_clients(FILE *f, const struct daemon *d)
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} c[] = {
+#define C(field, help) { #field, help, offsetof(struct sl_reqsrv_stats, field) }
+		C(accepted, "Client connections accepted."),
+		C(answered, "Answers written completely."),
+		C(evicted, "Clients closed to make room for a newer one (every slot busy)."),
+		C(timed_out, "Clients closed past their request or answer deadline."),
+		C(oversized, "Clients closed for a request over the byte budget."),
+		C(hung_up, "Clients that closed or reset before the end of their answer."),
+#undef C
+	};
+	struct sl_reqsrv_stats st[2];
+	const char *listener[2] = {"control", "metrics"};
+
+	sl_reqsrv_stats(d->control, &st[0]);
+	sl_reqsrv_stats(sl_metrics_server(d->metrics), &st[1]);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		fprintf(f, "# HELP sluice_clients_%s_total %s\n# TYPE sluice_clients_%s_total counter\n",
+			c[i].name, c[i].help, c[i].name);
+		for (int l = 0; l < 2; l++)
+			fprintf(f, "sluice_clients_%s_total{listener=\"%s\"} %llu\n", c[i].name,
+				listener[l],
+				(unsigned long long)*(const uint64_t *)((const char *)&st[l] + c[i].off));
+	}
+}
+
+/* GET /metrics: the data path's global counters, then per level and per
+ * policy (admission.c, policy_rt.c). */
+static void render_metrics(void *ctx, FILE *f)
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} g[] = {
+#define G(field, help) { #field, help, offsetof(struct sluice_stats, field) }
+		G(syns, "Well-formed SYNs seen by XDP."),
+		G(unprotected, "SYNs whose class names no configured level (passed)."),
+		G(malformed, "Truncated or invalid packets (passed)."),
+		G(fragments, "IP fragments (passed)."),
+		G(failsafe_open, "SYNs admitted because the heartbeat was stale."),
+		G(failsafe_closed, "SYNs dropped because the heartbeat was stale."),
+		G(conn_table_full, "Admissions that found the connection table full."),
+		G(events_lost, "Ring buffer events suppressed or not reserved."),
+		G(rst_failed, "RSTs that could not be built (SYN dropped)."),
+		G(tickets_admitted, "Retransmits admitted on a daemon ticket."),
+		G(tickets_rejected, "Retransmits answered with a RST on a daemon ticket."),
+		G(established, "Tracked connections established (sock_ops)."),
+		G(released, "Seats released on close (sock_ops)."),
+		G(policy_deferred, "SYNs dropped by a throttled policy's gate."),
+		G(policy_refunds, "Policy tokens given back because the level refused."),
+		G(shadow_passed, "Shadow mode: SYNs a gate refused, admitted anyway."),
+		G(undispatched, "SYNs over their level's limit while no daemon dispatched (dropped, not queued)."),
+#undef G
+	};
+	struct daemon *d = ctx;
+	struct sluice_stats gs = {0};
+	uint64_t now = sl_mono_ns();
+
+	fprintf(f, "# HELP sluice_up 1 while sluiced serves metrics.\n# TYPE sluice_up gauge\nsluice_up 1\n");
+	fprintf(f, "# HELP sluice_heartbeats_total Heartbeats written (daemon ticks).\n"
+		   "# TYPE sluice_heartbeats_total counter\nsluice_heartbeats_total %llu\n", d->ticks);
+	fprintf(f, "# HELP sluice_shadow 1 while shadow mode counts verdicts without enforcing them.\n"
+		   "# TYPE sluice_shadow gauge\nsluice_shadow %d\n", d->shadow);
+	sl_maps_global_stats(&d->dp.maps, &gs);
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
+		fprintf(f, "# HELP sluice_%s_total %s\n# TYPE sluice_%s_total counter\nsluice_%s_total %llu\n",
+			g[i].name, g[i].help, g[i].name, g[i].name,
+			*(const unsigned long long *)((const char *)&gs + g[i].off));
+	render_clients(f, d);
+	sl_adm_metrics(d->adm, f);
+	sl_policies_metrics(d->policies, f, now);
+}
+
+/* The signals the loop reads from its signalfd. */
+static void loop_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGHUP);
+}
+
+/* Before anything is loaded or pinned: a stop or reload signal that
+ * arrives during start-up waits for the loop (which then detaches
+ * cleanly) instead of killing the daemon with its pins in place; a client
+ * that hangs up never raises SIGPIPE. */
+static int block_signals(void)
+{
+	sigset_t mask;
+
+	loop_signals(&mask);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static int setup_loop(struct daemon *d)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	uint64_t tick_ns = d->cfg->server.tick_ns;
+	struct itimerspec its = {
+		.it_interval = {.tv_sec = (time_t)(tick_ns / 1000000000ULL), .tv_nsec = (long)(tick_ns % 1000000000ULL)},
+	};
+	sigset_t mask;
+
+	its.it_value = its.it_interval;
+	loop_signals(&mask);
+	d->sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->sig_fd < 0 || d->timer_fd < 0 || d->epoll_fd < 0)
+		return -errno;
+	if (timerfd_settime(d->timer_fd, 0, &its, NULL))
+		return -errno;
+	d->events = ring_buffer__new(d->dp.maps.fd[SL_MAP_EVENTS], on_event, d, NULL);
+	if (!d->events)
+		return -errno;
+	ev.data.fd = d->sig_fd;
+	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->sig_fd, &ev))
+		return -errno;
+	ev.data.fd = d->timer_fd;
+	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->timer_fd, &ev))
+		return -errno;
+	ev.data.fd = ring_buffer__epoll_fd(d->events);
+	if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		return -errno;
+	{
+		int err = sl_reqsrv_open(&d->control, d->control_fd, d->epoll_fd, &control_limits,
+					 control_request_complete, answer_control, d);
+
+		if (err)
+			return err;
+		d->control_fd = -1; /* the request server's now */
+	}
+	if (d->cfg->server.metrics_address) {
+		int err = sl_metrics_open(&d->metrics, d->cfg->server.metrics_address, d->epoll_fd,
+					  render_metrics, d);
+
+		if (err)
+			return err;
+		pr_info("metrics on http://%s/metrics", d->cfg->server.metrics_address);
+	}
+	return 0;
+}
+
+static int run_loop(struct daemon *d)
+{
+	int rb_fd = ring_buffer__epoll_fd(d->events);
+
+	for (;;) {
+		struct epoll_event evs[4];
+		int n = epoll_wait(d->epoll_fd, evs, 4, -1);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+
+			if (fd == d->timer_fd) {
+				uint64_t expirations;
+
+				if (read(fd, &expirations, sizeof(expirations)) > 0)
+					tick(d);
+			} else if (fd == rb_fd) {
+				ring_buffer__consume(d->events);
+			} else if (sl_reqsrv_handle(d->control, fd, evs[i].events)) {
+				/* answered (or progressed) */
+			} else if (sl_metrics_handle(d->metrics, fd, evs[i].events)) {
+				/* served (or progressed) */
+			} else if (fd == d->sig_fd) {
+				struct signalfd_siginfo si;
+
+				if (read(fd, &si, sizeof(si)) != sizeof(si))
+					continue;
+				if (si.ssi_signo == SIGHUP) {
+					struct sl_diags diags = SL_DIAGS_INIT;
+					const char *msg;
+
+					reload(d, &diags, &msg);
+					sl_diags_free(&diags);
+				} else {
+					pr_info("%s: detaching", strsignal((int)si.ssi_signo));
+					return 0;
+				}
+			}
+		}
+	}
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d = {.sig_fd = -1, .timer_fd = -1, .epoll_fd = -1, .control_fd = -1};
+	struct sl_dataplane_opts dpo = {0};
+	struct sl_diags diags = SL_DIAGS_INIT;
+	int err;
+
+	sl_log_init("sluiced", SL_LOG_INFO);
+	if (block_signals()) {
+		pr_err("cannot block signals: %s", strerror(errno));
+		return 1;
+	}
+	if (parse_args(argc, argv, &d.opts))
+		return 2;
+	if (d.opts.verbose)
+		sl_log_set_level(SL_LOG_DEBUG);
+	sl_libbpf_log(d.opts.verbose);
+
+	err = load_config(d.opts.config_path, &d.cfg, &diags);
+	sl_diags_free(&diags);
+	if (err)
+		return 1;
+	if (!d.opts.ifname && d.cfg->server.n_interfaces)
+		d.opts.ifname = d.cfg->server.interfaces[0];
+	if (!d.opts.ifname) {
+		pr_err("no interface: pass --iface IFNAME or set Server spec.interfaces");
+		err = -EINVAL;
+		goto out_cfg;
+	}
+	if (!d.opts.pin_dir)
+		d.opts.pin_dir = d.cfg->server.pin_dir ? d.cfg->server.pin_dir : SL_DEFAULT_PIN_DIR;
+	if (!d.opts.control_path)
+		d.opts.control_path = d.cfg->server.control_socket ? d.cfg->server.control_socket
+								   : SL_DEFAULT_CONTROL_SOCKET;
+	if (geteuid() != 0)
+		pr_warn("not running as root: loading BPF will most likely fail");
+	{
+		/* Before the data path: a socket that cannot be ours changes
+		 * nothing on the host. */
+		char why[256];
+
+		d.control_fd = sl_control_listen(d.opts.control_path, why, sizeof(why));
+		if (d.control_fd < 0) {
+			pr_err("control socket %s: %s", d.opts.control_path, why);
+			err = d.control_fd;
+			goto out_cfg;
+		}
+		d.control_listening = true;
+	}
+
+	dpo.pin_dir = d.opts.pin_dir;
+	dpo.ifname = d.opts.ifname;
+	dpo.xdp_generic = d.opts.xdp_generic;
+	dpo.cgroup = d.opts.cgroup;
+	dpo.force = d.opts.force;
+	dpo.conn_table_size = d.cfg->server.table_sizes.connections;
+	dpo.class_table_size = d.cfg->server.table_sizes.classes;
+	err = sl_dataplane_start(&d.dp, &dpo);
+	if (err)
+		goto out_cfg;
+
+	{
+		uint8_t key[16];
+
+		/* A per-boot random flow-hash key: clients cannot aim at queues. */
+		if (getrandom(key, sizeof(key), 0) != sizeof(key))
+			memset(key, 0x5a, sizeof(key));
+		err = sl_adm_create(&d.adm, &d.dp, key, sl_mono_ns());
+		if (!err) {
+			struct sl_policy_hooks hooks;
+
+			sl_adm_policy_hooks(d.adm, &hooks);
+			err = sl_policies_create(&d.policies, &d.dp, &hooks);
+		}
+		if (!err)
+			sl_adm_set_policies(d.adm, d.policies);
+		if (err) {
+			pr_err("admission: %s", strerror(-err));
+			goto out_dp;
+		}
+	}
+	d.shadow = d.cfg->server.shadow;
+	err = apply_config(&d, d.cfg, &diags);
+	sl_diags_free(&diags);
+	if (!err)
+		err = sl_write_heartbeat(&d.dp.maps, 0);
+	if (!err)
+		err = setup_loop(&d);
+	if (err) {
+		pr_err("start-up failed: %s", strerror(-err));
+		goto out_dp;
+	}
+	pr_info("protecting %s (XDP %s, sock_ops on %s), pins in %s, fail mode %s", d.dp.ifname,
+		d.opts.xdp_generic ? "generic" : "native", d.dp.cgroup, d.dp.pin_dir,
+		d.cfg->server.fail_mode == SL_FAIL_CLOSED ? "closed" : "open");
+	err = run_loop(&d);
+
+out_dp:
+	sl_metrics_close(d.metrics);
+	ring_buffer__free(d.events);
+	sl_policies_free(d.policies);
+	sl_adm_free(d.adm);
+	close_fd(&d.sig_fd);
+	close_fd(&d.timer_fd);
+	sl_reqsrv_close(d.control);
+	close_fd(&d.epoll_fd);
+	sl_dataplane_stop(&d.dp, d.opts.keep_maps);
+	if (!err)
+		pr_info("stopped%s", d.opts.keep_maps ? "; maps kept pinned" : "; nothing left attached or pinned");
+out_cfg:
+	close_fd(&d.control_fd);
+	if (d.control_listening)
+		unlink(d.opts.control_path);
+	sl_config_free(d.cfg);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,210 @@
+#include "dataplane/apply.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+
+/* After the flip, XDP programs still running with the old generation
+ * finish within microseconds; wait well past that before deleting. */
+#define GRACE_NS 10000000L
+
+static int update(int fd, const void *key, const void *val, const char *what)
+{
+	if (bpf_map_update_elem(fd, key, val, BPF_ANY)) {
+		int err = -errno;
+
+		pr_err("update %s: %s", what, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* Delete every LPM key of one generation. */
+static void clear_lpm_gen(int fd, __u8 gen)
+{
+	struct sluice_lpm_key key, next, *del;
+	size_t n = 0, cap = SLUICE_LPM_ENTRIES;
+	void *prev = NULL;
+
+	del = calloc(cap, sizeof(*del));
+	if (!del)
+		return;
+	while (n < cap && !bpf_map_get_next_key(fd, prev, &next)) {
+		if (next.gen == gen)
+			del[n++] = next;
+		key = next;
+		prev = &key;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &del[i]);
+	free(del);
+}
+
+static void clear_classes_gen(int fd, __u8 gen)
+{
+	struct sluice_class_key key, next, *del = NULL;
+	size_t n = 0, cap = 0;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (next.gen == gen) {
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 1024;
+				void *v = realloc(del, nc * sizeof(*del));
+
+				if (!v)
+					break;
+				del = v;
+				cap = nc;
+			}
+			del[n++] = next;
+		}
+		key = next;
+		prev = &key;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &del[i]);
+	free(del);
+}
+
+static int write_lpm(int fd, const struct sl_prefix_class *v, size_t n, __u8 gen, const char *what)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct sluice_lpm_key k;
+		struct sluice_lpm_val val = {.cls = v[i].cls};
+		int err;
+
+		memset(&k, 0, sizeof(k));
+		k.prefixlen = 8u + v[i].prefix_len;
+		k.gen = gen;
+		memcpy(k.addr, v[i].addr, 16);
+		if ((err = update(fd, &k, &val, what)))
+			return err;
+	}
+	return 0;
+}
+
+/* Both port arrays of one generation in one batch syscall. */
+static int write_ports(int fd, const struct sl_compiled *c, __u8 gen)
+{
+	const __u32 n = 2 * 65536;
+	__u32 *keys = calloc(n, sizeof(*keys)), *vals = calloc(n, sizeof(*vals)), count = n;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	int err = 0;
+
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (__u32 p = 0; p < 65536; p++) {
+		keys[p] = (__u32)gen * n + SLUICE_PORT_SRC * 65536 + p;
+		vals[p] = c->sport_cls[p];
+		keys[65536 + p] = (__u32)gen * n + SLUICE_PORT_DST * 65536 + p;
+		vals[65536 + p] = c->dport_cls[p];
+	}
+	if (bpf_map_update_batch(fd, keys, vals, &count, &opts)) {
+		err = -errno;
+		pr_err("update %s: %s", SLUICE_MAP_PORT_CLS, strerror(-err));
+	}
+out:
+	free(keys);
+	free(vals);
+	return err;
+}
+
+static int write_classes(int fd, const struct sl_compiled *c, __u8 gen)
+{
+	for (size_t i = 0; i < c->n_entries; i++) {
+		struct sluice_class_key k = c->entries[i].key;
+		int err;
+
+		k.gen = gen;
+		if ((err = update(fd, &k, &c->entries[i].val, SLUICE_MAP_CLASSES)))
+			return err;
+	}
+	return 0;
+}
+
+int sl_apply_plan(const struct sl_maps *m, const struct sl_plan *plan)
+{
+	struct timespec grace = {.tv_nsec = GRACE_NS};
+	struct sluice_level unused;
+	struct sluice_config cur = {}, next = plan->config;
+	__u32 zero = 0;
+	__u8 gen, old;
+	int err;
+
+	if (bpf_map_lookup_elem(m->fd[SL_MAP_CONFIG], &zero, &cur))
+		return -errno;
+	old = cur.generation & 1;
+	gen = (cur.flags & SLUICE_CFG_ACTIVE) ? old ^ 1 : 0;
+
+	/* 1. The idle generation, from scratch. */
+	clear_lpm_gen(m->fd[SL_MAP_SRC_CLS], gen);
+	clear_lpm_gen(m->fd[SL_MAP_DST_CLS], gen);
+	clear_classes_gen(m->fd[SL_MAP_CLASSES], gen);
+	if ((err = write_lpm(m->fd[SL_MAP_SRC_CLS], plan->classes.src, plan->classes.n_src, gen,
+			     SLUICE_MAP_SRC_CLS)) ||
+	    (err = write_lpm(m->fd[SL_MAP_DST_CLS], plan->classes.dst, plan->classes.n_dst, gen,
+			     SLUICE_MAP_DST_CLS)) ||
+	    (err = write_ports(m->fd[SL_MAP_PORT_CLS], &plan->classes, gen)) ||
+	    (err = write_classes(m->fd[SL_MAP_CLASSES], &plan->classes, gen)))
+		return err;
+
+	/* 2. Levels the new classification points to (slots are stable by
+	 * name, so a surviving level keeps its seats and counters). */
+	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
+		if (plan->levels[slot].type == SLUICE_LEVEL_UNUSED)
+			continue;
+		if ((err = update(m->fd[SL_MAP_LEVELS], &slot, &plan->levels[slot], SLUICE_MAP_LEVELS)))
+			return err;
+	}
+
+	/* 3. The flip: one map update. */
+	next.generation = gen;
+	if ((err = update(m->fd[SL_MAP_CONFIG], &zero, &next, SLUICE_MAP_CONFIG)))
+		return err;
+
+	/* 4. Clean up behind it. */
+	nanosleep(&grace, NULL);
+	if (cur.flags & SLUICE_CFG_ACTIVE) {
+		clear_lpm_gen(m->fd[SL_MAP_SRC_CLS], old);
+		clear_lpm_gen(m->fd[SL_MAP_DST_CLS], old);
+		clear_classes_gen(m->fd[SL_MAP_CLASSES], old);
+	}
+	/* A removed level keeps its name in its slot: connections it
+	 * admitted still release there, `status` shows them, and if the
+	 * level comes back it gets the same slot (and its seats) again. */
+	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
+		struct sluice_level l;
+
+		if (plan->levels[slot].type != SLUICE_LEVEL_UNUSED)
+			continue;
+		if (sl_maps_level(m, slot, &l) || l.type == SLUICE_LEVEL_UNUSED)
+			continue;
+		unused = (struct sluice_level){.type = SLUICE_LEVEL_UNUSED};
+		memcpy(unused.name, l.name, sizeof(unused.name));
+		update(m->fd[SL_MAP_LEVELS], &slot, &unused, SLUICE_MAP_LEVELS);
+	}
+	return 0;
+}
+
+int sl_write_heartbeat(const struct sl_maps *m, unsigned long long seq)
+{
+	struct sluice_heartbeat hb = {
+		.mono_ns = sl_mono_ns(),
+		.seq = seq,
+		.pid = (__u32)getpid(),
+	};
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(m->fd[SL_MAP_HEARTBEAT], &zero, &hb, BPF_ANY))
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,21 @@
+/* Write a plan into the data path's maps (adapter). */
+#ifndef SLUICE_APPLY_H
+#define SLUICE_APPLY_H
+
+#include "dataplane/pinned_maps.h"
+#include "engine/plan.h"
+
+/*
+ * Atomic for the data path: the classification goes into the idle
+ * generation, the levels it needs are written, and one update of
+ * sl_config flips to the new generation.  Anything that fails before the
+ * flip leaves the running configuration untouched.  After the flip the old
+ * generation is removed and slots of vanished levels are freed.
+ * Returns 0 or a negative errno (logged).
+ */
+int sl_apply_plan(const struct sl_maps *m, const struct sl_plan *plan);
+
+/* Write the heartbeat (CLOCK_MONOTONIC now). */
+int sl_write_heartbeat(const struct sl_maps *m, unsigned long long seq);
+
+#endif

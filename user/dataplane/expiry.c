@@ -1,0 +1,53 @@
+#include "dataplane/expiry.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "lib/log.h"
+#include "sluice.skel.h"
+
+#define SWEEP_BATCH 4096
+
+int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns, uint64_t timeout_ns)
+{
+	int fd = dp->maps.fd[SL_MAP_CONNS];
+	struct sluice_conn_key *stale, key, next;
+	struct sluice_conn c;
+	void *prev = NULL;
+	size_t n = 0, visited = 0, max_visits;
+	int expired = 0;
+
+	stale = calloc(SWEEP_BATCH, sizeof(*stale));
+	if (!stale)
+		return -ENOMEM;
+	/* Collect first, delete after: deleting while walking would restart
+	 * the walk.  Bounded by twice the table's real size (it is set from
+	 * tableSizes.connections) in case BPF churns it meanwhile. */
+	max_visits = 2u * (size_t)bpf_map__max_entries(dp->skel->maps.sl_conns);
+	while (n < SWEEP_BATCH && visited++ < max_visits &&
+	       !bpf_map_get_next_key(fd, prev, &next)) {
+		if (!bpf_map_lookup_elem(fd, &next, &c) && c.state == SLUICE_CONN_ADMITTED &&
+		    now_ns > c.admitted_ns && now_ns - c.admitted_ns > timeout_ns)
+			stale[n++] = next;
+		key = next;
+		prev = &key;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(fd, &stale[i], &c))
+			continue;
+		if (c.state != SLUICE_CONN_ADMITTED)
+			continue; /* established meanwhile */
+		/* Whoever deletes the entry releases its seats: if sock_ops
+		 * closed it first, the delete fails and we do nothing. */
+		if (bpf_map_delete_elem(fd, &stale[i]))
+			continue;
+		sl_dataplane_release_seats(dp, c.level, c.seats);
+		if (c.level < SLUICE_MAX_LEVELS)
+			__atomic_fetch_add(&dp->seats[c.level].expired, 1, __ATOMIC_RELAXED);
+		expired++;
+	}
+	free(stale);
+	return expired;
+}

@@ -1,0 +1,523 @@
+#include "dataplane/loader.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <linux/if_link.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "lib/cgroup_path.h"
+#include "lib/log.h"
+#include "sluice.skel.h"
+
+#ifndef BPF_FS_MAGIC
+#define BPF_FS_MAGIC 0xcafe4a11
+#endif
+
+static int mkdir_p(const char *path)
+{
+	char buf[4096];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int sl_ensure_bpffs(const char *pin_dir)
+{
+	char buf[4096], *parent;
+	struct statfs st;
+	int err;
+
+	snprintf(buf, sizeof(buf), "%s", pin_dir);
+	parent = dirname(buf);
+	err = mkdir_p(parent);
+	if (err) {
+		pr_err("cannot create %s: %s", parent, strerror(-err));
+		return err;
+	}
+	if (statfs(parent, &st)) {
+		err = -errno;
+		pr_err("statfs %s: %s", parent, strerror(-err));
+		return err;
+	}
+	if (st.f_type == BPF_FS_MAGIC)
+		return 0;
+	if (mount("bpf", parent, "bpf", 0, "mode=0700")) {
+		err = -errno;
+		pr_err("%s is not a bpffs and mounting one there failed: %s", parent, strerror(-err));
+		return err;
+	}
+	pr_info("mounted bpffs on %s", parent);
+	return 0;
+}
+
+/* flock on the pin directory: one daemon per pin directory. */
+static int lock_pin_dir(struct sl_dataplane *dp)
+{
+	int err;
+
+	dp->lock_fd = open(dp->pin_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dp->lock_fd < 0) {
+		err = -errno;
+		pr_err("open %s: %s", dp->pin_dir, strerror(-err));
+		return err;
+	}
+	if (flock(dp->lock_fd, LOCK_EX | LOCK_NB)) {
+		err = -errno;
+		pr_err("%s is in use by another sluiced (flock: %s)", dp->pin_dir, strerror(-err));
+		close(dp->lock_fd);
+		dp->lock_fd = -1;
+		return err == -EWOULDBLOCK ? -EBUSY : err;
+	}
+	return 0;
+}
+
+/* Reuse maps that are already pinned (a previous daemon with --keep-maps,
+ * a crashed daemon, or `bpftool prog loadall ... pinmaps`): seats in use
+ * and counters survive. */
+static int adopt_pinned_maps(struct sl_dataplane *dp)
+{
+	struct bpf_map *map;
+	char path[4096];
+	int fd, err;
+
+	bpf_object__for_each_map(map, dp->skel->obj) {
+		err = sl_pin_path(path, sizeof(path), dp->pin_dir, "maps", bpf_map__name(map));
+		if (err)
+			return err;
+		fd = bpf_obj_get(path);
+		if (fd < 0) {
+			if (errno == ENOENT)
+				continue;
+			err = -errno;
+			pr_err("open pinned map %s: %s", path, strerror(-err));
+			return err;
+		}
+		err = bpf_map__reuse_fd(map, fd);
+		close(fd);
+		if (err) {
+			pr_err("cannot adopt pinned map %s: %s", path, strerror(-err));
+			return err;
+		}
+		dp->adopted_maps++;
+	}
+	return 0;
+}
+
+static int pin_maps(struct sl_dataplane *dp)
+{
+	struct bpf_map *map;
+	char path[4096];
+	int err;
+
+	bpf_object__for_each_map(map, dp->skel->obj) {
+		err = sl_pin_path(path, sizeof(path), dp->pin_dir, "maps", bpf_map__name(map));
+		if (err)
+			return err;
+		if (!access(path, F_OK))
+			continue; /* adopted */
+		err = bpf_map__pin(map, path);
+		if (err) {
+			pr_err("pin map %s: %s", path, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Id of the program pinned at <pin>/progs/<name>, 0 if none. */
+static __u32 pinned_prog_id(const char *pin_dir, const char *name)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	char path[4096];
+	int fd;
+
+	if (sl_pin_path(path, sizeof(path), pin_dir, "progs", name))
+		return 0;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
+}
+
+static int pin_progs(struct sl_dataplane *dp)
+{
+	struct bpf_program *prog;
+	char path[4096];
+	int err;
+
+	bpf_object__for_each_program(prog, dp->skel->obj) {
+		err = sl_pin_path(path, sizeof(path), dp->pin_dir, "progs", bpf_program__name(prog));
+		if (err)
+			return err;
+		unlink(path); /* a previous instance's program */
+		err = bpf_program__pin(prog, path);
+		if (err) {
+			pr_err("pin program %s: %s", path, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int attach_xdp(struct sl_dataplane *dp, bool force, __u32 own_old_id)
+{
+	int prog_fd = bpf_program__fd(dp->skel->progs.sluice_xdp);
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+	__u32 cur_id = 0;
+	int err, old_fd = -1;
+
+	err = bpf_xdp_query_id(dp->ifindex, 0, &cur_id);
+	if (err && err != -ENOENT) {
+		pr_err("query XDP on %s: %s", dp->ifname, strerror(-err));
+		return err;
+	}
+	if (cur_id) {
+		if (cur_id != own_old_id && !force) {
+			pr_err("%s already has XDP program id %u that sluice did not attach; "
+			       "remove it or use --force to replace it", dp->ifname, cur_id);
+			return -EBUSY;
+		}
+		pr_info("replacing XDP program id %u on %s (%s)", cur_id, dp->ifname,
+			cur_id == own_old_id ? "a previous sluiced" : "--force");
+		/* It may sit in the other mode (generic vs native); the kernel
+		 * refuses two modes at once, so remove it first. */
+		old_fd = bpf_prog_get_fd_by_id(cur_id);
+		bpf_xdp_detach(dp->ifindex, XDP_FLAGS_SKB_MODE, NULL);
+		bpf_xdp_detach(dp->ifindex, XDP_FLAGS_DRV_MODE, NULL);
+	}
+	err = bpf_xdp_attach(dp->ifindex, prog_fd, dp->xdp_flags | XDP_FLAGS_UPDATE_IF_NOEXIST, &opts);
+	if (old_fd >= 0)
+		close(old_fd);
+	if (err) {
+		if (err == -EOPNOTSUPP)
+			pr_err("attach XDP to %s: driver has no native XDP; try --xdp-mode generic", dp->ifname);
+		else if (err == -ERANGE)
+			pr_err("attach XDP to %s: MTU too large for XDP on this device", dp->ifname);
+		else
+			pr_err("attach XDP to %s: %s", dp->ifname, strerror(-err));
+		return err;
+	}
+	dp->xdp_attached = true;
+	return 0;
+}
+
+static void detach_xdp(struct sl_dataplane *dp)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts,
+		    .old_prog_fd = bpf_program__fd(dp->skel->progs.sluice_xdp));
+	int err;
+
+	if (!dp->xdp_attached)
+		return;
+	/* Only if it is still ours: never remove someone else's program. */
+	err = bpf_xdp_detach(dp->ifindex, dp->xdp_flags | XDP_FLAGS_REPLACE, &opts);
+	if (err)
+		pr_warn("detach XDP from %s: %s", dp->ifname, strerror(-err));
+	dp->xdp_attached = false;
+}
+
+/* The sock_ops link is pinned so it outlives a crashed daemon: seats are
+ * then still released on close while the data path fails open. */
+static int attach_sockops(struct sl_dataplane *dp, const char *cgroup)
+{
+	struct bpf_program *prog = dp->skel->progs.sluice_sockops;
+	char path[4096];
+	int cg_fd, err;
+
+	if (cgroup) {
+		snprintf(dp->cgroup, sizeof(dp->cgroup), "%s", cgroup);
+	} else {
+		err = sl_cgroup2_root(dp->cgroup, sizeof(dp->cgroup));
+		if (err) {
+			pr_err("no cgroup v2 mount in /proc/mounts; pass --cgroup PATH");
+			return err;
+		}
+	}
+	err = sl_pin_path(path, sizeof(path), dp->pin_dir, "links", "sockops");
+	if (err)
+		return err;
+
+	dp->sockops_link = bpf_link__open(path);
+	if (dp->sockops_link) {
+		err = bpf_link__update_program(dp->sockops_link, prog);
+		if (!err) {
+			pr_info("took over the pinned sock_ops link %s", path);
+			return 0;
+		}
+		pr_warn("pinned sock_ops link %s is stale (%s); replacing it", path, strerror(-err));
+		bpf_link__unpin(dp->sockops_link);
+		bpf_link__destroy(dp->sockops_link);
+		dp->sockops_link = NULL;
+	}
+
+	cg_fd = open(dp->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg_fd < 0) {
+		err = -errno;
+		pr_err("open cgroup %s: %s", dp->cgroup, strerror(-err));
+		return err;
+	}
+	dp->sockops_link = bpf_program__attach_cgroup(prog, cg_fd);
+	close(cg_fd);
+	if (!dp->sockops_link) {
+		err = -errno;
+		pr_err("attach sock_ops to cgroup %s: %s", dp->cgroup, strerror(-err));
+		return err;
+	}
+	err = bpf_link__pin(dp->sockops_link, path);
+	if (err) {
+		pr_err("pin sock_ops link %s: %s", path, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static void detach_sockops(struct sl_dataplane *dp)
+{
+	if (!dp->sockops_link)
+		return;
+	bpf_link__unpin(dp->sockops_link);
+	bpf_link__detach(dp->sockops_link);
+	bpf_link__destroy(dp->sockops_link);
+	dp->sockops_link = NULL;
+}
+
+/* mmap a BPF_F_MMAPABLE array, so the daemon updates it with the same
+ * atomic instructions BPF uses. */
+static int map_shared(const struct bpf_map *map, size_t len, void **out, size_t *out_len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *mem;
+
+	*out_len = (len + (size_t)page - 1) / (size_t)page * (size_t)page;
+	mem = mmap(NULL, *out_len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+	if (mem == MAP_FAILED) {
+		int err = -errno;
+
+		pr_err("mmap %s: %s", bpf_map__name(map), strerror(-err));
+		*out = NULL;
+		return err;
+	}
+	*out = mem;
+	return 0;
+}
+
+static int map_seats(struct sl_dataplane *dp)
+{
+	void *seats, *gates;
+	int err;
+
+	err = map_shared(dp->skel->maps.sl_seats, SLUICE_MAX_LEVELS * sizeof(struct sluice_seats),
+			 &seats, &dp->seats_len);
+	if (err)
+		return err;
+	dp->seats = seats;
+	err = map_shared(dp->skel->maps.sl_pol_gate,
+			 SLUICE_MAX_POLICIES * sizeof(struct sluice_policy_gate), &gates,
+			 &dp->gates_len);
+	if (err)
+		return err;
+	dp->gates = gates;
+	return 0;
+}
+
+void sl_maps_from_skel(struct sluice *s, struct sl_maps *m)
+{
+	m->owned = false;
+	m->fd[SL_MAP_CONFIG] = bpf_map__fd(s->maps.sl_config);
+	m->fd[SL_MAP_HEARTBEAT] = bpf_map__fd(s->maps.sl_heartbeat);
+	m->fd[SL_MAP_LEVELS] = bpf_map__fd(s->maps.sl_levels);
+	m->fd[SL_MAP_SEATS] = bpf_map__fd(s->maps.sl_seats);
+	m->fd[SL_MAP_LVL_STATS] = bpf_map__fd(s->maps.sl_lvl_stats);
+	m->fd[SL_MAP_STATS] = bpf_map__fd(s->maps.sl_stats);
+	m->fd[SL_MAP_SRC_CLS] = bpf_map__fd(s->maps.sl_src_cls);
+	m->fd[SL_MAP_DST_CLS] = bpf_map__fd(s->maps.sl_dst_cls);
+	m->fd[SL_MAP_PORT_CLS] = bpf_map__fd(s->maps.sl_port_cls);
+	m->fd[SL_MAP_CLASSES] = bpf_map__fd(s->maps.sl_classes);
+	m->fd[SL_MAP_CONNS] = bpf_map__fd(s->maps.sl_conns);
+	m->fd[SL_MAP_EVENTS] = bpf_map__fd(s->maps.sl_events);
+	m->fd[SL_MAP_TICKETS] = bpf_map__fd(s->maps.sl_tickets);
+	m->fd[SL_MAP_EV_LIMIT] = bpf_map__fd(s->maps.sl_ev_limit);
+	m->fd[SL_MAP_POL_GATE] = bpf_map__fd(s->maps.sl_pol_gate);
+	m->fd[SL_MAP_WL_TOKENS] = bpf_map__fd(s->maps.sl_wl_tokens);
+	m->fd[SL_MAP_WL_STATS] = bpf_map__fd(s->maps.sl_wl_stats);
+}
+
+static void remove_pins(struct sl_dataplane *dp, bool keep_maps)
+{
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	char path[4096];
+	const char *dirs[] = {"progs", "links", "maps"};
+
+	bpf_object__for_each_program(prog, dp->skel->obj) {
+		if (!sl_pin_path(path, sizeof(path), dp->pin_dir, "progs", bpf_program__name(prog)))
+			unlink(path);
+	}
+	if (!keep_maps) {
+		bpf_object__for_each_map(map, dp->skel->obj) {
+			if (!sl_pin_path(path, sizeof(path), dp->pin_dir, "maps", bpf_map__name(map)))
+				unlink(path);
+		}
+	}
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dp->pin_dir, dirs[i]);
+		rmdir(path); /* fails, harmlessly, when something is left */
+	}
+	rmdir(dp->pin_dir);
+}
+
+int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *o)
+{
+	const char *subdirs[] = {"maps", "progs", "links"};
+	char path[4096];
+	__u32 own_old_xdp;
+	int err;
+
+	memset(dp, 0, sizeof(*dp));
+	dp->lock_fd = -1;
+	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s", o->pin_dir);
+	snprintf(dp->ifname, sizeof(dp->ifname), "%s", o->ifname);
+	dp->xdp_flags = o->xdp_generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
+	dp->ifindex = (int)if_nametoindex(o->ifname);
+	if (!dp->ifindex) {
+		err = -errno;
+		pr_err("interface %s: %s", o->ifname, strerror(-err));
+		return err;
+	}
+
+	err = sl_ensure_bpffs(dp->pin_dir);
+	if (err)
+		return err;
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dp->pin_dir, subdirs[i]);
+		err = mkdir_p(path);
+		if (err) {
+			pr_err("cannot create %s: %s", path, strerror(-err));
+			return err;
+		}
+	}
+	err = lock_pin_dir(dp);
+	if (err)
+		return err;
+
+	dp->skel = sluice__open();
+	if (!dp->skel) {
+		err = -errno;
+		pr_err("open BPF object: %s", strerror(-err));
+		goto fail;
+	}
+	if (o->conn_table_size)
+		bpf_map__set_max_entries(dp->skel->maps.sl_conns, o->conn_table_size);
+	if (o->class_table_size)
+		bpf_map__set_max_entries(dp->skel->maps.sl_classes, 2 * o->class_table_size);
+	err = adopt_pinned_maps(dp);
+	if (err)
+		goto fail;
+	err = sluice__load(dp->skel);
+	if (err) {
+		pr_err("load BPF object: %s (run with -v for the verifier log)", strerror(-err));
+		goto fail;
+	}
+	if (dp->adopted_maps)
+		pr_info("adopted %d pinned maps from %s/maps", dp->adopted_maps, dp->pin_dir);
+	sl_maps_from_skel(dp->skel, &dp->maps);
+	err = map_seats(dp);
+	if (err)
+		goto fail;
+	err = pin_maps(dp);
+	if (err)
+		goto fail;
+	own_old_xdp = pinned_prog_id(dp->pin_dir, SLUICE_PROG_XDP);
+	err = pin_progs(dp);
+	if (err)
+		goto fail;
+	err = attach_xdp(dp, o->force, own_old_xdp);
+	if (err)
+		goto fail;
+	err = attach_sockops(dp, o->cgroup);
+	if (err)
+		goto fail;
+	return 0;
+
+fail:
+	sl_dataplane_stop(dp, dp->adopted_maps > 0);
+	return err;
+}
+
+void sl_dataplane_stop(struct sl_dataplane *dp, bool keep_maps)
+{
+	if (dp->skel) {
+		detach_xdp(dp);
+		detach_sockops(dp);
+		remove_pins(dp, keep_maps);
+	}
+	if (dp->seats) {
+		munmap(dp->seats, dp->seats_len);
+		dp->seats = NULL;
+	}
+	if (dp->gates) {
+		munmap(dp->gates, dp->gates_len);
+		dp->gates = NULL;
+	}
+	if (dp->skel) {
+		sluice__destroy(dp->skel);
+		dp->skel = NULL;
+	}
+	if (dp->lock_fd >= 0) {
+		close(dp->lock_fd);
+		dp->lock_fd = -1;
+	}
+}
+
+void sl_dataplane_release_seats(struct sl_dataplane *dp, unsigned slot, uint32_t seats)
+{
+	if (!dp->seats || slot >= SLUICE_MAX_LEVELS)
+		return;
+	__atomic_fetch_sub(&dp->seats[slot].seats_in_use, (uint64_t)seats, __ATOMIC_SEQ_CST);
+}
+
+static bool libbpf_verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	if (libbpf_verbose)
+		sl_vlog(SL_LOG_DEBUG, fmt, ap);
+	return 0;
+}
+
+void sl_libbpf_log(bool verbose)
+{
+	libbpf_verbose = verbose;
+	libbpf_set_print(libbpf_print);
+}

@@ -1,0 +1,67 @@
+/*
+ * The data plane adapter: load (or adopt) the BPF object, pin, attach XDP
+ * and sock_ops, and take it all down again.  The only file that knows
+ * about the skeleton.
+ */
+#ifndef SLUICE_LOADER_H
+#define SLUICE_LOADER_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dataplane/pinned_maps.h"
+
+struct sluice; /* the generated skeleton */
+struct bpf_link;
+
+struct sl_dataplane_opts {
+	const char *pin_dir;
+	const char *ifname;
+	bool xdp_generic;          /* generic (skb) mode instead of native */
+	const char *cgroup;        /* NULL: the cgroup v2 root from /proc/mounts */
+	bool force;                /* replace an XDP program we did not attach */
+	uint32_t conn_table_size;  /* 0: the object's default */
+	uint32_t class_table_size; /* per generation; 0: the object's default */
+};
+
+struct sl_dataplane {
+	struct sluice *skel;
+	char pin_dir[256];
+	char ifname[IFNAMSIZ];
+	char cgroup[256];
+	int ifindex;
+	uint32_t xdp_flags;
+	bool xdp_attached;
+	struct bpf_link *sockops_link;
+	struct sl_maps maps;        /* borrowed from skel */
+	struct sluice_seats *seats; /* sl_seats mmapped: SLUICE_MAX_LEVELS entries */
+	size_t seats_len;
+	struct sluice_policy_gate *gates; /* sl_pol_gate mmapped: SLUICE_MAX_POLICIES entries */
+	size_t gates_len;
+	int adopted_maps;           /* how many maps were reused from pins */
+	int lock_fd;
+};
+
+/* On failure everything already done is undone; returns a negative errno
+ * after logging one line that says what failed and why. */
+int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *o);
+/* Detach (only what is still ours) and unpin; maps stay pinned with keep_maps. */
+void sl_dataplane_stop(struct sl_dataplane *dp, bool keep_maps);
+
+/* Return seats to a level (the expiry sweep).  Atomic against BPF. */
+void sl_dataplane_release_seats(struct sl_dataplane *dp, unsigned slot, uint32_t seats);
+
+/* The map fds of a loaded skeleton (borrowed: not closed by sl_maps_close). */
+void sl_maps_from_skel(struct sluice *skel, struct sl_maps *m);
+
+/* Mount bpffs on the parent of pin_dir unless it already is bpffs. */
+int sl_ensure_bpffs(const char *pin_dir);
+
+/* Route libbpf's own messages through sl_log: DEBUG, and only when
+ * verbose (libbpf is chatty and its warnings lack our context: the caller
+ * prints one clear line). */
+void sl_libbpf_log(bool verbose);
+
+#endif

@@ -1,0 +1,165 @@
+#include "dataplane/pinned_maps.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *const sl_map_names[SL_MAP__COUNT] = {
+	[SL_MAP_CONFIG]    = SLUICE_MAP_CONFIG,
+	[SL_MAP_HEARTBEAT] = SLUICE_MAP_HEARTBEAT,
+	[SL_MAP_LEVELS]    = SLUICE_MAP_LEVELS,
+	[SL_MAP_SEATS]     = SLUICE_MAP_SEATS,
+	[SL_MAP_LVL_STATS] = SLUICE_MAP_LVL_STATS,
+	[SL_MAP_STATS]     = SLUICE_MAP_STATS,
+	[SL_MAP_SRC_CLS]   = SLUICE_MAP_SRC_CLS,
+	[SL_MAP_DST_CLS]   = SLUICE_MAP_DST_CLS,
+	[SL_MAP_PORT_CLS]  = SLUICE_MAP_PORT_CLS,
+	[SL_MAP_CLASSES]   = SLUICE_MAP_CLASSES,
+	[SL_MAP_CONNS]     = SLUICE_MAP_CONNS,
+	[SL_MAP_EVENTS]    = SLUICE_MAP_EVENTS,
+	[SL_MAP_TICKETS]   = SLUICE_MAP_TICKETS,
+	[SL_MAP_EV_LIMIT]  = SLUICE_MAP_EVLIMIT,
+	[SL_MAP_POL_GATE]  = SLUICE_MAP_POL_GATE,
+	[SL_MAP_WL_TOKENS] = SLUICE_MAP_WL_TOKENS,
+	[SL_MAP_WL_STATS]  = SLUICE_MAP_WL_STATS,
+};
+
+int sl_pin_path(char *buf, size_t len, const char *pin_dir, const char *kind, const char *name)
+{
+	int n = snprintf(buf, len, "%s/%s/%s", pin_dir, kind, name);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int sl_maps_open_pinned(const char *pin_dir, struct sl_maps *m, char *what, size_t what_len)
+{
+	char path[4096];
+	int i, err;
+
+	for (i = 0; i < SL_MAP__COUNT; i++)
+		m->fd[i] = -1;
+	m->owned = true;
+	for (i = 0; i < SL_MAP__COUNT; i++) {
+		err = sl_pin_path(path, sizeof(path), pin_dir, "maps", sl_map_names[i]);
+		if (err)
+			goto fail;
+		m->fd[i] = bpf_obj_get(path);
+		if (m->fd[i] < 0) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	if (what)
+		snprintf(what, what_len, "%s", path);
+	sl_maps_close(m);
+	return err;
+}
+
+void sl_maps_close(struct sl_maps *m)
+{
+	for (int i = 0; i < SL_MAP__COUNT; i++) {
+		if (m->owned && m->fd[i] >= 0)
+			close(m->fd[i]);
+		m->fd[i] = -1;
+	}
+}
+
+static int lookup(int fd, unsigned key, void *out)
+{
+	return bpf_map_lookup_elem(fd, &key, out) ? -errno : 0;
+}
+
+int sl_maps_config(const struct sl_maps *m, struct sluice_config *out)
+{
+	return lookup(m->fd[SL_MAP_CONFIG], 0, out);
+}
+
+int sl_maps_heartbeat(const struct sl_maps *m, struct sluice_heartbeat *out)
+{
+	return lookup(m->fd[SL_MAP_HEARTBEAT], 0, out);
+}
+
+int sl_maps_level(const struct sl_maps *m, unsigned slot, struct sluice_level *out)
+{
+	return lookup(m->fd[SL_MAP_LEVELS], slot, out);
+}
+
+int sl_maps_seats(const struct sl_maps *m, unsigned slot, struct sluice_seats *out)
+{
+	return lookup(m->fd[SL_MAP_SEATS], slot, out);
+}
+
+/* Per-CPU values of a struct of u64 counters, summed field by field. */
+static int percpu_sum(int fd, unsigned key, void *out, size_t size)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	size_t words = size / sizeof(__u64);
+	__u64 *vals, *sum = out;
+	int err = 0;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc((size_t)ncpu, size);
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &key, vals)) {
+		err = -errno;
+		goto out;
+	}
+	memset(out, 0, size);
+	for (int c = 0; c < ncpu; c++)
+		for (size_t w = 0; w < words; w++)
+			sum[w] += vals[(size_t)c * words + w];
+out:
+	free(vals);
+	return err;
+}
+
+int sl_maps_level_stats(const struct sl_maps *m, unsigned slot, struct sluice_level_stats *out)
+{
+	return percpu_sum(m->fd[SL_MAP_LVL_STATS], slot, out, sizeof(*out));
+}
+
+int sl_maps_wl_stats(const struct sl_maps *m, unsigned policy, unsigned wl_slot,
+		     struct sluice_wl_stats *out)
+{
+	if (policy >= SLUICE_MAX_POLICIES || wl_slot >= SLUICE_WL_SLOTS)
+		return -EINVAL;
+	return percpu_sum(m->fd[SL_MAP_WL_STATS], policy * SLUICE_WL_SLOTS + wl_slot, out,
+			  sizeof(*out));
+}
+
+int sl_maps_policy_gate(const struct sl_maps *m, unsigned policy, struct sluice_policy_gate *out)
+{
+	return lookup(m->fd[SL_MAP_POL_GATE], policy, out);
+}
+
+int sl_maps_global_stats(const struct sl_maps *m, struct sluice_stats *out)
+{
+	return percpu_sum(m->fd[SL_MAP_STATS], 0, out, sizeof(*out));
+}
+
+int sl_maps_level_names(const struct sl_maps *m,
+			char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN])
+{
+	struct sluice_level lvl;
+	int err;
+
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		err = sl_maps_level(m, s, &lvl);
+		if (err)
+			return err;
+		/* Removed levels keep their name (apply.c): a level that
+		 * comes back finds its slot, and its seats, again. */
+		memcpy(names[s], lvl.name, SLUICE_LEVEL_NAME_LEN);
+		names[s][SLUICE_LEVEL_NAME_LEN - 1] = '\0';
+	}
+	return 0;
+}

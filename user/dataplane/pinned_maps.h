@@ -1,0 +1,70 @@
+/*
+ * Access to sluice's maps by file descriptor, either pinned under
+ * <pin-dir>/maps/<name> (CLI, adoption) or straight from a loaded object
+ * (daemon).  Readers sum per-CPU values here, so nobody else has to.
+ */
+#ifndef SLUICE_PINNED_MAPS_H
+#define SLUICE_PINNED_MAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lib/clock.h"
+#include "sluice_abi.h"
+
+#define SL_DEFAULT_PIN_DIR "/sys/fs/bpf/sluice"
+
+enum sl_map_id {
+	SL_MAP_CONFIG,
+	SL_MAP_HEARTBEAT,
+	SL_MAP_LEVELS,
+	SL_MAP_SEATS,
+	SL_MAP_LVL_STATS,
+	SL_MAP_STATS,
+	SL_MAP_SRC_CLS,
+	SL_MAP_DST_CLS,
+	SL_MAP_PORT_CLS,
+	SL_MAP_CLASSES,
+	SL_MAP_CONNS,
+	SL_MAP_EVENTS,
+	SL_MAP_TICKETS,
+	SL_MAP_EV_LIMIT,
+	SL_MAP_POL_GATE,
+	SL_MAP_WL_TOKENS,
+	SL_MAP_WL_STATS,
+	SL_MAP__COUNT,
+};
+
+extern const char *const sl_map_names[SL_MAP__COUNT];
+
+struct sl_maps {
+	int fd[SL_MAP__COUNT];
+	bool owned; /* close the fds in sl_maps_close */
+};
+
+/* "<pin_dir>/<kind>/<name>"; kind is "maps", "progs" or "links". */
+int sl_pin_path(char *buf, size_t len, const char *pin_dir, const char *kind, const char *name);
+
+/* Open every pinned map.  On failure returns a negative errno and, in
+ * what (if not NULL), the path that could not be opened. */
+int sl_maps_open_pinned(const char *pin_dir, struct sl_maps *m, char *what, size_t what_len);
+void sl_maps_close(struct sl_maps *m);
+
+int sl_maps_config(const struct sl_maps *m, struct sluice_config *out);
+int sl_maps_heartbeat(const struct sl_maps *m, struct sluice_heartbeat *out);
+int sl_maps_level(const struct sl_maps *m, unsigned slot, struct sluice_level *out);
+int sl_maps_seats(const struct sl_maps *m, unsigned slot, struct sluice_seats *out);
+/* Sums over all possible CPUs. */
+int sl_maps_level_stats(const struct sl_maps *m, unsigned slot, struct sluice_level_stats *out);
+/* The policy gate's per-workload counters (wl_slot SLUICE_WL_DEFAULT = the
+ * default workload), summed over CPUs. */
+int sl_maps_wl_stats(const struct sl_maps *m, unsigned policy, unsigned wl_slot,
+		     struct sluice_wl_stats *out);
+int sl_maps_policy_gate(const struct sl_maps *m, unsigned policy, struct sluice_policy_gate *out);
+int sl_maps_global_stats(const struct sl_maps *m, struct sluice_stats *out);
+
+/* Names of the levels in the slots, removed ones included ("" = never used). */
+int sl_maps_level_names(const struct sl_maps *m,
+			char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN]);
+
+#endif

@@ -1,0 +1,1508 @@
+/*
+ * Agent-side load scheduler (spec/aimd.md §3).  See loadsched.h.
+ *
+ * Layout: one WFQ flow per workload (priority comes from the workload, so
+ * (label, priority, generation) is (workload, generation)); each flow has a
+ * FIFO of waiting flows ("requests").  The flow heads sit in a virtual heap:
+ * workloads are few, so the next head is found by a scan in index order
+ * (ties: lowest workload index).  The global head is detached from its
+ * FIFO and holds a token reservation until its admission time.
+ *
+ * Two indexes over the waiting flows keep the per-flow work logarithmic:
+ *  - a binary min-heap of the FIFO members with a deadline, keyed by
+ *    (deadline, workload, arrival sequence) with a back-pointer (hpos) in
+ *    each flow: the expire sweep pops exactly the expired flows, in the
+ *    order the old full sweep reported them (workload, then FIFO order);
+ *  - an open-addressing hash table (linear probing, backward-shift
+ *    deletion, load <= 1/2) from the caller's id to every waiting flow,
+ *    the head included: sl_ls_cancel() finds its flow in O(1) expected.
+ *    Ids are not required to be unique: duplicates live side by side and
+ *    cancel picks the one the old linear search found first.
+ * Both grow before any state changes (so -ENOMEM leaves nothing changed)
+ * and never shrink.
+ */
+#include "engine/loadsched.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+
+_Static_assert(SL_LS_NO_TIMEOUT == SL_QUEUE_TIMEOUT_UNSET, "timeout sentinel");
+
+#define MAX_WORKLOADS 65536u
+#define NONE UINT64_MAX
+#define NOPOS SIZE_MAX
+#define WAIT_CAP (UINT64_MAX / 4)
+
+static void set_why(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_why(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* ---- windows ------------------------------------------------------------------ */
+
+/* Σ v[cur − k] over k in [0, n) whose age after advancing `adv` slots,
+ * k + adv, lies in [lo, hi]. */
+static double win_sum(const double *v, unsigned n, unsigned cur, uint64_t adv, unsigned lo,
+		      unsigned hi)
+{
+	double s = 0;
+
+	if (adv > hi)
+		return 0;
+	for (unsigned k = 0; k < n; k++) {
+		uint64_t age = k + adv;
+
+		if (age >= lo && age <= hi)
+			s += v[(cur + n - k) % n];
+	}
+	return s;
+}
+
+static uint64_t slots_since(uint64_t start, uint64_t now, uint64_t slot_ns)
+{
+	return now > start ? (now - start) / slot_ns : 0;
+}
+
+/* ---- incoming-rate ring --------------------------------------------------------- */
+
+#define RING_N (SL_LS_RING_SLOTS + 1)
+
+void sl_ls_ring_init(struct sl_ls_ring *r, uint64_t now)
+{
+	memset(r, 0, sizeof(*r));
+	r->cur_start = now;
+	r->boot_until = add_sat(now, (uint64_t)SL_LS_RING_SLOTS * SL_LS_RING_SLOT_NS);
+}
+
+bool sl_ls_ring_bootstrapping(const struct sl_ls_ring *r, uint64_t now)
+{
+	return now < r->boot_until;
+}
+
+bool sl_ls_ring_add(struct sl_ls_ring *r, uint64_t now, double tokens)
+{
+	uint64_t adv = slots_since(r->cur_start, now, SL_LS_RING_SLOT_NS);
+
+	if (adv > SL_LS_RING_SLOTS) {
+		sl_ls_ring_init(r, now); /* the whole window is stale: bootstrap again */
+	} else if (adv) {
+		for (uint64_t i = 0; i < adv; i++) {
+			r->cur = (r->cur + 1) % RING_N;
+			r->slot[r->cur] = 0;
+		}
+		r->cur_start += adv * SL_LS_RING_SLOT_NS;
+	}
+	if (tokens > 0)
+		r->slot[r->cur] += tokens;
+	return sl_ls_ring_bootstrapping(r, now);
+}
+
+double sl_ls_ring_rate(const struct sl_ls_ring *r, uint64_t now)
+{
+	uint64_t adv = slots_since(r->cur_start, now, SL_LS_RING_SLOT_NS);
+
+	return win_sum(r->slot, RING_N, r->cur, adv, 1, SL_LS_RING_SLOTS) /
+	       ((double)SL_LS_RING_SLOTS * SL_LS_RING_SLOT_NS / SL_LS_NS_PER_S);
+}
+
+/* ---- token bucket ---------------------------------------------------------------- */
+
+void sl_ls_bucket_init(struct sl_ls_bucket *b, uint64_t now)
+{
+	memset(b, 0, sizeof(*b));
+	b->last_ns = now;
+}
+
+void sl_ls_bucket_advance(struct sl_ls_bucket *b, uint64_t now)
+{
+	if (now <= b->last_ns)
+		return;
+	if (b->fill > 0) {
+		b->available += (double)(now - b->last_ns) / 1e9 * b->fill;
+		if (b->available > b->capacity)
+			b->available = b->capacity;
+	}
+	b->last_ns = now;
+}
+
+void sl_ls_bucket_set_fill(struct sl_ls_bucket *b, uint64_t now, double fill)
+{
+	sl_ls_bucket_advance(b, now);
+	if (!(fill > 0) || !isfinite(fill))
+		fill = 0; /* callers never pass +inf (that is pass-through) */
+	b->fill = fill;
+	b->capacity = fill;
+	if (b->available > b->capacity)
+		b->available = b->capacity;
+}
+
+bool sl_ls_bucket_take_if_available(struct sl_ls_bucket *b, uint64_t now, double tokens)
+{
+	sl_ls_bucket_advance(b, now);
+	if (b->available > tokens) {
+		b->available -= tokens;
+		return true;
+	}
+	return false;
+}
+
+enum sl_ls_reserve sl_ls_bucket_reserve(struct sl_ls_bucket *b, uint64_t now, double tokens,
+					uint64_t timeout_ns, uint64_t *wait_ns)
+{
+	double wait_s, w;
+	uint64_t wns;
+
+	sl_ls_bucket_advance(b, now);
+	if (wait_ns)
+		*wait_ns = 0;
+	if (!(b->fill > 0))
+		return SL_LS_RESERVE_REJECT;
+	b->available -= tokens;
+	wait_s = b->available < 0 ? -b->available / b->fill : 0;
+	w = ceil(wait_s * 1e9);
+	wns = w >= (double)WAIT_CAP ? WAIT_CAP : (uint64_t)w;
+	if (wait_ns)
+		*wait_ns = wns;
+	if (timeout_ns != SL_LS_NO_TIMEOUT && (double)timeout_ns < wait_s * 1e9) {
+		b->available += tokens;
+		return SL_LS_RESERVE_REJECT;
+	}
+	return wns ? SL_LS_RESERVE_WAIT : SL_LS_RESERVE_NOW;
+}
+
+void sl_ls_bucket_refund(struct sl_ls_bucket *b, double tokens)
+{
+	b->available += tokens;
+	if (b->available > b->capacity)
+		b->available = b->capacity;
+}
+
+/* ---- engine state ------------------------------------------------------------------ */
+
+struct req {
+	uint64_t id;
+	double tokens;
+	uint64_t deadline; /* NONE: unbounded */
+	uint64_t seq;      /* arrival order (FIFO order within a workload) */
+	size_t hpos;       /* index in the deadline heap, NOPOS when not in it */
+	uint32_t wl;
+	struct req *prev, *next;
+};
+
+struct lat_win {
+	double sum[SL_LS_LAT_SLOTS];
+	double cnt[SL_LS_LAT_SLOTS];
+	unsigned cur;
+	uint64_t cur_start;
+};
+
+struct flow {
+	struct sl_ls_workload cfg;
+	struct req *first, *last; /* FIFO of waiting flows (not the global head) */
+	uint64_t qlen;
+	uint64_t gen;             /* generation vt belongs to */
+	double vt;
+	double head_vft;          /* valid when in_heap */
+	bool in_heap;             /* first has a vft and competes for the head */
+	bool serving;             /* this flow's popped head is the global head */
+	struct lat_win lat;
+	uint64_t completions;
+	uint64_t admitted, deferred, rejected, inline_admitted;
+	double accepted_tokens, rejected_tokens;
+};
+
+struct note {
+	uint64_t id, now;
+	bool admitted;
+};
+
+struct sl_ls {
+	struct flow *flows;       /* n_workloads + 1: the default last */
+	size_t n_flows;
+	bool latency_based;
+	uint64_t ttl_ns;
+	sl_ls_admit_fn on_admit;
+	sl_ls_reject_fn on_reject;
+	void *ctx;
+
+	uint64_t last_now;
+	struct sl_ls_ring ring;
+	struct sl_ls_bucket bucket;
+	bool booting;             /* ring bootstrapping, as last processed */
+	bool pass_through;
+	double lm;                /* throttle multiplier (NaN in pass-through) */
+	uint64_t valid_until;
+
+	struct req *head;         /* global head holding a reservation, or NULL */
+	uint64_t head_admit_at;
+	bool head_popped;         /* head came from its flow's FIFO (flow.serving) */
+	double head_vft;          /* its vft when popped (NaN: idle-queue head) */
+	double vt;
+	uint64_t gen;
+	uint64_t waiting;         /* every waiting flow, the head included */
+	uint64_t next_seq;        /* arrival sequence of the next waiting flow */
+
+	struct req **dheap;       /* FIFO members with a deadline, min-heap */
+	size_t dheap_n, dheap_cap;
+	struct req **ids;         /* id index of every waiting flow (cap: 0 or 2^k) */
+	size_t ids_n, ids_cap;
+
+	struct note *notes;
+	size_t n_notes, cap_notes, delivered;
+	bool delivering;
+
+	double acc_tokens, rej_tokens, inc_tokens;
+	double period_acc, period_rej;
+	uint64_t admitted, deferred, rejected, inline_admitted;
+};
+
+/* ---- latency estimate ------------------------------------------------------------ */
+
+static void lat_init(struct lat_win *w, uint64_t now)
+{
+	memset(w, 0, sizeof(*w));
+	w->cur_start = now;
+}
+
+static void lat_add(struct lat_win *w, uint64_t now, double ms)
+{
+	uint64_t adv = slots_since(w->cur_start, now, SL_LS_LAT_SLOT_NS);
+
+	if (adv >= SL_LS_LAT_SLOTS) {
+		lat_init(w, now);
+	} else if (adv) {
+		for (uint64_t i = 0; i < adv; i++) {
+			w->cur = (w->cur + 1) % SL_LS_LAT_SLOTS;
+			w->sum[w->cur] = 0;
+			w->cnt[w->cur] = 0;
+		}
+		w->cur_start += adv * SL_LS_LAT_SLOT_NS;
+	}
+	w->sum[w->cur] += ms;
+	w->cnt[w->cur] += 1;
+}
+
+static double lat_mean(const struct lat_win *w, uint64_t now)
+{
+	uint64_t adv = slots_since(w->cur_start, now, SL_LS_LAT_SLOT_NS);
+	double c = win_sum(w->cnt, SL_LS_LAT_SLOTS, w->cur, adv, 0, SL_LS_LAT_SLOTS - 1);
+
+	if (!(c > 0))
+		return NAN;
+	return win_sum(w->sum, SL_LS_LAT_SLOTS, w->cur, adv, 0, SL_LS_LAT_SLOTS - 1) / c;
+}
+
+static double flow_tokens(const struct sl_ls *ls, const struct flow *f, uint64_t now)
+{
+	if (ls->latency_based) {
+		double est = lat_mean(&f->lat, now);
+
+		if (!isnan(est))
+			return est;
+	}
+	return f->cfg.tokens > 0 ? f->cfg.tokens : 1.0;
+}
+
+/* ---- configuration ----------------------------------------------------------------- */
+
+struct sl_ls_workload sl_ls_workload_from_cfg(const struct sl_workload_params *p)
+{
+	struct sl_ls_workload w = {
+		.priority = p->priority > 0 ? p->priority : 1.0,
+		.tokens = p->tokens_set && p->tokens > 0 ? p->tokens : 0,
+		.queue_timeout_ns = p->queue_timeout_set ? p->queue_timeout_ns : SL_LS_NO_TIMEOUT,
+	};
+	return w;
+}
+
+static int check_workload(const struct sl_ls_workload *w, const char *name, size_t i, char *why,
+			  size_t why_len)
+{
+	if (!(w->priority > 0) || !isfinite(w->priority)) {
+		set_why(why, why_len, "%s %zu: priority must be > 0 and finite", name, i);
+		return -EINVAL;
+	}
+	if (!(w->tokens >= 0) || !isfinite(w->tokens)) {
+		set_why(why, why_len, "%s %zu: tokens must be >= 0 and finite", name, i);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int sl_ls_params_validate(const struct sl_ls_params *p, char *why, size_t why_len)
+{
+	int rc;
+
+	if (!p) {
+		set_why(why, why_len, "no parameters");
+		return -EINVAL;
+	}
+	if (p->n_workloads > MAX_WORKLOADS || (p->n_workloads && !p->workloads)) {
+		set_why(why, why_len, "bad workload list (%zu)", p->n_workloads);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < p->n_workloads; i++)
+		if ((rc = check_workload(&p->workloads[i], "workload", i, why, why_len)))
+			return rc;
+	return check_workload(&p->default_workload, "default workload", 0, why, why_len);
+}
+
+/* ---- notifications ---------------------------------------------------------------- */
+
+/* Grow *arr (of elem-sized items, capacity *cap) to hold need items:
+ * doubling from 16.  0 or -ENOMEM with nothing changed. */
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t c;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	c = *cap ? *cap : 16;
+	while (c < need)
+		c *= 2;
+	n = realloc(*arr, c * elem);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = c;
+	return 0;
+}
+
+/* Room for one note per waiting flow is kept at all times. */
+static int reserve_notes(struct sl_ls *ls, size_t extra)
+{
+	return grow((void **)&ls->notes, &ls->cap_notes, ls->n_notes + ls->waiting + extra,
+		    sizeof(*ls->notes));
+}
+
+static void push_note(struct sl_ls *ls, uint64_t id, uint64_t t, bool admitted)
+{
+	/* capacity guaranteed by reserve_notes */
+	ls->notes[ls->n_notes++] = (struct note){ .id = id, .now = t, .admitted = admitted };
+}
+
+static void deliver(struct sl_ls *ls)
+{
+	if (ls->delivering)
+		return;
+	ls->delivering = true;
+	while (ls->delivered < ls->n_notes) {
+		struct note n = ls->notes[ls->delivered++];
+
+		if (n.admitted && ls->on_admit)
+			ls->on_admit(ls->ctx, n.id, n.now);
+		else if (!n.admitted && ls->on_reject)
+			ls->on_reject(ls->ctx, n.id, n.now);
+	}
+	ls->n_notes = ls->delivered = 0;
+	ls->delivering = false;
+}
+
+/* ---- deadline heap ------------------------------------------------------------------- */
+
+/* (deadline, workload, arrival): equal deadlines come out in the order the
+ * old sweep visited them (workload index, then FIFO order). */
+static bool dl_before(const struct req *a, const struct req *b)
+{
+	if (a->deadline != b->deadline)
+		return a->deadline < b->deadline;
+	if (a->wl != b->wl)
+		return a->wl < b->wl;
+	return a->seq < b->seq;
+}
+
+static void dheap_set(struct sl_ls *ls, size_t i, struct req *r)
+{
+	ls->dheap[i] = r;
+	r->hpos = i;
+}
+
+static void dheap_sift_up(struct sl_ls *ls, size_t i)
+{
+	struct req *r = ls->dheap[i];
+
+	while (i) {
+		size_t parent = (i - 1) / 2;
+
+		if (!dl_before(r, ls->dheap[parent]))
+			break;
+		dheap_set(ls, i, ls->dheap[parent]);
+		i = parent;
+	}
+	dheap_set(ls, i, r);
+}
+
+static void dheap_sift_down(struct sl_ls *ls, size_t i)
+{
+	struct req *r = ls->dheap[i];
+	size_t n = ls->dheap_n;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && dl_before(ls->dheap[c + 1], ls->dheap[c]))
+			c++;
+		if (!dl_before(ls->dheap[c], r))
+			break;
+		dheap_set(ls, i, ls->dheap[c]);
+		i = c;
+	}
+	dheap_set(ls, i, r);
+}
+
+static int dheap_reserve(struct sl_ls *ls, size_t extra)
+{
+	return grow((void **)&ls->dheap, &ls->dheap_cap, ls->dheap_n + extra, sizeof(*ls->dheap));
+}
+
+/* r joins a FIFO: indexed by deadline if it has one (room reserved). */
+static void dheap_push(struct sl_ls *ls, struct req *r)
+{
+	if (r->deadline == NONE) {
+		r->hpos = NOPOS;
+		return;
+	}
+	ls->dheap[ls->dheap_n++] = r;
+	dheap_sift_up(ls, ls->dheap_n - 1);
+}
+
+static void dheap_remove(struct sl_ls *ls, struct req *r)
+{
+	size_t i = r->hpos, last;
+
+	if (i == NOPOS)
+		return;
+	r->hpos = NOPOS;
+	last = --ls->dheap_n;
+	if (i == last)
+		return;
+	dheap_set(ls, i, ls->dheap[last]);
+	if (i && dl_before(ls->dheap[i], ls->dheap[(i - 1) / 2]))
+		dheap_sift_up(ls, i);
+	else
+		dheap_sift_down(ls, i);
+}
+
+/* The earliest deadline of a non-head waiting flow (NONE: none). */
+static uint64_t next_deadline(const struct sl_ls *ls)
+{
+	return ls->dheap_n ? ls->dheap[0]->deadline : NONE;
+}
+
+/* ---- id index ------------------------------------------------------------------------ */
+
+static size_t id_home(const struct sl_ls *ls, uint64_t id)
+{
+	/* splitmix64 finaliser: sequential ids spread over the table */
+	id ^= id >> 30;
+	id *= UINT64_C(0xbf58476d1ce4e5b9);
+	id ^= id >> 27;
+	id *= UINT64_C(0x94d049bb133111eb);
+	id ^= id >> 31;
+	return (size_t)id & (ls->ids_cap - 1);
+}
+
+static void ids_put(struct sl_ls *ls, struct req *r)
+{
+	size_t mask = ls->ids_cap - 1, i = id_home(ls, r->id);
+
+	while (ls->ids[i])
+		i = (i + 1) & mask;
+	ls->ids[i] = r;
+	ls->ids_n++;
+}
+
+/* Room for `extra` more ids at load <= 1/2. */
+static int ids_reserve(struct sl_ls *ls, size_t extra)
+{
+	size_t need = 2 * (ls->ids_n + extra), cap, old_cap = ls->ids_cap;
+	struct req **old = ls->ids, **t;
+
+	if (need <= ls->ids_cap)
+		return 0;
+	cap = ls->ids_cap ? ls->ids_cap : 32;
+	while (cap < need)
+		cap *= 2;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	ls->ids = t;
+	ls->ids_cap = cap;
+	ls->ids_n = 0;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i])
+			ids_put(ls, old[i]);
+	free(old);
+	return 0;
+}
+
+/* Removes r (which is in the index), shifting later entries of its probe
+ * run back so that no tombstones are needed. */
+static void ids_del(struct sl_ls *ls, const struct req *r)
+{
+	size_t mask = ls->ids_cap - 1, i = id_home(ls, r->id), j;
+
+	while (ls->ids[i] != r)
+		i = (i + 1) & mask;
+	for (j = i;;) {
+		size_t k;
+
+		j = (j + 1) & mask;
+		if (!ls->ids[j])
+			break;
+		k = id_home(ls, ls->ids[j]->id);
+		/* the entry at j may fill i unless its home lies cyclically in (i, j] */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			ls->ids[i] = ls->ids[j];
+			i = j;
+		}
+	}
+	ls->ids[i] = NULL;
+	ls->ids_n--;
+}
+
+/* The queued (non-head) flow with this id that comes first in workload,
+ * then FIFO order, or NULL. */
+static struct req *ids_find_queued(const struct sl_ls *ls, uint64_t id)
+{
+	struct req *best = NULL;
+	size_t mask, i;
+
+	if (!ls->ids_cap)
+		return NULL;
+	mask = ls->ids_cap - 1;
+	for (i = id_home(ls, id); ls->ids[i]; i = (i + 1) & mask) {
+		struct req *r = ls->ids[i];
+
+		if (r->id != id || r == ls->head)
+			continue;
+		if (!best || r->wl < best->wl || (r->wl == best->wl && r->seq < best->seq))
+			best = r;
+	}
+	return best;
+}
+
+/* A waiting flow is decided or cancelled: out of the indexes, freed. */
+static void req_release(struct sl_ls *ls, struct req *r)
+{
+	dheap_remove(ls, r);
+	ids_del(ls, r);
+	free(r);
+}
+
+/* ---- accounting ---------------------------------------------------------------------- */
+
+static void count_admit(struct sl_ls *ls, struct flow *f, double tokens)
+{
+	f->admitted++;
+	ls->admitted++;
+	if (tokens > 0) {
+		f->accepted_tokens += tokens;
+		ls->acc_tokens += tokens;
+		ls->period_acc += tokens;
+	}
+}
+
+static void count_reject(struct sl_ls *ls, struct flow *f, double tokens)
+{
+	f->rejected++;
+	ls->rejected++;
+	if (tokens > 0) {
+		f->rejected_tokens += tokens;
+		ls->rej_tokens += tokens;
+		ls->period_rej += tokens;
+	}
+}
+
+/* ---- WFQ ----------------------------------------------------------------------------- */
+
+static struct flow *touch_flow(struct sl_ls *ls, uint32_t wl)
+{
+	struct flow *f = &ls->flows[wl];
+
+	if (f->gen != ls->gen) { /* new flow in this generation */
+		f->gen = ls->gen;
+		f->vt = ls->vt;
+		f->in_heap = false;
+		f->serving = false;
+	}
+	return f;
+}
+
+static double cost(const struct flow *f, const struct req *r)
+{
+	return r->tokens / f->cfg.priority;
+}
+
+static void fifo_remove(struct flow *f, struct req *r)
+{
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		f->first = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	else
+		f->last = r->prev;
+	r->prev = r->next = NULL;
+	f->qlen--;
+}
+
+static void fifo_push(struct flow *f, struct req *r)
+{
+	r->next = NULL;
+	r->prev = f->last;
+	if (f->last)
+		f->last->next = r;
+	else
+		f->first = r;
+	f->last = r;
+	f->qlen++;
+}
+
+/* The flow's first waiting flow becomes its head: vft = flow.vt + cost. */
+static void flow_requeue(struct flow *f)
+{
+	if (f->first && !f->serving) {
+		f->head_vft = f->vt + cost(f, f->first);
+		f->in_heap = true;
+	} else {
+		f->in_heap = false;
+	}
+}
+
+/* The global head left (admitted or rejected). */
+static void head_done(struct sl_ls *ls, struct req *r, bool admitted)
+{
+	struct flow *f = &ls->flows[r->wl];
+
+	if (admitted) {
+		f->vt += cost(f, r);
+		ls->vt = f->vt;
+	}
+	if (ls->head_popped && f->serving) {
+		f->serving = false;
+		flow_requeue(f);
+	}
+	ls->head = NULL;
+	ls->head_popped = false;
+}
+
+static struct flow *heap_min(struct sl_ls *ls)
+{
+	struct flow *best = NULL;
+
+	for (size_t i = 0; i < ls->n_flows; i++) {
+		struct flow *f = &ls->flows[i];
+
+		/* ties (within float noise): lowest workload index */
+		if (f->in_heap && (!best || f->head_vft < best->head_vft -
+						      1e-12 * fmax(fabs(f->head_vft), fabs(best->head_vft))))
+			best = f;
+	}
+	return best;
+}
+
+static uint64_t remaining(uint64_t deadline, uint64_t t)
+{
+	if (deadline == NONE)
+		return SL_LS_NO_TIMEOUT;
+	return deadline > t ? deadline - t : 0;
+}
+
+static bool bypass(const struct sl_ls *ls)
+{
+	return ls->pass_through || ls->booting;
+}
+
+/*
+ * r is the global head at time t (already detached and set as ls->head).
+ * Reserve its tokens.  Returns true if it stays head (waiting), false if
+ * it was decided now (noted, freed).
+ */
+static bool head_start(struct sl_ls *ls, struct req *r, uint64_t t)
+{
+	struct flow *f = &ls->flows[r->wl];
+	enum sl_ls_reserve res;
+	uint64_t wait;
+
+	if (bypass(ls)) {
+		res = SL_LS_RESERVE_NOW;
+		wait = 0;
+	} else {
+		res = sl_ls_bucket_reserve(&ls->bucket, t, r->tokens, remaining(r->deadline, t), &wait);
+	}
+	if (res == SL_LS_RESERVE_WAIT) {
+		ls->head_admit_at = add_sat(t, wait);
+		return true;
+	}
+	ls->waiting--;
+	if (res == SL_LS_RESERVE_NOW)
+		count_admit(ls, f, r->tokens);
+	else
+		count_reject(ls, f, r->tokens);
+	push_note(ls, r->id, t, res == SL_LS_RESERVE_NOW);
+	head_done(ls, r, res == SL_LS_RESERVE_NOW);
+	req_release(ls, r);
+	return false;
+}
+
+/* No head: make the flow with the lowest vft's first waiting flow the head,
+ * until one waits or nothing is left. */
+static void advance_queue(struct sl_ls *ls, uint64_t t)
+{
+	while (!ls->head) {
+		struct flow *f = heap_min(ls);
+		struct req *r;
+
+		if (!f)
+			return;
+		r = f->first;
+		fifo_remove(f, r);
+		dheap_remove(ls, r);
+		f->in_heap = false;
+		f->serving = true;
+		ls->head = r;
+		ls->head_popped = true;
+		ls->head_vft = f->head_vft;
+		head_start(ls, r, t);
+	}
+}
+
+static void admit_head(struct sl_ls *ls, uint64_t t)
+{
+	struct req *r = ls->head;
+	struct flow *f = &ls->flows[r->wl];
+
+	ls->waiting--;
+	count_admit(ls, f, r->tokens);
+	push_note(ls, r->id, t, true);
+	head_done(ls, r, true);
+	req_release(ls, r);
+}
+
+/* Pass-through or bootstrap: everything waiting is admitted now, WFQ order. */
+static void drain(struct sl_ls *ls, uint64_t t)
+{
+	if (!bypass(ls))
+		return;
+	if (ls->head) {
+		/* admitted without tokens: give its reservation back */
+		sl_ls_bucket_refund(&ls->bucket, ls->head->tokens);
+		admit_head(ls, t);
+	}
+	advance_queue(ls, t);
+}
+
+/* Rejects every non-head waiting flow whose deadline is <= t, in workload
+ * then FIFO order: O(k log waiting) for k expired flows. */
+static void expire(struct sl_ls *ls, uint64_t t)
+{
+	while (ls->dheap_n && ls->dheap[0]->deadline <= t) {
+		struct req *r = ls->dheap[0];
+		struct flow *f = &ls->flows[r->wl];
+		bool was_first = r == f->first;
+
+		fifo_remove(f, r);
+		ls->waiting--;
+		count_reject(ls, f, r->tokens);
+		push_note(ls, r->id, t, false);
+		req_release(ls, r);
+		if (was_first && f->in_heap)
+			flow_requeue(f);
+	}
+	advance_queue(ls, t);
+}
+
+static void go_pass_through(struct sl_ls *ls, uint64_t t)
+{
+	ls->pass_through = true;
+	ls->lm = NAN;
+	sl_ls_bucket_set_fill(&ls->bucket, t, 0);
+	drain(ls, t);
+}
+
+/* Processes every due event up to now in time order. */
+static void run_until(struct sl_ls *ls, uint64_t now)
+{
+	for (;;) {
+		uint64_t t_boot = ls->booting ? ls->ring.boot_until : NONE;
+		uint64_t t_stale = !ls->pass_through && ls->ttl_ns ? add_sat(ls->valid_until, 1) : NONE;
+		uint64_t t_head = ls->head ? ls->head_admit_at : NONE;
+		uint64_t t_exp = next_deadline(ls);
+		uint64_t t = min_u64(min_u64(t_boot, t_stale), min_u64(t_head, t_exp));
+
+		if (t > now || t == NONE)
+			break;
+		sl_ls_bucket_advance(&ls->bucket, t);
+		if (t == t_boot) {
+			ls->booting = false;
+			if (!ls->pass_through) {
+				/* leaving bootstrap: compute the fill, grant 1 s of tokens */
+				sl_ls_bucket_set_fill(&ls->bucket, t, ls->lm * sl_ls_ring_rate(&ls->ring, t));
+				ls->bucket.available = ls->bucket.capacity;
+			}
+		} else if (t == t_stale) {
+			go_pass_through(ls, t);
+		} else if (t == t_head) {
+			admit_head(ls, t);
+			advance_queue(ls, t);
+		} else {
+			expire(ls, t);
+		}
+	}
+	sl_ls_bucket_advance(&ls->bucket, now);
+}
+
+static uint64_t clamp_now(struct sl_ls *ls, uint64_t now)
+{
+	if (now < ls->last_now)
+		now = ls->last_now;
+	ls->last_now = now;
+	return now;
+}
+
+/* ---- life cycle --------------------------------------------------------------------- */
+
+int sl_ls_create(struct sl_ls **out, const struct sl_ls_params *p, uint64_t now,
+		 sl_ls_admit_fn on_admit, sl_ls_reject_fn on_reject, void *ctx,
+		 char *why, size_t why_len)
+{
+	struct sl_ls *ls;
+	int rc;
+
+	*out = NULL;
+	if ((rc = sl_ls_params_validate(p, why, why_len)))
+		return rc;
+	ls = calloc(1, sizeof(*ls));
+	if (!ls)
+		return -ENOMEM;
+	ls->n_flows = p->n_workloads + 1;
+	ls->flows = calloc(ls->n_flows, sizeof(*ls->flows));
+	if (!ls->flows) {
+		free(ls);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ls->n_flows; i++) {
+		struct flow *f = &ls->flows[i];
+
+		f->cfg = i < p->n_workloads ? p->workloads[i] : p->default_workload;
+		f->gen = UINT64_MAX; /* not in any generation yet */
+		lat_init(&f->lat, now);
+	}
+	ls->latency_based = p->latency_based_tokens;
+	ls->ttl_ns = p->decision_ttl_ns;
+	ls->on_admit = on_admit;
+	ls->on_reject = on_reject;
+	ls->ctx = ctx;
+	ls->last_now = now;
+	sl_ls_ring_init(&ls->ring, now);
+	sl_ls_bucket_init(&ls->bucket, now);
+	ls->booting = true;
+	ls->pass_through = true;
+	ls->lm = NAN;
+	*out = ls;
+	return 0;
+}
+
+int sl_ls_create_for_policy(struct sl_ls **out, const struct sl_policy_cfg *cfg, uint64_t now,
+			    sl_ls_admit_fn on_admit, sl_ls_reject_fn on_reject, void *ctx,
+			    char *why, size_t why_len)
+{
+	struct sl_ls_params p = { 0 };
+	struct sl_ls_workload *w = NULL;
+	int rc;
+
+	*out = NULL;
+	if (cfg->n_workloads) {
+		w = calloc(cfg->n_workloads, sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < cfg->n_workloads; i++)
+		w[i] = sl_ls_workload_from_cfg(&cfg->workloads[i].params);
+	p.workloads = w;
+	p.n_workloads = cfg->n_workloads;
+	p.default_workload = sl_ls_workload_from_cfg(&cfg->default_params);
+	p.latency_based_tokens = cfg->workload_latency_based_tokens;
+	p.decision_ttl_ns = SL_LS_DECISION_TTL_NS;
+	rc = sl_ls_create(out, &p, now, on_admit, on_reject, ctx, why, why_len);
+	free(w);
+	return rc;
+}
+
+void sl_ls_free(struct sl_ls *ls)
+{
+	if (!ls)
+		return;
+	free(ls->head);
+	for (size_t i = 0; i < ls->n_flows; i++) {
+		struct req *r = ls->flows[i].first, *next;
+
+		for (; r; r = next) {
+			next = r->next;
+			free(r);
+		}
+	}
+	free(ls->flows);
+	free(ls->notes);
+	free(ls->dheap);
+	free(ls->ids);
+	free(ls);
+}
+
+void sl_ls_set_multiplier(struct sl_ls *ls, uint64_t now, double lm, bool pass_through)
+{
+	now = clamp_now(ls, now);
+	run_until(ls, now);
+	if (pass_through || isnan(lm) || (isinf(lm) && lm > 0)) {
+		go_pass_through(ls, now);
+	} else {
+		ls->pass_through = false;
+		ls->lm = lm > 0 ? lm : 0;
+		ls->valid_until = add_sat(now, ls->ttl_ns);
+		sl_ls_bucket_set_fill(&ls->bucket, now, ls->lm * sl_ls_ring_rate(&ls->ring, now));
+	}
+	deliver(ls);
+}
+
+/* ---- flows --------------------------------------------------------------------------- */
+
+static int wl_index(const struct sl_ls *ls, int workload, uint32_t *out)
+{
+	if (workload == -1) {
+		*out = (uint32_t)(ls->n_flows - 1);
+		return 0;
+	}
+	if (workload < 0 || (size_t)workload >= ls->n_flows - 1)
+		return -EINVAL;
+	*out = (uint32_t)workload;
+	return 0;
+}
+
+int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, double tokens,
+		 uint64_t client_timeout_ns)
+{
+	struct flow *f;
+	struct req *r;
+	uint64_t timeout, deadline;
+	uint32_t wl;
+	int rc;
+
+	if (wl_index(ls, workload, &wl))
+		return -EINVAL;
+	if (isnan(tokens) || isinf(tokens) || (tokens < 0 && tokens != SL_LS_TOKENS_AUTO))
+		return -EINVAL;
+	if (reserve_notes(ls, 1) || dheap_reserve(ls, 1) || ids_reserve(ls, 1))
+		return -ENOMEM;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	now = clamp_now(ls, now);
+	run_until(ls, now);
+	f = &ls->flows[wl];
+	if (tokens == SL_LS_TOKENS_AUTO)
+		tokens = flow_tokens(ls, f, now);
+
+	/* step 4: tokens 0 ⇒ admit, not counted */
+	if (!(tokens > 0)) {
+		f->admitted++;
+		ls->admitted++;
+		free(r);
+		deliver(ls);
+		return SL_LS_ADMITTED;
+	}
+	ls->inc_tokens += tokens;
+	if (sl_ls_ring_add(&ls->ring, now, tokens) && !ls->booting) {
+		ls->booting = true; /* idle: fail open again */
+		drain(ls, now);
+	}
+	if (bypass(ls)) {
+		count_admit(ls, f, tokens);
+		rc = SL_LS_ADMITTED;
+		goto out_free;
+	}
+	/* step 5 */
+	if (!ls->head && sl_ls_bucket_take_if_available(&ls->bucket, now, tokens)) {
+		count_admit(ls, f, tokens);
+		rc = SL_LS_ADMITTED;
+		goto out_free;
+	}
+	/* step 3: timeout */
+	timeout = f->cfg.queue_timeout_ns;
+	if (client_timeout_ns != SL_LS_NO_TIMEOUT) {
+		uint64_t c = client_timeout_ns > SL_LS_DEADLINE_MARGIN_NS ?
+				     client_timeout_ns - SL_LS_DEADLINE_MARGIN_NS : 0;
+		timeout = min_u64(timeout, c);
+	}
+	deadline = timeout == SL_LS_NO_TIMEOUT ? NONE : add_sat(now, timeout);
+	if (deadline == NONE && timeout != SL_LS_NO_TIMEOUT)
+		deadline = NONE - 1;
+	r->id = id;
+	r->tokens = tokens;
+	r->deadline = deadline;
+	r->seq = ls->next_seq++;
+	r->hpos = NOPOS;
+	r->wl = wl;
+	ls->waiting++;
+	ids_put(ls, r);
+
+	if (!ls->head) {
+		/* step 6 into an idle queue: new generation, vt 0, head without the heap */
+		ls->gen++;
+		ls->vt = 0;
+		f = touch_flow(ls, wl);
+		ls->head = r;
+		ls->head_popped = false;
+		ls->head_vft = NAN;
+		if (head_start(ls, r, now)) {
+			f->deferred++;
+			ls->deferred++;
+			deliver(ls);
+			return SL_LS_QUEUED;
+		}
+		/* decided now: report by return value, not by callback */
+		struct note n = ls->notes[--ls->n_notes];
+
+		deliver(ls);
+		return n.admitted ? SL_LS_ADMITTED : SL_LS_REJECTED;
+	}
+	f = touch_flow(ls, wl);
+	fifo_push(f, r);
+	dheap_push(ls, r);
+	if (!f->in_heap && !f->serving)
+		flow_requeue(f);
+	f->deferred++;
+	ls->deferred++;
+	deliver(ls);
+	return SL_LS_QUEUED;
+
+out_free:
+	free(r);
+	deliver(ls);
+	return rc;
+}
+
+int sl_ls_cancel(struct sl_ls *ls, uint64_t now, uint64_t id)
+{
+	struct req *r;
+
+	now = clamp_now(ls, now);
+	run_until(ls, now);
+	if (ls->head && ls->head->id == id) {
+		r = ls->head;
+		sl_ls_bucket_refund(&ls->bucket, r->tokens);
+		ls->waiting--;
+		count_reject(ls, &ls->flows[r->wl], r->tokens);
+		head_done(ls, r, false);
+		req_release(ls, r);
+		advance_queue(ls, now);
+		deliver(ls);
+		return 0;
+	}
+	r = ids_find_queued(ls, id);
+	if (r) {
+		struct flow *f = &ls->flows[r->wl];
+		bool was_first = r == f->first;
+
+		fifo_remove(f, r);
+		ls->waiting--;
+		count_reject(ls, f, r->tokens);
+		req_release(ls, r);
+		if (was_first && f->in_heap)
+			flow_requeue(f);
+		deliver(ls);
+		return 0;
+	}
+	deliver(ls);
+	return -ENOENT;
+}
+
+int sl_ls_complete(struct sl_ls *ls, uint64_t now, int workload, uint64_t duration_ns)
+{
+	uint32_t wl;
+
+	if (wl_index(ls, workload, &wl))
+		return -EINVAL;
+	now = clamp_now(ls, now);
+	lat_add(&ls->flows[wl].lat, now, (double)duration_ns / 1e6);
+	ls->flows[wl].completions++;
+	return 0;
+}
+
+/* ---- inline admission by the data path --------------------------------------------- */
+
+double sl_ls_grant(struct sl_ls *ls, uint64_t now)
+{
+	double g = 0;
+
+	now = clamp_now(ls, now);
+	run_until(ls, now);
+	if (bypass(ls)) {
+		g = INFINITY;
+	} else if (!ls->waiting && ls->bucket.available > 0) {
+		g = ls->bucket.available;
+		ls->bucket.available = 0;
+	}
+	deliver(ls);
+	return g;
+}
+
+/*
+ * Tokens come back to the bucket at now (events up to now processed):
+ * capped at capacity.  A waiting head computed its admission time from the
+ * deficit it saw; with the deficit smaller its admission comes forward (to
+ * now if the deficit is gone), as if the tokens had never left.
+ */
+static void credit(struct sl_ls *ls, uint64_t now, double tokens)
+{
+	struct sl_ls_bucket *b = &ls->bucket;
+
+	sl_ls_bucket_refund(b, tokens);
+	if (ls->head && b->fill > 0) {
+		uint64_t wns = 0, at;
+
+		if (b->available < 0) {
+			double w = ceil(-b->available / b->fill * 1e9);
+
+			wns = w >= (double)WAIT_CAP ? WAIT_CAP : (uint64_t)w;
+		}
+		at = add_sat(now, wns);
+		if (at < ls->head_admit_at)
+			ls->head_admit_at = at;
+		run_until(ls, now);
+	}
+}
+
+void sl_ls_ungrant(struct sl_ls *ls, uint64_t now, double tokens)
+{
+	if (!(tokens > 0) || !isfinite(tokens))
+		return;
+	now = clamp_now(ls, now);
+	run_until(ls, now);
+	credit(ls, now, tokens);
+	deliver(ls);
+}
+
+int sl_ls_observe_inline(struct sl_ls *ls, uint64_t now, int workload, uint64_t flows,
+			 double tokens)
+{
+	struct flow *f;
+	uint32_t wl;
+
+	if (wl_index(ls, workload, &wl) || !(tokens >= 0) || !isfinite(tokens))
+		return -EINVAL;
+	now = clamp_now(ls, now);
+	run_until(ls, now);
+	f = &ls->flows[wl];
+	if (tokens > 0) {
+		ls->inc_tokens += tokens;
+		if (sl_ls_ring_add(&ls->ring, now, tokens) && !ls->booting) {
+			ls->booting = true; /* idle: fail open again */
+			drain(ls, now);
+		}
+		f->accepted_tokens += tokens;
+		ls->acc_tokens += tokens;
+		ls->period_acc += tokens;
+	}
+	f->admitted += flows;
+	ls->admitted += flows;
+	f->inline_admitted += flows;
+	ls->inline_admitted += flows;
+	deliver(ls);
+	return 0;
+}
+
+/* x − y, not below 0 (a return may follow the period its flow was counted in). */
+static double sub_floor0(double x, double y)
+{
+	return x > y ? x - y : 0;
+}
+
+int sl_ls_return(struct sl_ls *ls, uint64_t now, int workload, double tokens)
+{
+	struct flow *f;
+	uint32_t wl;
+
+	if (wl_index(ls, workload, &wl) || !(tokens >= 0) || !isfinite(tokens))
+		return -EINVAL;
+	now = clamp_now(ls, now);
+	run_until(ls, now);
+	if (tokens > 0) {
+		f = &ls->flows[wl];
+		f->accepted_tokens = sub_floor0(f->accepted_tokens, tokens);
+		f->rejected_tokens += tokens;
+		ls->acc_tokens = sub_floor0(ls->acc_tokens, tokens);
+		ls->rej_tokens += tokens;
+		ls->period_acc = sub_floor0(ls->period_acc, tokens);
+		ls->period_rej += tokens;
+		credit(ls, now, tokens);
+	}
+	deliver(ls);
+	return 0;
+}
+
+double sl_ls_workload_tokens(const struct sl_ls *ls, int workload)
+{
+	uint32_t wl;
+
+	if (wl_index(ls, workload, &wl))
+		return NAN;
+	return flow_tokens(ls, &ls->flows[wl], ls->last_now);
+}
+
+uint64_t sl_ls_next_due(const struct sl_ls *ls)
+{
+	uint64_t t = next_deadline(ls);
+
+	if (ls->booting)
+		t = min_u64(t, ls->ring.boot_until);
+	if (!ls->pass_through && ls->ttl_ns)
+		t = min_u64(t, add_sat(ls->valid_until, 1));
+	if (ls->head)
+		t = min_u64(t, ls->head_admit_at);
+	return t;
+}
+
+uint64_t sl_ls_tick(struct sl_ls *ls, uint64_t now)
+{
+	now = clamp_now(ls, now);
+	run_until(ls, now);
+	deliver(ls);
+	return sl_ls_next_due(ls);
+}
+
+/* ---- introspection ---------------------------------------------------------------------- */
+
+void sl_ls_take_period(struct sl_ls *ls, double *accepted, double *rejected)
+{
+	if (accepted)
+		*accepted = ls->period_acc;
+	if (rejected)
+		*rejected = ls->period_rej;
+	ls->period_acc = ls->period_rej = 0;
+}
+
+void sl_ls_get_stats(const struct sl_ls *ls, uint64_t now, struct sl_ls_stats *st)
+{
+	struct sl_ls_bucket b = ls->bucket;
+
+	if (now < ls->last_now)
+		now = ls->last_now;
+	sl_ls_bucket_advance(&b, now);
+	memset(st, 0, sizeof(*st));
+	st->pass_through = ls->pass_through;
+	st->bootstrapping = ls->booting;
+	st->load_multiplier = ls->lm;
+	st->fill_rate = b.fill;
+	st->capacity = b.capacity;
+	st->available = b.available;
+	st->incoming_rate = sl_ls_ring_rate(&ls->ring, now);
+	st->waiting = ls->waiting;
+	st->head = ls->head != NULL;
+	st->head_id = ls->head ? ls->head->id : 0;
+	st->head_admit_at = ls->head ? ls->head_admit_at : 0;
+	st->head_vft = ls->head ? ls->head_vft : NAN;
+	st->vt = ls->vt;
+	st->generation = ls->gen;
+	st->accepted_tokens = ls->acc_tokens;
+	st->rejected_tokens = ls->rej_tokens;
+	st->incoming_tokens = ls->inc_tokens;
+	st->admitted = ls->admitted;
+	st->deferred = ls->deferred;
+	st->rejected = ls->rejected;
+	st->inline_admitted = ls->inline_admitted;
+}
+
+size_t sl_ls_workload_count(const struct sl_ls *ls)
+{
+	return ls->n_flows;
+}
+
+int sl_ls_get_workload_stats(const struct sl_ls *ls, uint64_t now, size_t index,
+			     struct sl_ls_workload_stats *st)
+{
+	const struct flow *f;
+
+	if (index >= ls->n_flows)
+		return -ENOENT;
+	if (now < ls->last_now)
+		now = ls->last_now;
+	f = &ls->flows[index];
+	memset(st, 0, sizeof(*st));
+	st->priority = f->cfg.priority;
+	st->configured_tokens = f->cfg.tokens;
+	st->queue_timeout_ns = f->cfg.queue_timeout_ns;
+	st->token_estimate = lat_mean(&f->lat, now);
+	st->tokens = flow_tokens(ls, f, now);
+	st->admitted = f->admitted;
+	st->deferred = f->deferred;
+	st->rejected = f->rejected;
+	st->inline_admitted = f->inline_admitted;
+	st->waiting = f->qlen + (ls->head && ls->head->wl == index ? 1 : 0);
+	st->accepted_tokens = f->accepted_tokens;
+	st->rejected_tokens = f->rejected_tokens;
+	st->flow_vt = f->gen == ls->gen ? f->vt : ls->vt;
+	st->flow_head_vft = f->gen == ls->gen && f->in_heap ? f->head_vft : NAN;
+	st->completions = f->completions;
+	return 0;
+}
+
+/* r is reachable in the id index from its home slot. */
+static bool ids_has(const struct sl_ls *ls, const struct req *r)
+{
+	size_t mask, i, n = 0;
+
+	if (!ls->ids_cap)
+		return false;
+	mask = ls->ids_cap - 1;
+	for (i = id_home(ls, r->id); ls->ids[i] && n < ls->ids_cap; i = (i + 1) & mask, n++)
+		if (ls->ids[i] == r)
+			return true;
+	return false;
+}
+
+static int check_indexes(const struct sl_ls *ls, char *why, size_t why_len)
+{
+	size_t used = 0;
+
+	for (size_t i = 0; i < ls->dheap_n; i++) {
+		const struct req *r = ls->dheap[i];
+
+		if (r->hpos != i || r->deadline == NONE || r == ls->head) {
+			set_why(why, why_len, "deadline heap: bad entry %zu", i);
+			return -EPROTO;
+		}
+		if (i && dl_before(r, ls->dheap[(i - 1) / 2])) {
+			set_why(why, why_len, "deadline heap: order broken at %zu", i);
+			return -EPROTO;
+		}
+	}
+	if (ls->ids_cap & (ls->ids_cap - 1) || 2 * ls->ids_n > ls->ids_cap) {
+		set_why(why, why_len, "id index: capacity %zu for %zu", ls->ids_cap, ls->ids_n);
+		return -EPROTO;
+	}
+	for (size_t i = 0; i < ls->ids_cap; i++)
+		used += ls->ids[i] != NULL;
+	if (used != ls->ids_n || ls->ids_n != ls->waiting) {
+		set_why(why, why_len, "id index: %zu entries, %zu counted, %" PRIu64 " waiting", used,
+			ls->ids_n, ls->waiting);
+		return -EPROTO;
+	}
+	if (ls->head && (ls->head->hpos != NOPOS || !ids_has(ls, ls->head))) {
+		set_why(why, why_len, "head: badly indexed");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int sl_ls_check(const struct sl_ls *ls, char *why, size_t why_len)
+{
+	uint64_t waiting = ls->head ? 1 : 0, dl = NONE;
+	size_t serving = 0, timed = 0;
+	const struct sl_ls_bucket *b = &ls->bucket;
+	int rc;
+
+	if ((rc = check_indexes(ls, why, why_len)))
+		return rc;
+	for (size_t i = 0; i < ls->n_flows; i++) {
+		const struct flow *f = &ls->flows[i];
+		uint64_t n = 0;
+		const struct req *prev = NULL;
+
+		for (const struct req *r = f->first; r; prev = r, r = r->next) {
+			if (r->prev != prev || r->wl != i || (prev && prev->seq >= r->seq)) {
+				set_why(why, why_len, "flow %zu: broken FIFO", i);
+				return -EPROTO;
+			}
+			if (r->deadline != NONE ? r->hpos >= ls->dheap_n || ls->dheap[r->hpos] != r
+						: r->hpos != NOPOS) {
+				set_why(why, why_len, "flow %zu: id %" PRIu64 " not in the deadline heap", i,
+					r->id);
+				return -EPROTO;
+			}
+			if (!ids_has(ls, r)) {
+				set_why(why, why_len, "flow %zu: id %" PRIu64 " not in the id index", i, r->id);
+				return -EPROTO;
+			}
+			timed += r->deadline != NONE;
+			dl = min_u64(dl, r->deadline);
+			n++;
+		}
+		if (prev != f->last || n != f->qlen) {
+			set_why(why, why_len, "flow %zu: length %" PRIu64 " != %" PRIu64, i, n, f->qlen);
+			return -EPROTO;
+		}
+		waiting += n;
+		if (f->in_heap && (!f->first || f->serving || f->gen != ls->gen)) {
+			set_why(why, why_len, "flow %zu: in heap without a head", i);
+			return -EPROTO;
+		}
+		if (f->first && !f->in_heap && !(f->serving && f->gen == ls->gen)) {
+			set_why(why, why_len, "flow %zu: waiting flows but no head", i);
+			return -EPROTO;
+		}
+		if (f->serving && f->gen == ls->gen)
+			serving++;
+		if (n && !ls->head) {
+			set_why(why, why_len, "flow %zu: waiting flows but no global head", i);
+			return -EPROTO;
+		}
+	}
+	if (waiting != ls->waiting) {
+		set_why(why, why_len, "waiting %" PRIu64 " != %" PRIu64, waiting, ls->waiting);
+		return -EPROTO;
+	}
+	if (serving > (ls->head && ls->head_popped ? 1u : 0u)) {
+		set_why(why, why_len, "%zu flows serving", serving);
+		return -EPROTO;
+	}
+	if (timed != ls->dheap_n || next_deadline(ls) != dl) {
+		set_why(why, why_len, "deadline heap: %zu entries for %zu timed flows", ls->dheap_n,
+			timed);
+		return -EPROTO;
+	}
+	if (isnan(b->available) || b->available > b->capacity || b->fill != b->capacity ||
+	    !(b->capacity >= 0)) {
+		set_why(why, why_len, "bucket: available %g, capacity %g, fill %g", b->available,
+			b->capacity, b->fill);
+		return -EPROTO;
+	}
+	if (ls->cap_notes < ls->n_notes + ls->waiting && ls->waiting) {
+		set_why(why, why_len, "notification room");
+		return -EPROTO;
+	}
+	if (ls->head && (ls->pass_through || ls->booting)) {
+		set_why(why, why_len, "a head waits in pass-through/bootstrap");
+		return -EPROTO;
+	}
+	return 0;
+}

@@ -1,0 +1,111 @@
+#include "engine/plan.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/level_slots.h"
+
+uint64_t sl_dispatch_timeout_ns(uint64_t tick_ns, uint64_t heartbeat_timeout_ns)
+{
+	uint64_t t = 3 * tick_ns;
+
+	if (t < SL_DISPATCH_TIMEOUT_MIN_NS)
+		t = SL_DISPATCH_TIMEOUT_MIN_NS;
+	if (heartbeat_timeout_ns && t > heartbeat_timeout_ns)
+		t = heartbeat_timeout_ns;
+	return t;
+}
+
+static void plan_config(const struct sl_config *cfg, struct sluice_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->heartbeat_timeout_ns = cfg->server.heartbeat_timeout_ns;
+	c->dispatch_timeout_ns = sl_dispatch_timeout_ns(cfg->server.tick_ns,
+							cfg->server.heartbeat_timeout_ns);
+	c->fail_mode = cfg->server.fail_mode == SL_FAIL_CLOSED ? SLUICE_FAIL_CLOSED : SLUICE_FAIL_OPEN;
+	c->events_per_sec = cfg->server.events_per_second;
+	c->abi_version = SLUICE_ABI_VERSION;
+	c->flags = SLUICE_CFG_ACTIVE | (cfg->server.shadow ? SLUICE_CFG_SHADOW : 0);
+}
+
+static int plan_limits(const struct sl_config *cfg, struct sl_plan *plan)
+{
+	struct sl_limit_input in[SLUICE_MAX_LEVELS];
+	struct sl_level_limits out[SLUICE_MAX_LEVELS];
+	int err;
+
+	if (!cfg->n_levels)
+		return 0;
+	for (size_t i = 0; i < cfg->n_levels; i++) {
+		const struct sl_level_cfg *l = &cfg->levels[i];
+
+		in[i].exempt = l->type == SL_LEVEL_EXEMPT;
+		in[i].shares = (uint32_t)l->shares;
+		in[i].lendable_percent = (uint32_t)l->lendable_percent;
+		in[i].borrowing_limit_percent = l->borrowing_limit_percent;
+	}
+	err = sl_limits_compute(cfg->server.server_concurrency_limit, in, cfg->n_levels, out);
+	if (err)
+		return err;
+	for (size_t i = 0; i < cfg->n_levels; i++)
+		plan->limits[plan->slot_of[i]] = out[i];
+	return 0;
+}
+
+int sl_plan_build(const struct sl_config *cfg,
+		  const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
+		  const char *iface, struct sl_plan *plan, struct sl_diags *diags)
+{
+	const char *names[SLUICE_MAX_LEVELS];
+	int err;
+
+	memset(plan, 0, sizeof(*plan));
+	if (cfg->n_levels > SLUICE_MAX_LEVELS) {
+		sl_diags_add(diags, SL_SEV_ERROR, cfg->source_file, 0, 0, NULL, NULL,
+			     "%zu priority levels; the data path holds at most %d",
+			     cfg->n_levels, SLUICE_MAX_LEVELS);
+		return -ENOSPC;
+	}
+	for (size_t i = 0; i < cfg->n_levels; i++)
+		names[i] = cfg->levels[i].name;
+	err = sl_assign_level_slots(old_names, names, cfg->n_levels, plan->slot_of);
+	if (err)
+		return err;
+	plan->n_levels = cfg->n_levels;
+	err = plan_limits(cfg, plan);
+	if (err) {
+		sl_diags_add(diags, SL_SEV_ERROR, cfg->source_file, 0, 0, NULL, NULL,
+			     "cannot compute concurrency limits (serverConcurrencyLimit %u)",
+			     cfg->server.server_concurrency_limit);
+		return err;
+	}
+	plan_config(cfg, &plan->config);
+	for (size_t i = 0; i < cfg->n_levels; i++) {
+		const struct sl_level_cfg *l = &cfg->levels[i];
+		unsigned slot = plan->slot_of[i];
+		struct sluice_level *bl = &plan->levels[slot];
+
+		bl->type = l->type == SL_LEVEL_EXEMPT ? SLUICE_LEVEL_EXEMPT : SLUICE_LEVEL_LIMITED;
+		bl->limit_response = l->limit_response == SL_RESP_QUEUE ? SLUICE_RESP_QUEUE
+									  : SLUICE_RESP_REJECT;
+		/* Until borrowing runs (the APF issue), a level's current limit
+		 * is its nominal limit; exempt levels are never limited. */
+		bl->seat_limit = plan->limits[slot].nominal;
+		snprintf(bl->name, sizeof(bl->name), "%s", l->name);
+	}
+	err = sl_compile_classes(cfg, plan->slot_of, iface,
+				 cfg->server.table_sizes.classes ? cfg->server.table_sizes.classes
+								 : SLUICE_DEFAULT_CLASSES,
+				 &plan->classes, diags);
+	if (err)
+		return err;
+	plan->config.default_class = plan->classes.default_class;
+	return 0;
+}
+
+void sl_plan_free(struct sl_plan *plan)
+{
+	sl_compiled_free(&plan->classes);
+}

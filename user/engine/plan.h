@@ -1,0 +1,42 @@
+/*
+ * From a validated configuration to the exact contents of the data path's
+ * maps.  Pure: the plan is computed in full before anything is written, so
+ * a configuration that cannot be applied changes nothing.
+ */
+#ifndef SLUICE_PLAN_H
+#define SLUICE_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/class_compiler.h"
+#include "config/config.h"
+#include "config/diag.h"
+#include "engine/limits.h"
+#include "sluice_abi.h"
+
+struct sl_plan {
+	struct sluice_config config;
+	struct sluice_level levels[SLUICE_MAX_LEVELS]; /* by slot; type UNUSED if free */
+	struct sl_level_limits limits[SLUICE_MAX_LEVELS]; /* by slot */
+	unsigned slot_of[SLUICE_MAX_LEVELS];           /* config level i -> slot */
+	size_t n_levels;
+	struct sl_compiled classes;                    /* classification tables */
+};
+
+/* old_names: level names currently in the slots (all "" on a fresh start).
+ * iface: the value of the `iface` label.  Returns 0 or a negative errno
+ * with a diagnostic in diags. */
+int sl_plan_build(const struct sl_config *cfg,
+		  const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
+		  const char *iface, struct sl_plan *plan, struct sl_diags *diags);
+void sl_plan_free(struct sl_plan *plan);
+
+/* How old the heartbeat may get before the data path stops deferring to
+ * the daemon (sluice_config.dispatch_timeout_ns): three ticks, at least
+ * SL_DISPATCH_TIMEOUT_MIN_NS (a loop busy with a burst of events is not a
+ * dead one), at most the failsafe's heartbeat timeout. */
+#define SL_DISPATCH_TIMEOUT_MIN_NS 50000000ULL
+uint64_t sl_dispatch_timeout_ns(uint64_t tick_ns, uint64_t heartbeat_timeout_ns);
+
+#endif

@@ -1,0 +1,11 @@
+#include "lib/clock.h"
+
+#include <time.h>
+
+unsigned long long sl_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
