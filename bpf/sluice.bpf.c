@@ -12,6 +12,7 @@
 #include "parse.h"
 #include "rst.h"
 #include "maps.h"
+#include "sluice_seats.h"
 
 #define NSEC_PER_SEC 1000000000ULL
 
@@ -46,6 +47,24 @@ static __always_inline bool event_allowed(const struct sluice_config *cfg, __u64
 	return true;
 }
 
+/* A zeroed event with its time, 4-tuple and type, or NULL (counted lost)
+ * when the ring buffer is full. */
+static __always_inline struct sluice_event *new_event(struct sluice_stats *gs, __u32 type,
+						      const struct sluice_conn_key *key, __u64 now)
+{
+	struct sluice_event *ev = bpf_ringbuf_reserve(&sl_events, sizeof(*ev), 0);
+
+	if (!ev) {
+		STAT_INC(gs, events_lost);
+		return NULL;
+	}
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->ts_ns = now;
+	ev->key = *key;
+	ev->type = type;
+	return ev;
+}
+
 static __always_inline void emit_event(const struct sluice_config *cfg,
 				       struct sluice_stats *gs, __u32 type, __u8 gate,
 				       const struct sluice_class *cls,
@@ -57,15 +76,9 @@ static __always_inline void emit_event(const struct sluice_config *cfg,
 		STAT_INC(gs, events_lost);
 		return;
 	}
-	ev = bpf_ringbuf_reserve(&sl_events, sizeof(*ev), 0);
-	if (!ev) {
-		STAT_INC(gs, events_lost);
+	ev = new_event(gs, type, key, now);
+	if (!ev)
 		return;
-	}
-	__builtin_memset(ev, 0, sizeof(*ev));
-	ev->ts_ns = now;
-	ev->key = *key;
-	ev->type = type;
 	ev->level = cls->level;
 	ev->schema = cls->schema;
 	ev->policy = cls->policy;
@@ -129,19 +142,6 @@ classify(const struct sluice_config *cfg, const struct syn_pkt *p)
 
 	c = bpf_map_lookup_elem(&sl_classes, &ck);
 	return c ? c : &cfg->default_class;
-}
-
-/* Reserve seats atomically: add first, roll back if that overshot the
- * limit.  Two CPUs can never both get the last seat; under contention one
- * may be refused spuriously, which errs on the safe side. */
-static __always_inline bool reserve_seats(struct sluice_seats *s, __u32 seats, __u32 limit)
-{
-	__u64 before = __sync_fetch_and_add(&s->seats_in_use, seats);
-
-	if (before + seats <= limit)
-		return true;
-	__sync_fetch_and_sub(&s->seats_in_use, seats);
-	return false;
 }
 
 /* Record the admitted connection.  Returns 0, or -EEXIST when another CPU
@@ -218,19 +218,6 @@ static __always_inline __u32 policy_slot(const struct sluice_class *cls)
 	return (__u32)cls->policy * SLUICE_WL_SLOTS + wl;
 }
 
-/* Take tokens from the credit the daemon granted: add first, roll back
- * when that overshot.  Strictly more than the tokens must be there
- * (spec/aimd.md §3.2 step 5: available > tokens). */
-static __always_inline bool take_credit(struct sluice_policy_gate *g, __s64 mtok)
-{
-	__s64 before = __sync_fetch_and_add(&g->credit_mtok, -mtok);
-
-	if (before > mtok)
-		return true;
-	__sync_fetch_and_add(&g->credit_mtok, mtok);
-	return false;
-}
-
 static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 {
 	struct sluice_stats *gs = global_stats();
@@ -299,7 +286,7 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 			ws->syns++;
 		mtok = tokens ? *tokens : 0;
 		if (g && g->mode == SLUICE_POLICY_THROTTLE && !undispatched && mtok) {
-			if (g->waiting || !take_credit(g, mtok)) {
+			if (g->waiting || !sluice_take(&g->credit_mtok, mtok)) {
 				if (ws)
 					ws->deferred++;
 				STAT_INC(gs, policy_deferred);
@@ -345,9 +332,9 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	} else if (undispatched) {
 		__u64 lent = seats->unclaimed < lvl->seat_limit ? seats->unclaimed : lvl->seat_limit;
 
-		if (!reserve_seats(seats, need, lvl->seat_limit + lent))
+		if (!sluice_reserve(&seats->seats_in_use, need, lvl->seat_limit + lent))
 			goto over_limit;
-	} else if (seats->waiting || !reserve_seats(seats, need, lvl->seat_limit)) {
+	} else if (seats->waiting || !sluice_reserve(&seats->seats_in_use, need, lvl->seat_limit)) {
 		goto over_limit;
 	}
 
@@ -511,15 +498,9 @@ static __always_inline void conn_closed(struct sluice_conn_key *k)
 	if (!cfg)
 		return;
 	now = bpf_ktime_get_ns();
-	ev = bpf_ringbuf_reserve(&sl_events, sizeof(*ev), 0);
-	if (!ev) {
-		STAT_INC(gs, events_lost);
+	ev = new_event(gs, SLUICE_EV_CLOSE, k, now);
+	if (!ev)
 		return;
-	}
-	__builtin_memset(ev, 0, sizeof(*ev));
-	ev->ts_ns = now;
-	ev->key = *k;
-	ev->type = SLUICE_EV_CLOSE;
 	ev->level = copy.level;
 	ev->duration_ns = now - copy.admitted_ns;
 	ev->srtt_us = copy.srtt_us;

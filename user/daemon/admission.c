@@ -1,4 +1,5 @@
 #include "daemon/admission.h"
+#include "sluice_seats.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -238,17 +239,10 @@ static uint64_t flow_hash(struct sl_admission *adm, const struct sluice_event *e
 	return sl_flow_hash(adm->hash_key, fs->name, dist);
 }
 
-/* Seats on a level without queues (Reject), taken the way the data path
- * takes them: add first, roll back on overshoot. */
+/* Seats on a level without queues (Reject), taken by the data path's rule. */
 static bool reserve_now(struct level_rt *l, uint32_t seats)
 {
-	__u64 *in_use = &l->adm->dp->seats[l->slot].seats_in_use;
-	uint64_t before = __atomic_fetch_add(in_use, (uint64_t)seats, __ATOMIC_SEQ_CST);
-
-	if (before + seats <= l->current_cl)
-		return true;
-	__atomic_fetch_sub(in_use, (uint64_t)seats, __ATOMIC_SEQ_CST);
-	return false;
+	return sluice_reserve(&l->adm->dp->seats[l->slot].seats_in_use, seats, l->current_cl);
 }
 
 /* The priority level's gate for a deferred connection (its policy, if

@@ -27,11 +27,16 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config/config.h"
+#include "lib/id_index.h"
+#include "lib/list.h"
+#include "lib/notify.h"
+#include "lib/why.h"
 
 _Static_assert(SL_LS_NO_TIMEOUT == SL_QUEUE_TIMEOUT_UNSET, "timeout sentinel");
 
@@ -39,19 +44,6 @@ _Static_assert(SL_LS_NO_TIMEOUT == SL_QUEUE_TIMEOUT_UNSET, "timeout sentinel");
 #define NONE UINT64_MAX
 #define NOPOS SIZE_MAX
 #define WAIT_CAP (UINT64_MAX / 4)
-
-static void set_why(char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_why(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
@@ -211,7 +203,7 @@ struct req {
 	uint64_t seq;      /* arrival order (FIFO order within a workload) */
 	size_t hpos;       /* index in the deadline heap, NOPOS when not in it */
 	uint32_t wl;
-	struct req *prev, *next;
+	struct sl_link link; /* its workload's FIFO */
 };
 
 struct lat_win {
@@ -223,22 +215,16 @@ struct lat_win {
 
 struct flow {
 	struct sl_ls_workload cfg;
-	struct req *first, *last; /* FIFO of waiting flows (not the global head) */
-	uint64_t qlen;
+	struct sl_list fifo;      /* waiting flows (not the global head), link */
 	uint64_t gen;             /* generation vt belongs to */
 	double vt;
 	double head_vft;          /* valid when in_heap */
-	bool in_heap;             /* first has a vft and competes for the head */
+	bool in_heap;             /* the FIFO's first has a vft and competes for the head */
 	bool serving;             /* this flow's popped head is the global head */
 	struct lat_win lat;
 	uint64_t completions;
 	uint64_t admitted, deferred, rejected, inline_admitted;
 	double accepted_tokens, rejected_tokens;
-};
-
-struct note {
-	uint64_t id, now;
-	bool admitted;
 };
 
 struct sl_ls {
@@ -269,12 +255,8 @@ struct sl_ls {
 
 	struct req **dheap;       /* FIFO members with a deadline, min-heap */
 	size_t dheap_n, dheap_cap;
-	struct req **ids;         /* id index of every waiting flow (cap: 0 or 2^k) */
-	size_t ids_n, ids_cap;
-
-	struct note *notes;
-	size_t n_notes, cap_notes, delivered;
-	bool delivering;
+	struct sl_idx ids;        /* id index of every waiting flow */
+	struct sl_notes notes;    /* decisions not yet delivered (kind: admitted) */
 
 	double acc_tokens, rej_tokens, inc_tokens;
 	double period_acc, period_rej;
@@ -344,11 +326,11 @@ static int check_workload(const struct sl_ls_workload *w, const char *name, size
 			  size_t why_len)
 {
 	if (!(w->priority > 0) || !isfinite(w->priority)) {
-		set_why(why, why_len, "%s %zu: priority must be > 0 and finite", name, i);
+		sl_why(why, why_len, "%s %zu: priority must be > 0 and finite", name, i);
 		return -EINVAL;
 	}
 	if (!(w->tokens >= 0) || !isfinite(w->tokens)) {
-		set_why(why, why_len, "%s %zu: tokens must be >= 0 and finite", name, i);
+		sl_why(why, why_len, "%s %zu: tokens must be >= 0 and finite", name, i);
 		return -EINVAL;
 	}
 	return 0;
@@ -359,11 +341,11 @@ int sl_ls_params_validate(const struct sl_ls_params *p, char *why, size_t why_le
 	int rc;
 
 	if (!p) {
-		set_why(why, why_len, "no parameters");
+		sl_why(why, why_len, "no parameters");
 		return -EINVAL;
 	}
 	if (p->n_workloads > MAX_WORKLOADS || (p->n_workloads && !p->workloads)) {
-		set_why(why, why_len, "bad workload list (%zu)", p->n_workloads);
+		sl_why(why, why_len, "bad workload list (%zu)", p->n_workloads);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < p->n_workloads; i++)
@@ -397,31 +379,27 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 /* Room for one note per waiting flow is kept at all times. */
 static int reserve_notes(struct sl_ls *ls, size_t extra)
 {
-	return grow((void **)&ls->notes, &ls->cap_notes, ls->n_notes + ls->waiting + extra,
-		    sizeof(*ls->notes));
+	return sl_notes_reserve(&ls->notes, ls->notes.len + ls->waiting + extra);
 }
 
 static void push_note(struct sl_ls *ls, uint64_t id, uint64_t t, bool admitted)
 {
-	/* capacity guaranteed by reserve_notes */
-	ls->notes[ls->n_notes++] = (struct note){ .id = id, .now = t, .admitted = admitted };
+	sl_notes_push(&ls->notes, id, t, admitted);
+}
+
+static void deliver_note(void *ctx, const struct sl_note *n)
+{
+	struct sl_ls *ls = ctx;
+
+	if (n->kind && ls->on_admit)
+		ls->on_admit(ls->ctx, n->id, n->now);
+	else if (!n->kind && ls->on_reject)
+		ls->on_reject(ls->ctx, n->id, n->now);
 }
 
 static void deliver(struct sl_ls *ls)
 {
-	if (ls->delivering)
-		return;
-	ls->delivering = true;
-	while (ls->delivered < ls->n_notes) {
-		struct note n = ls->notes[ls->delivered++];
-
-		if (n.admitted && ls->on_admit)
-			ls->on_admit(ls->ctx, n.id, n.now);
-		else if (!n.admitted && ls->on_reject)
-			ls->on_reject(ls->ctx, n.id, n.now);
-	}
-	ls->n_notes = ls->delivered = 0;
-	ls->delivering = false;
+	sl_notes_deliver(&ls->notes, deliver_note, ls);
 }
 
 /* ---- deadline heap ------------------------------------------------------------------- */
@@ -519,90 +497,15 @@ static uint64_t next_deadline(const struct sl_ls *ls)
 
 /* ---- id index ------------------------------------------------------------------------ */
 
-static size_t id_home(const struct sl_ls *ls, uint64_t id)
-{
-	/* splitmix64 finaliser: sequential ids spread over the table */
-	id ^= id >> 30;
-	id *= UINT64_C(0xbf58476d1ce4e5b9);
-	id ^= id >> 27;
-	id *= UINT64_C(0x94d049bb133111eb);
-	id ^= id >> 31;
-	return (size_t)id & (ls->ids_cap - 1);
-}
-
-static void ids_put(struct sl_ls *ls, struct req *r)
-{
-	size_t mask = ls->ids_cap - 1, i = id_home(ls, r->id);
-
-	while (ls->ids[i])
-		i = (i + 1) & mask;
-	ls->ids[i] = r;
-	ls->ids_n++;
-}
-
-/* Room for `extra` more ids at load <= 1/2. */
-static int ids_reserve(struct sl_ls *ls, size_t extra)
-{
-	size_t need = 2 * (ls->ids_n + extra), cap, old_cap = ls->ids_cap;
-	struct req **old = ls->ids, **t;
-
-	if (need <= ls->ids_cap)
-		return 0;
-	cap = ls->ids_cap ? ls->ids_cap : 32;
-	while (cap < need)
-		cap *= 2;
-	t = calloc(cap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	ls->ids = t;
-	ls->ids_cap = cap;
-	ls->ids_n = 0;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i])
-			ids_put(ls, old[i]);
-	free(old);
-	return 0;
-}
-
-/* Removes r (which is in the index), shifting later entries of its probe
- * run back so that no tombstones are needed. */
-static void ids_del(struct sl_ls *ls, const struct req *r)
-{
-	size_t mask = ls->ids_cap - 1, i = id_home(ls, r->id), j;
-
-	while (ls->ids[i] != r)
-		i = (i + 1) & mask;
-	for (j = i;;) {
-		size_t k;
-
-		j = (j + 1) & mask;
-		if (!ls->ids[j])
-			break;
-		k = id_home(ls, ls->ids[j]->id);
-		/* the entry at j may fill i unless its home lies cyclically in (i, j] */
-		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
-			ls->ids[i] = ls->ids[j];
-			i = j;
-		}
-	}
-	ls->ids[i] = NULL;
-	ls->ids_n--;
-}
-
 /* The queued (non-head) flow with this id that comes first in workload,
  * then FIFO order, or NULL. */
 static struct req *ids_find_queued(const struct sl_ls *ls, uint64_t id)
 {
-	struct req *best = NULL;
-	size_t mask, i;
+	struct req *best = NULL, *r;
+	size_t pos = 0;
 
-	if (!ls->ids_cap)
-		return NULL;
-	mask = ls->ids_cap - 1;
-	for (i = id_home(ls, id); ls->ids[i]; i = (i + 1) & mask) {
-		struct req *r = ls->ids[i];
-
-		if (r->id != id || r == ls->head)
+	while ((r = sl_idx_next(&ls->ids, id, &pos))) {
+		if (r == ls->head)
 			continue;
 		if (!best || r->wl < best->wl || (r->wl == best->wl && r->seq < best->seq))
 			best = r;
@@ -614,7 +517,7 @@ static struct req *ids_find_queued(const struct sl_ls *ls, uint64_t id)
 static void req_release(struct sl_ls *ls, struct req *r)
 {
 	dheap_remove(ls, r);
-	ids_del(ls, r);
+	sl_idx_del(&ls->ids, r);
 	free(r);
 }
 
@@ -662,37 +565,26 @@ static double cost(const struct flow *f, const struct req *r)
 	return r->tokens / f->cfg.priority;
 }
 
+static struct req *fifo_first(const struct flow *f)
+{
+	return sl_list_entry(f->fifo.head, struct req, link);
+}
+
 static void fifo_remove(struct flow *f, struct req *r)
 {
-	if (r->prev)
-		r->prev->next = r->next;
-	else
-		f->first = r->next;
-	if (r->next)
-		r->next->prev = r->prev;
-	else
-		f->last = r->prev;
-	r->prev = r->next = NULL;
-	f->qlen--;
+	sl_list_remove(&f->fifo, &r->link);
 }
 
 static void fifo_push(struct flow *f, struct req *r)
 {
-	r->next = NULL;
-	r->prev = f->last;
-	if (f->last)
-		f->last->next = r;
-	else
-		f->first = r;
-	f->last = r;
-	f->qlen++;
+	sl_list_append(&f->fifo, &r->link);
 }
 
 /* The flow's first waiting flow becomes its head: vft = flow.vt + cost. */
 static void flow_requeue(struct flow *f)
 {
-	if (f->first && !f->serving) {
-		f->head_vft = f->vt + cost(f, f->first);
+	if (f->fifo.head && !f->serving) {
+		f->head_vft = f->vt + cost(f, fifo_first(f));
 		f->in_heap = true;
 	} else {
 		f->in_heap = false;
@@ -785,7 +677,7 @@ static void advance_queue(struct sl_ls *ls, uint64_t t)
 
 		if (!f)
 			return;
-		r = f->first;
+		r = fifo_first(f);
 		fifo_remove(f, r);
 		dheap_remove(ls, r);
 		f->in_heap = false;
@@ -829,7 +721,7 @@ static void expire(struct sl_ls *ls, uint64_t t)
 	while (ls->dheap_n && ls->dheap[0]->deadline <= t) {
 		struct req *r = ls->dheap[0];
 		struct flow *f = &ls->flows[r->wl];
-		bool was_first = r == f->first;
+		bool was_first = r == fifo_first(f);
 
 		fifo_remove(f, r);
 		ls->waiting--;
@@ -905,6 +797,7 @@ int sl_ls_create(struct sl_ls **out, const struct sl_ls_params *p, uint64_t now,
 	ls = calloc(1, sizeof(*ls));
 	if (!ls)
 		return -ENOMEM;
+	sl_idx_init(&ls->ids, offsetof(struct req, id));
 	ls->n_flows = p->n_workloads + 1;
 	ls->flows = calloc(ls->n_flows, sizeof(*ls->flows));
 	if (!ls->flows) {
@@ -965,17 +858,19 @@ void sl_ls_free(struct sl_ls *ls)
 		return;
 	free(ls->head);
 	for (size_t i = 0; i < ls->n_flows; i++) {
-		struct req *r = ls->flows[i].first, *next;
+		struct flow *f = &ls->flows[i];
 
-		for (; r; r = next) {
-			next = r->next;
+		while (f->fifo.head) {
+			struct req *r = fifo_first(f);
+
+			fifo_remove(f, r);
 			free(r);
 		}
 	}
 	free(ls->flows);
-	free(ls->notes);
+	sl_notes_free(&ls->notes);
 	free(ls->dheap);
-	free(ls->ids);
+	sl_idx_free(&ls->ids);
 	free(ls);
 }
 
@@ -1021,7 +916,7 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 		return -EINVAL;
 	if (isnan(tokens) || isinf(tokens) || (tokens < 0 && tokens != SL_LS_TOKENS_AUTO))
 		return -EINVAL;
-	if (reserve_notes(ls, 1) || dheap_reserve(ls, 1) || ids_reserve(ls, 1))
+	if (reserve_notes(ls, 1) || dheap_reserve(ls, 1) || sl_idx_reserve(&ls->ids, 1))
 		return -ENOMEM;
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -1073,7 +968,7 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 	r->hpos = NOPOS;
 	r->wl = wl;
 	ls->waiting++;
-	ids_put(ls, r);
+	sl_idx_put(&ls->ids, r);
 
 	if (!ls->head) {
 		/* step 6 into an idle queue: new generation, vt 0, head without the heap */
@@ -1090,10 +985,10 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 			return SL_LS_QUEUED;
 		}
 		/* decided now: report by return value, not by callback */
-		struct note n = ls->notes[--ls->n_notes];
+		struct sl_note n = sl_notes_pop(&ls->notes);
 
 		deliver(ls);
-		return n.admitted ? SL_LS_ADMITTED : SL_LS_REJECTED;
+		return n.kind ? SL_LS_ADMITTED : SL_LS_REJECTED;
 	}
 	f = touch_flow(ls, wl);
 	fifo_push(f, r);
@@ -1131,7 +1026,7 @@ int sl_ls_cancel(struct sl_ls *ls, uint64_t now, uint64_t id)
 	r = ids_find_queued(ls, id);
 	if (r) {
 		struct flow *f = &ls->flows[r->wl];
-		bool was_first = r == f->first;
+		bool was_first = r == fifo_first(f);
 
 		fifo_remove(f, r);
 		ls->waiting--;
@@ -1367,7 +1262,7 @@ int sl_ls_get_workload_stats(const struct sl_ls *ls, uint64_t now, size_t index,
 	st->deferred = f->deferred;
 	st->rejected = f->rejected;
 	st->inline_admitted = f->inline_admitted;
-	st->waiting = f->qlen + (ls->head && ls->head->wl == index ? 1 : 0);
+	st->waiting = f->fifo.n + (ls->head && ls->head->wl == index ? 1 : 0);
 	st->accepted_tokens = f->accepted_tokens;
 	st->rejected_tokens = f->rejected_tokens;
 	st->flow_vt = f->gen == ls->gen ? f->vt : ls->vt;
@@ -1379,13 +1274,11 @@ int sl_ls_get_workload_stats(const struct sl_ls *ls, uint64_t now, size_t index,
 /* r is reachable in the id index from its home slot. */
 static bool ids_has(const struct sl_ls *ls, const struct req *r)
 {
-	size_t mask, i, n = 0;
+	const struct req *e;
+	size_t pos = 0;
 
-	if (!ls->ids_cap)
-		return false;
-	mask = ls->ids_cap - 1;
-	for (i = id_home(ls, r->id); ls->ids[i] && n < ls->ids_cap; i = (i + 1) & mask, n++)
-		if (ls->ids[i] == r)
+	while ((e = sl_idx_next(&ls->ids, r->id, &pos)))
+		if (e == r)
 			return true;
 	return false;
 }
@@ -1398,27 +1291,27 @@ static int check_indexes(const struct sl_ls *ls, char *why, size_t why_len)
 		const struct req *r = ls->dheap[i];
 
 		if (r->hpos != i || r->deadline == NONE || r == ls->head) {
-			set_why(why, why_len, "deadline heap: bad entry %zu", i);
+			sl_why(why, why_len, "deadline heap: bad entry %zu", i);
 			return -EPROTO;
 		}
 		if (i && dl_before(r, ls->dheap[(i - 1) / 2])) {
-			set_why(why, why_len, "deadline heap: order broken at %zu", i);
+			sl_why(why, why_len, "deadline heap: order broken at %zu", i);
 			return -EPROTO;
 		}
 	}
-	if (ls->ids_cap & (ls->ids_cap - 1) || 2 * ls->ids_n > ls->ids_cap) {
-		set_why(why, why_len, "id index: capacity %zu for %zu", ls->ids_cap, ls->ids_n);
+	if (ls->ids.cap & (ls->ids.cap - 1) || 2 * ls->ids.count > ls->ids.cap) {
+		sl_why(why, why_len, "id index: capacity %zu for %zu", ls->ids.cap, ls->ids.count);
 		return -EPROTO;
 	}
-	for (size_t i = 0; i < ls->ids_cap; i++)
-		used += ls->ids[i] != NULL;
-	if (used != ls->ids_n || ls->ids_n != ls->waiting) {
-		set_why(why, why_len, "id index: %zu entries, %zu counted, %" PRIu64 " waiting", used,
-			ls->ids_n, ls->waiting);
+	for (size_t i = 0; i < ls->ids.cap; i++)
+		used += ls->ids.slots[i] != NULL;
+	if (used != ls->ids.count || ls->ids.count != ls->waiting) {
+		sl_why(why, why_len, "id index: %zu entries, %zu counted, %" PRIu64 " waiting", used,
+			ls->ids.count, ls->waiting);
 		return -EPROTO;
 	}
 	if (ls->head && (ls->head->hpos != NOPOS || !ids_has(ls, ls->head))) {
-		set_why(why, why_len, "head: badly indexed");
+		sl_why(why, why_len, "head: badly indexed");
 		return -EPROTO;
 	}
 	return 0;
@@ -1437,71 +1330,75 @@ int sl_ls_check(const struct sl_ls *ls, char *why, size_t why_len)
 		const struct flow *f = &ls->flows[i];
 		uint64_t n = 0;
 		const struct req *prev = NULL;
+		const struct sl_link *prev_link = NULL;
 
-		for (const struct req *r = f->first; r; prev = r, r = r->next) {
-			if (r->prev != prev || r->wl != i || (prev && prev->seq >= r->seq)) {
-				set_why(why, why_len, "flow %zu: broken FIFO", i);
+		for (const struct sl_link *e = f->fifo.head; e; prev_link = e, e = e->next) {
+			const struct req *r = sl_list_entry(e, struct req, link);
+
+			if (e->prev != prev_link || r->wl != i || (prev && prev->seq >= r->seq)) {
+				sl_why(why, why_len, "flow %zu: broken FIFO", i);
 				return -EPROTO;
 			}
 			if (r->deadline != NONE ? r->hpos >= ls->dheap_n || ls->dheap[r->hpos] != r
 						: r->hpos != NOPOS) {
-				set_why(why, why_len, "flow %zu: id %" PRIu64 " not in the deadline heap", i,
+				sl_why(why, why_len, "flow %zu: id %" PRIu64 " not in the deadline heap", i,
 					r->id);
 				return -EPROTO;
 			}
 			if (!ids_has(ls, r)) {
-				set_why(why, why_len, "flow %zu: id %" PRIu64 " not in the id index", i, r->id);
+				sl_why(why, why_len, "flow %zu: id %" PRIu64 " not in the id index", i, r->id);
 				return -EPROTO;
 			}
 			timed += r->deadline != NONE;
 			dl = min_u64(dl, r->deadline);
 			n++;
+			prev = r;
 		}
-		if (prev != f->last || n != f->qlen) {
-			set_why(why, why_len, "flow %zu: length %" PRIu64 " != %" PRIu64, i, n, f->qlen);
+		if (prev_link != f->fifo.tail || n != f->fifo.n) {
+			sl_why(why, why_len, "flow %zu: length %" PRIu64 " != %zu", i, n, f->fifo.n);
 			return -EPROTO;
 		}
 		waiting += n;
-		if (f->in_heap && (!f->first || f->serving || f->gen != ls->gen)) {
-			set_why(why, why_len, "flow %zu: in heap without a head", i);
+		if (f->in_heap && (!f->fifo.head || f->serving || f->gen != ls->gen)) {
+			sl_why(why, why_len, "flow %zu: in heap without a head", i);
 			return -EPROTO;
 		}
-		if (f->first && !f->in_heap && !(f->serving && f->gen == ls->gen)) {
-			set_why(why, why_len, "flow %zu: waiting flows but no head", i);
+		if (f->fifo.head && !f->in_heap && !(f->serving && f->gen == ls->gen)) {
+			sl_why(why, why_len, "flow %zu: waiting flows but no head", i);
 			return -EPROTO;
 		}
 		if (f->serving && f->gen == ls->gen)
 			serving++;
 		if (n && !ls->head) {
-			set_why(why, why_len, "flow %zu: waiting flows but no global head", i);
+			sl_why(why, why_len, "flow %zu: waiting flows but no global head", i);
 			return -EPROTO;
 		}
 	}
 	if (waiting != ls->waiting) {
-		set_why(why, why_len, "waiting %" PRIu64 " != %" PRIu64, waiting, ls->waiting);
+		sl_why(why, why_len, "waiting %" PRIu64 " != %" PRIu64, waiting, ls->waiting);
 		return -EPROTO;
 	}
 	if (serving > (ls->head && ls->head_popped ? 1u : 0u)) {
-		set_why(why, why_len, "%zu flows serving", serving);
+		sl_why(why, why_len, "%zu flows serving", serving);
 		return -EPROTO;
 	}
 	if (timed != ls->dheap_n || next_deadline(ls) != dl) {
-		set_why(why, why_len, "deadline heap: %zu entries for %zu timed flows", ls->dheap_n,
+		sl_why(why, why_len, "deadline heap: %zu entries for %zu timed flows", ls->dheap_n,
 			timed);
 		return -EPROTO;
 	}
 	if (isnan(b->available) || b->available > b->capacity || b->fill != b->capacity ||
 	    !(b->capacity >= 0)) {
-		set_why(why, why_len, "bucket: available %g, capacity %g, fill %g", b->available,
+		sl_why(why, why_len, "bucket: available %g, capacity %g, fill %g", b->available,
 			b->capacity, b->fill);
 		return -EPROTO;
 	}
-	if (ls->cap_notes < ls->n_notes + ls->waiting && ls->waiting) {
-		set_why(why, why_len, "notification room");
+	if (ls->notes.cap < ls->notes.len + ls->waiting && ls->waiting) {
+		sl_why(why, why_len, "notification room");
 		return -EPROTO;
 	}
 	if (ls->head && (ls->pass_through || ls->booting)) {
-		set_why(why, why_len, "a head waits in pass-through/bootstrap");
+		sl_why(why, why_len, "a head waits in pass-through/bootstrap");
 		return -EPROTO;
 	}
 	return 0;

@@ -5,8 +5,9 @@
  * the array is renumbered); each queue has a FIFO of waiting requests and a
  * list of executing ones; queue-less executing requests (exempt, Reject-type)
  * are on their own list; every waiting request is also on one global list
- * in arrival order (for the expiry sweep); an open-addressing table maps ids
- * to requests.  The R meter's inputs (NEQ and Σ seatsInUse + Σ MaxSeats
+ * in arrival order (for the expiry sweep); an id index (lib/id_index.h)
+ * maps ids to requests.  Lists are lib/list.h, dispatch notifications
+ * lib/notify.h.  The R meter's inputs (NEQ and Σ seatsInUse + Σ MaxSeats
  * waiting over the queues) are kept as running totals.
  */
 #include "engine/queueset.h"
@@ -14,11 +15,16 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/id_index.h"
+#include "lib/list.h"
+#include "lib/notify.h"
 #include "lib/shuffle.h"
+#include "lib/why.h"
 
 typedef unsigned __int128 u128;
 typedef __int128 i128;
@@ -44,28 +50,19 @@ struct req {
 	uint32_t seats;     /* InitialSeats = FinalSeats = MaxSeats */
 	bool executing;
 	struct queue *q;    /* NULL: queue-less */
-	struct req *prev, *next;   /* queue FIFO, or an executing list */
-	struct req *gprev, *gnext; /* global waiting list */
-};
-
-struct rlist {
-	struct req *head, *tail;
-	uint32_t n;
+	struct sl_link link;  /* queue FIFO, or an executing list */
+	struct sl_link glink; /* global waiting list */
 };
 
 struct queue {
 	uint32_t index;
-	struct rlist waiting;
-	struct rlist executing;
+	struct sl_list waiting;
+	struct sl_list executing;
 	uint64_t seats_in_use;
 	uint64_t next_r;           /* nextDispatchR */
 	uint64_t sum_initial;      /* Σ InitialSeats of waiting */
 	uint64_t sum_max;          /* Σ MaxSeats of waiting */
 	uint64_t sum_work;         /* Σ totalWork of waiting */
-};
-
-struct pending {
-	uint64_t id, now;
 };
 
 struct sl_qs {
@@ -87,15 +84,10 @@ struct sl_qs {
 	uint64_t q_seats_in_use;   /* Σ over queues of seatsInUse */
 	uint32_t active;           /* NEQ */
 
-	struct rlist qless;        /* queue-less executing */
-	struct req *ghead, *gtail; /* waiting, arrival order */
-
-	struct req **slots;        /* id table, power-of-two size */
-	size_t slot_cap, slot_count;
-
-	struct pending *pend;      /* dispatch notifications not yet delivered */
-	size_t pend_len, pend_head, pend_cap;
-	bool flushing;
+	struct sl_list qless;      /* queue-less executing */
+	struct sl_list arrivals;   /* every waiting request, arrival order (glink) */
+	struct sl_idx ids;         /* id -> request */
+	struct sl_notes notes;     /* dispatch notifications not yet delivered */
 
 	uint64_t dispatched, rej_qf, rej_cl, rej_to, epochs, epoch_fail, no_accom;
 };
@@ -133,41 +125,26 @@ static i128 div10_round(i128 d)
 
 /* ---- configuration ------------------------------------------------------------- */
 
-static int invalid(char *why, size_t why_len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int invalid(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && why_len) {
-		va_start(ap, fmt);
-		vsnprintf(why, why_len, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 int sl_qs_config_validate(const struct sl_qs_config *cfg, char *why, size_t why_len)
 {
 	if (!cfg)
-		return invalid(why, why_len, "no configuration");
+		return sl_invalid(why, why_len, "no configuration");
 	if (cfg->queues < SL_QS_EXEMPT)
-		return invalid(why, why_len, "queues %" PRId32 " is invalid (-1 exempt, 0 Reject, >= 1 Queue)",
+		return sl_invalid(why, why_len, "queues %" PRId32 " is invalid (-1 exempt, 0 Reject, >= 1 Queue)",
 			       cfg->queues);
 	if (cfg->guess_ns < 1 || cfg->guess_ns > SL_QS_MAX_GUESS_NS)
-		return invalid(why, why_len, "guessed duration %" PRIu64 " ns is outside 1 ns .. 600 s",
+		return sl_invalid(why, why_len, "guessed duration %" PRIu64 " ns is outside 1 ns .. 600 s",
 			       cfg->guess_ns);
 	if (cfg->queues >= 1) {
 		int rc;
 
 		if ((uint32_t)cfg->queues > MAX_QUEUES)
-			return invalid(why, why_len, "queues %" PRId32 " is more than %u", cfg->queues,
+			return sl_invalid(why, why_len, "queues %" PRId32 " is more than %u", cfg->queues,
 				       MAX_QUEUES);
 		if (cfg->queue_length_limit < 1)
-			return invalid(why, why_len, "queueLengthLimit must be at least 1");
+			return sl_invalid(why, why_len, "queueLengthLimit must be at least 1");
 		if (cfg->queues == 1 && cfg->hand_size != 1)
-			return invalid(why, why_len, "handSize must be 1 with a single queue");
+			return sl_invalid(why, why_len, "handSize must be 1 with a single queue");
 		rc = sl_shuffle_validate((uint32_t)cfg->queues, cfg->hand_size, why, why_len);
 		if (rc)
 			return rc;
@@ -177,190 +154,55 @@ int sl_qs_config_validate(const struct sl_qs_config *cfg, char *why, size_t why_
 	return 0;
 }
 
-/* ---- lists --------------------------------------------------------------------- */
+/* ---- lists, ids, notifications ------------------------------------------------- */
 
-static void rl_append(struct rlist *l, struct req *r)
+static struct req *req_at(const struct sl_link *l)
 {
-	r->next = NULL;
-	r->prev = l->tail;
-	if (l->tail)
-		l->tail->next = r;
-	else
-		l->head = r;
-	l->tail = r;
-	l->n++;
+	return sl_list_entry(l, struct req, link);
 }
 
-static void rl_remove(struct rlist *l, struct req *r)
+static struct req *arrival_at(const struct sl_link *l)
 {
-	if (r->prev)
-		r->prev->next = r->next;
-	else
-		l->head = r->next;
-	if (r->next)
-		r->next->prev = r->prev;
-	else
-		l->tail = r->prev;
-	r->prev = r->next = NULL;
-	l->n--;
+	return sl_list_entry(l, struct req, glink);
 }
 
-static void gl_append(struct sl_qs *qs, struct req *r)
+static struct req *first_waiting(const struct queue *q)
 {
-	r->gnext = NULL;
-	r->gprev = qs->gtail;
-	if (qs->gtail)
-		qs->gtail->gnext = r;
-	else
-		qs->ghead = r;
-	qs->gtail = r;
+	return req_at(q->waiting.head);
 }
 
-static void gl_remove(struct sl_qs *qs, struct req *r)
+static struct req *find(const struct sl_qs *qs, uint64_t id)
 {
-	if (r->gprev)
-		r->gprev->gnext = r->gnext;
-	else
-		qs->ghead = r->gnext;
-	if (r->gnext)
-		r->gnext->gprev = r->gprev;
-	else
-		qs->gtail = r->gprev;
-	r->gprev = r->gnext = NULL;
+	return sl_idx_find(&qs->ids, id);
 }
 
-/* ---- id table (open addressing, linear probing, backward-shift delete) ------- */
-
-static size_t id_home(uint64_t id, size_t mask)
-{
-	/* splitmix64 finaliser */
-	id ^= id >> 30;
-	id *= 0xbf58476d1ce4e5b9ull;
-	id ^= id >> 27;
-	id *= 0x94d049bb133111ebull;
-	id ^= id >> 31;
-	return (size_t)id & mask;
-}
-
-static struct req *map_find(const struct sl_qs *qs, uint64_t id)
-{
-	size_t mask = qs->slot_cap - 1;
-
-	if (!qs->slot_cap)
-		return NULL;
-	for (size_t i = id_home(id, mask);; i = (i + 1) & mask) {
-		struct req *r = qs->slots[i];
-
-		if (!r)
-			return NULL;
-		if (r->id == id)
-			return r;
-	}
-}
-
-static void map_put(struct req **slots, size_t cap, struct req *r)
-{
-	size_t mask = cap - 1, i = id_home(r->id, mask);
-
-	while (slots[i])
-		i = (i + 1) & mask;
-	slots[i] = r;
-}
-
-/* Room for one more entry at load <= 1/2.  0 or -ENOMEM. */
-static int map_reserve(struct sl_qs *qs)
-{
-	size_t cap;
-	struct req **slots;
-
-	if ((qs->slot_count + 1) * 2 <= qs->slot_cap)
-		return 0;
-	cap = qs->slot_cap ? qs->slot_cap * 2 : 16;
-	slots = calloc(cap, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < qs->slot_cap; i++)
-		if (qs->slots[i])
-			map_put(slots, cap, qs->slots[i]);
-	free(qs->slots);
-	qs->slots = slots;
-	qs->slot_cap = cap;
-	return 0;
-}
-
-static void map_insert(struct sl_qs *qs, struct req *r)
-{
-	map_put(qs->slots, qs->slot_cap, r);
-	qs->slot_count++;
-}
-
-static void map_delete(struct sl_qs *qs, uint64_t id)
-{
-	size_t mask = qs->slot_cap - 1, i = id_home(id, mask);
-
-	while (qs->slots[i]->id != id)
-		i = (i + 1) & mask;
-	qs->slots[i] = NULL;
-	qs->slot_count--;
-	/* Shift back the entries of the cluster that probed past slot i. */
-	for (size_t j = (i + 1) & mask; qs->slots[j]; j = (j + 1) & mask) {
-		size_t k = id_home(qs->slots[j]->id, mask);
-		/* Entry j may move to i unless its home lies cyclically in (i, j]. */
-		bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-
-		if (!stays) {
-			qs->slots[i] = qs->slots[j];
-			qs->slots[j] = NULL;
-			i = j;
-		}
-	}
-}
-
-/* ---- dispatch notifications ---------------------------------------------------- */
-
-/* Invariant: pend_cap >= pend_len + tot_waiting, so the dispatch loop never
- * allocates.  Called before a request is enqueued. */
-static int pend_reserve(struct sl_qs *qs)
-{
-	size_t need = qs->pend_len + (size_t)qs->tot_waiting + 1, cap;
-	struct pending *p;
-
-	if (!qs->on_dispatch || need <= qs->pend_cap)
-		return 0;
-	cap = qs->pend_cap ? qs->pend_cap : 16;
-	while (cap < need)
-		cap *= 2;
-	p = realloc(qs->pend, cap * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	qs->pend = p;
-	qs->pend_cap = cap;
-	return 0;
-}
-
-static void pend_push(struct sl_qs *qs, uint64_t id, uint64_t now)
+/* Invariant: room for a notification per waiting request, so the dispatch
+ * loop never allocates.  Called before a request is enqueued. */
+static int notes_reserve(struct sl_qs *qs)
 {
 	if (!qs->on_dispatch)
-		return;
-	qs->pend[qs->pend_len].id = id;
-	qs->pend[qs->pend_len].now = now;
-	qs->pend_len++;
+		return 0;
+	return sl_notes_reserve(&qs->notes, qs->notes.len + (size_t)qs->tot_waiting + 1);
 }
 
-/* Deliver the notifications once the state is consistent.  A nested call
- * (from inside a callback) leaves delivery to the outermost one. */
+static void note_dispatch(struct sl_qs *qs, uint64_t id, uint64_t now)
+{
+	if (qs->on_dispatch)
+		sl_notes_push(&qs->notes, id, now, 0);
+}
+
+static void deliver_dispatch(void *ctx, const struct sl_note *n)
+{
+	struct sl_qs *qs = ctx;
+
+	qs->on_dispatch(qs->ctx, n->id, n->now);
+}
+
+/* Deliver the notifications once the state is consistent. */
 static void flush(struct sl_qs *qs)
 {
-	if (qs->flushing)
-		return;
-	qs->flushing = true;
-	while (qs->pend_head < qs->pend_len) {
-		struct pending p = qs->pend[qs->pend_head++];
-
-		qs->on_dispatch(qs->ctx, p.id, p.now);
-	}
-	qs->pend_head = qs->pend_len = 0;
-	qs->flushing = false;
+	if (qs->on_dispatch)
+		sl_notes_deliver(&qs->notes, deliver_dispatch, qs);
 }
 
 /* ---- queues -------------------------------------------------------------------- */
@@ -378,8 +220,10 @@ static bool is_exempt(const struct sl_qs *qs)
 /* §3.6 anti-windup: dispatch in the virtual world never precedes arrival. */
 static void anti_windup(struct queue *q)
 {
-	if (q->waiting.head && q->next_r < q->waiting.head->arrival_r)
-		q->next_r = q->waiting.head->arrival_r;
+	struct req *h = first_waiting(q);
+
+	if (h && q->next_r < h->arrival_r)
+		q->next_r = h->arrival_r;
 }
 
 /* §3.5 step 4: remove queue idx and renumber the ones after it. */
@@ -418,8 +262,8 @@ static void advance_epoch(struct sl_qs *qs)
 		else
 			q->next_r = sub_reading(q->next_r, &fail);
 	}
-	for (struct req *r = qs->ghead; r; r = r->gnext)
-		r->arrival_r = sub_reading(r->arrival_r, &fail);
+	for (struct sl_link *e = qs->arrivals.head; e; e = e->next)
+		arrival_at(e)->arrival_r = sub_reading(arrival_at(e)->arrival_r, &fail);
 	/* A clamped reading must not break the anti-windup bound. */
 	for (uint32_t i = 0; i < qs->nq; i++)
 		anti_windup(qs->queues[i]);
@@ -483,7 +327,7 @@ static struct queue *choose_queue(const struct sl_qs *qs)
 
 		if (!q->waiting.head)
 			continue;
-		f = q->next_r + q->waiting.head->work; /* next_r <= READING_CAP */
+		f = q->next_r + first_waiting(q)->work; /* next_r <= READING_CAP */
 		if (!best || f < best_f) {
 			best = q;
 			best_f = f;
@@ -500,11 +344,11 @@ static void start_executing(struct sl_qs *qs, struct req *r, uint64_t now)
 	qs->seats_in_use += r->seats;
 	qs->dispatched++;
 	if (r->q) {
-		rl_append(&r->q->executing, r);
+		sl_list_append(&r->q->executing, &r->link);
 		r->q->seats_in_use += r->seats;
 		qs->q_seats_in_use += r->seats;
 	} else {
-		rl_append(&qs->qless, r);
+		sl_list_append(&qs->qless, &r->link);
 	}
 }
 
@@ -513,8 +357,8 @@ static void unlink_waiting(struct sl_qs *qs, struct req *r)
 {
 	struct queue *q = r->q;
 
-	rl_remove(&q->waiting, r);
-	gl_remove(qs, r);
+	sl_list_remove(&q->waiting, &r->link);
+	sl_list_remove(&qs->arrivals, &r->glink);
 	q->sum_initial -= r->seats;
 	q->sum_max -= r->seats;
 	q->sum_work -= r->work;
@@ -534,15 +378,15 @@ static void dispatch_loop(struct sl_qs *qs, uint64_t now, const struct req *self
 
 		if (!q)
 			break; /* cannot happen: waiting requests are in queues */
-		h = q->waiting.head;
+		h = first_waiting(q);
 		if (!fits(qs, h->seats)) {
 			/* Wait for seats; nothing else goes first, robinIndex stays. */
 			qs->no_accom++;
 			break;
 		}
 		/* q stays active: h moves from its FIFO to its executing set. */
-		rl_remove(&q->waiting, h);
-		gl_remove(qs, h);
+		sl_list_remove(&q->waiting, &h->link);
+		sl_list_remove(&qs->arrivals, &h->glink);
 		q->sum_initial -= h->seats;
 		q->sum_max -= h->seats;
 		q->sum_work -= h->work;
@@ -555,7 +399,7 @@ static void dispatch_loop(struct sl_qs *qs, uint64_t now, const struct req *self
 			q->next_r = READING_CAP;
 		anti_windup(q);
 		if (h != self)
-			pend_push(qs, h->id, now);
+			note_dispatch(qs, h->id, now);
 	}
 }
 
@@ -622,6 +466,7 @@ int sl_qs_create(struct sl_qs **out, const struct sl_qs_config *cfg, uint32_t cl
 	qs->ctx = ctx;
 	qs->last_ns = now;
 	qs->robin = -1;
+	sl_idx_init(&qs->ids, offsetof(struct req, id));
 	if (cfg->queues >= 1 && add_queues(qs, (uint32_t)cfg->queues)) {
 		sl_qs_free(qs);
 		return -ENOMEM;
@@ -630,13 +475,13 @@ int sl_qs_create(struct sl_qs **out, const struct sl_qs_config *cfg, uint32_t cl
 	return 0;
 }
 
-static void free_list(struct req *r)
+static void free_list(struct sl_list *l)
 {
-	while (r) {
-		struct req *n = r->next;
+	while (l->head) {
+		struct req *r = req_at(l->head);
 
+		sl_list_remove(l, &r->link);
 		free(r);
-		r = n;
 	}
 }
 
@@ -645,14 +490,14 @@ void sl_qs_free(struct sl_qs *qs)
 	if (!qs)
 		return;
 	for (uint32_t i = 0; i < qs->nq; i++) {
-		free_list(qs->queues[i]->waiting.head);
-		free_list(qs->queues[i]->executing.head);
+		free_list(&qs->queues[i]->waiting);
+		free_list(&qs->queues[i]->executing);
 		free(qs->queues[i]);
 	}
-	free_list(qs->qless.head);
+	free_list(&qs->qless);
 	free(qs->queues);
-	free(qs->slots);
-	free(qs->pend);
+	sl_idx_free(&qs->ids);
+	sl_notes_free(&qs->notes);
 	free(qs);
 }
 
@@ -723,10 +568,10 @@ int sl_qs_arrive(struct sl_qs *qs, uint64_t now, uint64_t id, uint32_t seats, ui
 
 	if (seats < 1 || seats > SL_QS_MAX_SEATS)
 		return -EINVAL;
-	if (map_find(qs, id))
+	if (find(qs, id))
 		return -EEXIST;
 	/* Every allocation first: a failure changes nothing. */
-	if (map_reserve(qs) || pend_reserve(qs))
+	if (sl_idx_reserve(&qs->ids, 1) || notes_reserve(qs))
 		return -ENOMEM;
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -747,7 +592,7 @@ int sl_qs_arrive(struct sl_qs *qs, uint64_t now, uint64_t id, uint32_t seats, ui
 			return SL_QS_REJECT_CONCURRENCY;
 		}
 		start_executing(qs, r, now);
-		map_insert(qs, r);
+		sl_idx_put(&qs->ids, r);
 		return SL_QS_DISPATCHED;
 	}
 
@@ -764,14 +609,14 @@ int sl_qs_arrive(struct sl_qs *qs, uint64_t now, uint64_t id, uint32_t seats, ui
 		qs->active++;
 	}
 	r->q = q;
-	rl_append(&q->waiting, r);
-	gl_append(qs, r);
+	sl_list_append(&q->waiting, &r->link);
+	sl_list_append(&qs->arrivals, &r->glink);
 	q->sum_initial += seats;
 	q->sum_max += seats;
 	q->sum_work += r->work;
 	qs->tot_waiting++;
 	qs->seats_waiting += seats;
-	map_insert(qs, r);
+	sl_idx_put(&qs->ids, r);
 	anti_windup(q);
 	dispatch_loop(qs, now, r);
 	flush(qs);
@@ -781,7 +626,7 @@ int sl_qs_arrive(struct sl_qs *qs, uint64_t now, uint64_t id, uint32_t seats, ui
 
 int sl_qs_complete(struct sl_qs *qs, uint64_t now, uint64_t id, uint64_t service_ns)
 {
-	struct req *r = map_find(qs, id);
+	struct req *r = find(qs, id);
 	struct queue *q;
 
 	if (!r)
@@ -797,7 +642,7 @@ int sl_qs_complete(struct sl_qs *qs, uint64_t now, uint64_t id, uint64_t service
 	if (q) {
 		i128 corr, v;
 
-		rl_remove(&q->executing, r);
+		sl_list_remove(&q->executing, &r->link);
 		/* §3.5 step 2: nextDispatchR −= InitialSeats × (G − S) */
 		corr = div10_round((i128)r->seats * ((i128)r->guess_ns - (i128)service_ns));
 		v = (i128)q->next_r - corr;
@@ -813,9 +658,9 @@ int sl_qs_complete(struct sl_qs *qs, uint64_t now, uint64_t id, uint64_t service
 				remove_queue(qs, q->index);
 		}
 	} else {
-		rl_remove(&qs->qless, r);
+		sl_list_remove(&qs->qless, &r->link);
 	}
-	map_delete(qs, id);
+	sl_idx_del(&qs->ids, r);
 	free(r);
 	dispatch_loop(qs, now, NULL);
 	flush(qs);
@@ -824,7 +669,7 @@ int sl_qs_complete(struct sl_qs *qs, uint64_t now, uint64_t id, uint64_t service
 
 int sl_qs_cancel(struct sl_qs *qs, uint64_t now, uint64_t id)
 {
-	struct req *r = map_find(qs, id);
+	struct req *r = find(qs, id);
 	struct queue *q;
 
 	if (!r)
@@ -836,7 +681,7 @@ int sl_qs_cancel(struct sl_qs *qs, uint64_t now, uint64_t id)
 	unlink_waiting(qs, r);
 	anti_windup(q);
 	qs->rej_to++;
-	map_delete(qs, id);
+	sl_idx_del(&qs->ids, r);
 	free(r);
 	dispatch_loop(qs, now, NULL);
 	flush(qs);
@@ -846,28 +691,27 @@ int sl_qs_cancel(struct sl_qs *qs, uint64_t now, uint64_t id)
 size_t sl_qs_expire(struct sl_qs *qs, uint64_t now, uint64_t wait_limit_ns,
 		    sl_qs_expired_fn on_expired, void *ctx)
 {
-	struct req *gone = NULL, **tail = &gone;
+	struct sl_list gone = {0};
 	size_t n = 0;
 
 	now = sync_r(qs, now);
-	while (qs->ghead && now - qs->ghead->arrival_ns > wait_limit_ns) {
-		struct req *r = qs->ghead;
+	while (qs->arrivals.head && now - arrival_at(qs->arrivals.head)->arrival_ns > wait_limit_ns) {
+		struct req *r = arrival_at(qs->arrivals.head);
 		struct queue *q = r->q;
 
 		unlink_waiting(qs, r);
 		anti_windup(q);
 		qs->rej_to++;
-		map_delete(qs, r->id);
-		*tail = r; /* r->next is free now */
-		tail = &r->next;
+		sl_idx_del(&qs->ids, r);
+		sl_list_append(&gone, &r->link); /* off its queue now */
 		n++;
 	}
 	dispatch_loop(qs, now, NULL);
-	while (gone) {
-		struct req *r = gone;
+	while (gone.head) {
+		struct req *r = req_at(gone.head);
 		uint64_t id = r->id;
 
-		gone = r->next;
+		sl_list_remove(&gone, &r->link);
 		free(r);
 		if (on_expired)
 			on_expired(ctx, id);
@@ -964,13 +808,13 @@ static void fill_info(const struct req *r, int32_t position, struct sl_qs_req_in
 
 int sl_qs_lookup(const struct sl_qs *qs, uint64_t id, struct sl_qs_req_info *out)
 {
-	const struct req *r = map_find(qs, id);
+	const struct req *r = find(qs, id);
 	int32_t pos = 0;
 
 	if (!r)
 		return -ENOENT;
 	if (!r->executing)
-		for (const struct req *p = r->prev; p; p = p->prev)
+		for (const struct sl_link *p = r->link.prev; p; p = p->prev)
 			pos++; /* O(position); the rest is O(1) */
 	fill_info(r, pos, out);
 	return 0;
@@ -984,19 +828,19 @@ int sl_qs_foreach_request(const struct sl_qs *qs, sl_qs_req_fn fn, void *ctx)
 	for (uint32_t i = 0; i < qs->nq; i++) {
 		int32_t pos = 0;
 
-		for (const struct req *r = qs->queues[i]->waiting.head; r; r = r->next) {
-			fill_info(r, pos++, &info);
+		for (const struct sl_link *e = qs->queues[i]->waiting.head; e; e = e->next) {
+			fill_info(req_at(e), pos++, &info);
 			if ((rc = fn(ctx, &info)))
 				return rc;
 		}
-		for (const struct req *r = qs->queues[i]->executing.head; r; r = r->next) {
-			fill_info(r, -1, &info);
+		for (const struct sl_link *e = qs->queues[i]->executing.head; e; e = e->next) {
+			fill_info(req_at(e), -1, &info);
 			if ((rc = fn(ctx, &info)))
 				return rc;
 		}
 	}
-	for (const struct req *r = qs->qless.head; r; r = r->next) {
-		fill_info(r, -1, &info);
+	for (const struct sl_link *e = qs->qless.head; e; e = e->next) {
+		fill_info(req_at(e), -1, &info);
 		if ((rc = fn(ctx, &info)))
 			return rc;
 	}
@@ -1012,27 +856,27 @@ static int broken(char *why, size_t why_len, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (why && why_len) {
-		va_start(ap, fmt);
-		vsnprintf(why, why_len, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	sl_vwhy(why, why_len, fmt, ap);
+	va_end(ap);
 	return -EPROTO;
 }
 
 /* Links, count, membership and flags of one list; adds seats (and work). */
-static int check_list(const struct sl_qs *qs, const struct rlist *l, const struct queue *q,
+static int check_list(const struct sl_qs *qs, const struct sl_list *l, const struct queue *q,
 		      bool executing, uint64_t *seats, uint64_t *work, char *why, size_t why_len)
 {
-	const struct req *prev = NULL;
-	uint32_t n = 0;
+	const struct sl_link *prev = NULL;
+	size_t n = 0;
 
-	for (const struct req *r = l->head; r; prev = r, r = r->next) {
-		if (r->prev != prev)
+	for (const struct sl_link *e = l->head; e; prev = e, e = e->next) {
+		const struct req *r = req_at(e);
+
+		if (e->prev != prev)
 			return broken(why, why_len, "request %" PRIu64 ": bad prev link", r->id);
 		if (r->q != q || r->executing != executing)
 			return broken(why, why_len, "request %" PRIu64 ": on the wrong list", r->id);
-		if (map_find(qs, r->id) != r)
+		if (find(qs, r->id) != r)
 			return broken(why, why_len, "request %" PRIu64 ": not in the id table", r->id);
 		if (r->seats < 1 || r->seats > SL_QS_MAX_SEATS)
 			return broken(why, why_len, "request %" PRIu64 ": seats %u", r->id, r->seats);
@@ -1048,7 +892,7 @@ static int check_list(const struct sl_qs *qs, const struct rlist *l, const struc
 	if (l->tail != prev)
 		return broken(why, why_len, "bad list tail");
 	if (l->n != n)
-		return broken(why, why_len, "list count %u, found %u", l->n, n);
+		return broken(why, why_len, "list count %zu, found %zu", l->n, n);
 	return 0;
 }
 
@@ -1057,7 +901,7 @@ int sl_qs_check(const struct sl_qs *qs, char *why, size_t why_len)
 	uint64_t waiting = 0, executing = 0, seats_wait = 0, q_seats = 0, seats = 0;
 	uint32_t active = 0;
 	size_t in_table = 0, n_global = 0;
-	const struct req *prev = NULL;
+	const struct sl_link *prev = NULL;
 	int rc;
 
 	if (qs->cfg.queues >= 1 && qs->nq < (uint32_t)qs->cfg.queues)
@@ -1082,7 +926,7 @@ int sl_qs_check(const struct sl_qs *qs, char *why, size_t why_len)
 		if (s_exec != q->seats_in_use)
 			return broken(why, why_len, "queue %u: seats in use %" PRIu64 ", sum %" PRIu64, i,
 				      q->seats_in_use, s_exec);
-		if (q->waiting.head && q->next_r < q->waiting.head->arrival_r)
+		if (q->waiting.head && q->next_r < first_waiting(q)->arrival_r)
 			return broken(why, why_len, "queue %u: nextDispatchR below the head's arrivalR", i);
 		if (q->next_r > READING_CAP)
 			return broken(why, why_len, "queue %u: nextDispatchR too large", i);
@@ -1105,33 +949,35 @@ int sl_qs_check(const struct sl_qs *qs, char *why, size_t why_len)
 			      "/%" PRIu64, qs->seats_in_use, seats, qs->seats_waiting, seats_wait);
 	if (active != qs->active)
 		return broken(why, why_len, "NEQ %u, counted %u", qs->active, active);
-	for (const struct req *r = qs->ghead; r; prev = r, r = r->gnext) {
-		if (r->gprev != prev || r->executing || !r->q)
+	for (const struct sl_link *e = qs->arrivals.head; e; prev = e, e = e->next) {
+		const struct req *r = arrival_at(e);
+
+		if (e->prev != prev || r->executing || !r->q)
 			return broken(why, why_len, "global waiting list at %" PRIu64, r->id);
-		if (prev && prev->arrival_ns > r->arrival_ns)
+		if (prev && arrival_at(prev)->arrival_ns > r->arrival_ns)
 			return broken(why, why_len, "global waiting list out of arrival order");
 		n_global++;
 	}
-	if (qs->gtail != prev || n_global != qs->tot_waiting)
+	if (qs->arrivals.tail != prev || n_global != qs->tot_waiting || qs->arrivals.n != n_global)
 		return broken(why, why_len, "global waiting list: %zu of %" PRIu64, n_global,
 			      qs->tot_waiting);
-	for (size_t i = 0; i < qs->slot_cap; i++)
-		in_table += qs->slots[i] != NULL;
-	if (in_table != qs->slot_count || in_table != waiting + executing)
+	for (size_t i = 0; i < qs->ids.cap; i++)
+		in_table += qs->ids.slots[i] != NULL;
+	if (in_table != qs->ids.count || in_table != waiting + executing)
 		return broken(why, why_len, "id table holds %zu, %zu counted, %" PRIu64 " tracked",
-			      in_table, qs->slot_count, waiting + executing);
-	if (qs->slot_cap && qs->slot_count * 2 > qs->slot_cap)
+			      in_table, qs->ids.count, waiting + executing);
+	if (qs->ids.cap && qs->ids.count * 2 > qs->ids.cap)
 		return broken(why, why_len, "id table over half full");
 	/* The dispatch loop ran to its end. */
-	if (!qs->flushing && qs->pend_len)
+	if (!qs->notes.delivering && sl_notes_pending(&qs->notes))
 		return broken(why, why_len, "undelivered dispatch notifications");
 	if (qs->tot_waiting && (is_exempt(qs) || qs->seats_in_use < qs->cl)) {
 		const struct queue *q = choose_queue(qs);
 
-		if (!q || fits(qs, q->waiting.head->seats))
+		if (!q || fits(qs, first_waiting(q)->seats))
 			return broken(why, why_len, "the dispatch loop stopped with a head that fits");
 	}
-	if (qs->on_dispatch && qs->pend_cap < qs->pend_len + qs->tot_waiting)
+	if (qs->on_dispatch && qs->notes.cap < qs->notes.len + qs->tot_waiting)
 		return broken(why, why_len, "notification buffer too small");
 	return 0;
 }

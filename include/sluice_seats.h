@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The seat rule, written once for the data path and the daemon (both
+ * change the same counters in shared maps: sl_seats is mmapped, and so is
+ * sl_pol_gate).
+ *
+ * Take first, give back on overshoot: one atomic add reserves, a second
+ * undoes it when the result is past the bound.  Two CPUs (or a CPU and the
+ * daemon) can never both get the last seat; under contention one may be
+ * refused spuriously, which errs on the safe side.  The __sync builtins are
+ * full barriers in userspace and atomic instructions in BPF (-mcpu=v3).
+ */
+#ifndef SLUICE_SEATS_H
+#define SLUICE_SEATS_H
+
+#include <linux/types.h>
+#ifndef __BPF__
+#include <stdbool.h>
+#endif
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+/* Add amount to *counter; keep it only if the total stays within limit. */
+static __always_inline bool sluice_reserve(__u64 *counter, __u64 amount, __u64 limit)
+{
+	__u64 before = __sync_fetch_and_add(counter, amount);
+
+	if (before + amount <= limit)
+		return true;
+	__sync_fetch_and_sub(counter, amount);
+	return false;
+}
+
+/* Take amount out of *credit; keep it only if strictly more than amount
+ * was there (Aperture's token bucket admits when available > tokens). */
+static __always_inline bool sluice_take(__s64 *credit, __s64 amount)
+{
+	__s64 before = __sync_fetch_and_add(credit, -amount);
+
+	if (before > amount)
+		return true;
+	__sync_fetch_and_add(credit, amount);
+	return false;
+}
+
+#endif
