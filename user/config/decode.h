@@ -247,7 +247,7 @@ struct object {
 /* Grows *arr (element size `size`) to hold n + 1 items.  0 or -ENOMEM. */
 int cd_grow(void *arr, size_t *cap, size_t n, size_t size);
 
-/* ---- shared value decoders (config_net.c) ---------------------------------- */
+/* ---- shared value decoders (net.c) ---------------------------------- */
 
 /* One CIDR (or a bare address: a host) into *out.  Reports and returns
  * false on error. */
@@ -265,7 +265,7 @@ void cd_decode_port_list(struct ctx *c, const struct sl_ynode *v,
  * outside 1..65535 (lo and hi set). */
 int cd_parse_port_range(const char *s, long *lo, long *hi);
 
-/* ---- label matchers (config_labels.c) -------------------------------------- */
+/* ---- label matchers (connection_labels.c) -------------------------------------- */
 
 /* Label key syntax: [prefix/]name, name 1..63 of [A-Za-z0-9._-] starting
  * and ending alphanumeric, prefix a DNS subdomain of at most 253.  NULL
@@ -289,6 +289,13 @@ void cd_check_label_refs(struct load *L);
 
 /* ---- kinds ------------------------------------------------------------------ */
 
+void cd_decode_server(struct load *L, const struct object *o);
+int cd_server_defaults(struct sl_server_cfg *s);  /* 0 or -ENOMEM */
+void cd_server_release(struct sl_server_cfg *s);
+void cd_decode_level(struct load *L, const struct object *o);
+/* The mandatory level `which` (0 exempt, 1 catch-all) as Kubernetes
+ * defines it.  0 or -ENOMEM. */
+int cd_mandatory_level(struct sl_level_cfg *l, int which);
 void cd_decode_flow_schema(struct load *L, const struct object *o);
 void cd_finish_flow_schemas(struct load *L);   /* after all documents */
 void cd_decode_label_object(struct load *L, const struct object *o);
@@ -300,5 +307,7 @@ void cd_policy_release(struct sl_policy_cfg *p);
 
 /* Registers (kind, metadata.name) for the duplicate check. */
 void cd_register_name(struct load *L, int kind, const struct object *o);
+/* After all documents: one error per name used twice within a kind. */
+void cd_check_duplicate_names(struct load *L);
 
 #endif /* SLUICE_CONFIG_DECODE_H */
