@@ -1,12 +1,11 @@
 #include "daemon/admission.h"
-#include "sluice_seats.h"
 
-#include <bpf/bpf.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dataplane/tickets.h"
 #include "engine/borrowing.h"
 #include "engine/classifier.h"
 #include "lib/flowhash.h"
@@ -63,24 +62,18 @@ struct sl_admission {
 
 /* ---- tickets -------------------------------------------------------------- */
 
-static int write_ticket(struct sl_admission *adm, const struct sl_pending *p, uint32_t verdict,
-			uint64_t now)
+static struct sluice_ticket ticket_of(const struct sl_pending *p, uint32_t verdict, uint64_t now)
 {
-	struct sluice_ticket t = {
+	return (struct sluice_ticket){
 		.issued_ns = now, .verdict = verdict, .level = p->level, .seats = p->seats,
 		.schema = p->schema, .policy = p->policy, .workload = p->workload,
 	};
-
-	if (bpf_map_update_elem(adm->dp->maps.fd[SL_MAP_TICKETS], &p->key, &t, BPF_ANY)) {
-		pr_warn("write ticket: %s", strerror(errno));
-		return -errno;
-	}
-	return 0;
 }
 
 static void reject(struct level_rt *l, struct sl_pending *p, uint64_t now)
 {
 	struct sl_admission *adm = l->adm;
+	struct sluice_ticket t;
 
 	/* Refused after its policy admitted it: the tokens go back
 	 * (spec/aimd.md §3.2 item 7). */
@@ -91,7 +84,8 @@ static void reject(struct level_rt *l, struct sl_pending *p, uint64_t now)
 	p->ticket_ns = now;
 	p->deadline_ns = now + SL_TICKET_TTL_NS;
 	l->tickets_reject++;
-	write_ticket(l->adm, p, SLUICE_TICKET_REJECT, now);
+	t = ticket_of(p, SLUICE_TICKET_REJECT, now);
+	sl_ticket_reject(adm->dp, &p->key, &t);
 }
 
 uint64_t sl_next_syn_retransmit(uint64_t first_syn_ns, uint64_t now)
@@ -111,11 +105,8 @@ uint64_t sl_next_syn_retransmit(uint64_t first_syn_ns, uint64_t now)
 static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool reserved)
 {
 	struct sl_admission *adm = l->adm;
+	struct sluice_ticket t;
 
-	if (!reserved)
-		__atomic_fetch_add(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
-				   __ATOMIC_SEQ_CST);
-	__atomic_fetch_add(&adm->dp->seats[p->level].unclaimed, (uint64_t)p->seats, __ATOMIC_SEQ_CST);
 	l->ticket_seats += p->seats;
 	l->dispatched_total += p->seats;
 	p->state = SL_PENDING_ADMITTED;
@@ -125,12 +116,9 @@ static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool r
 		p->deadline_ns = now + 1000000000ULL;
 	p->deadline_ns += SL_TICKET_SLACK_NS;
 	l->tickets_admit++;
-	if (write_ticket(adm, p, SLUICE_TICKET_ADMIT, now)) {
-		/* No ticket, no admission: give the seats back. */
-		__atomic_fetch_sub(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
-				   __ATOMIC_SEQ_CST);
-		__atomic_fetch_sub(&adm->dp->seats[p->level].unclaimed, (uint64_t)p->seats,
-				   __ATOMIC_SEQ_CST);
+	t = ticket_of(p, SLUICE_TICKET_ADMIT, now);
+	if (sl_ticket_admit(adm->dp, &p->key, &t, reserved)) {
+		/* No ticket, no admission (its seats went back with it). */
 		l->ticket_seats -= p->seats;
 		l->dispatched_total -= p->seats;
 		if (p->in_queueset && l->qs)
@@ -161,12 +149,12 @@ static void on_expired(void *ctx, uint64_t id)
 
 static uint64_t bpf_seats(const struct level_rt *l)
 {
-	return __atomic_load_n(&l->adm->dp->seats[l->slot].seats_in_use, __ATOMIC_RELAXED);
+	return sl_seats_in_use(l->adm->dp, l->slot);
 }
 
 static uint64_t unclaimed_seats(const struct level_rt *l)
 {
-	return __atomic_load_n(&l->adm->dp->seats[l->slot].unclaimed, __ATOMIC_RELAXED);
+	return sl_seats_unclaimed(l->adm->dp, l->slot);
 }
 
 /*
@@ -218,7 +206,7 @@ static void sync_level(struct level_rt *l, uint64_t now)
 		waiting = sl_qs_waiting(l->qs);
 		seats_waiting = sl_qs_seats_waiting(l->qs);
 	}
-	__atomic_store_n(&l->adm->dp->seats[l->slot].waiting, waiting, __ATOMIC_RELAXED);
+	sl_seats_publish_waiting(l->adm->dp, l->slot, waiting);
 	sl_demand_set(&l->demand, now, (double)(in_use + seats_waiting));
 }
 
@@ -242,7 +230,7 @@ static uint64_t flow_hash(struct sl_admission *adm, const struct sluice_event *e
 /* Seats on a level without queues (Reject), taken by the data path's rule. */
 static bool reserve_now(struct level_rt *l, uint32_t seats)
 {
-	return sluice_reserve(&l->adm->dp->seats[l->slot].seats_in_use, seats, l->current_cl);
+	return sl_seats_reserve(l->adm->dp, l->slot, seats, l->current_cl);
 }
 
 /* The priority level's gate for a deferred connection (its policy, if
@@ -423,37 +411,23 @@ struct sweep_ctx {
 	bool full; /* also look at records whose deadline has not passed */
 };
 
-static bool map_has(int fd, const void *key)
-{
-	struct sluice_conn c;
-	struct sluice_ticket t;
-
-	/* Both value types are small; use the bigger buffer. */
-	return !bpf_map_lookup_elem(fd, key, sizeof(c) > sizeof(t) ? (void *)&c : (void *)&t);
-}
-
 static void sweep_one(struct sl_pending *p, void *ctx)
 {
 	struct sweep_ctx *s = ctx;
 	struct sl_admission *adm = s->adm;
 	struct level_rt *l = &adm->levels[p->level];
-	int tickets = adm->dp->maps.fd[SL_MAP_TICKETS];
 	bool ticket;
 
 	/* Cheap test first: this runs every tick. */
 	if (p->state == SL_PENDING_QUEUED || p->state == SL_PENDING_POLICY ||
 	    (s->now < p->deadline_ns && !s->full))
 		return;
-	ticket = map_has(tickets, &p->key);
+	ticket = sl_ticket_exists(adm->dp, &p->key);
 	if (p->state == SL_PENDING_ADMITTED) {
 		if (ticket && s->now >= p->deadline_ns) {
 			/* Never claimed: whoever deletes the ticket owns its seats. */
-			if (bpf_map_delete_elem(tickets, &p->key))
+			if (!sl_ticket_withdraw(adm->dp, &p->key, p->level, p->seats))
 				return;
-			__atomic_fetch_sub(&adm->dp->seats[p->level].seats_in_use, (uint64_t)p->seats,
-					   __ATOMIC_SEQ_CST);
-			__atomic_fetch_sub(&adm->dp->seats[p->level].unclaimed, (uint64_t)p->seats,
-					   __ATOMIC_SEQ_CST);
 			/* The seats sat idle from the dispatch until now: that
 			 * is what the flow used (charging nothing would let a
 			 * flow of clients that gave up keep the front). */
@@ -461,7 +435,7 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 				sl_qs_complete(l->qs, s->now, p->id, s->now - p->ticket_ns);
 			l->ticket_seats -= l->ticket_seats >= p->seats ? p->seats : l->ticket_seats;
 			sl_pending_remove(adm->pending, p);
-		} else if (!ticket && !map_has(adm->dp->maps.fd[SL_MAP_CONNS], &p->key) &&
+		} else if (!ticket && !sl_conn_tracked(adm->dp, &p->key) &&
 			   s->now - p->ticket_ns > SWEEP_INTERVAL_NS) {
 			/* Claimed, then gone without a close event we saw (lost
 			 * event, or a handshake that expired). */
@@ -474,7 +448,7 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 		if (!ticket) {
 			sl_pending_remove(adm->pending, p);
 		} else if (s->now >= p->deadline_ns) {
-			bpf_map_delete_elem(tickets, &p->key);
+			sl_ticket_drop(adm->dp, &p->key);
 			sl_pending_remove(adm->pending, p);
 		}
 	}
@@ -482,14 +456,7 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 
 static void write_limit(struct sl_admission *adm, struct level_rt *l)
 {
-	struct sluice_level lvl;
-
-	if (sl_maps_level(&adm->dp->maps, l->slot, &lvl) || lvl.type != SLUICE_LEVEL_LIMITED)
-		return;
-	if (lvl.seat_limit == l->current_cl)
-		return;
-	lvl.seat_limit = l->current_cl;
-	bpf_map_update_elem(adm->dp->maps.fd[SL_MAP_LEVELS], &l->slot, &lvl, BPF_ANY);
+	sl_level_write_limit(adm->dp, l->slot, l->current_cl);
 }
 
 static void borrow(struct sl_admission *adm, uint64_t now)
@@ -568,35 +535,6 @@ void sl_adm_tick(struct sl_admission *adm, uint64_t now)
 
 /* ---- configuration ----------------------------------------------------------- */
 
-/* Tickets left by a previous daemon (crash, --keep-maps) belong to
- * nobody: drop them, and give back the seats of admit tickets. */
-static void clear_stale_tickets(struct sl_admission *adm)
-{
-	int fd = adm->dp->maps.fd[SL_MAP_TICKETS];
-	struct sluice_conn_key key, next;
-	struct sluice_ticket t;
-	unsigned n = 0;
-
-	while (!bpf_map_get_next_key(fd, NULL, &next) && n++ < 2 * SLUICE_DEFAULT_TICKETS) {
-		key = next;
-		if (bpf_map_lookup_elem(fd, &key, &t) || bpf_map_delete_elem(fd, &key))
-			continue;
-		if (t.verdict == SLUICE_TICKET_ADMIT && t.level < SLUICE_MAX_LEVELS) {
-			__atomic_fetch_sub(&adm->dp->seats[t.level].seats_in_use, (uint64_t)t.seats,
-					   __ATOMIC_SEQ_CST);
-			__atomic_fetch_sub(&adm->dp->seats[t.level].unclaimed, (uint64_t)t.seats,
-					   __ATOMIC_SEQ_CST);
-		}
-	}
-	if (n)
-		pr_info("dropped %u ticket%s left by a previous daemon", n, n == 1 ? "" : "s");
-	/* No ticket left: nothing is unclaimed (whatever a daemon that died
-	 * between its count and its ticket write left behind). */
-	if (bpf_map_get_next_key(fd, NULL, &next))
-		for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
-			__atomic_store_n(&adm->dp->seats[s].unclaimed, 0, __ATOMIC_SEQ_CST);
-}
-
 int sl_adm_create(struct sl_admission **out, struct sl_dataplane *dp, const uint8_t hash_key[16],
 		  uint64_t now)
 {
@@ -614,7 +552,12 @@ int sl_adm_create(struct sl_admission **out, struct sl_dataplane *dp, const uint
 	adm->borrow_period_ns = SL_BORROW_PERIOD_NS;
 	adm->last_borrow_ns = now;
 	adm->last_sweep_ns = now;
-	clear_stale_tickets(adm);
+	{
+		unsigned n = sl_tickets_clear_stale(dp);
+
+		if (n)
+			pr_info("dropped %u ticket%s left by a previous daemon", n, n == 1 ? "" : "s");
+	}
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
 		adm->levels[s].adm = adm;
 		adm->levels[s].slot = s;

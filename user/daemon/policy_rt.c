@@ -14,6 +14,7 @@
 #include "engine/aimd.h"
 #include "lib/json_out.h"
 #include "dataplane/loader.h"
+#include "dataplane/policy_gate.h"
 #include "engine/loadsched.h"
 #include "lib/log.h"
 #include "daemon/metrics.h"
@@ -62,11 +63,9 @@ struct sl_policies {
 
 /* ---- the data path's gate ------------------------------------------------------- */
 
-static struct sluice_policy_gate *gate_of(struct policy_rt *p)
+static bool has_gate(const struct policy_rt *p)
 {
-	struct sl_dataplane *dp = p->ps->dp;
-
-	return dp && dp->gates && p->index < SLUICE_MAX_POLICIES ? &dp->gates[p->index] : NULL;
+	return sl_gate_present(p->ps->dp, p->index);
 }
 
 static int ls_workload(unsigned workload)
@@ -84,12 +83,11 @@ static unsigned wl_slot(int workload)
  * it gives back after it are collected the next time. */
 static void reclaim(struct policy_rt *p, uint64_t now)
 {
-	struct sluice_policy_gate *g = gate_of(p);
 	int64_t left;
 
-	if (!g || !p->ls)
+	if (!has_gate(p) || !p->ls)
 		return;
-	left = __atomic_exchange_n(&g->credit_mtok, 0, __ATOMIC_SEQ_CST);
+	left = sl_gate_take_back(p->ps->dp, p->index);
 	if (left > 0)
 		sl_ls_ungrant(p->ls, now, (double)left / SLUICE_MTOK);
 }
@@ -97,40 +95,23 @@ static void reclaim(struct policy_rt *p, uint64_t now)
 /* Grant the bucket's tokens to the data path, and say how many wait. */
 static void publish(struct policy_rt *p, uint64_t now)
 {
-	struct sluice_policy_gate *g = gate_of(p);
 	struct sl_ls_stats st;
 	double grant;
 
-	if (!g || !p->ls)
+	if (!has_gate(p) || !p->ls)
 		return;
 	grant = sl_ls_grant(p->ls, now);
 	sl_ls_get_stats(p->ls, now, &st);
-	if (isinf(grant)) {
-		__atomic_store_n(&g->mode, SLUICE_POLICY_PASS, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&g->waiting, (uint32_t)st.waiting, __ATOMIC_SEQ_CST);
-		return;
-	}
-	/* Waiting and credit before the mode: a SYN that sees THROTTLE sees
-	 * them too. */
-	__atomic_store_n(&g->waiting, (uint32_t)(st.waiting > UINT32_MAX ? UINT32_MAX : st.waiting),
-			 __ATOMIC_SEQ_CST);
-	if (grant > 0) {
-		__atomic_fetch_add(&g->credit_mtok, (int64_t)(grant * SLUICE_MTOK), __ATOMIC_SEQ_CST);
-		__atomic_fetch_add(&g->grants, 1, __ATOMIC_RELAXED);
-	}
-	__atomic_store_n(&g->mode, SLUICE_POLICY_THROTTLE, __ATOMIC_SEQ_CST);
+	if (isinf(grant))
+		sl_gate_pass(p->ps->dp, p->index, st.waiting);
+	else
+		sl_gate_throttle(p->ps->dp, p->index, st.waiting,
+				 grant > 0 ? (int64_t)(grant * SLUICE_MTOK) : 0);
 }
 
 static void gate_open(struct sl_policies *ps, unsigned index)
 {
-	struct sluice_policy_gate *g;
-
-	if (!ps->dp || !ps->dp->gates || index >= SLUICE_MAX_POLICIES)
-		return;
-	g = &ps->dp->gates[index];
-	__atomic_store_n(&g->mode, SLUICE_POLICY_PASS, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&g->waiting, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&g->credit_mtok, 0, __ATOMIC_SEQ_CST);
+	sl_gate_open(ps->dp, index);
 }
 
 static void read_wl_stats(struct policy_rt *p, unsigned slot, struct sluice_wl_stats *out)
@@ -171,7 +152,7 @@ static void write_tokens(struct policy_rt *p)
 		return;
 	for (size_t i = 0; i <= n; i++) {
 		int wl = i < n ? (int)i : -1;
-		unsigned slot = wl_slot(wl), key = p->index * SLUICE_WL_SLOTS + slot;
+		unsigned slot = wl_slot(wl);
 		double t = sl_ls_workload_tokens(p->ls, wl);
 		uint32_t mtok;
 
@@ -180,7 +161,7 @@ static void write_tokens(struct policy_rt *p)
 		mtok = t * SLUICE_MTOK > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)llround(t * SLUICE_MTOK);
 		if (p->tokens_written[slot] == mtok + 1)
 			continue;
-		if (!bpf_map_update_elem(p->ps->dp->maps.fd[SL_MAP_WL_TOKENS], &key, &mtok, BPF_ANY))
+		if (!sl_gate_set_tokens(p->ps->dp, p->index, slot, mtok))
 			p->tokens_written[slot] = mtok + 1;
 	}
 }
@@ -713,7 +694,7 @@ void sl_policies_dump(struct sl_policies *ps, FILE *f, uint64_t now)
 	for (size_t i = 0; i < ps->n; i++) {
 		struct policy_rt *p = &ps->v[i];
 		const struct sl_aimd_out *o = &p->out;
-		struct sluice_policy_gate *g = gate_of(p);
+		struct sl_gate_view gv;
 		struct sl_ls_stats st;
 
 		jo_obj_begin(&jo, NULL);
@@ -749,12 +730,10 @@ void sl_policies_dump(struct sl_policies *ps, FILE *f, uint64_t now)
 			jnum(&jo, "incoming_rate", st.incoming_rate);
 			jo_u64(&jo, "waiting", st.waiting);
 		}
-		if (g) {
-			jo_str(&jo, "gate", __atomic_load_n(&g->mode, __ATOMIC_RELAXED) ==
-					    SLUICE_POLICY_THROTTLE ? "throttle" : "pass");
-			jo_double(&jo, "gate_credit", (double)__atomic_load_n(&g->credit_mtok, __ATOMIC_RELAXED) /
-						      SLUICE_MTOK);
-			jo_u64(&jo, "gate_grants", __atomic_load_n(&g->grants, __ATOMIC_RELAXED));
+		if (!sl_gate_read(ps->dp, p->index, &gv)) {
+			jo_str(&jo, "gate", gv.throttle ? "throttle" : "pass");
+			jo_double(&jo, "gate_credit", (double)gv.credit_mtok / SLUICE_MTOK);
+			jo_u64(&jo, "gate_grants", gv.grants);
 		}
 		if (p->ls)
 			dump_workloads(p, &jo, now);

@@ -1,4 +1,5 @@
 #include "dataplane/expiry.h"
+#include "dataplane/tickets.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -43,7 +44,7 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns, uint64_t time
 		 * closed it first, the delete fails and we do nothing. */
 		if (bpf_map_delete_elem(fd, &stale[i]))
 			continue;
-		sl_dataplane_release_seats(dp, c.level, c.seats);
+		sl_seats_release(dp, c.level, c.seats);
 		if (c.level < SLUICE_MAX_LEVELS)
 			__atomic_fetch_add(&dp->seats[c.level].expired, 1, __ATOMIC_RELAXED);
 		expired++;

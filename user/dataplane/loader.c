@@ -499,13 +499,6 @@ void sl_dataplane_stop(struct sl_dataplane *dp, bool keep_maps)
 	}
 }
 
-void sl_dataplane_release_seats(struct sl_dataplane *dp, unsigned slot, uint32_t seats)
-{
-	if (!dp->seats || slot >= SLUICE_MAX_LEVELS)
-		return;
-	__atomic_fetch_sub(&dp->seats[slot].seats_in_use, (uint64_t)seats, __ATOMIC_SEQ_CST);
-}
-
 static bool libbpf_verbose;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)

@@ -50,8 +50,6 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 /* Detach (only what is still ours) and unpin; maps stay pinned with keep_maps. */
 void sl_dataplane_stop(struct sl_dataplane *dp, bool keep_maps);
 
-/* Return seats to a level (the expiry sweep).  Atomic against BPF. */
-void sl_dataplane_release_seats(struct sl_dataplane *dp, unsigned slot, uint32_t seats);
 
 /* The map fds of a loaded skeleton (borrowed: not closed by sl_maps_close). */
 void sl_maps_from_skel(struct sluice *skel, struct sl_maps *m);

@@ -1,0 +1,83 @@
+#include "dataplane/policy_gate.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+
+static struct sluice_policy_gate *gate(const struct sl_dataplane *dp, unsigned policy)
+{
+	return dp && dp->gates && policy < SLUICE_MAX_POLICIES ? &dp->gates[policy] : NULL;
+}
+
+static uint32_t clamp32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+bool sl_gate_present(const struct sl_dataplane *dp, unsigned policy)
+{
+	return gate(dp, policy) != NULL;
+}
+
+int64_t sl_gate_take_back(struct sl_dataplane *dp, unsigned policy)
+{
+	struct sluice_policy_gate *g = gate(dp, policy);
+
+	return g ? __atomic_exchange_n(&g->credit_mtok, 0, __ATOMIC_SEQ_CST) : 0;
+}
+
+void sl_gate_pass(struct sl_dataplane *dp, unsigned policy, uint64_t waiting)
+{
+	struct sluice_policy_gate *g = gate(dp, policy);
+
+	if (!g)
+		return;
+	__atomic_store_n(&g->mode, SLUICE_POLICY_PASS, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&g->waiting, clamp32(waiting), __ATOMIC_SEQ_CST);
+}
+
+void sl_gate_throttle(struct sl_dataplane *dp, unsigned policy, uint64_t waiting,
+		      int64_t grant_mtok)
+{
+	struct sluice_policy_gate *g = gate(dp, policy);
+
+	if (!g)
+		return;
+	__atomic_store_n(&g->waiting, clamp32(waiting), __ATOMIC_SEQ_CST);
+	if (grant_mtok > 0) {
+		__atomic_fetch_add(&g->credit_mtok, grant_mtok, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&g->grants, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&g->mode, SLUICE_POLICY_THROTTLE, __ATOMIC_SEQ_CST);
+}
+
+void sl_gate_open(struct sl_dataplane *dp, unsigned policy)
+{
+	struct sluice_policy_gate *g = gate(dp, policy);
+
+	if (!g)
+		return;
+	__atomic_store_n(&g->mode, SLUICE_POLICY_PASS, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&g->waiting, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&g->credit_mtok, 0, __ATOMIC_SEQ_CST);
+}
+
+int sl_gate_set_tokens(struct sl_dataplane *dp, unsigned policy, unsigned slot, uint32_t mtok)
+{
+	uint32_t key = policy * SLUICE_WL_SLOTS + slot;
+
+	if (!dp || policy >= SLUICE_MAX_POLICIES || slot >= SLUICE_WL_SLOTS)
+		return -EINVAL;
+	return bpf_map_update_elem(dp->maps.fd[SL_MAP_WL_TOKENS], &key, &mtok, BPF_ANY) ? -errno : 0;
+}
+
+int sl_gate_read(const struct sl_dataplane *dp, unsigned policy, struct sl_gate_view *out)
+{
+	const struct sluice_policy_gate *g = gate(dp, policy);
+
+	if (!g)
+		return -ENOENT;
+	out->throttle = __atomic_load_n(&g->mode, __ATOMIC_RELAXED) == SLUICE_POLICY_THROTTLE;
+	out->credit_mtok = __atomic_load_n(&g->credit_mtok, __ATOMIC_RELAXED);
+	out->grants = __atomic_load_n(&g->grants, __ATOMIC_RELAXED);
+	return 0;
+}

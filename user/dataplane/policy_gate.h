@@ -1,0 +1,40 @@
+/*
+ * The load-scheduler gate of each policy in the data path (sl_pol_gate,
+ * mmapped; sl_wl_tokens), from the daemon's side: the only userspace code
+ * that writes them.  The order of the stores is the protocol: waiting and
+ * credit before the mode, so a SYN that sees THROTTLE sees them too.
+ */
+#ifndef SLUICE_POLICY_GATE_H
+#define SLUICE_POLICY_GATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dataplane/loader.h"
+
+/* Whether the data plane has a gate for this policy index. */
+bool sl_gate_present(const struct sl_dataplane *dp, unsigned policy);
+/* Take back what is left of the credit (an exchange with 0): tokens the
+ * data path takes after it find none and defer, tokens it gives back after
+ * it are collected next time.  Milli-tokens. */
+int64_t sl_gate_take_back(struct sl_dataplane *dp, unsigned policy);
+/* Pass-through: every SYN passes; waiting is shown, not used. */
+void sl_gate_pass(struct sl_dataplane *dp, unsigned policy, uint64_t waiting);
+/* Throttle with `grant_mtok` more credit (may be 0) and `waiting` flows in
+ * the daemon's scheduler. */
+void sl_gate_throttle(struct sl_dataplane *dp, unsigned policy, uint64_t waiting,
+		      int64_t grant_mtok);
+/* Open and empty (a policy removed or replaced). */
+void sl_gate_open(struct sl_dataplane *dp, unsigned policy);
+/* The milli-tokens one connection of workload slot `slot` takes. */
+int sl_gate_set_tokens(struct sl_dataplane *dp, unsigned policy, unsigned slot, uint32_t mtok);
+
+struct sl_gate_view {
+	bool throttle;
+	int64_t credit_mtok;
+	uint64_t grants;
+};
+/* A reading of the gate (for dumps).  0, or -ENOENT without one. */
+int sl_gate_read(const struct sl_dataplane *dp, unsigned policy, struct sl_gate_view *out);
+
+#endif

@@ -1,0 +1,163 @@
+#include "dataplane/tickets.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "sluice_seats.h"
+
+static struct sluice_seats *seats_of(const struct sl_dataplane *dp, unsigned level)
+{
+	return dp->seats && level < SLUICE_MAX_LEVELS ? &dp->seats[level] : NULL;
+}
+
+static void add(__u64 *counter, int64_t delta)
+{
+	if (delta >= 0)
+		__atomic_fetch_add(counter, (uint64_t)delta, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_sub(counter, (uint64_t)-delta, __ATOMIC_SEQ_CST);
+}
+
+int sl_ticket_admit(struct sl_dataplane *dp, const struct sluice_conn_key *key,
+		    const struct sluice_ticket *t, bool seats_reserved)
+{
+	struct sluice_seats *s = seats_of(dp, t->level);
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	/* Seats and the unclaimed count first: the data path may claim the
+	 * ticket the moment it exists. */
+	if (!seats_reserved)
+		add(&s->seats_in_use, t->seats);
+	add(&s->unclaimed, t->seats);
+	if (!bpf_map_update_elem(dp->maps.fd[SL_MAP_TICKETS], key, t, BPF_ANY))
+		return 0;
+	err = -errno;
+	pr_warn("write admit ticket: %s", strerror(-err));
+	add(&s->unclaimed, -(int64_t)t->seats);
+	add(&s->seats_in_use, -(int64_t)t->seats);
+	return err;
+}
+
+int sl_ticket_reject(struct sl_dataplane *dp, const struct sluice_conn_key *key,
+		     const struct sluice_ticket *t)
+{
+	if (bpf_map_update_elem(dp->maps.fd[SL_MAP_TICKETS], key, t, BPF_ANY)) {
+		int err = -errno;
+
+		pr_warn("write reject ticket: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+bool sl_ticket_withdraw(struct sl_dataplane *dp, const struct sluice_conn_key *key, unsigned level,
+			uint32_t seats)
+{
+	struct sluice_seats *s = seats_of(dp, level);
+
+	if (bpf_map_delete_elem(dp->maps.fd[SL_MAP_TICKETS], key))
+		return false; /* claimed (or gone): the connection owns the seats */
+	if (s) {
+		add(&s->seats_in_use, -(int64_t)seats);
+		add(&s->unclaimed, -(int64_t)seats);
+	}
+	return true;
+}
+
+void sl_ticket_drop(struct sl_dataplane *dp, const struct sluice_conn_key *key)
+{
+	bpf_map_delete_elem(dp->maps.fd[SL_MAP_TICKETS], key);
+}
+
+bool sl_ticket_exists(const struct sl_dataplane *dp, const struct sluice_conn_key *key)
+{
+	struct sluice_ticket t;
+
+	return !bpf_map_lookup_elem(dp->maps.fd[SL_MAP_TICKETS], key, &t);
+}
+
+bool sl_conn_tracked(const struct sl_dataplane *dp, const struct sluice_conn_key *key)
+{
+	struct sluice_conn c;
+
+	return !bpf_map_lookup_elem(dp->maps.fd[SL_MAP_CONNS], key, &c);
+}
+
+unsigned sl_tickets_clear_stale(struct sl_dataplane *dp)
+{
+	int fd = dp->maps.fd[SL_MAP_TICKETS];
+	struct sluice_conn_key key;
+	struct sluice_ticket t;
+	unsigned n = 0, tries = 0;
+
+	/* Bounded: the table holds at most its size, and each round deletes
+	 * the first key (or the data path claimed it meanwhile). */
+	while (!bpf_map_get_next_key(fd, NULL, &key) && tries++ < 2 * SLUICE_DEFAULT_TICKETS) {
+		if (bpf_map_lookup_elem(fd, &key, &t) || bpf_map_delete_elem(fd, &key))
+			continue;
+		n++;
+		if (t.verdict == SLUICE_TICKET_ADMIT && seats_of(dp, t.level)) {
+			add(&dp->seats[t.level].seats_in_use, -(int64_t)t.seats);
+			add(&dp->seats[t.level].unclaimed, -(int64_t)t.seats);
+		}
+	}
+	/* No ticket left: nothing is unclaimed, whatever a daemon that died
+	 * between its count and its ticket write left behind. */
+	if (dp->seats && bpf_map_get_next_key(fd, NULL, &key))
+		for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
+			__atomic_store_n(&dp->seats[s].unclaimed, 0, __ATOMIC_SEQ_CST);
+	return n;
+}
+
+bool sl_seats_reserve(struct sl_dataplane *dp, unsigned level, uint32_t seats, uint64_t limit)
+{
+	struct sluice_seats *s = seats_of(dp, level);
+
+	return s && sluice_reserve(&s->seats_in_use, seats, limit);
+}
+
+void sl_seats_release(struct sl_dataplane *dp, unsigned level, uint32_t seats)
+{
+	struct sluice_seats *s = seats_of(dp, level);
+
+	if (s)
+		add(&s->seats_in_use, -(int64_t)seats);
+}
+
+uint64_t sl_seats_in_use(const struct sl_dataplane *dp, unsigned level)
+{
+	const struct sluice_seats *s = seats_of(dp, level);
+
+	return s ? __atomic_load_n(&s->seats_in_use, __ATOMIC_RELAXED) : 0;
+}
+
+uint64_t sl_seats_unclaimed(const struct sl_dataplane *dp, unsigned level)
+{
+	const struct sluice_seats *s = seats_of(dp, level);
+
+	return s ? __atomic_load_n(&s->unclaimed, __ATOMIC_RELAXED) : 0;
+}
+
+void sl_seats_publish_waiting(struct sl_dataplane *dp, unsigned level, uint64_t waiting)
+{
+	struct sluice_seats *s = seats_of(dp, level);
+
+	if (s)
+		__atomic_store_n(&s->waiting, waiting, __ATOMIC_RELAXED);
+}
+
+int sl_level_write_limit(struct sl_dataplane *dp, unsigned level, uint32_t limit)
+{
+	struct sluice_level lvl;
+
+	if (sl_maps_level(&dp->maps, level, &lvl) || lvl.type != SLUICE_LEVEL_LIMITED)
+		return -ENOENT;
+	if (lvl.seat_limit == limit)
+		return 0;
+	lvl.seat_limit = limit;
+	return bpf_map_update_elem(dp->maps.fd[SL_MAP_LEVELS], &level, &lvl, BPF_ANY) ? -errno : 0;
+}

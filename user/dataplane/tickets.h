@@ -1,0 +1,54 @@
+/*
+ * Tickets and seats from userspace (data plane): the only code that writes
+ * sl_tickets, and the only code in userspace that changes sl_seats.  The
+ * daemon's admission decides; this writes the decision the way the data
+ * path expects it:
+ *  - an admit ticket reserves its seats first (unless the caller reserved
+ *    them by the seat rule already), counts them unclaimed, then writes the
+ *    ticket; a failed write undoes both, so a ticket never exists without
+ *    its seats and seats never without their ticket;
+ *  - whoever deletes an admit ticket owns its seats: XDP when the client's
+ *    retransmit claims it, sl_ticket_withdraw when it expires unclaimed.
+ */
+#ifndef SLUICE_TICKETS_H
+#define SLUICE_TICKETS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dataplane/loader.h"
+#include "sluice_abi.h"
+
+/* Write t (verdict ADMIT) for key.  seats_reserved: the caller already
+ * holds t->seats by sl_seats_reserve.  0 or a negative errno (nothing
+ * changed: reserved seats are given back too). */
+int sl_ticket_admit(struct sl_dataplane *dp, const struct sluice_conn_key *key,
+		    const struct sluice_ticket *t, bool seats_reserved);
+/* Write a REJECT ticket (no seats): the retransmit gets a RST. */
+int sl_ticket_reject(struct sl_dataplane *dp, const struct sluice_conn_key *key,
+		     const struct sluice_ticket *t);
+/* Take back an unclaimed admit ticket of `seats` on `level`: true when we
+ * deleted it (its seats are returned), false when it was claimed first. */
+bool sl_ticket_withdraw(struct sl_dataplane *dp, const struct sluice_conn_key *key, unsigned level,
+			uint32_t seats);
+/* Delete a reject ticket. */
+void sl_ticket_drop(struct sl_dataplane *dp, const struct sluice_conn_key *key);
+bool sl_ticket_exists(const struct sl_dataplane *dp, const struct sluice_conn_key *key);
+/* Whether the data path tracks this connection (admitted, in sl_conns). */
+bool sl_conn_tracked(const struct sl_dataplane *dp, const struct sluice_conn_key *key);
+/* Tickets a previous daemon left (crash, --keep-maps) belong to nobody:
+ * delete them, return the seats of admit tickets.  Returns how many. */
+unsigned sl_tickets_clear_stale(struct sl_dataplane *dp);
+
+/* The seat rule on `level` (include/sluice_seats.h). */
+bool sl_seats_reserve(struct sl_dataplane *dp, unsigned level, uint32_t seats, uint64_t limit);
+void sl_seats_release(struct sl_dataplane *dp, unsigned level, uint32_t seats);
+uint64_t sl_seats_in_use(const struct sl_dataplane *dp, unsigned level);
+uint64_t sl_seats_unclaimed(const struct sl_dataplane *dp, unsigned level);
+/* Deferred connections of the level waiting in the daemon (the data path
+ * admits nobody inline while there are any). */
+void sl_seats_publish_waiting(struct sl_dataplane *dp, unsigned level, uint64_t waiting);
+/* The level's current limit in sl_levels (Limited levels only). */
+int sl_level_write_limit(struct sl_dataplane *dp, unsigned level, uint32_t limit);
+
+#endif
