@@ -143,7 +143,9 @@ $(BUILD)/tests/unit/daemon/test_control: tests/unit/daemon/test_control.c $(BUIL
 
 # policy_rt is an adapter (it writes the gate maps when it has a data path);
 # its unit test runs it without one, so it links the daemon layer and libbpf.
-$(BUILD)/tests/unit/daemon/test_policy_rt: tests/unit/daemon/test_policy_rt.c \
+# The admission test runs the journey over real BPF maps (no programs).
+$(BUILD)/tests/unit/daemon/test_policy_rt $(BUILD)/tests/unit/daemon/test_admission: \
+		$(BUILD)/tests/unit/daemon/%: tests/unit/daemon/%.c \
 		$(call layer_lib,daemon) $(DP_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

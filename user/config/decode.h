@@ -37,10 +37,6 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The last SYN retransmit of a Linux client comes about 63 s after its
- * first SYN (net.ipv4.tcp_syn_retries=6): a deferred connection waits at
- * most that long. */
-#define SYN_RETRY_WINDOW (63 * SEC)
 
 /* List items, CIDRs, ports, matcher terms and expressions one load may
  * decode (aliases can multiply a small file into a huge tree). */
@@ -304,6 +300,12 @@ void cd_decode_policy(struct load *L, const struct object *o);
 void cd_flow_schema_release(struct sl_flow_schema *fs);
 void cd_label_object_release(struct sl_label_object *lo);
 void cd_policy_release(struct sl_policy_cfg *p);
+
+/* Warn at v when `ns` (what the field says a connection may wait) is
+ * beyond the clients' retry window (lib/syn_retransmit.h); `who` names
+ * the connections ("deferred connections"). */
+void cd_warn_beyond_retries(struct ctx *c, const struct sl_ynode *v, const char *field,
+			    uint64_t ns, const char *who);
 
 /* Registers (kind, metadata.name) for the duplicate check. */
 void cd_register_name(struct load *L, int kind, const struct object *o);

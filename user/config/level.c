@@ -185,15 +185,9 @@ static void decode_queuing(struct ctx *c, const struct sl_ynode *q,
 
 	if (cd_decode_fields(c, q, queuing_fields, QU_N, l, h)) {
 		check_queuing(c, q, h, l);
-		if (h[QU_WAIT].value && h[QU_WAIT].ok &&
-		    l->queue_wait_limit_ns > (uint64_t)SYN_RETRY_WINDOW) {
-			size_t o2 = cd_path_push(c, "queueWaitLimit");
-
-			cd_warn(c, h[QU_WAIT].value,
-			     "%s is longer than Linux clients keep retrying a connection (the last SYN retransmit comes after about 63s with the default net.ipv4.tcp_syn_retries=6); deferred connections will have given up",
-			     cd_dur(l->queue_wait_limit_ns).s);
-			cd_path_pop(c, o2);
-		}
+		if (h[QU_WAIT].value && h[QU_WAIT].ok)
+			cd_warn_beyond_retries(c, h[QU_WAIT].value, "queueWaitLimit",
+					       l->queue_wait_limit_ns, "deferred connections");
 	}
 	cd_path_pop(c, old);
 }

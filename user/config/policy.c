@@ -169,13 +169,9 @@ static void decode_params(struct ctx *c, const struct sl_ynode *n,
 	wp->queue_timeout_set = h[PA_TIMEOUT].value && h[PA_TIMEOUT].ok;
 	if (!wp->queue_timeout_set) {
 		wp->queue_timeout_ns = SL_QUEUE_TIMEOUT_UNSET;
-	} else if (wp->queue_timeout_ns > (uint64_t)SYN_RETRY_WINDOW) {
-		size_t old = cd_path_push(c, "queue_timeout");
-
-		cd_warn(c, h[PA_TIMEOUT].value,
-			"%s is longer than Linux clients keep retrying a connection (the last SYN retransmit comes after about 63s with the default net.ipv4.tcp_syn_retries=6); waiting connections will have given up",
-			cd_dur(wp->queue_timeout_ns).s);
-		cd_path_pop(c, old);
+	} else {
+		cd_warn_beyond_retries(c, h[PA_TIMEOUT].value, "queue_timeout", wp->queue_timeout_ns,
+				       "waiting connections");
 	}
 }
 

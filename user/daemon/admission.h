@@ -23,9 +23,7 @@
 
 /*
  * How long a ticket waits for its claim.  A client retransmits its SYN at
- * least once a second early on: Linux since 6.5 every second for the first
- * four (tcp_syn_linear_timeouts), older kernels and other systems 1, 3,
- * 7 ... s after the first (RTO doubling).  So the claim is due at the
+ * least once a second early on (lib/syn_retransmit.h).  So the claim is due at the
  * earlier of "one second after the dispatch" and the next doubling-schedule
  * retransmit; a ticket still unclaimed SL_TICKET_SLACK_NS later belongs to
  * a client that gave up (or retransmits slower, and is queued again), and
@@ -34,10 +32,6 @@
  */
 #define SL_TICKET_SLACK_NS (300ULL * 1000000ULL)
 #define SL_TICKET_TTL_NS   (35ULL * 1000000000ULL)
-
-/* When the SYN retransmit after `now` of a connection first seen at
- * `first_syn_ns` is due (Linux schedule), pure. */
-uint64_t sl_next_syn_retransmit(uint64_t first_syn_ns, uint64_t now);
 
 struct sl_admission;
 
@@ -51,7 +45,11 @@ void sl_adm_free(struct sl_admission *adm);
 int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 		     const struct sl_plan *plan, uint64_t now);
 
-void sl_adm_on_event(struct sl_admission *adm, const void *event, size_t size, uint64_t now);
+/* A SYN the data path deferred (SLUICE_EV_DEFER): through its policy's
+ * scheduler, if any, then its level. */
+void sl_adm_defer(struct sl_admission *adm, const struct sluice_event *ev, uint64_t now);
+/* A tracked connection closed (SLUICE_EV_CLOSE): its seats came back. */
+void sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, uint64_t now);
 void sl_adm_tick(struct sl_admission *adm, uint64_t now);
 
 /* The load-scheduler gate: deferred connections a policy selects meet

@@ -2,13 +2,9 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "engine/aimd.h"
@@ -17,18 +13,15 @@
 #include "dataplane/policy_gate.h"
 #include "engine/loadsched.h"
 #include "lib/log.h"
+#include "lib/syn_retransmit.h"
+#include "daemon/ext_signal.h"
 #include "daemon/metrics.h"
 #include "sluice_abi.h"
 
-/*
- * How long a deferred client keeps trying: Linux retransmits a SYN after
- * 1, 2, 3, 4, 6, 10 ... s (tcp_syn_linear_timeouts, then doubling) and
- * gives up after tcp_syn_retries (6).  A flow that waits longer than this
- * in a policy's scheduler belongs to a client that has gone: it is
- * rejected (spec/aimd.md §3.2 step 3: the client's deadline bounds the
- * queue timeout).  Workloads with a shorter queue_timeout use theirs.
- */
-#define CLIENT_DEADLINE_NS (15ULL * 1000000000ULL)
+/* A flow that waits longer than SL_SYN_CLIENT_DEADLINE_NS in a policy's
+ * scheduler belongs to a client that has gone: it is rejected (Aperture
+ * bounds a request's queue time by its caller's deadline as well).
+ * Workloads with a shorter queue_timeout use theirs. */
 
 struct policy_rt {
 	char name[SL_LEVEL_NAME_SIZE];
@@ -168,33 +161,6 @@ static void write_tokens(struct policy_rt *p)
 
 /* ---- the external signal over a Unix datagram socket ------------------------ */
 
-/* Bind signal.external_socket.  A stale socket file (a previous daemon)
- * is replaced; any other file at the path is an error, not removed. */
-static int ext_open(const char *path)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct stat st;
-	int fd, err;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if (!lstat(path, &st)) {
-		if (!S_ISSOCK(st.st_mode))
-			return -EEXIST;
-		unlink(path);
-	}
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 /* The running policy whose bound socket is at path, or NULL. */
 static struct policy_rt *ext_owner(struct sl_policies *ps, const char *path)
 {
@@ -215,30 +181,13 @@ static void ext_close(struct policy_rt *p)
 		unlink(p->cfg->external_socket);
 }
 
-/* Everything the application sent since the last tick: one number (ms)
- * per datagram; anything else is ignored (and said once). */
+/* Everything the application sent since the last tick. */
 static void ext_drain(struct policy_rt *p)
 {
-	char buf[64], *end;
-	ssize_t n;
-
-	for (int i = 0; p->ext_fd >= 0 && i < 4096; i++) {
-		double v;
-
-		n = recv(p->ext_fd, buf, sizeof(buf) - 1, 0);
-		if (n < 0)
-			break;
-		buf[n] = '\0';
-		v = strtod(buf, &end);
-		if (end == buf || !isfinite(v) || v < 0) {
-			if (!p->external_warned)
-				pr_warn("policy %s: external signal: ignoring a datagram that is not a number of ms",
-					p->name);
-			p->external_warned = true;
-			continue;
-		}
-		p->ext_sum += v;
-		p->ext_n++;
+	if (sl_ext_drain(p->ext_fd, &p->ext_sum, &p->ext_n) && !p->external_warned) {
+		pr_warn("policy %s: external signal: ignoring a datagram that is not a number of ms",
+			p->name);
+		p->external_warned = true;
 	}
 }
 
@@ -380,7 +329,7 @@ int sl_policies_prepare(struct sl_policies *ps, const struct sl_config *cfg, uin
 			}
 		}
 		if (pc->external_socket && !ext_owner(ps, pc->external_socket)) {
-			p->ext_fd = ext_open(pc->external_socket);
+			p->ext_fd = sl_ext_open(pc->external_socket);
 			if (p->ext_fd < 0) {
 				err = p->ext_fd;
 				p->ext_fd = -1;
@@ -505,7 +454,7 @@ int sl_policies_arrive(struct sl_policies *ps, unsigned policy, unsigned workloa
 	/* The arrival sees the whole bucket: the credit comes back first and
 	 * what is left goes out again after. */
 	reclaim(p, now);
-	r = sl_ls_arrive(p->ls, now, id, ls_workload(workload), SL_LS_TOKENS_AUTO, CLIENT_DEADLINE_NS);
+	r = sl_ls_arrive(p->ls, now, id, ls_workload(workload), SL_LS_TOKENS_AUTO, SL_SYN_CLIENT_DEADLINE_NS);
 	publish(p, now);
 	return r;
 }
@@ -545,39 +494,15 @@ void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned work
  * number, which the controller treats like an empty window. */
 static double read_external(struct policy_rt *p)
 {
-	char buf[64], *end;
 	const char *why = NULL;
-	double v = NAN;
-	struct stat st;
-	ssize_t n;
-	int fd;
+	double v;
 
 	if (!p->cfg->external_path)
 		return NAN;
-	/* Never wait in the loop: O_NONBLOCK so a FIFO put there does not
-	 * block the open, and only a regular file is read. */
-	fd = open(p->cfg->external_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		why = strerror(errno);
-	else if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		why = "not a regular file";
-	if (why) {
-		if (!p->external_warned)
-			pr_warn("policy %s: external signal %s: %s", p->name, p->cfg->external_path, why);
-		p->external_warned = true;
-		if (fd >= 0)
-			close(fd);
-		return NAN;
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n > 0) {
-		buf[n] = '\0';
-		v = strtod(buf, &end);
-		if (end == buf || !isfinite(v) || v < 0)
-			v = NAN;
-	}
-	p->external_warned = false;
+	v = sl_ext_read_file(p->cfg->external_path, &why);
+	if (why && !p->external_warned)
+		pr_warn("policy %s: external signal %s: %s", p->name, p->cfg->external_path, why);
+	p->external_warned = why != NULL;
 	return v;
 }
 

@@ -25,6 +25,7 @@
 #include "dataplane/apply.h"
 #include "config/config.h"
 #include "daemon/control.h"
+#include "daemon/events.h"
 #include "lib/json_out.h"
 #include "dataplane/expiry.h"
 #include "dataplane/loader.h"
@@ -407,14 +408,8 @@ static const struct sl_reqsrv_limits control_limits = {
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct daemon *d = ctx;
-	const struct sluice_event *ev = data;
 
-	if (size < sizeof(*ev))
-		return 0;
-	sl_adm_on_event(d->adm, data, size, sl_mono_ns());
-	if (ev->type == SLUICE_EV_CLOSE && ev->policy != SLUICE_NONE16)
-		sl_policies_on_close(d->policies, ev->policy, ev->workload, ev->duration_ns,
-				     ev->srtt_us, sl_mono_ns());
+	sl_events_route(d->adm, d->policies, data, size, sl_mono_ns());
 	return 0;
 }
 

@@ -1,0 +1,360 @@
+/*
+ * The admission journey (daemon/admission.c) over real BPF maps, without
+ * programs: the maps admission writes (tickets, levels) are created in the
+ * kernel with the ABI's layouts, the seats array is plain memory (the
+ * daemon mmaps it; the atomics are the same).  The test plays the data
+ * path: it sends the events XDP and sock_ops would send, and claims
+ * tickets the way XDP does.  Time is simulated.
+ *
+ * Journey: deferred connections queue on a full level and the waiting
+ * count is published; a freed seat dispatches the first one with an admit
+ * ticket carrying its seats; a claimed ticket's connection closing
+ * dispatches the next; a ticket nobody claims is withdrawn and its seats
+ * come back; a connection that waits past queueWaitLimit gets a reject
+ * ticket; a ticket that cannot be written gives its seats back.
+ * Needs root (BPF maps).
+ */
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config/config.h"
+#include "daemon/admission.h"
+#include "dataplane/loader.h"
+#include "engine/plan.h"
+#include "lib/log.h"
+#include "sluice_abi.h"
+
+#define SEC  1000000000ull
+#define MSEC 1000000ull
+#define T0   (1000 * SEC)
+
+/* web: ceil(2 x 40 / (40 + 5)) = 2 seats; no overbooking, so every
+ * dispatch is one freed seat. */
+static const char yaml[] =
+	"apiVersion: sluice/v1\n"
+	"kind: Server\n"
+	"metadata: {name: t}\n"
+	"spec: {serverConcurrencyLimit: 2, ticketOverbooking: 0}\n"
+	"---\n"
+	"apiVersion: sluice/v1\n"
+	"kind: PriorityLevelConfiguration\n"
+	"metadata: {name: web}\n"
+	"spec:\n"
+	"  type: Limited\n"
+	"  limited:\n"
+	"    nominalConcurrencyShares: 40\n"
+	"    limitResponse:\n"
+	"      type: Queue\n"
+	"      queuing: {queues: 8, handSize: 2, queueLengthLimit: 4, queueWaitLimit: 3s}\n"
+	"---\n"
+	"apiVersion: sluice/v1\n"
+	"kind: FlowSchema\n"
+	"metadata: {name: web}\n"
+	"spec:\n"
+	"  priorityLevelConfiguration: {name: web}\n"
+	"  distinguisherMethod: {type: BySource}\n"
+	"  rules:\n"
+	"  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]\n"
+	"    destinations: [{ports: [\"8080\"]}]\n";
+
+struct rig {
+	struct sl_config *cfg;
+	struct sl_plan plan;
+	struct sl_dataplane dp;
+	struct sluice_seats seats[SLUICE_MAX_LEVELS];
+	struct sl_admission *adm;
+	unsigned web; /* its slot */
+	int schema;   /* the web FlowSchema's index */
+};
+
+static int map(enum bpf_map_type type, size_t key, size_t value, unsigned entries)
+{
+	int fd = bpf_map_create(type, NULL, (uint32_t)key, (uint32_t)value, entries, NULL);
+
+	if (fd < 0)
+		fail_msg("bpf_map_create: %s (the test needs root)", strerror(errno));
+	return fd;
+}
+
+static void rig_up(struct rig *r, unsigned ticket_entries)
+{
+	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
+
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(sl_config_load_buffer("t.yaml", yaml, sizeof(yaml) - 1, &r->cfg, NULL), 0);
+	assert_int_equal(sl_plan_build(r->cfg, names, "eth0", &r->plan, NULL), 0);
+	for (size_t i = 0; i < SL_MAP__COUNT; i++)
+		r->dp.maps.fd[i] = -1;
+	r->dp.maps.fd[SL_MAP_TICKETS] = map(BPF_MAP_TYPE_HASH, sizeof(struct sluice_conn_key),
+					    sizeof(struct sluice_ticket), ticket_entries);
+	r->dp.maps.fd[SL_MAP_CONNS] = map(BPF_MAP_TYPE_HASH, sizeof(struct sluice_conn_key),
+					  sizeof(struct sluice_conn), 64);
+	r->dp.maps.fd[SL_MAP_LEVELS] = map(BPF_MAP_TYPE_ARRAY, 4, sizeof(struct sluice_level),
+					   SLUICE_MAX_LEVELS);
+	r->dp.maps.fd[SL_MAP_LVL_STATS] = map(BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+					      sizeof(struct sluice_level_stats), SLUICE_MAX_LEVELS);
+	r->dp.maps.owned = true;
+	r->dp.seats = r->seats;
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
+		assert_int_equal(bpf_map_update_elem(r->dp.maps.fd[SL_MAP_LEVELS], &s,
+						     &r->plan.levels[s], BPF_ANY), 0);
+	for (size_t i = 0; i < r->cfg->n_levels; i++)
+		if (!strcmp(r->cfg->levels[i].name, "web"))
+			r->web = r->plan.slot_of[i];
+	for (size_t i = 0; i < r->cfg->n_schemas; i++)
+		if (!strcmp(r->cfg->schemas[i].name, "web"))
+			r->schema = (int)i;
+	assert_int_equal(r->plan.levels[r->web].seat_limit, 2);
+	{
+		uint8_t key[16] = {1, 2, 3};
+
+		assert_int_equal(sl_adm_create(&r->adm, &r->dp, key, T0), 0);
+	}
+	assert_int_equal(sl_adm_configure(r->adm, r->cfg, &r->plan, T0), 0);
+}
+
+static void rig_down(struct rig *r)
+{
+	sl_adm_free(r->adm);
+	for (size_t i = 0; i < SL_MAP__COUNT; i++)
+		if (r->dp.maps.fd[i] >= 0)
+			close(r->dp.maps.fd[i]);
+	sl_plan_free(&r->plan);
+	sl_config_free(r->cfg);
+}
+
+/* The 4-tuple of client 198.18.0.<host>:<port> -> 198.18.0.1:8080. */
+static struct sluice_conn_key key_of(uint8_t host, uint16_t port)
+{
+	struct sluice_conn_key k = {.family = 4};
+
+	k.saddr[10] = k.saddr[11] = k.daddr[10] = k.daddr[11] = 0xff;
+	k.saddr[12] = k.daddr[12] = 198;
+	k.saddr[13] = k.daddr[13] = 18;
+	k.saddr[15] = host;
+	k.daddr[15] = 1;
+	k.sport = htons(port);
+	k.dport = htons(8080);
+	return k;
+}
+
+static struct sluice_event event(const struct rig *r, uint32_t type, struct sluice_conn_key k,
+				 uint64_t ts)
+{
+	return (struct sluice_event){
+		.ts_ns = ts, .key = k, .type = type, .level = r->web, .schema = (uint16_t)r->schema,
+		.policy = SLUICE_NONE16, .workload = SLUICE_NONE16, .seats = 1,
+		.gate = SLUICE_GATE_LEVEL,
+	};
+}
+
+static void defer(struct rig *r, struct sluice_conn_key k, uint64_t now)
+{
+	struct sluice_event ev = event(r, SLUICE_EV_DEFER, k, now);
+
+	sl_adm_defer(r->adm, &ev, now);
+}
+
+/* sock_ops closing a connection: seats back, then the close event. */
+static void close_conn(struct rig *r, struct sluice_conn_key k, uint64_t admitted, uint64_t now)
+{
+	struct sluice_event ev = event(r, SLUICE_EV_CLOSE, k, now);
+
+	bpf_map_delete_elem(r->dp.maps.fd[SL_MAP_CONNS], &k);
+	__atomic_fetch_sub(&r->seats[r->web].seats_in_use, 1, __ATOMIC_SEQ_CST);
+	ev.duration_ns = now - admitted;
+	sl_adm_close(r->adm, &ev, now);
+}
+
+static bool ticket(const struct rig *r, struct sluice_conn_key k, struct sluice_ticket *t)
+{
+	return !bpf_map_lookup_elem(r->dp.maps.fd[SL_MAP_TICKETS], &k, t);
+}
+
+/* XDP claiming an admit ticket: delete it, the seats are the connection's. */
+static void claim(struct rig *r, struct sluice_conn_key k, uint64_t now)
+{
+	struct sluice_conn c = {.admitted_ns = now, .level = r->web, .seats = 1,
+				.state = SLUICE_CONN_ADMITTED};
+
+	assert_int_equal(bpf_map_delete_elem(r->dp.maps.fd[SL_MAP_TICKETS], &k), 0);
+	__atomic_fetch_sub(&r->seats[r->web].unclaimed, 1, __ATOMIC_SEQ_CST);
+	assert_int_equal(bpf_map_update_elem(r->dp.maps.fd[SL_MAP_CONNS], &k, &c, BPF_NOEXIST), 0);
+}
+
+/* Which of the queued connections holds a ticket: exactly one must.
+ * (Among flows of equal virtual finish time the QueueSet's round robin
+ * decides, and the queues they were dealt depend on the hash key.) */
+static int ticketed(const struct rig *r, const struct sluice_conn_key *keys, const bool *done,
+		    int n, struct sluice_ticket *t)
+{
+	int found = -1;
+
+	for (int i = 0; i < n; i++) {
+		struct sluice_ticket x;
+
+		if (done[i] || !ticket(r, keys[i], &x))
+			continue;
+		if (found >= 0)
+			fail_msg("two queued connections got a ticket for one seat");
+		found = i;
+		*t = x;
+	}
+	return found;
+}
+
+static void test_queue_dispatch_claim_close(void **state)
+{
+	struct sluice_conn_key inline1 = key_of(50, 1000);
+	struct sluice_conn_key q[3] = {key_of(10, 1), key_of(11, 1), key_of(12, 1)};
+	bool done[3] = {false};
+	struct sluice_ticket t;
+	int first, second, third;
+	struct rig r;
+
+	(void)state;
+	rig_up(&r, 64);
+	/* Two connections admitted inline hold both seats. */
+	r.seats[r.web].seats_in_use = 2;
+	for (int i = 0; i < 3; i++)
+		defer(&r, q[i], T0 + (uint64_t)(i + 1) * MSEC);
+	assert_int_equal(r.seats[r.web].waiting, 3);
+	assert_int_equal(ticketed(&r, q, done, 3, &t), -1);
+	/* A retransmit of a queued connection does not queue it twice. */
+	defer(&r, q[0], T0 + 4 * MSEC);
+	assert_int_equal(r.seats[r.web].waiting, 3);
+
+	/* An inline connection closes: its seat goes to one in line. */
+	close_conn(&r, inline1, T0, T0 + 100 * MSEC);
+	first = ticketed(&r, q, done, 3, &t);
+	assert_true(first >= 0);
+	assert_int_equal(t.verdict, SLUICE_TICKET_ADMIT);
+	assert_int_equal(t.level, r.web);
+	assert_int_equal(t.seats, 1);
+	assert_int_equal(t.schema, r.schema);
+	assert_int_equal(r.seats[r.web].seats_in_use, 2); /* reserved for the ticket */
+	assert_int_equal(r.seats[r.web].unclaimed, 1);
+	assert_int_equal(r.seats[r.web].waiting, 2);
+
+	/* Its retransmit claims it; it closes: the next one's turn. */
+	claim(&r, q[first], T0 + 1001 * MSEC);
+	done[first] = true;
+	sl_adm_tick(r.adm, T0 + 1002 * MSEC);
+	assert_int_equal(ticketed(&r, q, done, 3, &t), -1); /* no seat freed yet */
+	close_conn(&r, q[first], T0 + 1001 * MSEC, T0 + 1200 * MSEC);
+	second = ticketed(&r, q, done, 3, &t);
+	assert_true(second >= 0);
+	assert_int_equal(t.verdict, SLUICE_TICKET_ADMIT);
+	assert_int_equal(r.seats[r.web].waiting, 1);
+	assert_int_equal(r.seats[r.web].unclaimed, 1);
+
+	/* The second never claims: withdrawn once its retransmit was due
+	 * (+1 s, plus slack); its seat comes back and goes to the third. */
+	sl_adm_tick(r.adm, T0 + 1900 * MSEC);
+	assert_true(ticket(&r, q[second], &t)); /* not yet due */
+	sl_adm_tick(r.adm, T0 + 2600 * MSEC);
+	assert_false(ticket(&r, q[second], &t));
+	done[second] = true;
+	third = ticketed(&r, q, done, 3, &t);
+	assert_true(third >= 0);
+	assert_int_equal(t.verdict, SLUICE_TICKET_ADMIT);
+	assert_int_equal(r.seats[r.web].seats_in_use, 2); /* one seat back, one taken */
+	assert_int_equal(r.seats[r.web].unclaimed, 1);
+	assert_int_equal(r.seats[r.web].waiting, 0);
+	rig_down(&r);
+}
+
+static void test_wait_limit_rejects(void **state)
+{
+	struct sluice_conn_key a = key_of(20, 7);
+	struct sluice_ticket t;
+	struct rig r;
+
+	(void)state;
+	rig_up(&r, 64);
+	r.seats[r.web].seats_in_use = 2;
+	defer(&r, a, T0);
+	sl_adm_tick(r.adm, T0 + 2900 * MSEC);
+	assert_false(ticket(&r, a, &t));
+	assert_int_equal(r.seats[r.web].waiting, 1);
+	/* queueWaitLimit 3s: a reject ticket, the next retransmit gets a RST. */
+	sl_adm_tick(r.adm, T0 + 3100 * MSEC);
+	assert_true(ticket(&r, a, &t));
+	assert_int_equal(t.verdict, SLUICE_TICKET_REJECT);
+	assert_int_equal(t.seats, 1);
+	assert_int_equal(r.seats[r.web].waiting, 0);
+	assert_int_equal(r.seats[r.web].seats_in_use, 2); /* no seat for a reject */
+	rig_down(&r);
+}
+
+/* A full ticket table: the dispatched connection cannot get its ticket,
+ * so it does not keep the seat either. */
+static void test_ticket_write_fails(void **state)
+{
+	struct sluice_conn_key inline1 = key_of(50, 1000), blocker = key_of(99, 9), a = key_of(30, 1);
+	struct sluice_ticket t = {.verdict = SLUICE_TICKET_REJECT, .level = 0, .seats = 1};
+	struct rig r;
+
+	(void)state;
+	rig_up(&r, 1);
+	assert_int_equal(bpf_map_update_elem(r.dp.maps.fd[SL_MAP_TICKETS], &blocker, &t, BPF_ANY), 0);
+	r.seats[r.web].seats_in_use = 2;
+	defer(&r, a, T0);
+	close_conn(&r, inline1, T0 - SEC, T0 + 10 * MSEC);
+	assert_false(ticket(&r, a, &t));
+	assert_int_equal(r.seats[r.web].seats_in_use, 1); /* the freed seat is free */
+	assert_int_equal(r.seats[r.web].unclaimed, 0);
+	rig_down(&r);
+}
+
+/* A restarted daemon finds tickets the previous one left: they belong to
+ * nobody, admit tickets give their seats back. */
+static void test_stale_tickets_cleared(void **state)
+{
+	struct sluice_conn_key k1 = key_of(40, 1), k2 = key_of(41, 1);
+	struct sluice_ticket adm_t = {.verdict = SLUICE_TICKET_ADMIT, .seats = 1};
+	struct sluice_ticket rej_t = {.verdict = SLUICE_TICKET_REJECT, .seats = 1};
+	struct sl_admission *again;
+	uint8_t key[16] = {0};
+	struct sluice_ticket t;
+	struct rig r;
+
+	(void)state;
+	rig_up(&r, 64);
+	adm_t.level = rej_t.level = r.web;
+	r.seats[r.web].seats_in_use = 3;
+	r.seats[r.web].unclaimed = 5; /* whatever a crash left */
+	assert_int_equal(bpf_map_update_elem(r.dp.maps.fd[SL_MAP_TICKETS], &k1, &adm_t, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(r.dp.maps.fd[SL_MAP_TICKETS], &k2, &rej_t, BPF_ANY), 0);
+	assert_int_equal(sl_adm_create(&again, &r.dp, key, T0), 0);
+	assert_false(ticket(&r, k1, &t));
+	assert_false(ticket(&r, k2, &t));
+	assert_int_equal(r.seats[r.web].seats_in_use, 2);
+	assert_int_equal(r.seats[r.web].unclaimed, 0);
+	sl_adm_free(again);
+	rig_down(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_queue_dispatch_claim_close),
+		cmocka_unit_test(test_wait_limit_rejects),
+		cmocka_unit_test(test_ticket_write_fails),
+		cmocka_unit_test(test_stale_tickets_cleared),
+	};
+
+	sl_log_init("test_admission", SL_LOG_ERROR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

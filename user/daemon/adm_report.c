@@ -1,0 +1,305 @@
+/*
+ * What admission reports: Prometheus text per level and the JSON dumps
+ * (levels, queues, flows) of sluicectl.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/admission.h"
+#include "daemon/admission_int.h"
+#include "daemon/metrics.h"
+#include "dataplane/tickets.h"
+#include "lib/fmt.h"
+#include "lib/json_out.h"
+
+/* ---- metrics ------------------------------------------------------------------- */
+
+struct level_sample {
+	struct sluice_level_stats st;
+	struct sluice_seats seats;
+	struct sl_qs_stats qs;
+};
+
+enum { M_GAUGE, M_COUNTER };
+
+enum level_metric_id {
+	LM_LIMIT, LM_NOMINAL, LM_SEATS, LM_WAITING, LM_SYNS, LM_ADMITTED, LM_DEFERRED,
+	LM_REJECTED, LM_RETRANSMITS, LM_CLOSED, LM_FAILSAFE, LM_EXPIRED, LM_DISPATCHED,
+	LM_REJ_FULL, LM_REJ_TIMEOUT, LM_SHADOW,
+};
+
+static const struct level_metric {
+	enum level_metric_id id;
+	int type;
+	const char *name, *help;
+} level_metrics[] = {
+	{LM_LIMIT, M_GAUGE, "seat_limit", "Current concurrency limit in seats (after borrowing)."},
+	{LM_NOMINAL, M_GAUGE, "nominal_seats", "Nominal concurrency limit in seats."},
+	{LM_SEATS, M_GAUGE, "seats_in_use", "Seats held by admitted connections and dispatched tickets."},
+	{LM_WAITING, M_GAUGE, "waiting", "Deferred connections waiting in the level's queues."},
+	{LM_SYNS, M_COUNTER, "syns_total", "SYNs classified into the level."},
+	{LM_ADMITTED, M_COUNTER, "admitted_total", "Connections admitted (inline or on a ticket)."},
+	{LM_DEFERRED, M_COUNTER, "deferred_total", "SYNs dropped to defer the connection."},
+	{LM_REJECTED, M_COUNTER, "rejected_total", "SYNs answered with a RST."},
+	{LM_RETRANSMITS, M_COUNTER, "retransmits_total", "SYN retransmits of admitted connections."},
+	{LM_CLOSED, M_COUNTER, "closed_total", "Admitted connections closed (seats returned)."},
+	{LM_FAILSAFE, M_COUNTER, "failsafe_total", "SYNs decided by the failsafe (stale heartbeat)."},
+	{LM_EXPIRED, M_COUNTER, "expired_total", "Admitted connections whose handshake never completed."},
+	{LM_DISPATCHED, M_COUNTER, "dispatched_total", "Deferred connections dispatched from the queues."},
+	{LM_REJ_FULL, M_COUNTER, "rejected_queue_full_total", "Deferred connections rejected: queue full."},
+	{LM_REJ_TIMEOUT, M_COUNTER, "rejected_time_out_total", "Deferred connections rejected: queueWaitLimit."},
+	{LM_SHADOW, M_COUNTER, "shadow_passed_total", "Shadow mode: SYNs a gate refused, admitted anyway."},
+};
+
+static double level_value(enum level_metric_id id, const struct level_rt *l,
+			  const struct level_sample *s)
+{
+	switch (id) {
+	case LM_LIMIT: return l->current_cl;
+	case LM_NOMINAL: return l->lim.nominal;
+	case LM_SEATS: return (double)s->seats.seats_in_use;
+	case LM_WAITING: return (double)s->qs.waiting;
+	case LM_SYNS: return (double)s->st.syns;
+	case LM_ADMITTED: return (double)s->st.admitted;
+	case LM_DEFERRED: return (double)s->st.deferred;
+	case LM_REJECTED: return (double)s->st.rejected;
+	case LM_RETRANSMITS: return (double)s->st.retransmits;
+	case LM_CLOSED: return (double)s->st.closed;
+	case LM_FAILSAFE: return (double)s->st.failsafe;
+	case LM_EXPIRED: return (double)s->seats.expired;
+	case LM_DISPATCHED: return (double)l->tickets_admit;
+	case LM_REJ_FULL: return (double)s->qs.rejected_queue_full;
+	case LM_REJ_TIMEOUT: return (double)s->qs.rejected_time_out;
+	case LM_SHADOW: return (double)s->st.shadow_passed;
+	}
+	return 0;
+}
+
+void sl_adm_metrics(struct sl_admission *adm, FILE *f)
+{
+	struct level_sample *samples = calloc(SLUICE_MAX_LEVELS, sizeof(*samples));
+
+	if (!samples)
+		return;
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		struct level_rt *l = &adm->levels[s];
+
+		if (!l->active)
+			continue;
+		sl_maps_level_stats(&adm->dp->maps, s, &samples[s].st);
+		samples[s].seats = adm->dp->seats[s];
+		if (l->qs)
+			sl_qs_get_stats(l->qs, &samples[s].qs);
+	}
+	for (size_t m = 0; m < sizeof(level_metrics) / sizeof(level_metrics[0]); m++) {
+		const struct level_metric *lm = &level_metrics[m];
+
+		fprintf(f, "# HELP sluice_level_%s %s\n# TYPE sluice_level_%s %s\n", lm->name,
+			lm->help, lm->name, lm->type == M_GAUGE ? "gauge" : "counter");
+		for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+			const struct level_rt *l = &adm->levels[s];
+
+			if (!l->active)
+				continue;
+			fprintf(f, "sluice_level_%s{level=\"", lm->name);
+			sl_metrics_label(f, l->name);
+			fputs("\"} ", f);
+			sl_metrics_value(f, level_value(lm->id, l, &samples[s]));
+			fputc('\n', f);
+		}
+	}
+	free(samples);
+}
+
+/* ---- dumps -------------------------------------------------------------------- */
+
+static const char *level_kind(const struct level_rt *l)
+{
+	if (l->type == SL_LEVEL_EXEMPT)
+		return "Exempt";
+	return l->response == SL_RESP_QUEUE ? "Queue" : "Reject";
+}
+
+static void dump_level(struct sl_admission *adm, struct json_out *jo, struct level_rt *l)
+{
+	struct sluice_level_stats st = {0};
+	struct sl_qs_stats qs = {0};
+
+	sl_maps_level_stats(&adm->dp->maps, l->slot, &st);
+	if (l->qs)
+		sl_qs_get_stats(l->qs, &qs);
+	jo_obj_begin(jo, NULL);
+	jo_str(jo, "name", l->name);
+	jo_str(jo, "type", level_kind(l));
+	jo_bool(jo, "active", l->active);
+	jo_u64(jo, "nominal", l->lim.nominal);
+	jo_u64(jo, "lendable", l->lim.lendable);
+	jo_u64(jo, "min", l->lim.min);
+	jo_u64(jo, "max", l->lim.max);
+	jo_u64(jo, "limit", l->current_cl);
+	jo_u64(jo, "seats_in_use", lr_seats_in_use(l));
+	jo_u64(jo, "seats_dispatched", l->ticket_seats);
+	jo_u64(jo, "seats_unclaimed", lr_unclaimed(l));
+	jo_u64(jo, "overbook_cap", l->qs ? lr_overbook_cap(l) : 0);
+	jo_double(jo, "claim_delay_ms", l->claim_delay_ns / 1e6);
+	jo_double(jo, "hold_ms", l->hold_ns / 1e6);
+	jo_u64(jo, "waiting", qs.waiting);
+	jo_u64(jo, "queues", qs.queues);
+	jo_u64(jo, "admitted", st.admitted);
+	jo_u64(jo, "deferred", st.deferred);
+	jo_u64(jo, "rejected", st.rejected);
+	jo_u64(jo, "dispatched_from_queue", l->tickets_admit);
+	jo_u64(jo, "rejected_queue_full", qs.rejected_queue_full);
+	jo_u64(jo, "rejected_time_out", qs.rejected_time_out);
+	jo_double(jo, "demand_hwm", l->demand.hwm);
+	jo_double(jo, "demand_avg", l->demand.avg);
+	jo_double(jo, "demand_smoothed", l->demand.smoothed);
+	jo_obj_end(jo);
+}
+
+struct flows_ctx {
+	struct sl_admission *adm;
+	struct json_out *jo;
+	struct level_rt *l;
+};
+
+static int dump_request(void *ctx, const struct sl_qs_req_info *r)
+{
+	struct flows_ctx *fc = ctx;
+	struct sl_pending *p = sl_pending_by_id(fc->adm->pending, r->id);
+	char buf[64];
+
+	jo_obj_begin(fc->jo, NULL);
+	jo_str(fc->jo, "level", fc->l->name);
+	if (p) {
+		const struct sl_config *cfg = fc->adm->cfg;
+
+		jo_str(fc->jo, "flowSchema", cfg && p->schema < cfg->n_schemas ? cfg->schemas[p->schema].name : NULL);
+		jo_str(fc->jo, "client", sl_fmt_endpoint(p->key.saddr, p->key.sport, buf, sizeof(buf)));
+		jo_str(fc->jo, "local", sl_fmt_endpoint(p->key.daddr, p->key.dport, buf, sizeof(buf)));
+	}
+	jo_i64(fc->jo, "queue", r->queue);
+	jo_i64(fc->jo, "position", r->position);
+	jo_bool(fc->jo, "executing", r->executing);
+	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)r->flow_hash);
+	jo_str(fc->jo, "flow_hash", buf);
+	jo_u64(fc->jo, "seats", r->seats);
+	jo_u64(fc->jo, "arrival_ns", r->arrival_ns);
+	jo_u64(fc->jo, "start_ns", r->start_ns);
+	jo_obj_end(fc->jo);
+	return 0;
+}
+
+/* A dump in progress: where it stands, by slot and queue index, never by
+ * pointer (a reload between two parts may free a level's queues). */
+struct sl_adm_dump {
+	struct sl_admission *adm;
+	struct json_out jo;
+	char what[8];
+	char level[SLUICE_LEVEL_NAME_LEN]; /* "" = every level */
+	unsigned slot;
+	uint32_t queue;
+};
+
+/* Queues per part of a queues dump: a few milliseconds of rendering. */
+#define DUMP_QUEUES_PER_PART 1024
+
+static void dump_queue(struct json_out *jo, const struct level_rt *l,
+		       const struct sl_qs_queue_info *qi)
+{
+	char buf[40];
+
+	jo_obj_begin(jo, NULL);
+	jo_str(jo, "level", l->name);
+	jo_u64(jo, "index", qi->index);
+	jo_u64(jo, "waiting", qi->waiting);
+	jo_u64(jo, "executing", qi->executing);
+	jo_u64(jo, "seats_in_use", qi->seats_in_use);
+	sl_ss_format(qi->next_dispatch_r, buf, sizeof(buf));
+	jo_str(jo, "next_dispatch_r", buf);
+	jo_u64(jo, "max_seats_sum", qi->max_seats_sum);
+	sl_ss_format(qi->total_work_sum, buf, sizeof(buf));
+	jo_str(jo, "total_work_sum", buf);
+	jo_obj_end(jo);
+}
+
+/* Write the dump's next part; false once it is complete. */
+static bool dump_part(struct sl_adm_dump *d, FILE *f)
+{
+	struct sl_admission *adm = d->adm;
+	unsigned budget = DUMP_QUEUES_PER_PART;
+
+	d->jo.f = f;
+	for (; d->slot < SLUICE_MAX_LEVELS; d->slot++, d->queue = 0) {
+		struct level_rt *l = &adm->levels[d->slot];
+
+		if (!l->active && !l->qs)
+			continue;
+		if (d->level[0] && strcmp(d->level, l->name))
+			continue;
+		if (!strcmp(d->what, "levels")) {
+			dump_level(adm, &d->jo, l);
+		} else if (!strcmp(d->what, "queues") && l->qs) {
+			struct sl_qs_queue_info qi;
+
+			for (; !sl_qs_queue_info(l->qs, d->queue, &qi); d->queue++) {
+				if (!budget--)
+					return true; /* resume at this queue */
+				dump_queue(&d->jo, l, &qi);
+			}
+		} else if (!strcmp(d->what, "flows") && l->qs) {
+			struct flows_ctx fc = {.adm = adm, .jo = &d->jo, .l = l};
+
+			sl_qs_foreach_request(l->qs, dump_request, &fc);
+		}
+	}
+	jo_arr_end(&d->jo);
+	jo_obj_end(&d->jo);
+	jo_finish(&d->jo);
+	return false;
+}
+
+struct sl_adm_dump *sl_adm_dump_begin(struct sl_admission *adm, FILE *f, const char *what,
+				      const char *level)
+{
+	struct sl_adm_dump *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		fputs("{\"error\":\"out of memory\"}\n", f);
+		return NULL;
+	}
+	d->adm = adm;
+	snprintf(d->what, sizeof(d->what), "%s", what);
+	snprintf(d->level, sizeof(d->level), "%s", level ? level : "");
+	jo_init(&d->jo, f, false);
+	jo_obj_begin(&d->jo, NULL);
+	jo_str(&d->jo, "what", what);
+	if (!strcmp(what, "levels")) {
+		jo_str(&d->jo, "borrowing_regime", sl_borrow_regime_name(adm->last_borrow.regime));
+		jo_double(&d->jo, "fair_prop", adm->last_borrow.fair_prop);
+	}
+	jo_arr_begin(&d->jo, what);
+	if (dump_part(d, f))
+		return d;
+	free(d);
+	return NULL;
+}
+
+bool sl_adm_dump_next(struct sl_adm_dump *d, FILE *f)
+{
+	return dump_part(d, f);
+}
+
+void sl_adm_dump_free(struct sl_adm_dump *d)
+{
+	free(d);
+}
+
+void sl_adm_dump(struct sl_admission *adm, FILE *f, const char *what, const char *level)
+{
+	struct sl_adm_dump *d = sl_adm_dump_begin(adm, f, what, level);
+
+	while (d && sl_adm_dump_next(d, f))
+		;
+	sl_adm_dump_free(d);
+}

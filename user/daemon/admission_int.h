@@ -1,0 +1,77 @@
+/*
+ * Inside the daemon's admission (daemon/admission.c, level_rt.c,
+ * adm_report.c): the state they share.  Not for anyone else: the rest of
+ * the daemon goes through admission.h.
+ */
+#ifndef SLUICE_ADMISSION_INT_H
+#define SLUICE_ADMISSION_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "dataplane/loader.h"
+#include "engine/borrowing.h"
+#include "engine/limits.h"
+#include "engine/pending.h"
+#include "engine/queueset.h"
+
+#define PENDING_CAPACITY  65536
+/* G, the guessed seat-holding time of a dispatched connection: it holds
+ * its seats from the dispatch (the admit ticket), through the client's
+ * retransmit (up to a second later), until it closes. */
+#define GUESS_NS          (1000ULL * 1000000ULL)
+#define SWEEP_INTERVAL_NS 1000000000ULL
+
+struct level_rt {
+	struct sl_admission *adm;
+	unsigned slot;
+	bool active;            /* in the current configuration */
+	char name[SLUICE_LEVEL_NAME_LEN];
+	enum sl_level_type type;
+	enum sl_limit_response response;
+	uint64_t wait_limit_ns; /* queueWaitLimit */
+	struct sl_qs *qs;       /* Queue-type levels (and ones draining) */
+	struct sl_level_limits lim;
+	uint32_t current_cl;    /* after borrowing */
+	uint64_t ticket_seats;  /* seats held by connections we dispatched */
+	uint64_t dispatched_total; /* seats dispatched on admit tickets, cumulative */
+	/* Of dispatched connections that closed: how long the ticket waited
+	 * for its claim and how long the connection then held its seats
+	 * (moving averages, ns; 0 = no sample yet): overbook_cap(). */
+	double claim_delay_ns, hold_ns;
+	struct sl_demand demand;
+	uint64_t tickets_admit, tickets_reject;
+};
+
+struct sl_admission {
+	struct sl_dataplane *dp;
+	const struct sl_config *cfg;
+	uint8_t hash_key[16];
+	struct level_rt levels[SLUICE_MAX_LEVELS];
+	struct sl_pending_table *pending;
+	struct sl_policies *policies; /* the load-scheduler gate, or NULL */
+	uint32_t server_cl;
+	double overbooking;     /* Server spec.ticketOverbooking */
+	uint64_t borrow_period_ns, last_borrow_ns, last_sweep_ns;
+	uint64_t now;           /* of the tick in progress (for callbacks) */
+	struct sl_borrow_result last_borrow;
+};
+
+/* ---- level runtime (level_rt.c) ----------------------------------------------- */
+
+uint64_t lr_seats_in_use(const struct level_rt *l);
+uint64_t lr_unclaimed(const struct level_rt *l);
+/* How far the QueueSet may dispatch beyond the limit while tickets wait
+ * for their claim (see level_rt.c). */
+uint64_t lr_overbook_cap(const struct level_rt *l);
+void lr_ewma(double *avg, double sample);
+/* The QueueSet and the data path in step: capacity for the QueueSet,
+ * waiting published, demand sampled. */
+void lr_sync(struct level_rt *l, uint64_t now);
+void lr_write_limit(struct sl_admission *adm, struct level_rt *l);
+/* One borrowing run over the active levels (every borrow period). */
+void lr_borrow(struct sl_admission *adm, uint64_t now);
+void lr_qs_config_of(const struct sl_level_cfg *lc, struct sl_qs_config *qc);
+
+#endif

@@ -1,0 +1,27 @@
+#include "daemon/events.h"
+
+#include "daemon/admission.h"
+#include "daemon/policy_rt.h"
+#include "sluice_abi.h"
+
+void sl_events_route(struct sl_admission *adm, struct sl_policies *ps, const void *data,
+		     size_t size, uint64_t now)
+{
+	const struct sluice_event *ev = data;
+
+	if (size < sizeof(*ev))
+		return;
+	switch (ev->type) {
+	case SLUICE_EV_DEFER:
+		sl_adm_defer(adm, ev, now);
+		break;
+	case SLUICE_EV_CLOSE:
+		sl_adm_close(adm, ev, now);
+		if (ev->policy != SLUICE_NONE16)
+			sl_policies_on_close(ps, ev->policy, ev->workload, ev->duration_ns,
+					     ev->srtt_us, now);
+		break;
+	default:
+		break;
+	}
+}

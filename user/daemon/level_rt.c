@@ -1,0 +1,137 @@
+/*
+ * The level runtime of admission: each priority level's QueueSet kept in
+ * step with the data path's seats (capacity, waiting, demand), ticket
+ * overbooking, and borrowing between levels.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "daemon/admission_int.h"
+#include "dataplane/tickets.h"
+#include "lib/log.h"
+
+/* ---- keeping the QueueSet and the data path in step ------------------------ */
+
+uint64_t lr_seats_in_use(const struct level_rt *l)
+{
+	return sl_seats_in_use(l->adm->dp, l->slot);
+}
+
+uint64_t lr_unclaimed(const struct level_rt *l)
+{
+	return sl_seats_unclaimed(l->adm->dp, l->slot);
+}
+
+/*
+ * How far the QueueSet may dispatch beyond the limit while tickets wait
+ * for their claim: at most ticketOverbooking x the limit (1 by default),
+ * and no more than the level needs to keep its seats busy: Little's law,
+ * limit x mean claim delay / mean holding time (both measured on the
+ * dispatched connections that closed).  More overbooking buys throughput
+ * at the cost of claims that bunch: the claimed concurrency overshoots the
+ * limit, and later dispatches (mice included) wait for it to drain
+ * (measured in docs/BENCHMARKS.md).
+ */
+uint64_t lr_overbook_cap(const struct level_rt *l)
+{
+	double cap = floor(l->adm->overbooking * l->current_cl);
+
+	if (l->claim_delay_ns > 0 && l->hold_ns > 0)
+		cap = fmin(cap, ceil(l->current_cl * l->claim_delay_ns / fmax(l->hold_ns, 1e6)));
+	return cap > 0 ? (uint64_t)cap : 0;
+}
+
+void lr_ewma(double *avg, double sample)
+{
+	*avg = *avg > 0 ? 0.9 * *avg + 0.1 * sample : sample;
+}
+
+/* The QueueSet owns the seats it dispatched; connections the data path
+ * admitted inline hold the rest.  Give the QueueSet what is left of the
+ * level's limit, publish how many wait (while anyone waits, the data path
+ * admits nobody inline), and feed the demand integrator.
+ *
+ * Overbooking: a dispatched connection's seats sit idle until the client's
+ * SYN retransmit claims its ticket, up to a second later, while the
+ * service has room.  So the QueueSet may dispatch beyond the limit by the
+ * seats of tickets not claimed yet, up to lr_overbook_cap(): the limit bounds
+ * the connections the service really holds, on average. */
+void lr_sync(struct level_rt *l, uint64_t now)
+{
+	uint64_t in_use = lr_seats_in_use(l), inline_seats = in_use > l->ticket_seats ? in_use - l->ticket_seats : 0;
+	uint64_t waiting = 0, seats_waiting = 0;
+
+	if (l->qs) {
+		uint64_t over = lr_unclaimed(l), cap = lr_overbook_cap(l), cl;
+
+		if (over > cap)
+			over = cap;
+		cl = l->current_cl > inline_seats ? l->current_cl - inline_seats : 0;
+		sl_qs_set_cl(l->qs, now, (uint32_t)(cl + over > UINT32_MAX ? UINT32_MAX : cl + over));
+		waiting = sl_qs_waiting(l->qs);
+		seats_waiting = sl_qs_seats_waiting(l->qs);
+	}
+	sl_seats_publish_waiting(l->adm->dp, l->slot, waiting);
+	sl_demand_set(&l->demand, now, (double)(in_use + seats_waiting));
+}
+
+void lr_write_limit(struct sl_admission *adm, struct level_rt *l)
+{
+	sl_level_write_limit(adm->dp, l->slot, l->current_cl);
+}
+
+void lr_borrow(struct sl_admission *adm, uint64_t now)
+{
+	struct sl_borrow_level in[SLUICE_MAX_LEVELS];
+	uint32_t cl[SLUICE_MAX_LEVELS];
+	unsigned slots[SLUICE_MAX_LEVELS];
+	size_t n = 0;
+	int err;
+
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		struct level_rt *l = &adm->levels[s];
+
+		if (!l->active)
+			continue;
+		sl_demand_period_end(&l->demand, now, NULL);
+		in[n] = (struct sl_borrow_level){
+			.exempt = l->type == SL_LEVEL_EXEMPT, .nominal = l->lim.nominal,
+			.lendable = l->lim.lendable, .min = l->lim.min, .max = l->lim.max,
+			.hwm = l->demand.hwm, .smoothed = l->demand.smoothed,
+		};
+		slots[n++] = s;
+	}
+	if (!n)
+		return;
+	err = sl_borrow_allocate(adm->server_cl, SL_BORROW_READING_KEP, in, n, cl, &adm->last_borrow);
+	if (err) {
+		pr_warn("borrowing: allocation failed (%s); limits unchanged", strerror(-err));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct level_rt *l = &adm->levels[slots[i]];
+
+		if (l->type == SL_LEVEL_EXEMPT || l->current_cl == cl[i])
+			continue;
+		pr_info("borrowing: level %s limit %u -> %u seats (nominal %u, demand hwm %.0f, smoothed %.1f)",
+			l->name, l->current_cl, cl[i], l->lim.nominal, l->demand.hwm, l->demand.smoothed);
+		l->current_cl = cl[i];
+		lr_write_limit(adm, l);
+		lr_sync(l, now);
+	}
+}
+
+void lr_qs_config_of(const struct sl_level_cfg *lc, struct sl_qs_config *qc)
+{
+	memset(qc, 0, sizeof(*qc));
+	qc->guess_ns = GUESS_NS;
+	if (lc->type == SL_LEVEL_EXEMPT) {
+		qc->queues = SL_QS_EXEMPT;
+	} else if (lc->limit_response == SL_RESP_REJECT) {
+		qc->queues = SL_QS_REJECT;
+	} else {
+		qc->queues = (int32_t)lc->queues;
+		qc->hand_size = lc->queues == 1 ? 1 : lc->hand_size;
+		qc->queue_length_limit = lc->queue_length_limit;
+	}
+}
