@@ -17,7 +17,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct sluice_config);
+	__type(value, struct sluice_settings);
 } sl_config SEC(".maps");
 
 struct {

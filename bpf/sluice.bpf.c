@@ -27,7 +27,7 @@ static __always_inline struct sluice_stats *global_stats(void)
 
 /* Per-CPU one-second window cap on ring buffer events, so a SYN flood
  * cannot melt the daemon (ebpf-notes §D.2).  Counters stay exact. */
-static __always_inline bool event_allowed(const struct sluice_config *cfg, __u64 now)
+static __always_inline bool event_allowed(const struct sluice_settings *cfg, __u64 now)
 {
 	struct sluice_ev_limit *lim;
 	__u32 zero = 0;
@@ -65,7 +65,7 @@ static __always_inline struct sluice_event *new_event(struct sluice_stats *gs, _
 	return ev;
 }
 
-static __always_inline void emit_event(const struct sluice_config *cfg,
+static __always_inline void emit_event(const struct sluice_settings *cfg,
 				       struct sluice_stats *gs, __u32 type, __u8 gate,
 				       const struct sluice_class *cls,
 				       const struct sluice_conn_key *key, __u64 now)
@@ -109,7 +109,7 @@ static __always_inline bool older_than(__u64 age, __u64 limit)
 /* Classify a SYN with the tables the daemon compiled: four O(1)
  * lookups give the class ids, the class-product table the verdict input. */
 static __always_inline const struct sluice_class *
-classify(const struct sluice_config *cfg, const struct syn_pkt *p)
+classify(const struct sluice_settings *cfg, const struct syn_pkt *p)
 {
 	struct sluice_lpm_key lk;
 	struct sluice_class_key ck;
@@ -224,7 +224,7 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	struct sluice_ticket *ticket;
 	const struct sluice_class *cls;
 	struct sluice_level_stats *ls;
-	struct sluice_config *cfg;
+	struct sluice_settings *cfg;
 	struct sluice_level *lvl;
 	struct sluice_seats *seats;
 	struct sluice_policy_gate *gate = NULL; /* tokens taken from this gate */
@@ -471,7 +471,7 @@ static __always_inline void conn_closed(struct sluice_conn_key *k)
 	struct sluice_level_stats *ls;
 	struct sluice_seats *seats;
 	struct sluice_conn *c, copy;
-	struct sluice_config *cfg;
+	struct sluice_settings *cfg;
 	struct sluice_event *ev;
 	__u32 zero = 0;
 	__u64 now;

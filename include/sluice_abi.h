@@ -125,9 +125,11 @@ struct sluice_class_key {
 	__u8  pad[3];
 };
 
-/* sl_config[0]: runtime knobs.  An ARRAY map, not .rodata, because an
- * object loaded by bpftool cannot have its rodata set (ebpf-notes §0.4). */
-struct sluice_config {
+/* sl_config[0]: the data path's runtime settings, written by the daemon
+ * from its plan.  (Not to be confused with struct sl_config, the parsed
+ * YAML, in user/config/config.h.)  An ARRAY map, not .rodata, because an
+ * object loaded by bpftool cannot have its rodata set. */
+struct sluice_settings {
 	__u64 heartbeat_timeout_ns; /* 0 = never stale (failsafe off) */
 	/* A heartbeat older than this (a few ticks) means nobody dispatches
 	 * deferred connections: the data path stops deferring to the daemon

@@ -147,9 +147,9 @@ static void set_level(unsigned slot, uint32_t resp, uint32_t limit)
 	bpf_map_update_elem(maps.fd[SL_MAP_LEVELS], &slot, &l, BPF_ANY);
 }
 
-static struct sluice_config get_config(void)
+static struct sluice_settings get_config(void)
 {
-	struct sluice_config c;
+	struct sluice_settings c;
 	__u32 zero = 0;
 
 	if (bpf_map_lookup_elem(maps.fd[SL_MAP_CONFIG], &zero, &c))
@@ -157,7 +157,7 @@ static struct sluice_config get_config(void)
 	return c;
 }
 
-static void put_config(const struct sluice_config *c)
+static void put_config(const struct sluice_settings *c)
 {
 	__u32 zero = 0;
 
@@ -182,7 +182,7 @@ static uint32_t port_cls(uint8_t gen, unsigned dir, uint16_t port)
 
 static struct bench_class find_class(uint16_t sport)
 {
-	struct sluice_config cfg = get_config();
+	struct sluice_settings cfg = get_config();
 	struct sluice_conn_key k = conn_key(sport);
 	struct sluice_lpm_key lk = {.prefixlen = SLUICE_LPM_FULL};
 	struct sluice_lpm_val lv;
@@ -215,7 +215,7 @@ static struct sluice_class get_class(const struct bench_class *b)
 
 static void put_class(const struct bench_class *b, const struct sluice_class *c)
 {
-	struct sluice_config cfg;
+	struct sluice_settings cfg;
 
 	if (b->in_table) {
 		if (bpf_map_update_elem(maps.fd[SL_MAP_CLASSES], &b->key, c, BPF_EXIST))
@@ -286,7 +286,7 @@ static void drain(void)
  * in events_lost) and nothing reaches the ring: a SYN flood's steady state. */
 static void events_sent(void)
 {
-	struct sluice_config c = get_config();
+	struct sluice_settings c = get_config();
 
 	c.events_per_sec = UINT32_MAX;
 	put_config(&c);
@@ -297,7 +297,7 @@ static void events_capped(uint32_t cap)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	struct sluice_ev_limit *v = calloc((size_t)ncpu, sizeof(*v));
-	struct sluice_config c = get_config();
+	struct sluice_settings c = get_config();
 	__u32 zero = 0;
 
 	if (!v || ncpu <= 0)

@@ -289,7 +289,7 @@ static void test_reload_flips_generation(void **state)
 {
 	struct sl_config *a = load("tests/packet/classify/networks.yaml");
 	struct sl_config *b = load("tests/packet/classify/labels.yaml");
-	struct sluice_config cfg;
+	struct sluice_settings cfg;
 	struct sl_plan pa, pb;
 	uint32_t zero = 0;
 	uint8_t gen_a;

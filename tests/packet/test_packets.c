@@ -189,7 +189,7 @@ static long count_hash(int fd, size_t ksz)
 
 static void reset_maps(void)
 {
-	zero_array(fd_config, 1, sizeof(struct sluice_config), false);
+	zero_array(fd_config, 1, sizeof(struct sluice_settings), false);
 	zero_array(fd_hb, 1, sizeof(struct sluice_heartbeat), false);
 	zero_array(fd_levels, SLUICE_MAX_LEVELS, sizeof(struct sluice_level), false);
 	zero_array(fd_seats, SLUICE_MAX_LEVELS, sizeof(struct sluice_seats), false);
@@ -271,7 +271,7 @@ static uint64_t dispatch_timeout;
 
 static void put_config(uint64_t timeout, uint32_t fail_mode, uint32_t evps, uint32_t flags)
 {
-	struct sluice_config c = {
+	struct sluice_settings c = {
 		.heartbeat_timeout_ns = timeout, .dispatch_timeout_ns = dispatch_timeout,
 		.fail_mode = fail_mode,
 		.events_per_sec = evps, .abi_version = SLUICE_ABI_VERSION,

@@ -1,7 +1,9 @@
 /*
- * sluicectl levels | queues | flows: the Kubernetes APF debug dumps
- * (dump_priority_levels, dump_queues, dump_requests) for connections,
- * asked of the running daemon over its control socket.
+ * sluicectl levels | queues | flows | controller: the running daemon's
+ * dumps, asked over its control socket.  The first three are the
+ * Kubernetes APF debug dumps (dump_priority_levels, dump_queues,
+ * dump_requests) for connections; controller is each policy's AIMD
+ * controller, scheduler and gate.
  */
 #include <getopt.h>
 #include <jansson.h>

@@ -32,7 +32,7 @@ static void usage(FILE *f)
 
 static int show(const char *pin_dir, bool json)
 {
-	struct sluice_config c;
+	struct sluice_settings c;
 	struct sluice_stats gs;
 	struct sl_maps m;
 	bool on;

@@ -16,7 +16,7 @@ struct status_level {
 };
 
 struct status {
-	struct sluice_config cfg;
+	struct sluice_settings cfg;
 	struct sluice_heartbeat hb;
 	struct sluice_stats gs;
 	long long heartbeat_age_ms; /* -1: never written */

@@ -157,7 +157,7 @@ int ctl_top(int argc, char **argv)
 	for (long n = 0; !count || n < count; n++) {
 		unsigned long long now = sl_mono_ns();
 		double dt = t_prev ? (double)(now - t_prev) / 1e9 : 0;
-		struct sluice_config cfg;
+		struct sluice_settings cfg;
 		time_t wall = time(NULL);
 		char ts[32];
 

@@ -274,7 +274,7 @@ static int reload(struct daemon *d, struct sl_diags *diags, const char **msg)
  * changes `shadow`. */
 static int set_shadow(struct daemon *d, bool on, const char **msg)
 {
-	struct sluice_config c;
+	struct sluice_settings c;
 	__u32 zero = 0;
 
 	if (sl_maps_config(&d->dp.maps, &c)) {

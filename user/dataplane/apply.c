@@ -135,7 +135,7 @@ int sl_apply_plan(const struct sl_maps *m, const struct sl_plan *plan)
 {
 	struct timespec grace = {.tv_nsec = GRACE_NS};
 	struct sluice_level unused;
-	struct sluice_config cur = {}, next = plan->config;
+	struct sluice_settings cur = {}, next = plan->config;
 	__u32 zero = 0;
 	__u8 gen, old;
 	int err;

@@ -76,7 +76,7 @@ static int lookup(int fd, unsigned key, void *out)
 	return bpf_map_lookup_elem(fd, &key, out) ? -errno : 0;
 }
 
-int sl_maps_config(const struct sl_maps *m, struct sluice_config *out)
+int sl_maps_config(const struct sl_maps *m, struct sluice_settings *out)
 {
 	return lookup(m->fd[SL_MAP_CONFIG], 0, out);
 }

@@ -50,7 +50,7 @@ int sl_pin_path(char *buf, size_t len, const char *pin_dir, const char *kind, co
 int sl_maps_open_pinned(const char *pin_dir, struct sl_maps *m, char *what, size_t what_len);
 void sl_maps_close(struct sl_maps *m);
 
-int sl_maps_config(const struct sl_maps *m, struct sluice_config *out);
+int sl_maps_config(const struct sl_maps *m, struct sluice_settings *out);
 int sl_maps_heartbeat(const struct sl_maps *m, struct sluice_heartbeat *out);
 int sl_maps_level(const struct sl_maps *m, unsigned slot, struct sluice_level *out);
 int sl_maps_seats(const struct sl_maps *m, unsigned slot, struct sluice_seats *out);

@@ -18,7 +18,7 @@ uint64_t sl_dispatch_timeout_ns(uint64_t tick_ns, uint64_t heartbeat_timeout_ns)
 	return t;
 }
 
-static void plan_config(const struct sl_config *cfg, struct sluice_config *c)
+static void plan_config(const struct sl_config *cfg, struct sluice_settings *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->heartbeat_timeout_ns = cfg->server.heartbeat_timeout_ns;

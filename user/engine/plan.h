@@ -16,7 +16,7 @@
 #include "sluice_abi.h"
 
 struct sl_plan {
-	struct sluice_config config;
+	struct sluice_settings config;
 	struct sluice_level levels[SLUICE_MAX_LEVELS]; /* by slot; type UNUSED if free */
 	struct sl_level_limits limits[SLUICE_MAX_LEVELS]; /* by slot */
 	unsigned slot_of[SLUICE_MAX_LEVELS];           /* config level i -> slot */
