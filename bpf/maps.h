@@ -105,7 +105,8 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	/* ~2,800 deferrals with their frames, or 13,000 close events */
+	__uint(max_entries, 1024 * 1024);
 } sl_events SEC(".maps");
 
 struct {

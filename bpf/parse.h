@@ -35,6 +35,7 @@
 enum parse_result {
 	PARSE_OTHER = 0,     /* not a TCP SYN: pass untouched */
 	PARSE_SYN,           /* SYN (SYN set, ACK and RST clear) */
+	PARSE_RST,           /* RST without SYN: key and seq filled (half-open release) */
 	PARSE_MALFORMED,     /* truncated or invalid header: pass and count */
 	PARSE_FRAGMENT,      /* IP fragment: never a SYN */
 };
@@ -79,6 +80,13 @@ parse_tcp(void *data, void *data_end, struct syn_pkt *p, __u32 l4_off,
 	doff_bytes = th->doff * 4;
 	if (doff_bytes < sizeof(*th) || doff_bytes > ip_payload)
 		return PARSE_MALFORMED;
+	if (th->rst && !th->syn) {
+		p->l4_off = l4_off;
+		p->key.sport = th->source;
+		p->key.dport = th->dest;
+		p->seq = th->seq;
+		return PARSE_RST;
+	}
 	if (!th->syn || th->ack || th->rst)
 		return PARSE_OTHER;
 	p->l4_off = l4_off;

@@ -65,6 +65,18 @@ static __always_inline struct sluice_event *new_event(struct sluice_stats *gs, _
 	return ev;
 }
 
+/* The class fields every verdict event carries. */
+static __always_inline void fill_class(struct sluice_event *ev, __u8 gate,
+				       const struct sluice_class *cls)
+{
+	ev->level = cls->level;
+	ev->schema = cls->schema;
+	ev->policy = cls->policy;
+	ev->workload = cls->workload;
+	ev->seats = cls->seats;
+	ev->gate = gate;
+}
+
 static __always_inline void emit_event(const struct sluice_settings *cfg,
 				       struct sluice_stats *gs, __u32 type, __u8 gate,
 				       const struct sluice_class *cls,
@@ -79,13 +91,45 @@ static __always_inline void emit_event(const struct sluice_settings *cfg,
 	ev = new_event(gs, type, key, now);
 	if (!ev)
 		return;
-	ev->level = cls->level;
-	ev->schema = cls->schema;
-	ev->policy = cls->policy;
-	ev->workload = cls->workload;
-	ev->seats = cls->seats;
-	ev->gate = gate;
+	fill_class(ev, gate, cls);
 	bpf_ringbuf_submit(ev, 0);
+}
+
+/* A deferral, with the SYN's frame as received so that the daemon can hold
+ * it (struct sluice_defer_event).  Rate-limited like every event: a SYN
+ * whose event is not sent waits for its client's retransmit. */
+static __always_inline void emit_defer(struct xdp_md *ctx, const struct sluice_settings *cfg,
+				       struct sluice_stats *gs, __u8 gate,
+				       const struct sluice_class *cls,
+				       const struct sluice_conn_key *key, __u64 now)
+{
+	struct sluice_defer_event *e;
+	__u32 len;
+
+	if (!event_allowed(cfg, now)) {
+		STAT_INC(gs, events_lost);
+		return;
+	}
+	e = bpf_ringbuf_reserve(&sl_events, sizeof(*e), 0);
+	if (!e) {
+		STAT_INC(gs, events_lost);
+		return;
+	}
+	__builtin_memset(e, 0, offsetof(struct sluice_defer_event, frame));
+	e->ev.ts_ns = now;
+	e->ev.key = *key;
+	e->ev.type = SLUICE_EV_DEFER;
+	fill_class(&e->ev, gate, cls);
+	e->ifindex = ctx->ingress_ifindex;
+	e->rx_queue = ctx->rx_queue_index;
+	len = (__u32)(ctx->data_end - ctx->data);
+	if (len > SLUICE_FRAME_MAX) {
+		STAT_INC(gs, frames_too_long);
+	} else if (len >= 1 && !bpf_xdp_load_bytes(ctx, 0, e->frame, len)) {
+		e->frame_len = (__u16)len;
+		STAT_INC(gs, frames_copied);
+	}
+	bpf_ringbuf_submit(e, 0);
 }
 
 /* How old the daemon's heartbeat is (U64_MAX: never written). */
@@ -157,6 +201,7 @@ static __always_inline int track_conn(const struct syn_pkt *p, const struct slui
 		.schema = cls->schema,
 		.policy = cls->policy,
 		.workload = cls->workload,
+		.syn_seq = p->seq,
 	};
 
 	return bpf_map_update_elem(&sl_conns, &p->key, &c, BPF_NOEXIST);
@@ -197,6 +242,7 @@ static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt
 	c.schema = t.schema;
 	c.policy = t.policy;
 	c.workload = t.workload;
+	c.syn_seq = p->seq;
 	if (bpf_map_update_elem(&sl_conns, &p->key, &c, BPF_NOEXIST)) {
 		/* Table full (or raced): give the seats back, let it retry. */
 		if (seats)
@@ -291,8 +337,8 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 					ws->deferred++;
 				STAT_INC(gs, policy_deferred);
 				if (!shadow) {
-					emit_event(cfg, gs, SLUICE_EV_DEFER, SLUICE_GATE_POLICY, cls,
-						   &p->key, now);
+					emit_defer(ctx, cfg, gs, SLUICE_GATE_POLICY, cls, &p->key,
+						   now);
 					return XDP_DROP;
 				}
 				/* Shadow: counted, not enforced; the level decides. */
@@ -394,7 +440,7 @@ over_limit:
 		STAT_INC(gs, undispatched);
 		return XDP_DROP;
 	}
-	emit_event(cfg, gs, SLUICE_EV_DEFER, SLUICE_GATE_LEVEL, cls, &p->key, now);
+	emit_defer(ctx, cfg, gs, SLUICE_GATE_LEVEL, cls, &p->key, now);
 	return XDP_DROP;
 
 refund:
@@ -403,28 +449,6 @@ refund:
 		STAT_INC(gs, policy_refunds);
 	}
 	return XDP_PASS;
-}
-
-SEC("xdp")
-int sluice_xdp(struct xdp_md *ctx)
-{
-	struct syn_pkt p = {};
-	struct sluice_stats *gs;
-
-	switch (parse_frame(ctx, &p)) {
-	case PARSE_SYN:
-		return handle_syn(ctx, &p);
-	case PARSE_MALFORMED:
-		gs = global_stats();
-		STAT_INC(gs, malformed);
-		return XDP_PASS;
-	case PARSE_FRAGMENT:
-		gs = global_stats();
-		STAT_INC(gs, fragments);
-		return XDP_PASS;
-	default:
-		return XDP_PASS;
-	}
 }
 
 /* ---- sock_ops ---------------------------------------------------------- */
@@ -550,6 +574,72 @@ int sluice_sockops(struct bpf_sock_ops *skops)
 		break;
 	}
 	return 1;
+}
+
+/* A client's RST for a connection still in its handshake (the server's
+ * SYN-ACK reached a client that had given up, or the client changed its
+ * mind): the seats come back now, not at the handshake time-out.  Only an
+ * RST that carries the SYN's sequence number + 1 (what a client's stack
+ * sends in answer to the SYN-ACK) counts: a blind one cannot free seats.
+ * Established connections are sock_ops' business. */
+static __always_inline int handle_rst(struct syn_pkt *p)
+{
+	struct sluice_conn *c = bpf_map_lookup_elem(&sl_conns, &p->key);
+	struct sluice_stats *gs;
+
+	if (!c || c->state != SLUICE_CONN_ADMITTED ||
+	    bpf_ntohl(p->seq) != bpf_ntohl(c->syn_seq) + 1)
+		return XDP_PASS;
+	conn_closed(&p->key);
+	gs = global_stats();
+	STAT_INC(gs, rst_released);
+	return XDP_PASS;
+}
+
+SEC("xdp")
+int sluice_xdp(struct xdp_md *ctx)
+{
+	struct syn_pkt p = {};
+	struct sluice_stats *gs;
+
+	switch (parse_frame(ctx, &p)) {
+	case PARSE_SYN:
+		return handle_syn(ctx, &p);
+	case PARSE_RST:
+		return handle_rst(&p);
+	case PARSE_MALFORMED:
+		gs = global_stats();
+		STAT_INC(gs, malformed);
+		return XDP_PASS;
+	case PARSE_FRAGMENT:
+		gs = global_stats();
+		STAT_INC(gs, fragments);
+		return XDP_PASS;
+	default:
+		return XDP_PASS;
+	}
+}
+
+/* Run on a held SYN with BPF_PROG_TEST_RUN (live frames, the original
+ * ingress device): XDP_PASS builds it into an skb and delivers it through
+ * netif_receive_skb, as if it had just arrived. */
+SEC("xdp")
+int sluice_inject(struct xdp_md *ctx)
+{
+	(void)ctx;
+	return XDP_PASS;
+}
+
+/* The same, for a held SYN the daemon rejects: the RST the data path
+ * would have sent, out of the device the SYN came in on. */
+SEC("xdp")
+int sluice_reset(struct xdp_md *ctx)
+{
+	struct syn_pkt p = {};
+
+	if (parse_frame(ctx, &p) != PARSE_SYN || build_rst(ctx, &p))
+		return XDP_ABORTED;
+	return XDP_TX;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

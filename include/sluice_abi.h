@@ -21,7 +21,7 @@
 #include <stdint.h>
 #endif
 
-#define SLUICE_ABI_VERSION 3
+#define SLUICE_ABI_VERSION 4
 
 /* Sizes.  Connection table size is the default; the daemon may resize. */
 #define SLUICE_MAX_LEVELS      64
@@ -58,6 +58,11 @@
 /* Program names (pinned under <pin-dir>/progs/<name> by bpftool loadall). */
 #define SLUICE_PROG_XDP     "sluice_xdp"
 #define SLUICE_PROG_SOCKOPS "sluice_sockops"
+/* Run by the daemon with BPF_PROG_TEST_RUN on live frames (never attached):
+ * a held SYN re-enters the stack through sluice_inject (XDP_PASS) or is
+ * answered through sluice_reset (its RST, XDP_TX out of the same device). */
+#define SLUICE_PROG_INJECT  "sluice_inject"
+#define SLUICE_PROG_RESET   "sluice_reset"
 
 enum sluice_fail_mode {
 	SLUICE_FAIL_OPEN   = 0, /* stale heartbeat: admit every SYN (default) */
@@ -230,6 +235,9 @@ struct sluice_stats {
 	__u64 shadow_passed;  /* shadow mode: SYNs a gate refused, admitted anyway */
 	__u64 undispatched;   /* SYNs over their level's limit while no daemon dispatched
 			       * (heartbeat older than dispatch_timeout_ns): dropped, no event */
+	__u64 frames_copied;  /* deferral events that carry their SYN's frame */
+	__u64 frames_too_long;/* deferred SYNs longer than SLUICE_FRAME_MAX (not copied) */
+	__u64 rst_released;   /* half-open connections whose client's RST returned the seats */
 };
 
 /* sl_conns: one entry per admitted connection, keyed by its 4-tuple. */
@@ -258,6 +266,9 @@ struct sluice_conn {
 	__u16 policy;
 	__u16 workload;
 	__u16 pad;
+	__be32 syn_seq;       /* the client's SYN sequence number: a RST for the
+			       * half-open connection carries syn_seq + 1 */
+	__u32 pad2;
 };
 
 /*
@@ -305,6 +316,25 @@ struct sluice_event {
 	__u16 seats;
 	__u8  gate;        /* SLUICE_EV_DEFER / _REJECT: enum sluice_gate */
 	__u8  pad[3];
+};
+
+/*
+ * A deferral carries the SYN's frame as received (Ethernet, VLAN tags, IP
+ * with its options or extension headers, TCP with every option), so that
+ * the daemon can hold it in its queue and re-inject it the moment its turn
+ * comes.  A frame longer than SLUICE_FRAME_MAX (a SYN with Fast Open data,
+ * say) is not copied: frame_len 0, and the connection waits for its
+ * client's retransmit to claim a ticket, as without a held frame.
+ */
+#define SLUICE_FRAME_MAX 256
+
+struct sluice_defer_event {
+	struct sluice_event ev; /* type SLUICE_EV_DEFER */
+	__u32 ifindex;          /* the ingress device */
+	__u32 rx_queue;         /* and its receive queue */
+	__u16 frame_len;        /* bytes in frame, 0: not copied */
+	__u8  pad[6];
+	__u8  frame[SLUICE_FRAME_MAX];
 };
 
 /* Which gate held a SYN back. */
