@@ -124,7 +124,7 @@ $(BUILD)/lab_%: tests/lab/lab_%.c tests/lab/lab_cli.h
 LINK_INPUTS = $(filter %.c %.o %.a,$^)
 
 # Unit tests: pure layers by default; a test of an adapter names what it needs.
-TEST_CFLAGS = $(ALL_CFLAGS) -Itests/unit
+TEST_CFLAGS = $(ALL_CFLAGS) -Itests/unit -Itests/packet
 $(BUILD)/tests/unit/%: tests/unit/%.c $(CORE_LIBS) | $(SKEL)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

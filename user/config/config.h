@@ -71,6 +71,10 @@ struct sl_server_cfg {
 	bool shadow;                      /* shadow: verdicts counted, none enforced (false) */
 	double ticket_overbooking;        /* ticketOverbooking: a Queue level may dispatch beyond its
 					     limit by up to this x the limit in unclaimed tickets (1; 0..16) */
+	struct {
+		uint64_t max_bytes;       /* heldSyns.maxBytes: every held SYN frame, 8 MiB */
+		uint64_t max_bytes_per_level; /* heldSyns.maxBytesPerLevel, 4 MiB */
+	} held_syns;
 	char *file;                       /* where the object is defined */
 	unsigned line, column;            /* (NULL/0 when not present) */
 };

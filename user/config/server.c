@@ -28,6 +28,10 @@
 #define DEF_CLASSES          SLUICE_DEFAULT_CLASSES
 #define DEF_CONTROL_SOCKET   "/run/sluice/sluiced.sock"
 #define DEF_EVENTS           1000
+/* Held SYN frames: a flood that fills the pending table (65,536) with
+ * ~100-byte SYNs fits in the total. */
+#define DEF_HELD_BYTES       (8ull << 20)
+#define DEF_HELD_LEVEL_BYTES (4ull << 20)
 
 /* ---- kind: Server --------------------------------------------------------- */
 
@@ -38,7 +42,7 @@ static const struct enumval fail_modes[] = {
 enum {
 	SV_LIMIT, SV_FAIL_MODE, SV_HEARTBEAT, SV_TICK, SV_HANDSHAKE,
 	SV_INTERFACES, SV_PIN_DIR, SV_TABLE_SIZES, SV_METRICS, SV_EVENTS,
-	SV_CONTROL, SV_SHADOW, SV_OVERBOOK, SV_N
+	SV_CONTROL, SV_SHADOW, SV_OVERBOOK, SV_HELD, SV_N
 };
 
 #define SRV struct sl_server_cfg
@@ -56,6 +60,12 @@ static const struct fdesc server_fields[SV_N] = {
 	[SV_CONTROL] = F_STR("controlSocket", SRV, control_socket),
 	[SV_SHADOW] = F_BOOL("shadow", SRV, shadow),
 	[SV_OVERBOOK] = F_NUM("ticketOverbooking", SRV, ticket_overbooking, 0, 16),
+	[SV_HELD] = F_CUSTOM("heldSyns"),
+};
+
+static const struct fdesc held_syn_fields[] = {
+	F_INT("maxBytes", SRV, held_syns.max_bytes, 0, 1ll << 32),
+	F_INT("maxBytesPerLevel", SRV, held_syns.max_bytes_per_level, 0, 1ll << 32),
 };
 
 static const struct fdesc table_size_fields[] = {
@@ -75,6 +85,8 @@ int cd_server_defaults(struct sl_server_cfg *s)
 	s->table_sizes.connections = DEF_CONNS;
 	s->table_sizes.classes = DEF_CLASSES;
 	s->events_per_second = DEF_EVENTS;
+	s->held_syns.max_bytes = DEF_HELD_BYTES;
+	s->held_syns.max_bytes_per_level = DEF_HELD_LEVEL_BYTES;
 	s->ticket_overbooking = 1;
 	s->pin_dir = strdup(DEF_PIN_DIR);
 	s->control_socket = strdup(DEF_CONTROL_SOCKET);
@@ -164,7 +176,7 @@ next:
 static void decode_server_spec(struct ctx *c, const struct sl_ynode *spec,
 			       struct sl_server_cfg *s)
 {
-	struct fhit h[SV_N], th[ARRAY_SIZE(table_size_fields)];
+	struct fhit h[SV_N], th[ARRAY_SIZE(table_size_fields)], hh[ARRAY_SIZE(held_syn_fields)];
 	size_t old = cd_path_push(c, "spec");
 
 	if (!cd_decode_fields(c, spec, server_fields, SV_N, s, h))
@@ -180,6 +192,13 @@ static void decode_server_spec(struct ctx *c, const struct sl_ynode *spec,
 
 		cd_decode_fields(c, h[SV_TABLE_SIZES].value, table_size_fields,
 			      ARRAY_SIZE(table_size_fields), s, th);
+		cd_path_pop(c, o2);
+	}
+	if (h[SV_HELD].value) {
+		size_t o2 = cd_path_push(c, "heldSyns");
+
+		cd_decode_fields(c, h[SV_HELD].value, held_syn_fields, ARRAY_SIZE(held_syn_fields),
+				 s, hh);
 		cd_path_pop(c, o2);
 	}
 	if (h[SV_PIN_DIR].value && h[SV_PIN_DIR].ok) {

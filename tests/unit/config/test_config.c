@@ -348,7 +348,7 @@ static const struct bad_case bad_cases[] = {
 	{ "bad_server_unknown_field_typo", SRV "  heartbeatTimout: 1s\n", 5, 3, SRV_OBJ,
 	  "spec.heartbeatTimout", "did you mean 'heartbeatTimeout'?" },
 	{ "bad_server_unknown_field_list", SRV "  colour: blue\n", 5, 3, SRV_OBJ, "spec.colour",
-	  "unknown field 'colour' (known fields: serverConcurrencyLimit, failMode, heartbeatTimeout, tick, handshakeTimeout, interfaces, pinDir, tableSizes, metricsAddress, eventsPerSecond, controlSocket, shadow, ticketOverbooking)" },
+	  "unknown field 'colour' (known fields: serverConcurrencyLimit, failMode, heartbeatTimeout, tick, handshakeTimeout, interfaces, pinDir, tableSizes, metricsAddress, eventsPerSecond, controlSocket, shadow, ticketOverbooking, heldSyns)" },
 	{ "bad_server_duplicate", API "kind: Server\nmetadata: {name: a}\n---\n" API "kind: Server\nmetadata: {name: b}\n",
 	  6, 7, "Server/b", "kind", "only one Server object is allowed; also defined at t.yaml:2:7" },
 
