@@ -201,6 +201,10 @@ struct sluice_seats {
 			  * the ticket (XDP's claim, the daemon's withdrawal) subtracts.
 			  * Without a dispatcher the data path lends these seats out
 			  * (their clients may never come back). */
+	__u64 reinjected; /* deferred connections the daemon admitted by re-injecting
+			   * their held SYN (cumulative; XDP never saw them pass) */
+	__u64 reset_held; /* deferred connections the daemon rejected with a RST built
+			   * from their held SYN (cumulative) */
 };
 
 /* sl_lvl_stats[level]: per-CPU counters, summed by readers. */

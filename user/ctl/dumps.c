@@ -36,7 +36,9 @@ static void usage(FILE *f, const char *cmd)
 			   "(queued), rejected and waiting, and the latency-based token estimate.\n");
 	else
 		fprintf(f, "Every connection a QueueSet holds, waiting or executing: client, FlowSchema,\n"
-			   "queue and position, flow hash, seats (Kubernetes dump_requests).\n");
+			   "queue and position, whether its SYN is held (re-injected the moment its\n"
+			   "turn comes; otherwise its client's retransmit claims a ticket), flow\n"
+			   "hash, seats (Kubernetes dump_requests).\n");
 	fprintf(f, "\n  --socket PATH   the daemon's control socket (default %s)\n"
 		   "  --json          the daemon's JSON answer\n", SL_DEFAULT_CONTROL_SOCKET);
 }
@@ -96,12 +98,13 @@ static void print_flows(json_t *root)
 	json_t *rows = json_object_get(root, "flows"), *r;
 	size_t i;
 
-	printf("%-16s %-16s %-24s %5s %4s %-9s %-18s %5s\n", "LEVEL", "FLOWSCHEMA", "CLIENT", "QUEUE",
-	       "POS", "STATE", "FLOW_HASH", "SEATS");
+	printf("%-16s %-16s %-24s %5s %4s %-9s %-4s %-18s %5s\n", "LEVEL", "FLOWSCHEMA", "CLIENT",
+	       "QUEUE", "POS", "STATE", "SYN", "FLOW_HASH", "SEATS");
 	json_array_foreach(rows, i, r) {
-		printf("%-16s %-16s %-24s %5lld %4lld %-9s %-18s %5lld\n", s(r, "level"),
+		printf("%-16s %-16s %-24s %5lld %4lld %-9s %-4s %-18s %5lld\n", s(r, "level"),
 		       s(r, "flowSchema"), s(r, "client"), n(r, "queue"), n(r, "position"),
 		       json_is_true(json_object_get(r, "executing")) ? "executing" : "waiting",
+		       json_is_true(json_object_get(r, "held")) ? "held" : "-",
 		       s(r, "flow_hash"), n(r, "seats"));
 	}
 	if (!json_array_size(rows))

@@ -108,9 +108,12 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 		jo_str(&jo, "type", level_type_name(l->cfg.type));
 		jo_u64(&jo, "seats_in_use", l->seats.seats_in_use);
 		jo_u64(&jo, "limit", l->cfg.seat_limit);
-		jo_u64(&jo, "admitted", l->st.admitted);
+		jo_u64(&jo, "admitted", l->st.admitted + l->seats.reinjected);
+		jo_u64(&jo, "admitted_inline", l->st.admitted);
+		jo_u64(&jo, "reinjected", l->seats.reinjected);
 		jo_u64(&jo, "deferred", l->st.deferred);
-		jo_u64(&jo, "rejected", l->st.rejected);
+		jo_u64(&jo, "rejected", l->st.rejected + l->seats.reset_held);
+		jo_u64(&jo, "reset_held", l->seats.reset_held);
 		jo_u64(&jo, "syns", l->st.syns);
 		jo_u64(&jo, "retransmits", l->st.retransmits);
 		jo_u64(&jo, "closed", l->st.closed);
@@ -136,6 +139,9 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 	jo_u64(&jo, "policy_deferred", s->gs.policy_deferred);
 	jo_u64(&jo, "shadow_passed", s->gs.shadow_passed);
 	jo_u64(&jo, "undispatched", s->gs.undispatched);
+	jo_u64(&jo, "frames_copied", s->gs.frames_copied);
+	jo_u64(&jo, "frames_too_long", s->gs.frames_too_long);
+	jo_u64(&jo, "rst_released", s->gs.rst_released);
 	jo_obj_end(&jo);
 	jo_obj_end(&jo);
 	jo_finish(&jo);
@@ -167,8 +173,9 @@ static void print_table(const struct status *s, const char *pin_dir)
 			snprintf(limit, sizeof(limit), "%u", l->cfg.seat_limit);
 		printf("%-24s %-8s %9llu %7s %10llu %10llu %10llu %8llu\n", l->cfg.name,
 		       level_type_name(l->cfg.type), (unsigned long long)l->seats.seats_in_use,
-		       limit, (unsigned long long)l->st.admitted,
-		       (unsigned long long)l->st.deferred, (unsigned long long)l->st.rejected,
+		       limit, (unsigned long long)(l->st.admitted + l->seats.reinjected),
+		       (unsigned long long)l->st.deferred,
+		       (unsigned long long)(l->st.rejected + l->seats.reset_held),
 		       (unsigned long long)l->seats.expired);
 	}
 	if (!s->n_levels)

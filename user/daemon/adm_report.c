@@ -18,6 +18,15 @@ struct level_sample {
 	struct sluice_level_stats st;
 	struct sluice_seats seats;
 	struct sl_qs_stats qs;
+	uint64_t held_frames, held_bytes;
+};
+
+static const char *const fallback_names[SL_FALLBACK_N] = {
+	[SL_FALLBACK_NO_FRAME] = "no-frame",
+	[SL_FALLBACK_UNPARSED] = "unparsed",
+	[SL_FALLBACK_CHECKSUM] = "checksum",
+	[SL_FALLBACK_BUDGET] = "budget",
+	[SL_FALLBACK_INJECT] = "inject-failed",
 };
 
 enum { M_GAUGE, M_COUNTER };
@@ -25,7 +34,7 @@ enum { M_GAUGE, M_COUNTER };
 enum level_metric_id {
 	LM_LIMIT, LM_NOMINAL, LM_SEATS, LM_WAITING, LM_SYNS, LM_ADMITTED, LM_DEFERRED,
 	LM_REJECTED, LM_RETRANSMITS, LM_CLOSED, LM_FAILSAFE, LM_EXPIRED, LM_DISPATCHED,
-	LM_REJ_FULL, LM_REJ_TIMEOUT, LM_SHADOW,
+	LM_REJ_FULL, LM_REJ_TIMEOUT, LM_SHADOW, LM_HELD, LM_HELD_BYTES, LM_REINJECTED, LM_RESET_HELD,
 };
 
 static const struct level_metric {
@@ -49,6 +58,10 @@ static const struct level_metric {
 	{LM_REJ_FULL, M_COUNTER, "rejected_queue_full_total", "Deferred connections rejected: queue full."},
 	{LM_REJ_TIMEOUT, M_COUNTER, "rejected_time_out_total", "Deferred connections rejected: queueWaitLimit."},
 	{LM_SHADOW, M_COUNTER, "shadow_passed_total", "Shadow mode: SYNs a gate refused, admitted anyway."},
+	{LM_HELD, M_GAUGE, "held_syns", "Waiting connections whose SYN the daemon holds."},
+	{LM_HELD_BYTES, M_GAUGE, "held_syn_bytes", "Bytes the held SYNs take (counted against heldSyns)."},
+	{LM_REINJECTED, M_COUNTER, "reinjected_total", "Held SYNs re-injected when their turn came."},
+	{LM_RESET_HELD, M_COUNTER, "reset_held_total", "Held SYNs answered with their RST when rejected."},
 };
 
 static double level_value(enum level_metric_id id, const struct level_rt *l,
@@ -60,17 +73,21 @@ static double level_value(enum level_metric_id id, const struct level_rt *l,
 	case LM_SEATS: return (double)s->seats.seats_in_use;
 	case LM_WAITING: return (double)s->qs.waiting;
 	case LM_SYNS: return (double)s->st.syns;
-	case LM_ADMITTED: return (double)s->st.admitted;
+	case LM_ADMITTED: return (double)(s->st.admitted + s->seats.reinjected);
 	case LM_DEFERRED: return (double)s->st.deferred;
-	case LM_REJECTED: return (double)s->st.rejected;
+	case LM_REJECTED: return (double)(s->st.rejected + s->seats.reset_held);
 	case LM_RETRANSMITS: return (double)s->st.retransmits;
 	case LM_CLOSED: return (double)s->st.closed;
 	case LM_FAILSAFE: return (double)s->st.failsafe;
 	case LM_EXPIRED: return (double)s->seats.expired;
-	case LM_DISPATCHED: return (double)l->tickets_admit;
+	case LM_DISPATCHED: return (double)(l->tickets_admit + l->reinjected);
 	case LM_REJ_FULL: return (double)s->qs.rejected_queue_full;
 	case LM_REJ_TIMEOUT: return (double)s->qs.rejected_time_out;
 	case LM_SHADOW: return (double)s->st.shadow_passed;
+	case LM_HELD: return (double)s->held_frames;
+	case LM_HELD_BYTES: return (double)s->held_bytes;
+	case LM_REINJECTED: return (double)s->seats.reinjected;
+	case LM_RESET_HELD: return (double)s->seats.reset_held;
 	}
 	return 0;
 }
@@ -79,13 +96,18 @@ void sl_adm_metrics(struct sl_admission *adm, FILE *f)
 {
 	struct level_sample *samples = calloc(SLUICE_MAX_LEVELS, sizeof(*samples));
 
+	struct sl_held_stats hs;
+
 	if (!samples)
 		return;
+	sl_held_get_stats(adm->held, &hs);
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
 		struct level_rt *l = &adm->levels[s];
 
 		if (!l->active)
 			continue;
+		samples[s].held_frames = hs.level_frames[s];
+		samples[s].held_bytes = hs.level_bytes[s];
 		sl_maps_level_stats(&adm->dp->maps, s, &samples[s].st);
 		samples[s].seats = adm->dp->seats[s];
 		if (l->qs)
@@ -108,6 +130,27 @@ void sl_adm_metrics(struct sl_admission *adm, FILE *f)
 			fputc('\n', f);
 		}
 	}
+	fputs("# HELP sluice_level_ticket_fallbacks_total Deferred connections left to a ticket "
+	      "(their client's retransmit), by why their SYN was not held or not re-injected.\n"
+	      "# TYPE sluice_level_ticket_fallbacks_total counter\n", f);
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		const struct level_rt *l = &adm->levels[s];
+
+		if (!l->active)
+			continue;
+		for (int r = 0; r < SL_FALLBACK_N; r++) {
+			fputs("sluice_level_ticket_fallbacks_total{level=\"", f);
+			sl_metrics_label(f, l->name);
+			fprintf(f, "\",reason=\"%s\"} %llu\n", fallback_names[r],
+				(unsigned long long)l->fallback[r]);
+		}
+	}
+	fprintf(f, "# HELP sluice_held_syn_bytes_limit heldSyns.maxBytes.\n# TYPE sluice_held_syn_bytes_limit gauge\n"
+		   "sluice_held_syn_bytes_limit %llu\n"
+		   "# HELP sluice_held_syn_over_budget_total SYNs not held: a heldSyns budget was full.\n"
+		   "# TYPE sluice_held_syn_over_budget_total counter\nsluice_held_syn_over_budget_total %llu\n",
+		(unsigned long long)(adm->cfg ? adm->cfg->server.held_syns.max_bytes : 0),
+		(unsigned long long)hs.over_budget);
 	free(samples);
 }
 
@@ -124,7 +167,14 @@ static void dump_level(struct sl_admission *adm, struct json_out *jo, struct lev
 {
 	struct sluice_level_stats st = {0};
 	struct sl_qs_stats qs = {0};
+	struct sl_held_stats hs;
+	uint64_t reinjected = 0, reset = 0;
 
+	sl_held_get_stats(adm->held, &hs);
+	if (adm->dp->seats) {
+		reinjected = adm->dp->seats[l->slot].reinjected;
+		reset = adm->dp->seats[l->slot].reset_held;
+	}
 	sl_maps_level_stats(&adm->dp->maps, l->slot, &st);
 	if (l->qs)
 		sl_qs_get_stats(l->qs, &qs);
@@ -138,17 +188,25 @@ static void dump_level(struct sl_admission *adm, struct json_out *jo, struct lev
 	jo_u64(jo, "max", l->lim.max);
 	jo_u64(jo, "limit", l->current_cl);
 	jo_u64(jo, "seats_in_use", lr_seats_in_use(l));
-	jo_u64(jo, "seats_dispatched", l->ticket_seats);
+	jo_u64(jo, "seats_dispatched", l->dispatched_seats);
 	jo_u64(jo, "seats_unclaimed", lr_unclaimed(l));
 	jo_u64(jo, "overbook_cap", l->qs ? lr_overbook_cap(l) : 0);
 	jo_double(jo, "claim_delay_ms", l->claim_delay_ns / 1e6);
 	jo_double(jo, "hold_ms", l->hold_ns / 1e6);
 	jo_u64(jo, "waiting", qs.waiting);
 	jo_u64(jo, "queues", qs.queues);
-	jo_u64(jo, "admitted", st.admitted);
+	jo_u64(jo, "admitted", st.admitted + reinjected);
 	jo_u64(jo, "deferred", st.deferred);
-	jo_u64(jo, "rejected", st.rejected);
-	jo_u64(jo, "dispatched_from_queue", l->tickets_admit);
+	jo_u64(jo, "rejected", st.rejected + reset);
+	jo_u64(jo, "dispatched_from_queue", l->tickets_admit + l->reinjected);
+	jo_u64(jo, "held_syns", hs.level_frames[l->slot]);
+	jo_u64(jo, "held_syn_bytes", hs.level_bytes[l->slot]);
+	jo_u64(jo, "reinjected", l->reinjected);
+	jo_u64(jo, "reset_held", l->reset_sent);
+	jo_obj_begin(jo, "ticket_fallbacks");
+	for (int r = 0; r < SL_FALLBACK_N; r++)
+		jo_u64(jo, fallback_names[r], l->fallback[r]);
+	jo_obj_end(jo);
 	jo_u64(jo, "rejected_queue_full", qs.rejected_queue_full);
 	jo_u64(jo, "rejected_time_out", qs.rejected_time_out);
 	jo_double(jo, "demand_hwm", l->demand.hwm);
@@ -181,6 +239,8 @@ static int dump_request(void *ctx, const struct sl_qs_req_info *r)
 	jo_i64(fc->jo, "queue", r->queue);
 	jo_i64(fc->jo, "position", r->position);
 	jo_bool(fc->jo, "executing", r->executing);
+	/* waiting with its SYN held: re-injected the moment its turn comes */
+	jo_bool(fc->jo, "held", sl_held_has(fc->adm->held, r->id));
 	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)r->flow_hash);
 	jo_str(fc->jo, "flow_hash", buf);
 	jo_u64(fc->jo, "seats", r->seats);

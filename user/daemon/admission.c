@@ -1,19 +1,136 @@
 #include "daemon/admission.h"
 #include "daemon/admission_int.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/policy_rt.h"
+#include "dataplane/inject.h"
 #include "dataplane/tickets.h"
 #include "engine/classifier.h"
+#include "engine/held.h"
 #include "engine/loadsched.h"
 #include "lib/flowhash.h"
+#include "lib/frame.h"
 #include "lib/log.h"
 #include "lib/syn_retransmit.h"
 
-/* ---- tickets -------------------------------------------------------------- */
+/* ---- held frames and tickets ------------------------------------------------ */
+
+/* A deferred connection is done with: its record and its held frame. */
+static void forget(struct sl_admission *adm, struct sl_pending *p)
+{
+	sl_held_drop(adm->held, p->id);
+	sl_pending_remove(adm->pending, p);
+}
+
+/* Keep the deferral's frame with its connection (a retransmit's replaces
+ * the held copy), its TCP checksum made whole.  Without one the
+ * connection queues all the same and its retransmit claims a ticket. */
+static void hold_frame(struct sl_admission *adm, const struct sl_pending *p,
+		       const struct sluice_defer_event *de)
+{
+	struct level_rt *l = &adm->levels[p->level];
+	uint8_t frame[SLUICE_FRAME_MAX];
+	struct sl_frame f;
+	int err;
+
+	if (!de->frame_len || de->frame_len > SLUICE_FRAME_MAX) {
+		l->fallback[SL_FALLBACK_NO_FRAME]++;
+		return;
+	}
+	memcpy(frame, de->frame, de->frame_len);
+	if (sl_frame_parse_syn(frame, de->frame_len, &f)) {
+		l->fallback[SL_FALLBACK_UNPARSED]++;
+		return;
+	}
+	if (sl_frame_fix_tcp_csum(frame, &f) == SL_CSUM_BAD) {
+		l->fallback[SL_FALLBACK_CHECKSUM]++;
+		return;
+	}
+	err = sl_held_put(adm->held, p->id, p->level, de->ifindex, de->rx_queue, frame,
+			  de->frame_len);
+	if (err == -ENOSPC)
+		l->fallback[SL_FALLBACK_BUDGET]++;
+	else if (err)
+		l->fallback[SL_FALLBACK_NO_FRAME]++;
+}
+
+/* The connection's turn came and its SYN is held: record it as admitted,
+ * the way the data path does inline, then put the SYN back into the
+ * stack.  True when that is done (or a retransmit of it got in inline
+ * meanwhile); false to fall back to a ticket, *reserved saying whether
+ * the seats are still reserved. */
+static bool admit_held(struct level_rt *l, struct sl_pending *p, const struct sl_held_frame *h,
+		       uint64_t now, bool *reserved)
+{
+	struct sl_admission *adm = l->adm;
+	struct sluice_conn c = {
+		.admitted_ns = now, .level = p->level, .seats = p->seats,
+		.state = SLUICE_CONN_ADMITTED, .schema = p->schema, .policy = p->policy,
+		.workload = p->workload,
+	};
+	struct sl_frame f;
+	int err;
+
+	if (sl_frame_parse_syn(h->frame, h->len, &f))
+		return false;
+	c.syn_seq = htonl(f.seq);
+	err = sl_conn_admit(adm->dp, &p->key, &c, *reserved);
+	*reserved = false; /* given back on failure; the connection's on success */
+	if (err == -EEXIST) {
+		/* Its retransmit was admitted inline, with seats of its own:
+		 * the QueueSet's dispatch is void. */
+		if (p->in_queueset && l->qs)
+			sl_qs_complete(l->qs, now, p->id, 0);
+		forget(adm, p);
+		return true;
+	}
+	if (err)
+		return false;
+	err = sl_inject_syn(adm->dp, h->frame, h->len, h->ifindex, h->rx_queue);
+	if (err) {
+		l->fallback[SL_FALLBACK_INJECT]++;
+		if (!sl_conn_unadmit(adm->dp, &p->key)) {
+			/* The data path closed it already (it cannot really
+			 * happen this fast): nothing is left to admit. */
+			if (p->in_queueset && l->qs)
+				sl_qs_complete(l->qs, now, p->id, 0);
+			forget(adm, p);
+			return true;
+		}
+		return false;
+	}
+	l->dispatched_seats += p->seats;
+	l->dispatched_total += p->seats;
+	l->reinjected++;
+	sl_seats_count_reinjected(adm->dp, p->level);
+	p->state = SL_PENDING_ADMITTED;
+	p->ticket_ns = now;
+	p->deadline_ns = now; /* no ticket to withdraw */
+	return true;
+}
+
+/* A held SYN the daemon rejects gets its RST now. */
+static bool reset_held(struct level_rt *l, struct sl_pending *p)
+{
+	struct sl_held_frame *h = sl_held_take(l->adm->held, p->id);
+	bool sent = false;
+
+	if (h) {
+		if (!sl_inject_reset(l->adm->dp, h->frame, h->len, h->ifindex, h->rx_queue)) {
+			l->reset_sent++;
+			sl_seats_count_reset(l->adm->dp, p->level);
+			sent = true;
+		} else {
+			l->fallback[SL_FALLBACK_INJECT]++;
+		}
+		free(h);
+	}
+	return sent;
+}
 
 static struct sluice_ticket ticket_of(const struct sl_pending *p, uint32_t verdict, uint64_t now)
 {
@@ -33,6 +150,10 @@ static void reject(struct level_rt *l, struct sl_pending *p, uint64_t now)
 	if (p->policy_admitted && adm->policies)
 		sl_policies_return(adm->policies, p->policy, p->workload, now);
 	p->policy_admitted = false;
+	if (reset_held(l, p)) {
+		forget(adm, p);
+		return;
+	}
 	p->state = SL_PENDING_REJECTED;
 	p->ticket_ns = now;
 	p->deadline_ns = now + SL_TICKET_TTL_NS;
@@ -41,15 +162,24 @@ static void reject(struct level_rt *l, struct sl_pending *p, uint64_t now)
 	sl_ticket_reject(adm->dp, &p->key, &t);
 }
 
-/* The QueueSet started this request (or its level had room): reserve its
- * seats in the data path, unless already reserved, and let the client's
- * next SYN retransmit in. */
+/* The QueueSet started this request (or its level had room): re-inject
+ * its held SYN, or else reserve its seats in the data path, unless already
+ * reserved, and let the client's next SYN retransmit in on a ticket. */
 static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool reserved)
 {
 	struct sl_admission *adm = l->adm;
+	struct sl_held_frame *h = sl_held_take(adm->held, p->id);
 	struct sluice_ticket t;
 
-	l->ticket_seats += p->seats;
+	if (h) {
+		bool done = admit_held(l, p, h, now, &reserved);
+
+		free(h);
+		if (done)
+			return;
+	}
+
+	l->dispatched_seats += p->seats;
 	l->dispatched_total += p->seats;
 	p->state = SL_PENDING_ADMITTED;
 	p->ticket_ns = now;
@@ -61,11 +191,11 @@ static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool r
 	t = ticket_of(p, SLUICE_TICKET_ADMIT, now);
 	if (sl_ticket_admit(adm->dp, &p->key, &t, reserved)) {
 		/* No ticket, no admission (its seats went back with it). */
-		l->ticket_seats -= p->seats;
+		l->dispatched_seats -= p->seats;
 		l->dispatched_total -= p->seats;
 		if (p->in_queueset && l->qs)
 			sl_qs_complete(l->qs, now, p->id, 0);
-		sl_pending_remove(adm->pending, p);
+		forget(adm, p);
 	}
 }
 
@@ -123,7 +253,7 @@ static void level_gate(struct sl_admission *adm, struct sl_pending *p, uint64_t 
 		 * classified afresh. */
 		if (p->policy_admitted && adm->policies)
 			sl_policies_return(adm->policies, p->policy, p->workload, now);
-		sl_pending_remove(adm->pending, p);
+		forget(adm, p);
 		return;
 	}
 	if (l->type == SL_LEVEL_EXEMPT) {
@@ -156,14 +286,15 @@ static void level_gate(struct sl_admission *adm, struct sl_pending *p, uint64_t 
 		p->in_queueset = false;
 		if (p->policy_admitted && adm->policies)
 			sl_policies_return(adm->policies, p->policy, p->workload, now);
-		sl_pending_remove(adm->pending, p);
+		forget(adm, p);
 		break;
 	}
 	lr_sync(l, now);
 }
 
-void sl_adm_defer(struct sl_admission *adm, const struct sluice_event *ev, uint64_t now)
+void sl_adm_defer(struct sl_admission *adm, const struct sluice_defer_event *de, uint64_t now)
 {
+	const struct sluice_event *ev = &de->ev;
 	bool policy = adm->policies && ev->policy < sl_policies_count(adm->policies);
 	struct level_rt *l;
 	struct sl_pending *p;
@@ -178,8 +309,14 @@ void sl_adm_defer(struct sl_admission *adm, const struct sluice_event *ev, uint6
 	    (!l->qs || !l->active || l->type != SL_LEVEL_LIMITED || l->response != SL_RESP_QUEUE))
 		return;
 	p = sl_pending_add(adm->pending, &ev->key, &exists);
-	if (!p)
-		return; /* a retransmit of a connection we already hold, or full */
+	if (!p) {
+		/* A retransmit of a connection that still waits: its frame
+		 * replaces the held copy.  (Or the table is full.) */
+		p = exists ? sl_pending_by_key(adm->pending, &ev->key) : NULL;
+		if (p && (p->state == SL_PENDING_QUEUED || p->state == SL_PENDING_POLICY))
+			hold_frame(adm, p, de);
+		return;
+	}
 	p->level = ev->level;
 	p->seats = ev->seats ? ev->seats : 1;
 	p->schema = ev->schema;
@@ -187,6 +324,7 @@ void sl_adm_defer(struct sl_admission *adm, const struct sluice_event *ev, uint6
 	p->workload = ev->workload;
 	p->arrival_ns = now;
 	p->flow_hash = flow_hash(adm, ev);
+	hold_frame(adm, p, de);
 	if (!policy) {
 		level_gate(adm, p, now);
 		return;
@@ -204,7 +342,7 @@ void sl_adm_defer(struct sl_admission *adm, const struct sluice_event *ev, uint6
 		reject(l, p, now);
 		break;
 	default:
-		sl_pending_remove(adm->pending, p);
+		forget(adm, p);
 		break;
 	}
 }
@@ -260,8 +398,8 @@ void sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, uint6
 			 * the claim: charge the flow for all of it (§3.5). */
 			if (p->in_queueset && l->qs)
 				sl_qs_complete(l->qs, now, p->id, now - p->ticket_ns);
-			l->ticket_seats -= l->ticket_seats >= p->seats ? p->seats : l->ticket_seats;
-			sl_pending_remove(adm->pending, p);
+			l->dispatched_seats -= l->dispatched_seats >= p->seats ? p->seats : l->dispatched_seats;
+			forget(adm, p);
 		}
 		/* A seat came back: the QueueSet may dispatch now. */
 		lr_sync(l, now);
@@ -300,8 +438,8 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 			 * flow of clients that gave up keep the front). */
 			if (p->in_queueset && l->qs)
 				sl_qs_complete(l->qs, s->now, p->id, s->now - p->ticket_ns);
-			l->ticket_seats -= l->ticket_seats >= p->seats ? p->seats : l->ticket_seats;
-			sl_pending_remove(adm->pending, p);
+			l->dispatched_seats -= l->dispatched_seats >= p->seats ? p->seats : l->dispatched_seats;
+			forget(adm, p);
 			s->resync[l->slot] = true;
 		} else if (!ticket && !sl_conn_tracked(adm->dp, &p->key) &&
 			   s->now - p->ticket_ns > SWEEP_INTERVAL_NS) {
@@ -309,16 +447,16 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 			 * event, or a handshake that expired). */
 			if (p->in_queueset && l->qs)
 				sl_qs_complete(l->qs, s->now, p->id, s->now - p->ticket_ns);
-			l->ticket_seats -= l->ticket_seats >= p->seats ? p->seats : l->ticket_seats;
-			sl_pending_remove(adm->pending, p);
+			l->dispatched_seats -= l->dispatched_seats >= p->seats ? p->seats : l->dispatched_seats;
+			forget(adm, p);
 			s->resync[l->slot] = true;
 		}
 	} else if (p->state == SL_PENDING_REJECTED) {
 		if (!ticket) {
-			sl_pending_remove(adm->pending, p);
+			forget(adm, p);
 		} else if (s->now >= p->deadline_ns) {
 			sl_ticket_drop(adm->dp, &p->key);
-			sl_pending_remove(adm->pending, p);
+			forget(adm, p);
 		}
 	}
 }
@@ -371,9 +509,15 @@ int sl_adm_create(struct sl_admission **out, struct sl_dataplane *dp, const uint
 	if (!adm)
 		return -ENOMEM;
 	adm->pending = sl_pending_new(PENDING_CAPACITY);
-	if (!adm->pending) {
-		free(adm);
-		return -ENOMEM;
+	{
+		/* No frame is held until a configuration says how much may be. */
+		struct sl_held_limits none = {0};
+
+		if (!adm->pending || sl_held_create(&adm->held, &none)) {
+			sl_pending_free(adm->pending);
+			free(adm);
+			return -ENOMEM;
+		}
 	}
 	adm->dp = dp;
 	memcpy(adm->hash_key, hash_key, 16);
@@ -401,6 +545,7 @@ void sl_adm_free(struct sl_admission *adm)
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
 		sl_qs_free(adm->levels[s].qs);
 	sl_pending_free(adm->pending);
+	sl_held_free(adm->held);
 	free(adm);
 }
 
@@ -418,6 +563,14 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 	adm->cfg = cfg;
 	adm->server_cl = cfg->server.server_concurrency_limit;
 	adm->overbooking = cfg->server.ticket_overbooking;
+	{
+		struct sl_held_limits lim = {
+			.max_bytes = cfg->server.held_syns.max_bytes,
+			.max_bytes_per_level = cfg->server.held_syns.max_bytes_per_level,
+		};
+
+		sl_held_set_limits(adm->held, &lim);
+	}
 	for (size_t i = 0; i < cfg->n_levels; i++) {
 		const struct sl_level_cfg *lc = &cfg->levels[i];
 		unsigned s = plan->slot_of[i];

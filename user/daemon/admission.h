@@ -47,7 +47,7 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 
 /* A SYN the data path deferred (SLUICE_EV_DEFER): through its policy's
  * scheduler, if any, then its level. */
-void sl_adm_defer(struct sl_admission *adm, const struct sluice_event *ev, uint64_t now);
+void sl_adm_defer(struct sl_admission *adm, const struct sluice_defer_event *de, uint64_t now);
 /* A tracked connection closed (SLUICE_EV_CLOSE): its seats came back. */
 void sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, uint64_t now);
 void sl_adm_tick(struct sl_admission *adm, uint64_t now);

@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "dataplane/loader.h"
 #include "engine/borrowing.h"
+#include "engine/held.h"
 #include "engine/limits.h"
 #include "engine/pending.h"
 #include "engine/queueset.h"
@@ -22,6 +23,17 @@
  * retransmit (up to a second later), until it closes. */
 #define GUESS_NS          (1000ULL * 1000000ULL)
 #define SWEEP_INTERVAL_NS 1000000000ULL
+
+/* Why a deferred connection waits for its retransmit (a ticket) instead
+ * of having its SYN held and re-injected. */
+enum sl_fallback {
+	SL_FALLBACK_NO_FRAME, /* the event carried none (longer than SLUICE_FRAME_MAX) */
+	SL_FALLBACK_UNPARSED, /* not a SYN we can re-check (a routing header, ...) */
+	SL_FALLBACK_CHECKSUM, /* corrupt: neither right nor a pseudo-header sum */
+	SL_FALLBACK_BUDGET,   /* heldSyns budget full */
+	SL_FALLBACK_INJECT,   /* re-injection failed (device gone, ...) */
+	SL_FALLBACK_N,
+};
 
 struct level_rt {
 	struct sl_admission *adm;
@@ -34,7 +46,7 @@ struct level_rt {
 	struct sl_qs *qs;       /* Queue-type levels (and ones draining) */
 	struct sl_level_limits lim;
 	uint32_t current_cl;    /* after borrowing */
-	uint64_t ticket_seats;  /* seats held by connections we dispatched */
+	uint64_t dispatched_seats;  /* seats held by connections we dispatched */
 	uint64_t dispatched_total; /* seats dispatched on admit tickets, cumulative */
 	/* Of dispatched connections that closed: how long the ticket waited
 	 * for its claim and how long the connection then held its seats
@@ -42,6 +54,9 @@ struct level_rt {
 	double claim_delay_ns, hold_ns;
 	struct sl_demand demand;
 	uint64_t tickets_admit, tickets_reject;
+	uint64_t reinjected;    /* held SYNs put back into the stack on dispatch */
+	uint64_t reset_sent;    /* held SYNs answered with their RST on reject */
+	uint64_t fallback[SL_FALLBACK_N]; /* deferrals that went the ticket way, by why */
 };
 
 struct sl_admission {
@@ -56,6 +71,7 @@ struct sl_admission {
 	uint64_t borrow_period_ns, last_borrow_ns, last_sweep_ns;
 	uint64_t now;           /* of the tick in progress (for callbacks) */
 	struct sl_borrow_result last_borrow;
+	struct sl_held *held;   /* the held SYN frames of waiting connections */
 };
 
 /* ---- level runtime (level_rt.c) ----------------------------------------------- */

@@ -13,7 +13,14 @@ void sl_events_route(struct sl_admission *adm, struct sl_policies *ps, const voi
 		return;
 	switch (ev->type) {
 	case SLUICE_EV_DEFER:
-		sl_adm_defer(adm, ev, now);
+		if (size >= sizeof(struct sluice_defer_event)) {
+			sl_adm_defer(adm, data, now);
+		} else {
+			/* a deferral without its frame (an older data path) */
+			struct sluice_defer_event de = {.ev = *ev};
+
+			sl_adm_defer(adm, &de, now);
+		}
 		break;
 	case SLUICE_EV_CLOSE:
 		sl_adm_close(adm, ev, now);

@@ -58,7 +58,7 @@ void lr_ewma(double *avg, double sample)
  * the connections the service really holds, on average. */
 void lr_sync(struct level_rt *l, uint64_t now)
 {
-	uint64_t in_use = lr_seats_in_use(l), inline_seats = in_use > l->ticket_seats ? in_use - l->ticket_seats : 0;
+	uint64_t in_use = lr_seats_in_use(l), inline_seats = in_use > l->dispatched_seats ? in_use - l->dispatched_seats : 0;
 	uint64_t waiting = 0, seats_waiting = 0;
 
 	if (l->qs) {

@@ -80,6 +80,35 @@ bool sl_ticket_exists(const struct sl_dataplane *dp, const struct sluice_conn_ke
 	return !bpf_map_lookup_elem(dp->maps.fd[SL_MAP_TICKETS], key, &t);
 }
 
+int sl_conn_admit(struct sl_dataplane *dp, const struct sluice_conn_key *key,
+		  const struct sluice_conn *c, bool seats_reserved)
+{
+	struct sluice_seats *s = seats_of(dp, c->level);
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	if (!seats_reserved)
+		add(&s->seats_in_use, c->seats);
+	if (!bpf_map_update_elem(dp->maps.fd[SL_MAP_CONNS], key, c, BPF_NOEXIST))
+		return 0;
+	err = -errno;
+	add(&s->seats_in_use, -(int64_t)c->seats);
+	return err;
+}
+
+bool sl_conn_unadmit(struct sl_dataplane *dp, const struct sluice_conn_key *key)
+{
+	struct sluice_conn c;
+
+	/* Whoever deletes the entry releases its seats. */
+	if (bpf_map_lookup_elem(dp->maps.fd[SL_MAP_CONNS], key, &c) ||
+	    bpf_map_delete_elem(dp->maps.fd[SL_MAP_CONNS], key))
+		return false;
+	sl_seats_release(dp, c.level, c.seats);
+	return true;
+}
+
 bool sl_conn_tracked(const struct sl_dataplane *dp, const struct sluice_conn_key *key)
 {
 	struct sluice_conn c;
@@ -148,6 +177,22 @@ void sl_seats_publish_waiting(struct sl_dataplane *dp, unsigned level, uint64_t 
 
 	if (s)
 		__atomic_store_n(&s->waiting, waiting, __ATOMIC_RELAXED);
+}
+
+void sl_seats_count_reinjected(struct sl_dataplane *dp, unsigned level)
+{
+	struct sluice_seats *s = seats_of(dp, level);
+
+	if (s)
+		add(&s->reinjected, 1);
+}
+
+void sl_seats_count_reset(struct sl_dataplane *dp, unsigned level)
+{
+	struct sluice_seats *s = seats_of(dp, level);
+
+	if (s)
+		add(&s->reset_held, 1);
 }
 
 int sl_level_write_limit(struct sl_dataplane *dp, unsigned level, uint32_t limit)

@@ -34,6 +34,18 @@ bool sl_ticket_withdraw(struct sl_dataplane *dp, const struct sluice_conn_key *k
 /* Delete a reject ticket. */
 void sl_ticket_drop(struct sl_dataplane *dp, const struct sluice_conn_key *key);
 bool sl_ticket_exists(const struct sl_dataplane *dp, const struct sluice_conn_key *key);
+/* Record a connection as admitted the way XDP does inline (a held SYN the
+ * daemon is about to re-inject): its seats (unless seats_reserved), then
+ * its sl_conns entry, so that sock_ops returns the seats on close and the
+ * re-injected SYN, if XDP sees it, passes as already admitted.  0, or a
+ * negative errno with the seats given back (-EEXIST: the data path
+ * admitted a retransmit of it meanwhile, with seats of its own). */
+int sl_conn_admit(struct sl_dataplane *dp, const struct sluice_conn_key *key,
+		  const struct sluice_conn *c, bool seats_reserved);
+/* Undo sl_conn_admit (the SYN could not be re-injected): true when we
+ * deleted the entry (seats returned), false when the data path had taken
+ * it already (a close, the expiry sweep, a RST). */
+bool sl_conn_unadmit(struct sl_dataplane *dp, const struct sluice_conn_key *key);
 /* Whether the data path tracks this connection (admitted, in sl_conns). */
 bool sl_conn_tracked(const struct sl_dataplane *dp, const struct sluice_conn_key *key);
 /* Tickets a previous daemon left (crash, --keep-maps) belong to nobody:
@@ -48,6 +60,9 @@ uint64_t sl_seats_unclaimed(const struct sl_dataplane *dp, unsigned level);
 /* Deferred connections of the level waiting in the daemon (the data path
  * admits nobody inline while there are any). */
 void sl_seats_publish_waiting(struct sl_dataplane *dp, unsigned level, uint64_t waiting);
+/* Count a held SYN re-injected (admitted) or answered with its RST. */
+void sl_seats_count_reinjected(struct sl_dataplane *dp, unsigned level);
+void sl_seats_count_reset(struct sl_dataplane *dp, unsigned level);
 /* The level's current limit in sl_levels (Limited levels only). */
 int sl_level_write_limit(struct sl_dataplane *dp, unsigned level, uint32_t limit);
 

@@ -159,11 +159,12 @@ static struct sluice_event event(const struct rig *r, uint32_t type, struct slui
 	};
 }
 
+/* A deferral without a held frame (the ticket path). */
 static void defer(struct rig *r, struct sluice_conn_key k, uint64_t now)
 {
-	struct sluice_event ev = event(r, SLUICE_EV_DEFER, k, now);
+	struct sluice_defer_event de = {.ev = event(r, SLUICE_EV_DEFER, k, now)};
 
-	sl_adm_defer(r->adm, &ev, now);
+	sl_adm_defer(r->adm, &de, now);
 }
 
 /* sock_ops closing a connection: seats back, then the close event. */
