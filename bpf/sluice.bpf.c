@@ -123,7 +123,9 @@ static __always_inline void emit_defer(struct xdp_md *ctx, const struct sluice_s
 	e->ifindex = ctx->ingress_ifindex;
 	e->rx_queue = ctx->rx_queue_index;
 	len = (__u32)(ctx->data_end - ctx->data);
-	if (len > SLUICE_FRAME_MAX) {
+	if (cfg->flags & SLUICE_CFG_NO_FRAMES) {
+		/* nobody would hold it */
+	} else if (len > SLUICE_FRAME_MAX) {
 		STAT_INC(gs, frames_too_long);
 	} else if (len >= 1 && !bpf_xdp_load_bytes(ctx, 0, e->frame, len)) {
 		e->frame_len = (__u16)len;

@@ -159,6 +159,9 @@ enum sluice_config_flags {
 	 * tracked, so its seats count, above the limit if need be) and counted
 	 * in shadow_passed; no deferral events, so nothing queues. */
 	SLUICE_CFG_SHADOW = 1u << 1,
+	/* The daemon holds no SYN (heldSyns budget 0): deferral events go
+	 * without the frame copy. */
+	SLUICE_CFG_NO_FRAMES = 1u << 2,
 };
 
 /* sl_heartbeat[0]: written by the daemon every tick.  The clock is

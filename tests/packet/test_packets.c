@@ -2701,6 +2701,34 @@ static void test_defer_frame_too_long(void **state)
 	assert_int_equal(s1.g.frames_copied, s0.g.frames_copied);
 }
 
+/* No budget to hold SYNs (SLUICE_CFG_NO_FRAMES): deferrals go without the
+ * copy. */
+static void test_defer_no_frames(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	struct snap s0, s1;
+	struct fr_spec sp;
+	size_t n;
+
+	(void)state;
+	setup_maps(S_FULL);
+	put_config(HB_TIMEOUT, SLUICE_FAIL_OPEN, 0, SLUICE_CFG_ACTIVE | SLUICE_CFG_NO_FRAMES);
+	fr_default_v4_syn(&sp);
+	sp.sport = 50215;
+	sp.dport = P_QUEUE;
+	n = fr_build(&sp, f, NULL);
+	drain_events();
+	ndefers = 0;
+	take_snap(&s0);
+	run_expect("no frames", f, n, out, XDP_DROP);
+	take_snap(&s1);
+	ring_buffer__consume(rb);
+	assert_int_equal(ndefers, 1);
+	assert_int_equal(last_defer.frame_len, 0);
+	assert_int_equal(s1.g.frames_copied, s0.g.frames_copied);
+	assert_int_equal(s1.g.frames_too_long, s0.g.frames_too_long);
+}
+
 /* The client's RST for its half-open connection gives the seats back now;
  * a RST with another sequence number, or for an established connection,
  * changes nothing. */
@@ -3205,6 +3233,7 @@ static const struct CMUnitTest scenarios[] = {
 	SCENARIO(test_claim_counts_unclaimed),
 	SCENARIO(test_defer_carries_frame),
 	SCENARIO(test_defer_frame_too_long),
+	SCENARIO(test_defer_no_frames),
 	SCENARIO(test_rst_releases_half_open),
 	SCENARIO(test_reset_program),
 	SCENARIO(test_policy_exempt_and_ticket),

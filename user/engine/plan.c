@@ -28,6 +28,8 @@ static void plan_config(const struct sl_config *cfg, struct sluice_settings *c)
 	c->events_per_sec = cfg->server.events_per_second;
 	c->abi_version = SLUICE_ABI_VERSION;
 	c->flags = SLUICE_CFG_ACTIVE | (cfg->server.shadow ? SLUICE_CFG_SHADOW : 0);
+	if (!cfg->server.held_syns.max_bytes || !cfg->server.held_syns.max_bytes_per_level)
+		c->flags |= SLUICE_CFG_NO_FRAMES;
 }
 
 static int plan_limits(const struct sl_config *cfg, struct sl_plan *plan)

@@ -76,6 +76,7 @@ static void test_plan_levels_and_config(void **state)
 	assert_int_equal(plan.config.dispatch_timeout_ns, 300000000ULL);
 	assert_int_equal(plan.config.events_per_sec, 7);
 	assert_true(plan.config.flags & SLUICE_CFG_ACTIVE);
+	assert_false(plan.config.flags & SLUICE_CFG_NO_FRAMES); /* heldSyns' defaults hold SYNs */
 	assert_int_equal(plan.config.abi_version, SLUICE_ABI_VERSION);
 	/* Ports 80 and 8000..8002 are local-port classes apart from 81. */
 	assert_true(plan.classes.dport_cls[80] != plan.classes.dport_cls[81]);
@@ -107,6 +108,21 @@ static void test_dispatch_timeout(void **state)
 	assert_int_equal(sl_dispatch_timeout_ns(1 * ms, 3000 * ms), 50 * ms);
 	assert_int_equal(sl_dispatch_timeout_ns(100 * ms, 200 * ms), 200 * ms);
 	assert_int_equal(sl_dispatch_timeout_ns(2000 * ms, 0), 6000 * ms); /* failsafe off */
+}
+
+/* heldSyns with a zero budget: the data path need not copy frames. */
+static void test_plan_no_frames(void **state)
+{
+	char old[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
+	struct sl_config *cfg = load(two_levels);
+	struct sl_plan plan;
+
+	(void)state;
+	cfg->server.held_syns.max_bytes = 0;
+	assert_int_equal(sl_plan_build(cfg, old, "eth0", &plan, NULL), 0);
+	assert_true(plan.config.flags & SLUICE_CFG_NO_FRAMES);
+	sl_plan_free(&plan);
+	sl_config_free(cfg);
 }
 
 static void test_plan_keeps_slots_by_name(void **state)
@@ -167,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_plan_levels_and_config),
 		cmocka_unit_test(test_plan_keeps_slots_by_name),
 		cmocka_unit_test(test_dispatch_timeout),
+		cmocka_unit_test(test_plan_no_frames),
 		cmocka_unit_test(test_plan_fails_on_uncompilable_matcher),
 	};
 
