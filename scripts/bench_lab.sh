@@ -7,15 +7,16 @@
 #     connections/s for 10 s, without sluice and with sluiced attached (a
 #     level far from its limit): the cost of XDP + sock_ops on the
 #     connection path a client sees.
-#  B. Protection under overload against peers: the demo's traffic (an
-#     elephant at 240/s and five mice at 1/s each, 15 s) into a service
-#     that serves 80/s (8 workers x 100 ms), with
-#       - nothing;
-#       - nftables `ct count over 8` (reset beyond 8 connections);
-#       - HAProxy in front, `maxconn 8` with a 5 s queue;
-#       - sluice on configs/default.yaml;
-#       - the same with ticketOverbooking: 8.
-#     Mice served and their latency; elephant served.
+#  A2. Connection rate: a fast service offered 10,000 connections/s,
+#     without and with sluice: the ceiling sluice puts on a
+#     connection-rate-bound service.
+#  B. Protection under a real overload against peers: elephants at 10x a
+#     service's capacity (80/s) from four sources and mice from twenty, 60 s
+#     (BENCH_SECS), with nothing, nftables `ct count over 8`, HAProxy
+#     `maxconn 8` with a 5 s queue, sluice on configs/default.yaml, and
+#     sluice without held SYNs (tickets only, overbooking 1 and 8).
+#     Goodput, mice served and their total-time percentiles, elephants
+#     served; PNGs of the mice's CDF and completions per second (gnuplot).
 # Every load is bounded in count and time.
 set -uo pipefail
 
@@ -101,25 +102,48 @@ done
 jq -rn --slurpfile a "$TMP/a-base.json" --slurpfile b "$TMP/a-sluice.json" --argjson adm "${admitted:-0}" \
 	'"ratio with/without: connect p50 \($b[0].connect_ms.p50 / $a[0].connect_ms.p50 * 100 | round / 100)x, p99 \($b[0].connect_ms.p99 / $a[0].connect_ms.p99 * 100 | round / 100)x; connections sluice admitted and tracked: \($adm)"'
 
-# ---- B. protection under overload against peers ------------------------------
-SECS=15
-RATE=240
+# ---- A2. connection rate a fast service accepts ---------------------------------
+echo
+echo "A2. connection rate: 10000/s offered for 5 s to a fast service (64 workers, 0 ms)"
+start_service 8080 64 0
+load --connect 198.18.0.1 --port 8080 --rate 10000 --count 50000 --duration 5 --timeout 3 >"$TMP/a2-base.json"
+start_sluiced "$TMP/open.yaml"
+load --connect 198.18.0.1 --port 8080 --rate 10000 --count 50000 --duration 5 --timeout 3 >"$TMP/a2-sluice.json"
+stop_sluiced
+stop_service
+jq -rn --slurpfile a "$TMP/a2-base.json" --slurpfile b "$TMP/a2-sluice.json" \
+	'"served/s without sluice \($a[0].ok / 5 | round), with sluice \($b[0].ok / 5 | round): ratio \(($b[0].ok / $a[0].ok) * 1000 | round / 1000)"'
+
+# ---- B. protection under a real overload, against peers ---------------------------
+# Elephants at 10x the service's capacity from four sources, mice from
+# twenty, for BENCH_SECS (60) seconds; the service serves 80/s (8 workers x
+# 100 ms).  Per protector: goodput (service completions per second over its
+# capacity), mice served and their total time (connect + service)
+# percentiles, elephants served.
+SECS=${BENCH_SECS:-60}
+CAPACITY=80
+EL_RATE=$((CAPACITY * 10))
+MICE_RATE=10
+OUT=${BENCH_OUT:-$ROOT/build/bench}
+mkdir -p "$OUT"
 drive() { # TAG PORT
-	local pids=()
-	ip netns exec sl-cli "$B/lab_load" --connect 198.18.0.1 --port "$2" --source 198.18.0.10 \
-		--rate $RATE --count $((RATE * SECS)) --duration $SECS --timeout 20 --json --quiet \
-		>"$TMP/b-$1-elephant.json" &
+	local pids=() el_src=() mice_src=() i
+	for i in 10 11 12 13; do el_src+=(--source 198.18.0.$i); done
+	for i in $(seq 20 39); do mice_src+=(--source 198.18.0.$i); done
+	ip netns exec sl-cli "$B/lab_load" --connect 198.18.0.1 --port "$2" "${el_src[@]}" \
+		--rate $EL_RATE --count $((EL_RATE * SECS)) --duration "$SECS" --timeout 10 \
+		--csv "$OUT/b-$1-elephants.csv" --json --quiet >"$TMP/b-$1-elephants.json" &
 	pids+=($!)
-	ip netns exec sl-cli "$B/lab_load" --connect 198.18.0.1 --port "$2" --source 198.18.0.11 \
-		--source 198.18.0.12 --source 198.18.0.13 --source 198.18.0.14 --source 198.18.0.15 \
-		--rate 5 --count $((5 * SECS)) --duration $SECS --timeout 20 --json --quiet \
-		>"$TMP/b-$1-mice.json" &
+	ip netns exec sl-cli "$B/lab_load" --connect 198.18.0.1 --port "$2" "${mice_src[@]}" \
+		--rate $MICE_RATE --count $((MICE_RATE * SECS)) --duration "$SECS" --timeout 10 \
+		--csv "$OUT/b-$1-mice.csv" --json --quiet >"$TMP/b-$1-mice.json" &
 	pids+=($!)
 	wait "${pids[@]}"
 }
 
 echo
-echo "B. overload: elephant $RATE/s + five mice 1/s each for ${SECS}s; the service serves 80/s"
+echo "B. overload: elephants $EL_RATE/s (10x capacity, 4 sources) + mice $MICE_RATE/s (20 sources) for ${SECS}s;"
+echo "   the service serves $CAPACITY/s (8 workers x 100 ms)"
 start_service 8080 8 100
 drive none 8080
 stop_service
@@ -140,7 +164,7 @@ stop_service
 start_service 8081 8 100 127.0.0.1
 cat >"$TMP/haproxy.cfg" <<'CFG'
 global
-	maxconn 4096
+	maxconn 16384
 defaults
 	mode tcp
 	timeout connect 5s
@@ -149,6 +173,7 @@ defaults
 	timeout queue 5s
 frontend f
 	bind 198.18.0.1:8080
+	maxconn 16384
 	default_backend b
 backend b
 	server s 127.0.0.1:8081 maxconn 8
@@ -169,24 +194,74 @@ drive sluice 8080
 stop_sluiced
 stop_service
 
-# The same with deeper overbooking of unclaimed tickets (throughput against
-# the mice's latency, docs/ARCHITECTURE.md "Deferral throughput").
-sed 's/^  serverConcurrencyLimit: \([0-9]*\)$/  serverConcurrencyLimit: \1\n  ticketOverbooking: 8/' \
-	"$ROOT/configs/default.yaml" >"$TMP/overbook.yaml"
-grep -q "ticketOverbooking: 8" "$TMP/overbook.yaml" || { echo "bench_lab: could not derive the overbooking config" >&2; exit 1; }
-start_service 8080 8 100
-start_sluiced "$TMP/overbook.yaml"
-drive sluice-ob8 8080
-stop_sluiced
-stop_service
-
-printf '%-10s %-9s %8s %8s %9s %10s %8s %10s %10s\n' protector client offered served "reset" "timed out" "closed" "p50 ms" "p90 ms"
-for t in none nftables haproxy sluice sluice-ob8; do
-	for c in mice elephant; do
-		jq -r --arg t $t --arg c $c '"\($t) \($c) \(.started) \(.ok) \(.refused) \(.timeout) \(.error) \(.total_ms.p50) \(.total_ms.p90)"' \
-			"$TMP/b-$t-$c.json" |
-			awk '{ printf "%-10s %-9s %8d %8d %9d %10d %8d %10.0f %10.0f\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
-	done
+# Without held SYNs (the ticket path alone), with and without overbooking:
+# what held SYNs replaced (docs/ARCHITECTURE.md, "Deferral throughput").
+derive() { # NAME LINES: configs/default.yaml with LINES after serverConcurrencyLimit
+	sed "s/^  serverConcurrencyLimit: \([0-9]*\)$/  serverConcurrencyLimit: \1\n$2/" \
+		"$ROOT/configs/default.yaml" >"$TMP/$1.yaml"
+	grep -q "heldSyns" "$TMP/$1.yaml" || { echo "bench_lab: could not derive $1" >&2; exit 1; }
+}
+derive tickets '  heldSyns: {maxBytes: 0}\n  ticketOverbooking: 1'
+derive tickets-ob8 '  heldSyns: {maxBytes: 0}\n  ticketOverbooking: 8'
+for arm in tickets tickets-ob8; do
+	start_service 8080 8 100
+	start_sluiced "$TMP/$arm.yaml"
+	drive "sluice-$arm" 8080
+	stop_sluiced
+	stop_service
 done
-echo "(sluice-ob8: ticketOverbooking 8; served: reply received; reset: RST to the SYN; closed: connection closed without a reply,"
-echo " HAProxy's answer when its queue times out; p50/p90 over the served connections)"
+
+ARMS="none nftables haproxy sluice sluice-tickets sluice-tickets-ob8"
+# Per arm: completions (service replies) per second over the run, mice
+# percentiles of the total time of the served.
+printf '%-19s %8s %11s %9s %9s %9s %13s %13s\n' protector goodput "mice served" "p50 ms" "p90 ms" \
+	"p99 ms" "el. offered" "el. served"
+for t in $ARMS; do
+	done_n=$(awk -F, -v s="$SECS" 'FNR > 1 && $6 == "ok" { t = ($3 + $5) / 1000; if (t < s) n++ } END { print n + 0 }' \
+		"$OUT/b-$t-elephants.csv" "$OUT/b-$t-mice.csv")
+	read -r p50 p90 p99 <<<"$(awk -F, 'FNR > 1 && $6 == "ok" { print $5 }' "$OUT/b-$t-mice.csv" | sort -n |
+		awk '{ v[NR] = $1 } END { if (!NR) { print "- - -"; exit }
+			split("0.5 0.9 0.99", q, " "); for (k = 1; k <= 3; k++) { i = int(NR * q[k] + 0.999); if (i < 1) i = 1;
+			if (i > NR) i = NR; printf "%.0f ", v[i] } print "" }')"
+	jq -r --arg t "$t" --arg g "$(awk -v n="$done_n" -v s="$SECS" -v c=$CAPACITY 'BEGIN { printf "%.0f%%", 100 * n / s / c }')" \
+		--arg p50 "$p50" --arg p90 "$p90" --arg p99 "$p99" --slurpfile m "$TMP/b-$t-mice.json" \
+		'"\($t) \($g) \($m[0].ok)/\($m[0].started) \($p50) \($p90) \($p99) \(.started) \(.ok)"' \
+		"$TMP/b-$t-elephants.json" |
+		awk '{ printf "%-19s %8s %11s %9s %9s %9s %13s %13s\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
+done
+echo "(goodput: replies the service completed within the ${SECS} s over its capacity; mice: total time"
+echo " (connect + reply) of those served, 100 ms unloaded; sluice-tickets: heldSyns 0, the ticket path only)"
+
+# Pictures: the mice's total-time CDF per protector, and completions per
+# second over time.
+if command -v gnuplot >/dev/null; then
+	for t in $ARMS; do
+		awk -F, 'FNR > 1 && $6 == "ok" { print $5 / 1000 }' "$OUT/b-$t-mice.csv" | sort -n >"$OUT/cdf-$t.dat"
+		n=$(awk -F, 'FNR > 1' "$OUT/b-$t-mice.csv" | wc -l)
+		awk -v n="$n" '{ print $1, NR / n }' "$OUT/cdf-$t.dat" >"$OUT/cdf-$t.xy"
+		awk -F, 'FNR > 1 && $6 == "ok" { b = int(($3 + $5) / 1000); c[b]++ } END { for (k in c) print k, c[k] }' \
+			"$OUT/b-$t-elephants.csv" "$OUT/b-$t-mice.csv" | sort -n >"$OUT/rate-$t.xy"
+	done
+	DOCS=${BENCH_DOCS:-$ROOT/docs}
+	plot_cdf="" plot_rate=""
+	for t in $ARMS; do
+		plot_cdf+="'$OUT/cdf-$t.xy' using 1:2 with steps lw 2 title '$t', "
+		plot_rate+="'$OUT/rate-$t.xy' using 1:2 with lines lw 2 title '$t', "
+	done
+	gnuplot <<GP
+set terminal pngcairo size 900,520 font ",11"
+set output "$DOCS/bench-mice-cdf.png"
+set title "Mice: total time (connect + 100 ms service), elephants at 10x capacity"
+set xlabel "seconds"; set ylabel "fraction of mice served"; set logscale x; set xrange [0.09:20]
+set yrange [0:1.02]; set key bottom right; set grid
+plot ${plot_cdf%, }
+set output "$DOCS/bench-completions.png"
+set title "Service completions per second (capacity $CAPACITY/s)"
+unset logscale x; set xrange [0:$((SECS + 10))]; set yrange [0:*]; set xlabel "seconds into the run"
+set ylabel "completions / s"; set key top right
+plot ${plot_rate%, }, $CAPACITY with lines dt 2 lc rgb "black" title "capacity"
+GP
+	echo "pictures: $DOCS/bench-mice-cdf.png, $DOCS/bench-completions.png"
+else
+	echo "(gnuplot missing: no pictures)"
+fi

@@ -120,10 +120,11 @@ echo
 cat <<TXT
 Without sluice every client waits in the service's backlog behind the
 elephant: the mice's latency climbs with everyone's and many time out.  With
-sluice the elephant's connections beyond its level's seats are deferred (SYN
-dropped: the client's retransmit is the queue) in shuffle-sharded fair queues
-and, past the queue limits, reset; each mouse is its own flow, so it is
-dispatched ahead of the elephant's backlog and gets in on its first SYN
-retransmit (about 1 s), then is served at the ${SERVICE_MS} ms service time.
+sluice the elephant's connections beyond its level's seats are deferred (the
+daemon holds their SYNs in shuffle-sharded fair queues) and, past the queue
+limits, reset at once; each mouse is its own flow, so it is dispatched ahead
+of the elephant's backlog: its held SYN is re-injected the moment a seat
+frees, and it is served in about the ${SERVICE_MS} ms service time, no SYN
+retransmit needed.
 See \`sluicectl explain\` above for why a mouse lands where it does.
 TXT

@@ -14,7 +14,7 @@ PKGS=(
 )
 # make bench also measures sluice against its peers on the same lab.
 if [ "${1:-}" = "--bench" ]; then
-  PKGS+=(nftables haproxy)
+  PKGS+=(nftables haproxy gnuplot-nox)
 fi
 
 missing=()
