@@ -208,6 +208,8 @@ struct sluice_seats {
 			   * their held SYN (cumulative; XDP never saw them pass) */
 	__u64 reset_held; /* deferred connections the daemon rejected with a RST built
 			   * from their held SYN (cumulative) */
+	__u64 held_syns;  /* waiting connections whose SYN the daemon holds (gauge) */
+	__u64 held_bytes; /* the memory they take, against heldSyns (gauge) */
 };
 
 /* sl_lvl_stats[level]: per-CPU counters, summed by readers. */

@@ -119,6 +119,8 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 		jo_u64(&jo, "closed", l->st.closed);
 		jo_u64(&jo, "expired", l->seats.expired);
 		jo_u64(&jo, "waiting", l->seats.waiting);
+		jo_u64(&jo, "held_syns", l->seats.held_syns);
+		jo_u64(&jo, "held_bytes", l->seats.held_bytes);
 		jo_u64(&jo, "failsafe", l->st.failsafe);
 		jo_u64(&jo, "shadow_passed", l->st.shadow_passed);
 		jo_obj_end(&jo);

@@ -179,6 +179,17 @@ void sl_seats_publish_waiting(struct sl_dataplane *dp, unsigned level, uint64_t 
 		__atomic_store_n(&s->waiting, waiting, __ATOMIC_RELAXED);
 }
 
+void sl_seats_publish_held(struct sl_dataplane *dp, unsigned level, uint64_t frames,
+			   uint64_t bytes)
+{
+	struct sluice_seats *s = seats_of(dp, level);
+
+	if (s) {
+		__atomic_store_n(&s->held_syns, frames, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->held_bytes, bytes, __ATOMIC_RELAXED);
+	}
+}
+
 void sl_seats_count_reinjected(struct sl_dataplane *dp, unsigned level)
 {
 	struct sluice_seats *s = seats_of(dp, level);

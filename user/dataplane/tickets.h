@@ -60,6 +60,9 @@ uint64_t sl_seats_unclaimed(const struct sl_dataplane *dp, unsigned level);
 /* Deferred connections of the level waiting in the daemon (the data path
  * admits nobody inline while there are any). */
 void sl_seats_publish_waiting(struct sl_dataplane *dp, unsigned level, uint64_t waiting);
+/* How many SYNs the daemon holds for the level, and their bytes. */
+void sl_seats_publish_held(struct sl_dataplane *dp, unsigned level, uint64_t frames,
+			   uint64_t bytes);
 /* Count a held SYN re-injected (admitted) or answered with its RST. */
 void sl_seats_count_reinjected(struct sl_dataplane *dp, unsigned level);
 void sl_seats_count_reset(struct sl_dataplane *dp, unsigned level);

@@ -124,3 +124,9 @@ void sl_held_get_stats(const struct sl_held *h, struct sl_held_stats *out)
 {
 	*out = h->st;
 }
+
+void sl_held_level(const struct sl_held *h, unsigned level, uint64_t *frames, uint64_t *bytes)
+{
+	*frames = level < SLUICE_MAX_LEVELS ? h->st.level_frames[level] : 0;
+	*bytes = level < SLUICE_MAX_LEVELS ? h->st.level_bytes[level] : 0;
+}

@@ -55,5 +55,7 @@ bool sl_held_has(const struct sl_held *h, uint64_t id);
 /* Forget id's frame, if any. */
 void sl_held_drop(struct sl_held *h, uint64_t id);
 void sl_held_get_stats(const struct sl_held *h, struct sl_held_stats *out);
+/* What one level holds (frames, bytes). */
+void sl_held_level(const struct sl_held *h, unsigned level, uint64_t *frames, uint64_t *bytes);
 
 #endif

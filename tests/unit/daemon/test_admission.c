@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "config/config.h"
+#include "frames.h"
 #include "daemon/admission.h"
 #include "dataplane/loader.h"
 #include "engine/plan.h"
@@ -39,13 +40,13 @@
 #define MSEC 1000000ull
 #define T0   (1000 * SEC)
 
-/* web: ceil(2 x 40 / (40 + 5)) = 2 seats; no overbooking, so every
- * dispatch is one freed seat. */
+/* web: ceil(2 x 40 / (40 + 5)) = 2 seats: every dispatch is one freed
+ * seat. */
 static const char yaml[] =
 	"apiVersion: sluice/v1\n"
 	"kind: Server\n"
 	"metadata: {name: t}\n"
-	"spec: {serverConcurrencyLimit: 2, ticketOverbooking: 0}\n"
+	"spec: {serverConcurrencyLimit: 2}\n"
 	"---\n"
 	"apiVersion: sluice/v1\n"
 	"kind: PriorityLevelConfiguration\n"
@@ -347,6 +348,70 @@ static void test_stale_tickets_cleared(void **state)
 	rig_down(&r);
 }
 
+/* A deferral that carries its SYN: held (flows say so, the counts are
+ * published); when its turn comes and the SYN cannot be re-injected (here:
+ * no data path to run it), the connection still gets in, on a ticket, the
+ * fallback counted, its seats reserved once. */
+static void test_held_frame_falls_back(void **state)
+{
+	struct sluice_conn_key inline1 = key_of(50, 1000), a = key_of(60, 4242);
+	struct sluice_defer_event de;
+	struct sluice_ticket t;
+	struct fr_spec sp;
+	char *dump = NULL;
+	size_t dump_len = 0;
+	struct rig r;
+	FILE *f;
+
+	(void)state;
+	rig_up(&r, 64);
+	r.seats[r.web].seats_in_use = 2;
+	de = (struct sluice_defer_event){.ev = event(&r, SLUICE_EV_DEFER, a, T0), .ifindex = 1};
+	fr_default_v4_syn(&sp);
+	memcpy(sp.saddr4, (uint8_t[]){198, 18, 0, 60}, 4);
+	memcpy(sp.daddr4, (uint8_t[]){198, 18, 0, 1}, 4);
+	sp.sport = 4242;
+	sp.dport = 8080;
+	{
+		static uint8_t buf[FR_MAX_LEN];
+		size_t n = fr_build(&sp, buf, NULL);
+
+		assert_true(n <= SLUICE_FRAME_MAX);
+		memcpy(de.frame, buf, n);
+		de.frame_len = (uint16_t)n;
+	}
+	sl_adm_defer(r.adm, &de, T0);
+	assert_int_equal(r.seats[r.web].waiting, 1);
+	assert_int_equal(r.seats[r.web].held_syns, 1);
+	assert_true(r.seats[r.web].held_bytes >= de.frame_len);
+	f = open_memstream(&dump, &dump_len);
+	sl_adm_dump(r.adm, f, "flows", "web");
+	fclose(f);
+	assert_non_null(strstr(dump, "\"held\":true"));
+	free(dump);
+
+	close_conn(&r, inline1, T0 - SEC, T0 + 10 * MSEC);
+	assert_true(ticket(&r, a, &t));
+	assert_int_equal(t.verdict, SLUICE_TICKET_ADMIT);
+	assert_int_equal(r.seats[r.web].seats_in_use, 2); /* once, not twice */
+	assert_int_equal(r.seats[r.web].unclaimed, 1);
+	assert_int_equal(r.seats[r.web].held_syns, 0);
+	assert_int_equal(r.seats[r.web].held_bytes, 0);
+	assert_int_equal(r.seats[r.web].reinjected, 0);
+	{
+		struct sluice_conn c;
+
+		/* the record made for the re-injection was taken back */
+		assert_int_not_equal(bpf_map_lookup_elem(r.dp.maps.fd[SL_MAP_CONNS], &a, &c), 0);
+	}
+	f = open_memstream(&dump, &dump_len);
+	sl_adm_dump(r.adm, f, "levels", "web");
+	fclose(f);
+	assert_non_null(strstr(dump, "\"inject-failed\":1"));
+	free(dump);
+	rig_down(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_wait_limit_rejects),
 		cmocka_unit_test(test_ticket_write_fails),
 		cmocka_unit_test(test_stale_tickets_cleared),
+		cmocka_unit_test(test_held_frame_falls_back),
 	};
 
 	sl_log_init("test_admission", SL_LOG_ERROR);
