@@ -14,7 +14,7 @@
 #     service's capacity (80/s) from four sources and mice from twenty, 60 s
 #     (BENCH_SECS), with nothing, nftables `ct count over 8`, HAProxy
 #     `maxconn 8` with a 5 s queue, sluice on configs/default.yaml, and
-#     sluice without held SYNs (the ticket path alone).
+#     sluice without held SYNs (the ticket path alone, overbooking 1 and 8).
 #     Goodput, mice served and their total-time percentiles, elephants
 #     served; PNGs of the mice's CDF and completions per second (gnuplot).
 # Every load is bounded in count and time.
@@ -230,15 +230,17 @@ drive sluice 8080
 stop_sluiced
 stop_service
 
-# Without held SYNs (the ticket path alone): what held SYNs replaced
-# (docs/ARCHITECTURE.md, "Deferral throughput").
+# Without held SYNs (the ticket path alone), with the default overbooking
+# and deeper: what held SYNs replaced (docs/ARCHITECTURE.md, "Deferral
+# throughput").
 derive() { # NAME LINES: configs/default.yaml with LINES after serverConcurrencyLimit
 	sed "s/^  serverConcurrencyLimit: \([0-9]*\)$/  serverConcurrencyLimit: \1\n$2/" \
 		"$ROOT/configs/default.yaml" >"$TMP/$1.yaml"
 	grep -q "heldSyns" "$TMP/$1.yaml" || { echo "bench_lab: could not derive $1" >&2; exit 1; }
 }
 derive tickets '  heldSyns: {maxBytes: 0}'
-for arm in tickets; do
+derive tickets-ob8 '  heldSyns: {maxBytes: 0}\n  ticketOverbooking: 8'
+for arm in tickets tickets-ob8; do
 	start_service 8080 8 100
 	start_sluiced "$TMP/$arm.yaml"
 	drive "sluice-$arm" 8080
@@ -246,7 +248,7 @@ for arm in tickets; do
 	stop_service
 done
 
-ARMS="none nftables haproxy sluice sluice-tickets"
+ARMS="none nftables haproxy sluice sluice-tickets sluice-tickets-ob8"
 # Per arm: completions (service replies) per second over the run, mice
 # percentiles of the total time of the served.
 printf '%-19s %8s %11s %9s %9s %9s %13s %13s\n' protector goodput "mice served" "p50 ms" "p90 ms" \

@@ -69,6 +69,8 @@ struct sl_server_cfg {
 	uint32_t events_per_second;       /* eventsPerSecond, 1000; 0 = no cap */
 	char *control_socket;             /* controlSocket, "/run/sluice/sluiced.sock" (absolute, < 108 bytes) */
 	bool shadow;                      /* shadow: verdicts counted, none enforced (false) */
+	double ticket_overbooking;        /* ticketOverbooking: a Queue level may dispatch beyond its
+					     limit by up to this x the limit in unclaimed tickets (1; 0..16) */
 	struct {
 		uint64_t max_bytes;       /* heldSyns.maxBytes: every held SYN frame, 8 MiB */
 		uint64_t max_bytes_per_level; /* heldSyns.maxBytesPerLevel, 4 MiB */

@@ -59,8 +59,7 @@ static const struct fdesc server_fields[SV_N] = {
 	[SV_EVENTS] = F_INT("eventsPerSecond", SRV, events_per_second, 0, UINT32_MAX),
 	[SV_CONTROL] = F_STR("controlSocket", SRV, control_socket),
 	[SV_SHADOW] = F_BOOL("shadow", SRV, shadow),
-	/* Gone since held SYNs: accepted, with a warning, so that old files load. */
-	[SV_OVERBOOK] = F_CUSTOM("ticketOverbooking"),
+	[SV_OVERBOOK] = F_NUM("ticketOverbooking", SRV, ticket_overbooking, 0, 16),
 	[SV_HELD] = F_CUSTOM("heldSyns"),
 };
 
@@ -88,6 +87,7 @@ int cd_server_defaults(struct sl_server_cfg *s)
 	s->events_per_second = DEF_EVENTS;
 	s->held_syns.max_bytes = DEF_HELD_BYTES;
 	s->held_syns.max_bytes_per_level = DEF_HELD_LEVEL_BYTES;
+	s->ticket_overbooking = 1;
 	s->pin_dir = strdup(DEF_PIN_DIR);
 	s->control_socket = strdup(DEF_CONTROL_SOCKET);
 	return s->pin_dir && s->control_socket ? 0 : -ENOMEM;
@@ -192,14 +192,6 @@ static void decode_server_spec(struct ctx *c, const struct sl_ynode *spec,
 
 		cd_decode_fields(c, h[SV_TABLE_SIZES].value, table_size_fields,
 			      ARRAY_SIZE(table_size_fields), s, th);
-		cd_path_pop(c, o2);
-	}
-	if (h[SV_OVERBOOK].value) {
-		size_t o2 = cd_path_push(c, "ticketOverbooking");
-
-		cd_warn(c, h[SV_OVERBOOK].value,
-			"has no effect any more: a deferred connection's SYN is held and re-injected "
-			"the moment its seat frees, so no seat idles waiting for a retransmit; remove it");
 		cd_path_pop(c, o2);
 	}
 	if (h[SV_HELD].value) {

@@ -190,6 +190,9 @@ static void dump_level(struct sl_admission *adm, struct json_out *jo, struct lev
 	jo_u64(jo, "seats_in_use", lr_seats_in_use(l));
 	jo_u64(jo, "seats_dispatched", l->dispatched_seats);
 	jo_u64(jo, "seats_unclaimed", lr_unclaimed(l));
+	jo_u64(jo, "overbook_cap", l->qs ? lr_overbook_cap(l) : 0);
+	jo_double(jo, "claim_delay_ms", l->claim_delay_ns / 1e6);
+	jo_double(jo, "hold_ms", l->hold_ns / 1e6);
 	jo_u64(jo, "waiting", qs.waiting);
 	jo_u64(jo, "queues", qs.queues);
 	jo_u64(jo, "admitted", st.admitted + reinjected);

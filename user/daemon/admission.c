@@ -388,6 +388,12 @@ void sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, uint6
 	if (ev->level < SLUICE_MAX_LEVELS) {
 		l = &adm->levels[ev->level];
 		if (p && p->state == SL_PENDING_ADMITTED && p->level == ev->level) {
+			uint64_t claim_ns = ev->ts_ns - ev->duration_ns;
+
+			if (ev->duration_ns < ev->ts_ns && claim_ns >= p->ticket_ns) {
+				lr_ewma(&l->claim_delay_ns, (double)(claim_ns - p->ticket_ns));
+				lr_ewma(&l->hold_ns, (double)ev->duration_ns);
+			}
 			/* The seats were held from the dispatch, not just from
 			 * the claim: charge the flow for all of it (§3.5). */
 			if (p->in_queueset && l->qs)
@@ -556,6 +562,7 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 
 	adm->cfg = cfg;
 	adm->server_cl = cfg->server.server_concurrency_limit;
+	adm->overbooking = cfg->server.ticket_overbooking;
 	{
 		struct sl_held_limits lim = {
 			.max_bytes = cfg->server.held_syns.max_bytes,

@@ -48,6 +48,10 @@ struct level_rt {
 	uint32_t current_cl;    /* after borrowing */
 	uint64_t dispatched_seats;  /* seats held by connections we dispatched */
 	uint64_t dispatched_total; /* seats dispatched on admit tickets, cumulative */
+	/* Of dispatched connections that closed: how long the ticket waited
+	 * for its claim and how long the connection then held its seats
+	 * (moving averages, ns; 0 = no sample yet): overbook_cap(). */
+	double claim_delay_ns, hold_ns;
 	struct sl_demand demand;
 	uint64_t tickets_admit, tickets_reject;
 	uint64_t reinjected;    /* held SYNs put back into the stack on dispatch */
@@ -63,6 +67,7 @@ struct sl_admission {
 	struct sl_pending_table *pending;
 	struct sl_policies *policies; /* the load-scheduler gate, or NULL */
 	uint32_t server_cl;
+	double overbooking;     /* Server spec.ticketOverbooking */
 	uint64_t borrow_period_ns, last_borrow_ns, last_sweep_ns;
 	uint64_t now;           /* of the tick in progress (for callbacks) */
 	struct sl_borrow_result last_borrow;
@@ -73,6 +78,10 @@ struct sl_admission {
 
 uint64_t lr_seats_in_use(const struct level_rt *l);
 uint64_t lr_unclaimed(const struct level_rt *l);
+/* How far the QueueSet may dispatch beyond the limit while tickets wait
+ * for their claim (see level_rt.c). */
+uint64_t lr_overbook_cap(const struct level_rt *l);
+void lr_ewma(double *avg, double sample);
 /* The QueueSet and the data path in step: capacity for the QueueSet,
  * waiting published, demand sampled. */
 void lr_sync(struct level_rt *l, uint64_t now);

@@ -1,7 +1,7 @@
 /*
  * The level runtime of admission: each priority level's QueueSet kept in
- * step with the data path's seats (capacity, waiting, held SYNs, demand),
- * and borrowing between levels.
+ * step with the data path's seats (capacity, waiting, demand), ticket
+ * overbooking, and borrowing between levels.
  */
 #include <math.h>
 #include <string.h>
@@ -22,21 +22,52 @@ uint64_t lr_unclaimed(const struct level_rt *l)
 	return sl_seats_unclaimed(l->adm->dp, l->slot);
 }
 
+/*
+ * How far the QueueSet may dispatch beyond the limit while tickets wait
+ * for their claim: at most ticketOverbooking x the limit (1 by default),
+ * and no more than the level needs to keep its seats busy: Little's law,
+ * limit x mean claim delay / mean holding time (both measured on the
+ * dispatched connections that closed).  More overbooking buys throughput
+ * at the cost of claims that bunch: the claimed concurrency overshoots the
+ * limit, and later dispatches (mice included) wait for it to drain
+ * (measured in docs/BENCHMARKS.md).
+ */
+uint64_t lr_overbook_cap(const struct level_rt *l)
+{
+	double cap = floor(l->adm->overbooking * l->current_cl);
+
+	if (l->claim_delay_ns > 0 && l->hold_ns > 0)
+		cap = fmin(cap, ceil(l->current_cl * l->claim_delay_ns / fmax(l->hold_ns, 1e6)));
+	return cap > 0 ? (uint64_t)cap : 0;
+}
+
+void lr_ewma(double *avg, double sample)
+{
+	*avg = *avg > 0 ? 0.9 * *avg + 0.1 * sample : sample;
+}
+
 /* The QueueSet owns the seats it dispatched; connections the data path
  * admitted inline hold the rest.  Give the QueueSet what is left of the
  * level's limit, publish how many wait (while anyone waits, the data path
- * admits nobody inline) and how many SYNs are held, and feed the demand
- * integrator.  (No overbooking: a dispatched connection whose SYN is held
- * starts at once, so its seat never idles waiting for a retransmit.) */
+ * admits nobody inline), and feed the demand integrator.
+ *
+ * Overbooking: a dispatched connection's seats sit idle until the client's
+ * SYN retransmit claims its ticket, up to a second later, while the
+ * service has room.  So the QueueSet may dispatch beyond the limit by the
+ * seats of tickets not claimed yet, up to lr_overbook_cap(): the limit bounds
+ * the connections the service really holds, on average. */
 void lr_sync(struct level_rt *l, uint64_t now)
 {
 	uint64_t in_use = lr_seats_in_use(l), inline_seats = in_use > l->dispatched_seats ? in_use - l->dispatched_seats : 0;
 	uint64_t waiting = 0, seats_waiting = 0;
 
 	if (l->qs) {
-		uint64_t cl = l->current_cl > inline_seats ? l->current_cl - inline_seats : 0;
+		uint64_t over = lr_unclaimed(l), cap = lr_overbook_cap(l), cl;
 
-		sl_qs_set_cl(l->qs, now, (uint32_t)(cl > UINT32_MAX ? UINT32_MAX : cl));
+		if (over > cap)
+			over = cap;
+		cl = l->current_cl > inline_seats ? l->current_cl - inline_seats : 0;
+		sl_qs_set_cl(l->qs, now, (uint32_t)(cl + over > UINT32_MAX ? UINT32_MAX : cl + over));
 		waiting = sl_qs_waiting(l->qs);
 		seats_waiting = sl_qs_seats_waiting(l->qs);
 	}

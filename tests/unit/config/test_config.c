@@ -337,6 +337,8 @@ static const struct bad_case bad_cases[] = {
 	  "spec.metricsAddress", "the port must be a number from 1 to 65535" },
 	{ "bad_server_metrics_v6", SRV "  metricsAddress: \"::1:9464\"\n", 5, 19, SRV_OBJ,
 	  "spec.metricsAddress", "an IPv6 address needs brackets: [::1]:9464" },
+	{ "bad_server_overbooking", SRV "  ticketOverbooking: 20\n", 5, 22, SRV_OBJ,
+	  "spec.ticketOverbooking", "must be at most 16, got 20" },
 	{ "bad_server_metrics_noport", SRV "  metricsAddress: 127.0.0.1\n", 5, 19, SRV_OBJ,
 	  "spec.metricsAddress", "expected host:port" },
 	{ "bad_server_events_negative", SRV "  eventsPerSecond: -5\n", 5, 20, SRV_OBJ,
@@ -2754,25 +2756,28 @@ static void test_yaml_documents_and_quote(void **state)
 static void test_server_shadow(void **state)
 {
 	static const char yaml[] = "apiVersion: sluice/v1\nkind: Server\nmetadata: {name: s}\n"
-				   "spec: {shadow: true}\n";
+				   "spec: {shadow: true, ticketOverbooking: 4.5}\n";
 	struct sl_config *cfg = NULL;
 
 	(void)state;
 	assert_int_equal(sl_config_load_buffer("t.yaml", yaml, sizeof(yaml) - 1, &cfg, NULL), 0);
 	assert_true(cfg->server.shadow);
+	assert_true(cfg->server.ticket_overbooking == 4.5);
 	sl_config_free(cfg);
 	assert_int_equal(sl_config_load_buffer("t.yaml", "", 0, &cfg, NULL), 0);
 	assert_false(cfg->server.shadow);
+	assert_true(cfg->server.ticket_overbooking == 1);
 	sl_config_free(cfg);
 }
 
-/* Server spec.heldSyns: byte budgets for held SYN frames; the old
- * ticketOverbooking still loads, with a warning that it does nothing. */
+/* Server spec.heldSyns: byte budgets for held SYN frames, 8 and 4 MiB
+ * unless given, bounded, unknown keys refused. */
 static void test_server_held_syns(void **state)
 {
 	static const char yaml[] = "apiVersion: sluice/v1\nkind: Server\nmetadata: {name: s}\n"
-				   "spec:\n  heldSyns: {maxBytes: 1000000, maxBytesPerLevel: 250000}\n"
-				   "  ticketOverbooking: 4.5\n";
+				   "spec:\n  heldSyns: {maxBytes: 1000000, maxBytesPerLevel: 250000}\n";
+	static const char bad[] = "apiVersion: sluice/v1\nkind: Server\nmetadata: {name: s}\n"
+				  "spec: {heldSyns: {maxBytes: -1, budget: 3}}\n";
 	struct sl_diags d = SL_DIAGS_INIT;
 	struct sl_config *cfg = NULL;
 
@@ -2780,19 +2785,12 @@ static void test_server_held_syns(void **state)
 	assert_int_equal(sl_config_load_buffer("t.yaml", yaml, sizeof(yaml) - 1, &cfg, &d), 0);
 	assert_int_equal(cfg->server.held_syns.max_bytes, 1000000);
 	assert_int_equal(cfg->server.held_syns.max_bytes_per_level, 250000);
-	assert_int_equal(d.count, 1);
-	assert_int_equal(d.items[0].severity, SL_SEV_WARNING);
-	assert_int_equal(d.items[0].line, 6);
-	assert_string_equal(d.items[0].path, "spec.ticketOverbooking");
-	assert_non_null(strstr(d.items[0].message, "has no effect any more"));
+	assert_int_equal(d.count, 0);
 	sl_config_free(cfg);
-	sl_diags_free(&d);
 	assert_int_equal(sl_config_load_buffer("t.yaml", "", 0, &cfg, NULL), 0);
 	assert_int_equal(cfg->server.held_syns.max_bytes, 8u << 20);
 	assert_int_equal(cfg->server.held_syns.max_bytes_per_level, 4u << 20);
 	sl_config_free(cfg);
-	static const char bad[] = "apiVersion: sluice/v1\nkind: Server\nmetadata: {name: s}\n"
-				  "spec: {heldSyns: {maxBytes: -1, budget: 3}}\n";
 	assert_int_equal(sl_config_load_buffer("t.yaml", bad, sizeof(bad) - 1, &cfg, &d), -EINVAL);
 	assert_int_equal(sl_diags_error_count(&d), 2);
 	sl_diags_free(&d);

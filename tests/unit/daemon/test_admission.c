@@ -40,13 +40,13 @@
 #define MSEC 1000000ull
 #define T0   (1000 * SEC)
 
-/* web: ceil(2 x 40 / (40 + 5)) = 2 seats: every dispatch is one freed
- * seat. */
+/* web: ceil(2 x 40 / (40 + 5)) = 2 seats; no overbooking of the ticket
+ * path, so every dispatch is one freed seat. */
 static const char yaml[] =
 	"apiVersion: sluice/v1\n"
 	"kind: Server\n"
 	"metadata: {name: t}\n"
-	"spec: {serverConcurrencyLimit: 2}\n"
+	"spec: {serverConcurrencyLimit: 2, ticketOverbooking: 0}\n"
 	"---\n"
 	"apiVersion: sluice/v1\n"
 	"kind: PriorityLevelConfiguration\n"
