@@ -3,11 +3,16 @@
  * sluice data path.
  *
  * sluice_xdp: for each TCP SYN to a protected port, decide admit (pass and
- * reserve seats), defer (drop: the client's SYN retransmit is the queue) or
- * reject (RST via XDP_TX).  Everything else passes untouched.
+ * reserve seats), defer (drop, handing the SYN's frame to the daemon, which
+ * holds it in its queue and re-injects it when its turn comes) or reject
+ * (RST via XDP_TX).  A client's RST for a half-open connection returns its
+ * seats.  Everything else passes untouched.
  *
  * sluice_sockops: follows admitted connections (established, RTT, close) so
  * seats are returned exactly once.
+ *
+ * sluice_inject, sluice_reset: never attached; the daemon runs them on a
+ * held SYN with live-frame BPF_PROG_TEST_RUN (dataplane/inject.c).
  */
 #include "parse.h"
 #include "rst.h"

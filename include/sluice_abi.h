@@ -180,7 +180,7 @@ enum sluice_level_type {
 };
 
 enum sluice_limit_response {
-	SLUICE_RESP_QUEUE  = 0, /* over limit: drop the SYN (defer); the retransmit is the queue */
+	SLUICE_RESP_QUEUE  = 0, /* over limit: defer (drop the SYN, its frame to the daemon's queue) */
 	SLUICE_RESP_REJECT = 1, /* over limit: answer with a RST */
 };
 
