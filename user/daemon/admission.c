@@ -52,10 +52,10 @@ static void hold_frame(struct sl_admission *adm, const struct sl_pending *p,
 	}
 	err = sl_held_put(adm->held, p->id, p->level, de->ifindex, de->rx_queue, frame,
 			  de->frame_len);
-	if (err == -ENOSPC)
+	/* -ENOSPC: a budget is full; -ENOMEM counts the same (no memory to
+	 * hold it); the event's length was checked above. */
+	if (err)
 		l->fallback[SL_FALLBACK_BUDGET]++;
-	else if (err)
-		l->fallback[SL_FALLBACK_NO_FRAME]++;
 }
 
 /* The connection's turn came and its SYN is held: record it as admitted,

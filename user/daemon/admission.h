@@ -1,15 +1,17 @@
 /*
  * Priority and fairness for deferred connections (the daemon's side of
- * spec/apf.md): one QueueSet per Queue-type priority level, fed by the data
- * path's deferral events; dispatch reserves seats and writes an admit
- * ticket for the 4-tuple, which the client's SYN retransmit claims; queue
- * full and wait-limit time-outs write reject tickets (RST on the next
- * retransmit).  Completions (sock_ops close events) return the real service
+ * Kubernetes APF): one QueueSet per Queue-type priority level, fed by the
+ * data path's deferral events, each with the SYN's frame, which is held.
+ * Dispatch records the connection as admitted and re-injects its SYN (or,
+ * without a held SYN, reserves seats and writes an admit ticket for the
+ * 4-tuple, which the client's SYN retransmit claims); queue full and
+ * wait-limit time-outs answer a held SYN with its RST (or write a reject
+ * ticket).  Completions (sock_ops close events) return the real service
  * time to the QueueSet.  Every 10 s the borrowing allocator moves seats
  * between levels by measured demand.
  *
- * An adapter: it owns the engines (queueset.c, borrowing.c, pending.c) and
- * writes tickets, limits and waiting counts into the maps.
+ * It owns the engines (queueset, borrowing, pending, held) and writes to
+ * the data path only through dataplane/tickets.h and dataplane/inject.h.
  */
 #ifndef SLUICE_ADMISSION_H
 #define SLUICE_ADMISSION_H

@@ -30,7 +30,7 @@ enum sl_fallback {
 	SL_FALLBACK_NO_FRAME, /* the event carried none (longer than SLUICE_FRAME_MAX) */
 	SL_FALLBACK_UNPARSED, /* not a SYN we can re-check (a routing header, ...) */
 	SL_FALLBACK_CHECKSUM, /* corrupt: neither right nor a pseudo-header sum */
-	SL_FALLBACK_BUDGET,   /* heldSyns budget full */
+	SL_FALLBACK_BUDGET,   /* heldSyns budget full (or no memory to hold it) */
 	SL_FALLBACK_INJECT,   /* re-injection failed (device gone, ...) */
 	SL_FALLBACK_N,
 };
