@@ -3,7 +3,9 @@
  * Map definitions of the sluice object.  Plain maps (no LIBBPF_PIN_BY_NAME)
  * so the object loads both through the daemon, which pins them under
  * <pin-dir>/maps, and through `bpftool prog loadall ... pinmaps DIR`
- * (ebpf-notes §0.3).  Layouts live in include/sluice_abi.h.
+ * (bpftool 7.1 refuses `pinmaps` for a map declared LIBBPF_PIN_BY_NAME, after
+ * pinning it under /sys/fs/bpf on its own).
+ * Layouts live in include/sluice_abi.h.
  */
 #ifndef SLUICE_BPF_MAPS_H
 #define SLUICE_BPF_MAPS_H

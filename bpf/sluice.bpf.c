@@ -31,7 +31,8 @@ static __always_inline struct sluice_stats *global_stats(void)
 #define STAT_INC(s, field) do { if (s) (s)->field++; } while (0)
 
 /* Per-CPU one-second window cap on ring buffer events, so a SYN flood
- * cannot melt the daemon (ebpf-notes §D.2).  Counters stay exact. */
+ * cannot melt the daemon (a flood of events is the complaint users
+ * of such tools file most).  Counters stay exact. */
 static __always_inline bool event_allowed(const struct sluice_settings *cfg, __u64 now)
 {
 	struct sluice_ev_limit *lim;
@@ -412,7 +413,7 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 		return XDP_PASS; /* fail open even when we cannot track */
 
 over_limit:
-	/* The level refused: the policy's tokens go back (§3.2 item 7); the
+	/* The level refused: the policy's tokens go back (Aperture workload-scheduler/scheduler.go); the
 	 * daemon runs the deferred SYN through both gates again. */
 	if (gate) {
 		__sync_fetch_and_add(&gate->credit_mtok, mtok);
@@ -462,7 +463,8 @@ refund:
 
 /* Build the XDP-compatible key from a socket.  Context fields are read
  * through volatile: clang 14 fuses adjacent u32 loads into one u64 load,
- * which the verifier rejects (ebpf-notes §0.5).  Byte orders per §B.7:
+ * which the verifier rejects.  Byte orders (include/linux/bpf.h, struct
+ * bpf_sock_ops):
  * remote_port is network order in the high 16 bits, local_port host order. */
 static __always_inline void sockops_key(struct bpf_sock_ops *skops,
 					struct sluice_conn_key *k)

@@ -4,7 +4,7 @@
  * BPF data path (bpf/), the daemon and the CLI (user/).  Nothing else may
  * define a layout that crosses the kernel/user boundary.
  *
- * Rules (see spec/ebpf-notes.md §A.2):
+ * Rules (as in xdp-tools and libbpf-bootstrap):
  *  - fixed-width types only, explicit padding, so hash keys compare exactly;
  *  - addresses and ports in network byte order, IPv4 as v4-mapped IPv6
  *    (::ffff:a.b.c.d) so one key layout and one LPM trie serve both families;
@@ -390,7 +390,7 @@ struct sluice_policy_gate {
 
 /* sl_wl_tokens[policy * SLUICE_WL_SLOTS + workload]: milli-tokens one
  * connection of the workload takes (workload tokens or its latency-based
- * estimate), written by the daemon; 0 = the connection takes none (§3.2
+ * estimate), written by the daemon; 0 = the connection takes none (Aperture workload-scheduler/scheduler.go
  * step 4).  An index never written reads 0. */
 
 /* sl_wl_stats[policy * SLUICE_WL_SLOTS + workload]: per-CPU counters. */

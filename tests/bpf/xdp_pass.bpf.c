@@ -2,7 +2,7 @@
 /*
  * A one-line XDP program for the *peer* of a veth that runs sluice in
  * native mode: veth delivers XDP_TX frames only when the receiving side has
- * NAPI enabled, which an attached XDP program does (ebpf-notes §0.1).
+ * NAPI enabled, which an attached XDP program does.
  * Also the parse-free baseline for benchmarks.
  */
 #include <linux/bpf.h>

@@ -145,7 +145,7 @@ rej=$("$SLUICECTL" levels shared --socket "$E2E_TMP/ctl.sock" --json | jq '.leve
 check_num "queue-full / time-out rejections happened (the elephant's)" "$rej" -gt 0
 
 
-# A reload under load that shrinks the queues (spec/apf.md §3.9): new
+# A reload under load that shrinks the queues (Kubernetes queueset.go setConfiguration): new
 # arrivals are dealt over 12, the extra queues drain and disappear.
 in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --source 198.18.0.10 --rate 200 --count 1000 \
 	--duration 5 --timeout 4 --json --quiet >/dev/null &

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Borrowing (spec/apf.md §4.2-4.3): a busy level borrows the idle seats a
+# Borrowing (Kubernetes apf_controller.go updateBorrowing, conc_alloc.go computeConcurrencyAllocation): a busy level borrows the idle seats a
 # lending level offers within one 10 s period, and gives them back when the
 # lender gets busy.
 source "$(dirname "$0")/lib.sh"

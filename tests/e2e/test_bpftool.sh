@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The object also loads with plain bpftool (DESIGN §3): loadall with
+# The object also loads with plain bpftool (the operator's way of loading it): loadall with
 # pinmaps, attach XDP with `bpftool net attach`, sock_ops with `bpftool
 # cgroup attach`; it is transparent until a daemon configures it; sluiced
 # then adopts those maps and takes over its own program without --force,

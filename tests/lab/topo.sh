@@ -11,7 +11,8 @@
 #   [$SL_CLI_NS] sl1 198.18.0.2/24 (+ 198.18.0.10-.41 as extra client sources)
 #                    fd53:6c75:6963::2/64 (+ ::10-::41)
 #
-# Native XDP_TX on veth needs an XDP program on the peer (ebpf-notes §0.1):
+# Native XDP_TX on veth needs an XDP program on the peer (the frame is
+# delivered through the peer's NAPI, which only an attached program enables):
 # a pass program goes on sl1 unless --generic-peer (then run sluiced with
 # --xdp-mode generic).  Addresses come only from 198.18.0.0/15 and a ULA.
 set -euo pipefail

@@ -1,4 +1,4 @@
-/* Kubernetes' default priority levels (spec/apf.md §6.1): shares and
+/* Kubernetes' default priority levels (Kubernetes bootstrap/default.go): shares and
  * lendable percent, as the reference vectors for ServerCL 600 assume. */
 #ifndef SLUICE_TEST_APF_DEFAULTS_H
 #define SLUICE_TEST_APF_DEFAULTS_H

@@ -11,7 +11,7 @@
  * Any subset of objects is a valid file.  The mandatory `exempt` and
  * `catch-all` priority levels and flow schemas always exist (the loader
  * adds them; a file may restate them, and may change only the exempt
- * level's nominalConcurrencyShares and lendablePercent: spec/apf.md §6.3).
+ * level's nominalConcurrencyShares and lendablePercent: Kubernetes registry/flowcontrol/ensurer).
  *
  * A load either returns a complete, validated configuration or nothing
  * (so a reload is all or nothing), and reports every problem it finds in
@@ -92,7 +92,7 @@ struct sl_cidr {
 	uint8_t prefix_len; /* 0..128; IPv4 /n is stored as 96+n */
 };
 
-/* Names of the mandatory objects (spec/apf.md §6). */
+/* Names of the mandatory objects (Kubernetes bootstrap/default.go). */
 #define SL_EXEMPT_NAME    "exempt"
 #define SL_CATCH_ALL_NAME "catch-all"
 
@@ -252,7 +252,7 @@ struct sl_selector_cfg {
 	char *agent_group;              /* always "default" (one agent per host) */
 };
 
-/* queue_timeout has no default in Aperture (spec/aimd.md §3.2): unset is
+/* queue_timeout has no default in Aperture (Aperture workload-scheduler/scheduler.go): unset is
  * SL_QUEUE_TIMEOUT_UNSET (bounded only by the client's SYN retries); 0s
  * means "admit only if tokens are available right now". */
 #define SL_QUEUE_TIMEOUT_UNSET UINT64_MAX
@@ -311,7 +311,7 @@ struct sl_config {
 /*
  * Shuffle-sharding advice: a Queue level gets a warning when 4 elephant
  * flows cover a mouse flow's whole hand with probability above this
- * (spec/apf.md §8).  0.2 keeps quiet on every Kubernetes suggested level
+ * (KEP-1040 "Probability of Collisions").  0.2 keeps quiet on every Kubernetes suggested level
  * (the worst is leader-election, 16 queues x handSize 4: 0.194).
  */
 #define SL_MOUSE_ODDS_WARN 0.2

@@ -688,7 +688,7 @@ void cd_decode_label_matcher(struct load *L, const struct sl_ynode *v,
 		cd_path_pop(c, old);
 	}
 	if (h[LM_MATCH_EXPRESSIONS].value) {
-		/* The deprecated alias counts only without match_list (aimd.md §4);
+		/* The deprecated alias counts only without match_list (Aperture selectors/selector.go and multi-matcher.go);
 		 * it is still checked. */
 		struct sl_label_matcher scratch = { 0 };
 		size_t scap = 0;

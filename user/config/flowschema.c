@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Configuration loader: kind FlowSchema (spec/apf.md §6.2), at layer 4.
+ * Configuration loader: kind FlowSchema (flowcontrol.apiserver.k8s.io/v1), at layer 4.
  *
  *   spec:
  *     priorityLevelConfiguration: {name: ...}      (required)
@@ -18,7 +18,7 @@
  * After all documents: FlowSchemas naming a missing level are skipped with
  * a warning (Kubernetes marks them dangling), the mandatory exempt and
  * catch-all schemas are added unless the file restates them (unchanged:
- * spec/apf.md §6.3), and the list is sorted by (precedence, name).
+ * Kubernetes registry/flowcontrol/ensurer), and the list is sorted by (precedence, name).
  */
 #include "config/decode.h"
 
@@ -558,7 +558,7 @@ out:
 	cd_path_pop(c, old);
 }
 
-/* ---- mandatory schemas (spec/apf.md §6.2, §6.3) --------------------------------------------- */
+/* ---- mandatory schemas (Kubernetes bootstrap/default.go, registry/flowcontrol/ensurer) --------------------------------------------- */
 
 struct mandatory_fs {
 	const char *name;
@@ -696,7 +696,7 @@ static void check_mandatory_schema(struct load *L, const struct sl_flow_schema *
 	const struct sl_ynode *spec = sl_ymap_get(root, "spec");
 	const struct sl_ynode *at_spec = spec ? spec : root;
 	const struct sl_ynode *n;
-	const char *tail = "and a file may not change it (spec/apf.md §6.3)";
+	const char *tail = "and a file may not change it (kube-apiserver restores it)";
 
 	if (build_mandatory(&want, which)) {
 		cd_flow_schema_release(&want);
@@ -738,7 +738,7 @@ static void check_mandatory_schema(struct load *L, const struct sl_flow_schema *
 		n = sl_ymap_get(spec, "rules");
 		cd_path_set(c, "spec.rules");
 		cd_err(c, n ? n : at_spec, "the mandatory FlowSchema %s has fixed rules (%s) %s",
-		       m->name, m->rules_text, "and a file may not change them (spec/apf.md §6.3)");
+		       m->name, m->rules_text, "and a file may not change them (kube-apiserver restores them)");
 	}
 	cd_flow_schema_release(&want);
 	cd_path_pop(c, 0);

@@ -81,7 +81,7 @@ static const struct fdesc queuing_fields[QU_N] = {
 #undef LVL
 
 /*
- * Shuffle-sharding advice (spec/apf.md §8): warn when 4 elephant flows
+ * Shuffle-sharding advice (KEP-1040 "Probability of Collisions"): warn when 4 elephant flows
  * cover a mouse flow's whole hand with probability above
  * SL_MOUSE_ODDS_WARN.  One queue is a plain FIFO by choice (no hashing),
  * not poor shuffle sharding: no advice there.
@@ -280,7 +280,7 @@ static void decode_exempt(struct ctx *c, const struct sl_ynode *n,
 	cd_path_pop(c, old);
 }
 
-/* The built-in mandatory levels (spec/apf.md §6.1). */
+/* The built-in mandatory levels (Kubernetes bootstrap/default.go). */
 int cd_mandatory_level(struct sl_level_cfg *l, int which)
 {
 	memset(l, 0, sizeof(*l));
@@ -313,7 +313,7 @@ static const struct sl_ynode *node_at(const struct sl_ynode *n, ...)
 }
 
 /* A file restating a mandatory level may not change it, except the exempt
- * level's nominalConcurrencyShares and lendablePercent (spec/apf.md §6.3:
+ * level's nominalConcurrencyShares and lendablePercent (Kubernetes registry/flowcontrol/ensurer:
  * Kubernetes restores mandatory objects to their built-in spec). */
 static void check_mandatory_level(struct ctx *c, const struct object *o,
 				  const struct sl_level_cfg *l, int which)
@@ -366,12 +366,12 @@ static void check_mandatory_level(struct ctx *c, const struct object *o,
 		cd_path_set(c, paths[i]);
 		if (which)
 			cd_err(c, f[i].at ? f[i].at : lim ? lim : spec,
-			       "the mandatory level %s has %s %s and a file may not change it (spec/apf.md §6.3), got %s%s",
+			       "the mandatory level %s has %s %s and a file may not change it (kube-apiserver restores it), got %s%s",
 			       name, f[i].field, f[i].want,
 			       f[i].defaulted ? "the default " : "", f[i].got);
 		else
 			cd_err(c, f[i].at ? f[i].at : spec,
-			       "the mandatory level %s has type Exempt; a file may change only its exempt.nominalConcurrencyShares and exempt.lendablePercent (spec/apf.md §6.3)",
+			       "the mandatory level %s has type Exempt; a file may change only its exempt.nominalConcurrencyShares and exempt.lendablePercent (kube-apiserver restores it)",
 			       name);
 	}
 	cd_path_pop(c, 0);

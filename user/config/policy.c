@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Defaults (spec/aimd.md §1, §2.1, §2.2, §3.2). */
+/* Defaults (Aperture gradient-controller.go, average-latency blueprint, workload-scheduler/scheduler.go). */
 #define DEF_SLOPE           (-1.0)
 #define DEF_MIN_GRADIENT    0.1
 #define DEF_MAX_GRADIENT    1.0
@@ -162,7 +162,7 @@ static void decode_params(struct ctx *c, const struct sl_ynode *n,
 
 	if (!cd_decode_fields(c, n, param_fields, PA_N, wp, h))
 		return;
-	/* tokens 0 means "unset" in Aperture (spec/aimd.md §3.2) */
+	/* tokens 0 means "unset" in Aperture (Aperture workload-scheduler/scheduler.go) */
 	wp->tokens_set = h[PA_TOKENS].value && h[PA_TOKENS].ok && wp->tokens != 0;
 	if (!wp->tokens_set)
 		wp->tokens = 0;

@@ -1,6 +1,6 @@
 /*
  * sluicectl replay: the daemon's AIMD controller (user/aimd.c) run offline
- * over a latency trace, for tuning a policy (spec/aimd.md §2).
+ * over a latency trace, for tuning a policy (Aperture aimd-load-scheduler.go).
  */
 #include <errno.h>
 #include <getopt.h>

@@ -1,4 +1,4 @@
-/* sluicectl odds | deal: shuffle-sharding tools (spec/apf.md §2, §8). */
+/* sluicectl odds | deal: shuffle-sharding tools (Kubernetes shufflesharding.go; KEP-1040 "Probability of Collisions"). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -125,7 +125,7 @@ static void deal_usage(FILE *f)
 	fprintf(f,
 		"Usage: sluicectl deal --queues N --hand-size H --hash V [--json]\n\n"
 		"The hand of queues dealt to a flow whose hash is V (decimal or 0x hex),\n"
-		"as comma-separated queue indices in deal order (spec/apf.md §2.3).\n"
+		"as comma-separated queue indices in deal order (Kubernetes shufflesharding.go DealIntoHand).\n"
 		"Invalid parameters exit 1 with the reason.\n");
 }
 

@@ -146,7 +146,7 @@ static void reject(struct level_rt *l, struct sl_pending *p, uint64_t now)
 	struct sluice_ticket t;
 
 	/* Refused after its policy admitted it: the tokens go back
-	 * (spec/aimd.md §3.2 item 7). */
+	 * (Aperture workload-scheduler/scheduler.go). */
 	if (p->policy_admitted && adm->policies)
 		sl_policies_return(adm->policies, p->policy, p->workload, now);
 	p->policy_admitted = false;
@@ -395,7 +395,7 @@ void sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, uint6
 				lr_ewma(&l->hold_ns, (double)ev->duration_ns);
 			}
 			/* The seats were held from the dispatch, not just from
-			 * the claim: charge the flow for all of it (§3.5). */
+			 * the claim: charge the flow for all of it (Kubernetes queueset.go finishRequestLocked). */
 			if (p->in_queueset && l->qs)
 				sl_qs_complete(l->qs, now, p->id, now - p->ticket_ns);
 			l->dispatched_seats -= l->dispatched_seats >= p->seats ? p->seats : l->dispatched_seats;
@@ -595,7 +595,7 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 				return -EINVAL;
 			}
 		} else if (l->qs) {
-			/* §3.9: queue count changes, Reject (queues 0) drains. */
+			/* Kubernetes queueset.go setConfiguration: queue count changes, Reject (queues 0) drains. */
 			if (sl_qs_set_config(l->qs, now, &qc, why, sizeof(why)))
 				pr_warn("level %s: queues: %s", lc->name, why);
 		}

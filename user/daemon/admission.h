@@ -42,7 +42,7 @@ int sl_adm_create(struct sl_admission **out, struct sl_dataplane *dp, const uint
 void sl_adm_free(struct sl_admission *adm);
 
 /* (Re)configure after a plan was applied: new levels get a QueueSet,
- * changed ones follow spec/apf.md §3.9, removed ones drain.  The
+ * changed ones follow Kubernetes queueset.go setConfiguration, removed ones drain.  The
  * configuration must outlive the next configure call. */
 int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 		     const struct sl_plan *plan, uint64_t now);

@@ -484,7 +484,7 @@ void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned work
 		sl_aimd_observe_latency(&p->aimd, now, duration_ns);
 	else if (p->cfg->signal == SL_SIGNAL_SRTT && srtt_us)
 		sl_aimd_observe_latency(&p->aimd, now, (uint64_t)srtt_us * 1000);
-	/* §3.4: the workload's token estimate is its mean connection time. */
+	/* Aperture workload_latency_based_tokens: the workload's token estimate is its mean connection time. */
 	if (p->ls)
 		sl_ls_complete(p->ls, now, ls_workload(workload), duration_ns);
 }

@@ -74,7 +74,7 @@ size_t sl_policies_count(const struct sl_policies *ps);
 int sl_policies_arrive(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t id,
 		       uint64_t now);
 /* The priority level refused a flow this policy admitted: its tokens go
- * back (spec/aimd.md §3.2 item 7). */
+ * back (Aperture workload-scheduler/scheduler.go). */
 void sl_policies_return(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t now);
 /* A connection of the policy closed after duration_ns, with its last
  * smoothed RTT: the latency signal and the workload's token estimate. */

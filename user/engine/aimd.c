@@ -1,5 +1,5 @@
 /*
- * The AIMD load-scheduler controller (spec/aimd.md §1-§2).  See aimd.h.
+ * The AIMD load-scheduler controller (Aperture gradient-controller.go, aimd-load-scheduler.go).  See aimd.h.
  */
 #include <errno.h>
 #include <math.h>
@@ -43,7 +43,7 @@ void sl_aimd_params_from_policy(struct sl_aimd_params *p, const struct sl_policy
 	p->baseline_window_ns = pol->baseline_window_ns;
 	p->baseline_period_ns = pol->baseline_period_ns;
 	p->tolerance = pol->tolerance;
-	/* sluice's fix of the §2.1 caveat; see aimd.h. */
+	/* sluice's fix of the blueprint's setpoint ratchet; see aimd.h. */
 	p->baseline_excludes_overload = true;
 }
 
@@ -77,7 +77,7 @@ int sl_aimd_params_check(const struct sl_aimd_params *p, char *why, size_t len)
 	return 0;
 }
 
-/* ---- §1 gradient controller ---------------------------------------------- */
+/* ---- Aperture gradient-controller.go gradient controller ---------------------------------------------- */
 
 double sl_gradient(const struct sl_aimd_params *p, double signal, double setpoint,
 		   double control_variable, double *gradient)
@@ -103,7 +103,7 @@ double sl_gradient(const struct sl_aimd_params *p, double signal, double setpoin
 	return control_variable * g;
 }
 
-/* ---- §2.3 one period ----------------------------------------------------- */
+/* ---- Aperture aimd-load-scheduler.go one period ----------------------------------------------------- */
 
 void sl_aimd_step(struct sl_aimd *st, double signal, double setpoint, double observed,
 		  struct sl_aimd_out *out)
@@ -262,7 +262,7 @@ int sl_aimd_init(struct sl_aimd *st, const struct sl_aimd_params *p)
 
 void sl_aimd_reset(struct sl_aimd *st)
 {
-	/* §2.5.1: the integrator starts at max, so a fresh policy is in
+	/* Aperture aimd-load-scheduler.go: the integrator starts at max, so a fresh policy is in
 	 * pass-through (OBSERVED + I >= max), no ramp. */
 	st->integrator = st->p.max_load_multiplier;
 	st->setpoint = NAN;

@@ -1,15 +1,15 @@
 /*
  * The adaptive controller of an AverageLatencySchedulingPolicy: Aperture's
- * gradient controller and AIMD load-scheduler circuit (spec/aimd.md §1-§2),
+ * gradient controller and AIMD load-scheduler circuit (Aperture gradient-controller.go, aimd-load-scheduler.go),
  * as a pure engine.  No I/O and no clock reads: the caller passes time in.
  *
  * Three layers, each usable alone:
  *
- *   sl_gradient()      §1: one gradient-controller evaluation.
- *   sl_aimd_step()     §2.3: one control period from its (SIGNAL, SETPOINT,
+ *   sl_gradient()      Aperture gradient-controller.go: one gradient-controller evaluation.
+ *   sl_aimd_step()     Aperture aimd-load-scheduler.go: one control period from its (SIGNAL, SETPOINT,
  *                      OBSERVED) triple; updates the integrator.  This is
  *                      what the vectors and `sluicectl replay` drive.
- *   sl_aimd_period()   §2.1 + §2.3: the daemon's entry.  Closes the current
+ *   sl_aimd_period()   Aperture average-latency blueprint, aimd-load-scheduler.go: the daemon's entry.  Closes the current
  *                      period of latency and token observations, derives
  *                      SIGNAL (mean latency over the signal window), SETPOINT
  *                      (baseline mean over the long-term window x tolerance,
@@ -29,14 +29,14 @@
  *   - baseline_excludes_overload (default ON for policies, see
  *     sl_aimd_params_from_policy): a period judged overloaded does not
  *     enter the long-term baseline, so sustained or repeated overload cannot
- *     ratchet the setpoint up (§2.1 caveat: 62.5 ms -> 194 ms in the
+ *     ratchet the setpoint up (Aperture average-latency blueprint: 62.5 ms -> 194 ms in the
  *     closed-loop reference).  Escape hatch built in: if overload lasts a
  *     whole baseline window, every healthy period has aged out, the baseline
  *     is empty, the setpoint becomes invalid, overload turns false and the
  *     baseline relearns the new normal (a permanently slower service is thus
  *     throttled for at most one baseline window, then accepted).
  *   - min_load_multiplier > 0: a floor under a throttled multiplier (AIMD
- *     has none; repeated overload otherwise drives it towards 0, §2.5.2).
+ *     has none; repeated overload otherwise drives it towards 0, Aperture aimd-load-scheduler.go).
  *     0 (the default) keeps Aperture's behaviour and the vectors.
  *
  * Caller duties (the daemon):
@@ -62,15 +62,15 @@ struct sl_policy_cfg;
 #define SL_AIMD_MAX_SLOTS 65536u
 
 struct sl_aimd_params {
-	/* §1 gradient controller */
+	/* Aperture gradient-controller.go gradient controller */
 	double slope;        /* != 0; < 0: overload when signal > setpoint */
 	double min_gradient; /* <= max_gradient */
 	double max_gradient;
-	/* §2.3 circuit */
+	/* Aperture aimd-load-scheduler.go circuit */
 	double linear_increment;    /* per period, > 0 */
 	double max_load_multiplier; /* > 0; >= it => pass-through; integrator start */
 	double min_load_multiplier; /* floor of a throttled multiplier; 0 = none */
-	/* §2.1-2.2 signals and timing */
+	/* Aperture average-latency blueprint signals and timing */
 	uint64_t period_ns;          /* control period, 10 s */
 	uint64_t signal_window_ns;   /* SIGNAL and OBSERVED window, 30 s */
 	uint64_t baseline_window_ns; /* SETPOINT baseline window, 30 min */
@@ -79,14 +79,14 @@ struct sl_aimd_params {
 	bool baseline_excludes_overload;
 };
 
-/* Aperture's / the blueprint's defaults (spec §6), Aperture baseline. */
+/* Defaults of Aperture's average-latency blueprint, with its baseline. */
 void sl_aimd_params_default(struct sl_aimd_params *p);
 /* From a loaded policy; baseline_excludes_overload = true (sluice's fix). */
 void sl_aimd_params_from_policy(struct sl_aimd_params *p,
 				const struct sl_policy_cfg *pol);
 
 /*
- * §1.  Returns control_variable x clamp(pow(signal/setpoint, slope),
+ * Aperture gradient-controller.go.  Returns control_variable x clamp(pow(signal/setpoint, slope),
  * min_gradient, max_gradient), or NaN when signal, setpoint or
  * control_variable is NaN, setpoint == 0, or the power is NaN.  *gradient
  * (may be NULL) gets the clamped gradient (NaN when it is not defined: an
@@ -102,7 +102,7 @@ struct sl_aimd_out {
 	double setpoint;        /* SETPOINT, same unit */
 	double observed;        /* OBSERVED load multiplier */
 	bool overload;
-	double gradient;        /* clamped gradient (§1), NaN if undefined */
+	double gradient;        /* clamped gradient (Aperture gradient-controller.go), NaN if undefined */
 	double integrator;      /* after this period's update */
 	double lm_overload;     /* OBSERVED x gradient */
 	double lm_normal;       /* OBSERVED + integrator */
@@ -154,7 +154,7 @@ void sl_aimd_observe_latency(struct sl_aimd *st, uint64_t now_ns, uint64_t laten
 void sl_aimd_observe_tokens(struct sl_aimd *st, double accepted, double rejected);
 
 /*
- * Close the open period at now_ns and run one control period (§2.3).  If
+ * Close the open period at now_ns and run one control period (Aperture aimd-load-scheduler.go).  If
  * whole periods were missed (now - previous call >= 1.5 x period), the
  * windows age by the missed periods first (as empty periods); the integrator
  * still steps once per call.
@@ -176,7 +176,7 @@ void sl_aimd_period_signal(struct sl_aimd *st, double signal, double observed,
  */
 void sl_aimd_period_external(struct sl_aimd *st, double signal, struct sl_aimd_out *out);
 /*
- * §2.3 alone: one period from SIGNAL, SETPOINT and OBSERVED (NaN =
+ * Aperture aimd-load-scheduler.go alone: one period from SIGNAL, SETPOINT and OBSERVED (NaN =
  * invalid).  Updates st->integrator; nothing else in st changes.
  */
 void sl_aimd_step(struct sl_aimd *st, double signal, double setpoint, double observed,

@@ -1,5 +1,5 @@
 /*
- * Concurrency borrowing between priority levels (spec/apf.md §4.2-4.3).
+ * Concurrency borrowing between priority levels (Kubernetes apf_controller.go updateBorrowing, conc_alloc.go computeConcurrencyAllocation).
  */
 #include "engine/borrowing.h"
 
@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* ---- §4.2 seat-demand measurement ---------------------------------- */
+/* ---- Kubernetes apf_controller.go updateBorrowing seat-demand measurement ---------------------------------- */
 
 void sl_demand_init(struct sl_demand *d, uint64_t now_ns, double x)
 {
@@ -79,7 +79,7 @@ void sl_demand_period_end(struct sl_demand *d, uint64_t now_ns, struct sl_demand
 	d->min = d->max = d->x;
 }
 
-/* ---- §4.3 fair-allocation solver ------------------------------------- */
+/* ---- Kubernetes conc_alloc.go computeConcurrencyAllocation fair-allocation solver ------------------------------------- */
 
 /* One relative bound (bound / target) of one item. */
 struct rel_bound {
@@ -281,7 +281,7 @@ done:
 	return 0;
 }
 
-/* ---- §4.3 allocation across levels ---------------------------------- */
+/* ---- Kubernetes conc_alloc.go computeConcurrencyAllocation allocation across levels ---------------------------------- */
 
 const char *sl_borrow_regime_name(enum sl_borrow_regime r)
 {

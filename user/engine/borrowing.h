@@ -1,5 +1,5 @@
 /*
- * Concurrency borrowing between priority levels (spec/apf.md §4.2-4.3).
+ * Concurrency borrowing between priority levels (Kubernetes apf_controller.go updateBorrowing, conc_alloc.go computeConcurrencyAllocation).
  *
  * Pure: no I/O, no clock.  Time is passed in as nanoseconds on any
  * monotonic clock.  The static limits (nominal, lendable, min, max) come
@@ -17,12 +17,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SL_BORROW_PERIOD_NS   (10ull * 1000000000ull) /* §4.2: 10 s */
+#define SL_BORROW_PERIOD_NS   (10ull * 1000000000ull) /* Kubernetes apf_controller.go updateBorrowing: 10 s */
 #define SL_DEMAND_SMOOTHING   0.977                   /* A; half-life ~29.8 periods */
 #define SL_FAIR_MIN_TARGET    0.001                   /* smaller targets count as this */
 #define SL_FAIR_EPSILON       1e-7                    /* solver tolerance */
 
-/* ---- §4.2 seat-demand measurement ---------------------------------- */
+/* ---- Kubernetes apf_controller.go updateBorrowing seat-demand measurement ---------------------------------- */
 
 /*
  * Time integrator of the instantaneous seat demand x(t) (seats in use plus,
@@ -72,7 +72,7 @@ void sl_demand_add(struct sl_demand *d, uint64_t now_ns, double delta);
  * out may be NULL. */
 void sl_demand_period_end(struct sl_demand *d, uint64_t now_ns, struct sl_demand_stats *out);
 
-/* ---- §4.3 fair-allocation solver (computeConcurrencyAllocation) ------ */
+/* ---- Kubernetes conc_alloc.go computeConcurrencyAllocation fair-allocation solver ------ */
 
 /*
  * Find the unique allocs with Σ alloc = S and, for each i, with
@@ -93,9 +93,9 @@ void sl_demand_period_end(struct sl_demand *d, uint64_t now_ns, struct sl_demand
 int sl_fair_alloc(double S, const double *target, const double *lower, const double *upper,
 		  size_t n, double *alloc_out, double *fair_prop_out);
 
-/* ---- §4.3 allocation across levels ---------------------------------- */
+/* ---- Kubernetes conc_alloc.go computeConcurrencyAllocation allocation across levels ---------------------------------- */
 
-/* Which total the fair-allocation regime distributes (spec §10 item 1). */
+/* Which total the fair-allocation regime distributes (the KEP reading; kubernetes/kubernetes#124125). */
 enum sl_borrow_reading {
 	/* KEP: RemainingServerCL = ServerCL - Σ exempt MinCurrentCL, and that
 	 * is what the non-exempt levels share.  sluice's default. */
@@ -137,7 +137,7 @@ struct sl_borrow_result {
 };
 
 /*
- * One allocation run (§4.3).  Writes current_cl[n]: exempt levels get
+ * One allocation run (Kubernetes conc_alloc.go computeConcurrencyAllocation).  Writes current_cl[n]: exempt levels get
  * round(MinCurrentCL) = round(max(MinCL, hwm)) (advisory: exempt levels are
  * not limited); non-exempt levels get their limit by the regime that
  * applies.  With no non-exempt level at all, the result is the min-cl

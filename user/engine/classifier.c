@@ -145,7 +145,7 @@ static bool rule_matches(const struct sl_fs_rule *r, const struct sl_conn_tuple 
 
 static bool policy_selects(const struct sl_policy_cfg *p, const struct sl_labels *labels)
 {
-	/* Selectors are OR-ed (aimd.md §4).  The control point of a
+	/* Selectors are OR-ed (Aperture selectors/selector.go and multi-matcher.go).  The control point of a
 	 * connection is always "ingress"; `service` names the protected
 	 * service and does not narrow at layer 4 beyond the matcher. */
 	for (size_t i = 0; i < p->n_selectors; i++)
@@ -179,7 +179,7 @@ void sl_classify(const struct sl_config *cfg, const struct sl_conn_tuple *t,
 		if (!policy_selects(pol, labels))
 			continue;
 		out->policy = p;
-		/* Ties go to the lowest workload index (aimd.md §4). */
+		/* Ties go to the lowest workload index (Aperture selectors/selector.go and multi-matcher.go). */
 		for (size_t w = 0; w < pol->n_workloads; w++) {
 			if (sl_label_matcher_eval(&pol->workloads[w].matcher, labels)) {
 				out->workload = w;

@@ -10,7 +10,7 @@ int sl_limits_compute(uint32_t server_cl, const struct sl_limit_input *in, size_
 
 	if (!server_cl || !n)
 		return -EINVAL;
-	/* The sum runs over every level, exempt ones included (§4.1). */
+	/* The sum runs over every level, exempt ones included (Kubernetes apf_controller.go digestConfigObjects). */
 	for (size_t i = 0; i < n; i++)
 		sum += in[i].shares;
 

@@ -1,6 +1,6 @@
 /*
- * Concurrency limits of priority levels from shares (spec/apf.md §4.1).
- * Pure arithmetic, no I/O.  Borrowing (§4.2-4.3) builds on these numbers.
+ * Concurrency limits of priority levels from shares (Kubernetes apf_controller.go digestConfigObjects).
+ * Pure arithmetic, no I/O.  Borrowing (Kubernetes apf_controller.go updateBorrowing, conc_alloc.go computeConcurrencyAllocation) builds on these numbers.
  */
 #ifndef SLUICE_CONCURRENCY_H
 #define SLUICE_CONCURRENCY_H

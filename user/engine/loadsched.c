@@ -1,5 +1,5 @@
 /*
- * Agent-side load scheduler (spec/aimd.md §3).  See loadsched.h.
+ * Agent-side load scheduler (Aperture workload-scheduler/scheduler.go).  See loadsched.h.
  *
  * Layout: one WFQ flow per workload (priority comes from the workload, so
  * (label, priority, generation) is (workload, generation)); each flow has a

@@ -1,13 +1,13 @@
 /*
  * The agent-side load scheduler of an AverageLatencySchedulingPolicy
- * (spec/aimd.md §3): Aperture's load-multiplier token bucket, its
+ * (Aperture workload-scheduler/scheduler.go): Aperture's load-multiplier token bucket, its
  * incoming-rate ring, the one-flow admission algorithm with queue_timeout,
  * weighted fair queuing over workloads by priority and the
  * workload_latency_based_tokens estimate, applied to connections.
  *
  * A flow (Aperture's "request") is a connection.  Its tokens are 1, the
  * workload's `tokens`, the workload's latency-based estimate (mean duration
- * of its completed connections in ms over 30 min, §3.4) or a per-arrival
+ * of its completed connections in ms over 30 min, Aperture workload_latency_based_tokens) or a per-arrival
  * override, in Aperture's precedence order (override > estimate > tokens > 1).
  *
  * Aperture's head-of-queue "sleep" is modelled with time: the head reserves
@@ -37,7 +37,7 @@ struct sl_workload_params;
 #define SL_LS_DEADLINE_MARGIN_NS (10 * UINT64_C(1000000))   /* decision_deadline_margin */
 #define SL_LS_DECISION_TTL_NS (50 * SL_LS_NS_PER_S)         /* Aperture: 5 × 10 s */
 
-/* ---- incoming-rate ring (§3.1) ---------------------------------------------- */
+/* ---- incoming-rate ring (Aperture load-multiplier-token-bucket.go) ---------------------------------------------- */
 
 #define SL_LS_RING_SLOTS    30                     /* completed slots in the window */
 #define SL_LS_RING_SLOT_NS  SL_LS_NS_PER_S
@@ -66,7 +66,7 @@ bool sl_ls_ring_add(struct sl_ls_ring *r, uint64_t now, double tokens);
 double sl_ls_ring_rate(const struct sl_ls_ring *r, uint64_t now);
 bool sl_ls_ring_bootstrapping(const struct sl_ls_ring *r, uint64_t now);
 
-/* ---- token bucket (§3.1, §3.2 steps 5-6) ------------------------------------ */
+/* ---- token bucket (Aperture load-multiplier-token-bucket.go, workload-scheduler/scheduler.go) ------------------------------------ */
 
 /*
  * fill tokens/s, capacity = fill (one second of burst).  available accrues
@@ -82,7 +82,7 @@ void sl_ls_bucket_advance(struct sl_ls_bucket *b, uint64_t now);
 /* Credit elapsed time at the old rate, then fill = capacity = max(fill, 0);
  * available is capped at the new capacity (so a zero rate empties it). */
 void sl_ls_bucket_set_fill(struct sl_ls_bucket *b, uint64_t now, double fill);
-/* §3.2 step 5: takes and returns true iff available > tokens (strict). */
+/* Aperture workload-scheduler/scheduler.go: takes and returns true iff available > tokens (strict). */
 bool sl_ls_bucket_take_if_available(struct sl_ls_bucket *b, uint64_t now, double tokens);
 
 enum sl_ls_reserve {
@@ -91,7 +91,7 @@ enum sl_ls_reserve {
 	SL_LS_RESERVE_REJECT = 2, /* fill 0, or the wait exceeds the timeout: nothing taken */
 };
 /*
- * §3.2 step 6, the queue head: available −= tokens; wait = −available / fill;
+ * Aperture workload-scheduler/scheduler.go, the queue head: available −= tokens; wait = −available / fill;
  * fill == 0 ⇒ reject; timeout_ns (SL_LS_NO_TIMEOUT = unbounded) < wait ⇒
  * refund and reject.  *wait_ns (may be NULL) gets the wait, rounded up to
  * the ns (also on reject when fill > 0; saturates near UINT64_MAX / 2).
@@ -101,7 +101,7 @@ enum sl_ls_reserve sl_ls_bucket_reserve(struct sl_ls_bucket *b, uint64_t now, do
 /* Give back a reservation (a cancelled head). */
 void sl_ls_bucket_refund(struct sl_ls_bucket *b, double tokens);
 
-/* ---- workload latency estimate (§3.4) --------------------------------------- */
+/* ---- workload latency estimate (Aperture workload_latency_based_tokens) --------------------------------------- */
 
 #define SL_LS_LAT_SLOTS    30
 #define SL_LS_LAT_SLOT_NS  (60 * SL_LS_NS_PER_S)   /* 30 × 1 min = 30 min window */
@@ -144,7 +144,7 @@ struct sl_ls;
 typedef void (*sl_ls_admit_fn)(void *ctx, uint64_t id, uint64_t now);
 typedef void (*sl_ls_reject_fn)(void *ctx, uint64_t id, uint64_t now);
 
-/* Starts in pass-through and bootstrapping (§2.5 item 1, §3.1).
+/* Starts in pass-through and bootstrapping (Aperture aimd-load-scheduler.go, load-multiplier-token-bucket.go).
  * 0, -EINVAL (why says what) or -ENOMEM. */
 int sl_ls_create(struct sl_ls **out, const struct sl_ls_params *p, uint64_t now,
 		 sl_ls_admit_fn on_admit, sl_ls_reject_fn on_reject, void *ctx,
@@ -159,7 +159,7 @@ int sl_ls_create_for_policy(struct sl_ls **out, const struct sl_policy_cfg *cfg,
 void sl_ls_free(struct sl_ls *ls);
 
 /*
- * A decision from the controller (§2.3, §3.1).  pass_through, or lm NaN
+ * A decision from the controller (Aperture aimd-load-scheduler.go, load-multiplier-token-bucket.go).  pass_through, or lm NaN
  * (invalid) ⇒ pass-through: arrivals are admitted without tokens and the
  * waiting flows are admitted at once, in WFQ order; the bucket's rate is 0
  * (a later throttle starts with an empty bucket).  Otherwise the bucket is
@@ -178,7 +178,7 @@ enum sl_ls_outcome {
 };
 
 /*
- * §3.2 arrival.  id: the caller's cookie, unique among waiting flows (not
+ * Aperture workload-scheduler/scheduler.go arrival.  id: the caller's cookie, unique among waiting flows (not
  * checked).  workload: 0..n_workloads-1, or -1 for the default workload.
  * tokens: SL_LS_TOKENS_AUTO, or >= 0 to override (Aperture's tokens label).
  * client_timeout_ns: the client's remaining deadline, SL_LS_NO_TIMEOUT if
@@ -197,7 +197,7 @@ int sl_ls_cancel(struct sl_ls *ls, uint64_t now, uint64_t id);
 
 /* An admitted connection of `workload` (-1 default) finished after
  * duration_ns (excluding the admission wait): feeds the latency estimate
- * (§3.4).  0 or -EINVAL. */
+ * (Aperture workload_latency_based_tokens).  0 or -EINVAL. */
 int sl_ls_complete(struct sl_ls *ls, uint64_t now, int workload, uint64_t duration_ns);
 
 /* Admits due heads (in WFQ order), rejects expired flows (an index by
@@ -221,7 +221,7 @@ uint64_t sl_ls_next_due(const struct sl_ls *ls);
  * the head reserves; the caller then ungrants the leftover credit.
  */
 
-/* Tokens the data path may admit inline until the next grant (§3.2 step 5
+/* Tokens the data path may admit inline until the next grant (Aperture workload-scheduler/scheduler.go
  * done by the data path): INFINITY in pass-through or while bootstrapping
  * (admit without tokens); 0 while any flow waits or when the bucket is
  * empty or negative; otherwise everything available (advanced to now),
@@ -234,7 +234,7 @@ double sl_ls_grant(struct sl_ls *ls, uint64_t now);
 void sl_ls_ungrant(struct sl_ls *ls, uint64_t now, double tokens);
 /* Flows of `workload` (-1 default) the data path admitted inline since the
  * last call, with their tokens: recorded in the incoming-rate ring like
- * arrivals (§3.1: this is how the rate is known in pass-through; an idle
+ * arrivals (Aperture load-multiplier-token-bucket.go: this is how the rate is known in pass-through; an idle
  * window re-enters bootstrap as an arrival would), counted as admitted
  * flows, inline_admitted flows and accepted tokens (cumulative stats,
  * per-workload stats and the period counters of sl_ls_take_period).  Does
@@ -245,7 +245,7 @@ int sl_ls_observe_inline(struct sl_ls *ls, uint64_t now, int workload, uint64_t 
 /* A flow this scheduler admitted was then refused by another limiter (its
  * priority level): its tokens go back to the bucket (capped at capacity,
  * bringing a waiting head forward like sl_ls_ungrant) and move from
- * accepted to rejected in the period counters and stats (§3.2 item 7;
+ * accepted to rejected in the period counters and stats (Aperture workload-scheduler/scheduler.go;
  * accepted does not go below 0; flow counts are unchanged).  0 or -EINVAL
  * (bad workload, negative or non-finite tokens). */
 int sl_ls_return(struct sl_ls *ls, uint64_t now, int workload, double tokens);

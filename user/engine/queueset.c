@@ -1,5 +1,5 @@
 /*
- * APF QueueSet for connections (spec/apf.md §2.4, §3, §9).  See queueset.h.
+ * APF QueueSet for connections (Kubernetes queueset.go).  See queueset.h.
  *
  * Layout: an array of pointers to queues (a queue keeps its address when
  * the array is renumbered); each queue has a FIFO of waiting requests and a
@@ -29,7 +29,7 @@
 typedef unsigned __int128 u128;
 typedef __int128 i128;
 
-#define MAX_QUEUES     10000000u         /* API validation: queues <= 10^7 (§2.2) */
+#define MAX_QUEUES     10000000u         /* API validation: queues <= 10^7 (Kubernetes shufflesharding.go ValidateParameters) */
 #define MAX_INCR_R     (UINT64_C(1) << 62) /* one sync never advances R further */
 /* One request's work is at most SL_QS_MAX_SEATS × SL_QS_MAX_GUESS_NS / 10
  * ≈ 6.3e16 < 2^56.  Readings (nextDispatchR) are kept <= READING_CAP so that
@@ -217,7 +217,7 @@ static bool is_exempt(const struct sl_qs *qs)
 	return qs->cfg.queues == SL_QS_EXEMPT;
 }
 
-/* §3.6 anti-windup: dispatch in the virtual world never precedes arrival. */
+/* Kubernetes queueset.go boundNextDispatchLocked anti-windup: dispatch in the virtual world never precedes arrival. */
 static void anti_windup(struct queue *q)
 {
 	struct req *h = first_waiting(q);
@@ -226,7 +226,7 @@ static void anti_windup(struct queue *q)
 		q->next_r = h->arrival_r;
 }
 
-/* §3.5 step 4: remove queue idx and renumber the ones after it. */
+/* Kubernetes queueset.go finishRequestLocked: remove queue idx and renumber the ones after it. */
 static void remove_queue(struct sl_qs *qs, uint32_t idx)
 {
 	free(qs->queues[idx]);
@@ -239,7 +239,7 @@ static void remove_queue(struct sl_qs *qs, uint32_t idx)
 		qs->robin--;
 }
 
-/* ---- the R meter (§3.2) ----------------------------------------------------------- */
+/* ---- the R meter (Kubernetes queueset.go syncTimeLocked) ----------------------------------------------------------- */
 
 static uint64_t sub_reading(uint64_t v, bool *fail)
 {
@@ -299,7 +299,7 @@ static uint64_t sync_r(struct sl_qs *qs, uint64_t now)
 	return now;
 }
 
-/* ---- dispatch (§3.4) -------------------------------------------------------------- */
+/* ---- dispatch (Kubernetes queueset.go dispatchLocked) -------------------------------------------------------------- */
 
 static bool fits(const struct sl_qs *qs, uint64_t seats)
 {
@@ -310,7 +310,7 @@ static bool fits(const struct sl_qs *qs, uint64_t seats)
 	return qs->seats_in_use + seats <= qs->cl;
 }
 
-/* §3.4 step 1: the queue whose head has the least virtual finish time,
+/* Kubernetes queueset.go dispatchLocked: the queue whose head has the least virtual finish time,
  * scanning round-robin from robinIndex + 1; ties go to the first scanned. */
 static struct queue *choose_queue(const struct sl_qs *qs)
 {
@@ -515,7 +515,7 @@ int sl_qs_set_config(struct sl_qs *qs, uint64_t now, const struct sl_qs_config *
 		if (add_queues(qs, (uint32_t)c.queues))
 			return -ENOMEM;
 	} else {
-		/* §3.9: the old queuing parameters stay while the queues drain. */
+		/* Kubernetes queueset.go setConfiguration: the old queuing parameters stay while the queues drain. */
 		c.hand_size = qs->cfg.hand_size;
 		c.queue_length_limit = qs->cfg.queue_length_limit;
 	}
@@ -535,7 +535,7 @@ void sl_qs_set_cl(struct sl_qs *qs, uint64_t now, uint32_t cl)
 
 /* ---- requests ----------------------------------------------------------------------- */
 
-/* §2.4: deal a hand, visit it from offset enqueues mod H, least Σ totalWork
+/* Kubernetes queueset.go shuffleShardLocked: deal a hand, visit it from offset enqueues mod H, least Σ totalWork
  * of waiting requests wins (strict <). */
 static struct queue *pick_queue(struct sl_qs *qs, uint64_t flow_hash)
 {
@@ -544,7 +544,7 @@ static struct queue *pick_queue(struct sl_qs *qs, uint64_t flow_hash)
 	uint32_t o;
 
 	if (deck == 1) {
-		hand[0] = 0; /* one FIFO, no hashing (§3.8) */
+		hand[0] = 0; /* one FIFO, no hashing (Kubernetes queueset.go dispatchSansQueueLocked) */
 		h = 1;
 	} else if (sl_shuffle_deal(deck, h, flow_hash, hand)) {
 		hand[0] = (uint32_t)(flow_hash % deck); /* unreachable: config validated */
@@ -585,7 +585,7 @@ int sl_qs_arrive(struct sl_qs *qs, uint64_t now, uint64_t id, uint32_t seats, ui
 	r->guess_ns = qs->cfg.guess_ns;
 
 	if (qs->cfg.queues < 1) {
-		/* Exempt: always.  Reject-type: fits() or concurrency-limit (§3.8). */
+		/* Exempt: always.  Reject-type: fits() or concurrency-limit (Kubernetes queueset.go dispatchSansQueueLocked). */
 		if (!fits(qs, seats)) {
 			free(r);
 			qs->rej_cl++;
@@ -599,7 +599,7 @@ int sl_qs_arrive(struct sl_qs *qs, uint64_t now, uint64_t id, uint32_t seats, ui
 	r->work = sl_ss_from_seats_ns(seats, r->guess_ns);
 	q = pick_queue(qs, flow_hash);
 	if (qs->seats_in_use >= qs->cl && q->waiting.n >= qs->cfg.queue_length_limit) {
-		/* §3.3: the newest request is the one rejected */
+		/* Kubernetes queueset.go rejectOrEnqueueToBoundLocked: the newest request is the one rejected */
 		free(r);
 		qs->rej_qf++;
 		return SL_QS_REJECT_QUEUE_FULL;
@@ -643,7 +643,7 @@ int sl_qs_complete(struct sl_qs *qs, uint64_t now, uint64_t id, uint64_t service
 		i128 corr, v;
 
 		sl_list_remove(&q->executing, &r->link);
-		/* §3.5 step 2: nextDispatchR −= InitialSeats × (G − S) */
+		/* Kubernetes queueset.go finishRequestLocked: nextDispatchR −= InitialSeats × (G − S) */
 		corr = div10_round((i128)r->seats * ((i128)r->guess_ns - (i128)service_ns));
 		v = (i128)q->next_r - corr;
 		q->next_r = v < 0 ? 0 : v > (i128)READING_CAP ? READING_CAP : (uint64_t)v;

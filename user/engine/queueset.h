@@ -1,6 +1,6 @@
 /*
  * The fair-queuing engine of one priority level: a Kubernetes APF QueueSet
- * (spec/apf.md §2.4, §3, §9) applied to connections.
+ * (Kubernetes queueset.go) applied to connections.
  *
  * A request is a connection.  Its width is its seats (InitialSeats =
  * FinalSeats = seats, AdditionalLatency = 0: there is no final phase).  It
@@ -13,7 +13,7 @@
  * calls on one QueueSet).  Memory is allocated only for requests, queues,
  * the id table and the dispatch-notification buffer.
  *
- * R, nextDispatchR and work are integer SeatSeconds (§3.1):
+ * R, nextDispatchR and work are integer SeatSeconds (Kubernetes request/seat_seconds.go):
  * 1 unit = 1e-8 seat-second.
  */
 #ifndef SLUICE_QUEUESET_H
@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- SeatSeconds (§3.1) ------------------------------------------------- */
+/* ---- SeatSeconds (Kubernetes request/seat_seconds.go) ------------------------------------------------- */
 
 #define SL_SS_PER_SEAT_SECOND UINT64_C(100000000)         /* units in 1 seat-second */
 #define SL_QS_EPOCH_HIGH_R    UINT64_C(0xC000000000000000) /* ¾·2^64: advance the epoch */
@@ -34,7 +34,7 @@ uint64_t sl_ss_from_seats_ns(uint64_t seats, uint64_t ns);
 /* trunc(units / seats × 10): the per-seat duration in ns (seats >= 1;
  * saturates at UINT64_MAX). */
 uint64_t sl_ss_per_seat_ns(uint64_t units, uint64_t seats);
-/* "<int>.<8 digits>ss" as in dump_queues (§7).  Returns snprintf's value. */
+/* "<int>.<8 digits>ss" as in dump_queues (Kubernetes apf_controller_debug.go).  Returns snprintf's value. */
 int sl_ss_format(uint64_t units, char *buf, size_t len);
 
 /* ---- configuration -------------------------------------------------------- */
@@ -46,13 +46,13 @@ int sl_ss_format(uint64_t units, char *buf, size_t len);
 
 struct sl_qs_config {
 	int32_t queues;              /* desiredQueues: -1 exempt, 0 Reject, >= 1 Queue */
-	uint32_t hand_size;          /* Queue: 1..15, entropy rule of §2.2; 1 when queues = 1 */
+	uint32_t hand_size;          /* Queue: 1..15, entropy rule of Kubernetes shufflesharding.go ValidateParameters; 1 when queues = 1 */
 	uint32_t queue_length_limit; /* Queue: >= 1 */
 	uint64_t guess_ns;           /* G: guessed duration of a connection, 1 ns..600 s */
 };
 
 /* 0, or -EINVAL with the reason in why.  hand_size and queue_length_limit
- * are checked only when queues >= 1 (§2.2 dealer rules via sl_shuffle_validate). */
+ * are checked only when queues >= 1 (Kubernetes shufflesharding.go ValidateParameters dealer rules via sl_shuffle_validate). */
 int sl_qs_config_validate(const struct sl_qs_config *cfg, char *why, size_t why_len);
 
 /* ---- life cycle ----------------------------------------------------------- */
@@ -60,7 +60,7 @@ int sl_qs_config_validate(const struct sl_qs_config *cfg, char *why, size_t why_
 struct sl_qs;
 
 /*
- * Called once for every request the dispatch loop (§3.4) starts from the
+ * Called once for every request the dispatch loop (Kubernetes queueset.go dispatchLocked) starts from the
  * queues: queued requests admitted later by an arrival, a completion, a
  * cancel, an expiry sweep, a CL change or a config change.  The request
  * passed to sl_qs_arrive() is never reported here: its admission is the
@@ -81,10 +81,10 @@ int sl_qs_create(struct sl_qs **out, const struct sl_qs_config *cfg, uint32_t cl
 void sl_qs_free(struct sl_qs *qs);
 
 /*
- * §3.9 runtime changes.  R is synced first, then:
+ * Kubernetes queueset.go setConfiguration runtime changes.  R is synced first, then:
  *  - more queues: created at once;
  *  - fewer queues: new arrivals are dealt over the new count; extra queues
- *    drain and are removed when a release leaves one empty (§3.5 step 4);
+ *    drain and are removed when a release leaves one empty (Kubernetes queueset.go finishRequestLocked);
  *  - queues = 0: the previous hand size and queue length limit are kept and
  *    the existing queues keep draining through the dispatch loop;
  *  - queues = -1: arrivals execute at once; anything still queued is
@@ -95,7 +95,7 @@ void sl_qs_free(struct sl_qs *qs);
  */
 int sl_qs_set_config(struct sl_qs *qs, uint64_t now, const struct sl_qs_config *cfg,
 		     char *why, size_t why_len);
-/* §3.9: a new CL takes effect at once (R is synced with the old one first);
+/* Kubernetes queueset.go setConfiguration: a new CL takes effect at once (R is synced with the old one first);
  * executing requests are never aborted; then the dispatch loop runs. */
 void sl_qs_set_cl(struct sl_qs *qs, uint64_t now, uint32_t cl);
 
@@ -104,12 +104,12 @@ void sl_qs_set_cl(struct sl_qs *qs, uint64_t now, uint32_t cl);
 enum sl_qs_outcome {
 	SL_QS_DISPATCHED = 0,      /* executing now (always, when exempt) */
 	SL_QS_QUEUED = 1,          /* waiting; on_dispatch reports its start later */
-	SL_QS_REJECT_QUEUE_FULL = 2,  /* §3.3 step 2: reason queue-full */
-	SL_QS_REJECT_CONCURRENCY = 3, /* §3.8 Reject-type: reason concurrency-limit */
+	SL_QS_REJECT_QUEUE_FULL = 2,  /* Kubernetes queueset.go rejectOrEnqueueToBoundLocked: reason queue-full */
+	SL_QS_REJECT_CONCURRENCY = 3, /* Kubernetes queueset.go dispatchSansQueueLocked Reject-type: reason concurrency-limit */
 };
 
 /*
- * §3.3 / §3.8 arrival.  id: the caller's cookie, unique among live requests.
+ * Arrival (Kubernetes queueset.go rejectOrEnqueueToBoundLocked, dispatchSansQueueLocked).  id: the caller's cookie, unique among live requests.
  * seats: 1..SL_QS_MAX_SEATS.  flow_hash: the flow's 64-bit hash (ignored
  * unless queues > 1).  Returns an sl_qs_outcome (>= 0), or -EEXIST (id
  * already live), -EINVAL (seats) or -ENOMEM, with nothing changed.  A
@@ -121,7 +121,7 @@ int sl_qs_arrive(struct sl_qs *qs, uint64_t now, uint64_t id, uint32_t seats, ui
 #define SL_QS_SERVICE_FROM_CLOCK UINT64_MAX
 
 /*
- * §3.5 completion of an executing request.  service_ns is the real service
+ * Kubernetes queueset.go finishRequestLocked completion of an executing request.  service_ns is the real service
  * time S (the connection's duration), or SL_QS_SERVICE_FROM_CLOCK.  Syncs R,
  * corrects q.nextDispatchR −= seats × (G − S) (signed, SeatSeconds rounded
  * half away from zero), applies anti-windup, releases the seats, removes the
@@ -132,7 +132,7 @@ int sl_qs_arrive(struct sl_qs *qs, uint64_t now, uint64_t id, uint32_t seats, ui
 int sl_qs_complete(struct sl_qs *qs, uint64_t now, uint64_t id, uint64_t service_ns);
 
 /*
- * §3.7: a waiting request leaves its queue (deadline or client gone): it is
+ * Kubernetes queueset.go removeTimedOutRequestsFromQueueToBoundLocked: a waiting request leaves its queue (deadline or client gone): it is
  * counted as rejected with reason time-out, anti-windup is applied to its
  * queue and the dispatch loop runs (the removed request may have been a wide
  * head that blocked the others).  0, -ENOENT (unknown id) or -EALREADY (it
@@ -162,7 +162,7 @@ struct sl_qs_stats {
 	uint64_t r;                  /* R, SeatSeconds, as of the last sync */
 	uint64_t last_ns;            /* lastRealTime */
 	int64_t robin_index;         /* -1 before the first dispatch */
-	uint64_t enqueues;           /* shuffle-shard counter (§2.4) */
+	uint64_t enqueues;           /* shuffle-shard counter (Kubernetes queueset.go shuffleShardLocked) */
 	uint64_t waiting;            /* requests waiting */
 	uint64_t executing;          /* requests executing (queued and queue-less) */
 	uint64_t seats_in_use;       /* all executing requests */
@@ -179,14 +179,14 @@ struct sl_qs_stats {
 };
 void sl_qs_get_stats(const struct sl_qs *qs, struct sl_qs_stats *st);
 
-/* Seat demand x(t) = seats in use + Σ MaxSeats of waiting requests (§4.2). */
+/* Seat demand x(t) = seats in use + Σ MaxSeats of waiting requests (Kubernetes apf_controller.go updateBorrowing). */
 uint64_t sl_qs_demand(const struct sl_qs *qs);
 uint64_t sl_qs_seats_in_use(const struct sl_qs *qs);
 uint64_t sl_qs_waiting(const struct sl_qs *qs);
 uint64_t sl_qs_seats_waiting(const struct sl_qs *qs);
 uint32_t sl_qs_queue_count(const struct sl_qs *qs);
 
-/* One row of `sluicectl queues` (dump_queues, §7). */
+/* One row of `sluicectl queues` (dump_queues, Kubernetes apf_controller_debug.go). */
 struct sl_qs_queue_info {
 	uint32_t index;
 	uint32_t waiting;            /* PendingRequests */
@@ -200,7 +200,7 @@ struct sl_qs_queue_info {
 /* 0, or -ENOENT when index >= sl_qs_queue_count(). */
 int sl_qs_queue_info(const struct sl_qs *qs, uint32_t index, struct sl_qs_queue_info *out);
 
-/* One row of `sluicectl flows` (dump_requests, §7). */
+/* One row of `sluicectl flows` (dump_requests, Kubernetes apf_controller_debug.go). */
 struct sl_qs_req_info {
 	uint64_t id;
 	uint64_t flow_hash;
@@ -236,7 +236,7 @@ int sl_qs_check(const struct sl_qs *qs, char *why, size_t why_len);
  * nextDispatchR is overwritten with R by their next arrival, so the
  * readings stay consistent). */
 int sl_qs_test_set_r(struct sl_qs *qs, uint64_t r);
-/* Set the shuffle-shard counter (§2.4). */
+/* Set the shuffle-shard counter (Kubernetes queueset.go shuffleShardLocked). */
 void sl_qs_test_set_enqueues(struct sl_qs *qs, uint64_t enqueues);
 
 #endif

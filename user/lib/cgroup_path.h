@@ -9,7 +9,7 @@
  * mount; octal escapes (\040) in the path are decoded.  0 or -ENOENT. */
 int sl_cgroup2_find(FILE *mounts, char *out, size_t len);
 /* Same, reading /proc/mounts.  On hybrid hosts this is
- * /sys/fs/cgroup/unified, never assume /sys/fs/cgroup (ebpf-notes §0.6). */
+ * /sys/fs/cgroup/unified, never assume /sys/fs/cgroup (Debian 12 with a systemd in hybrid mode mounts it there). */
 int sl_cgroup2_root(char *out, size_t len);
 
 #endif

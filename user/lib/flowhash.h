@@ -1,5 +1,5 @@
 /*
- * Flow hash for shuffle sharding (spec/apf.md §2.1, §9): SipHash-2-4 of
+ * Flow hash for shuffle sharding (Kubernetes apf_controller.go hashFlowID): SipHash-2-4 of
  * (FlowSchema name, 0x00, distinguisher) under a 128-bit key.  The daemon
  * draws the key at random at start, so clients cannot aim at queues; tests
  * and `sluicectl explain --hash-key` can fix it.

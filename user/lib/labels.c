@@ -1,5 +1,5 @@
 /*
- * Connection labels and label matchers (spec/aimd.md §4), pure.
+ * Connection labels and label matchers (Aperture selectors/selector.go and multi-matcher.go), pure.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "lib/labels.h"

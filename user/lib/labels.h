@@ -96,7 +96,7 @@ struct sl_label_matcher {
 };
 
 /* PCRE2 limits: a label value is short, a pathological regex must not
- * stall the daemon (spec/aimd.md §4). */
+ * stall the daemon (Aperture selectors/selector.go and multi-matcher.go). */
 #define SL_REGEX_MATCH_LIMIT 100000
 #define SL_REGEX_DEPTH_LIMIT 1000
 

@@ -1,5 +1,5 @@
 /*
- * Shuffle sharding (spec/apf.md §2 and §8), pure.
+ * Shuffle sharding (Kubernetes shufflesharding.go; KEP-1040 "Probability of Collisions"), pure.
  */
 #include "lib/shuffle.h"
 
@@ -87,7 +87,7 @@ int sl_shuffle_deal(uint32_t deck, uint32_t hand, uint64_t v, uint32_t *cards)
 }
 
 /*
- * §8, probNextCovered.  The recurrence for D_k is evaluated in its
+ * KEP-1040 "Probability of Collisions", probNextCovered.  The recurrence for D_k is evaluated in its
  * hypergeometric form: with m queues covered so far, a fresh hand adds n
  * new ones with probability
  *   h(m, n) = C(N-m, n) · C(m, H-n) / C(N, H),

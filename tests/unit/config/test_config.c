@@ -449,21 +449,21 @@ static const struct bad_case bad_cases[] = {
 	/* mandatory levels: only exempt's shares and lendablePercent may change */
 	{ "bad_exempt_level_type", PLN("exempt") "  type: Limited\n", 5, 9,
 	  "PriorityLevelConfiguration/exempt", "spec.type",
-	  "the mandatory level exempt has type Exempt; a file may change only its exempt.nominalConcurrencyShares and exempt.lendablePercent (spec/apf.md §6.3)" },
+	  "the mandatory level exempt has type Exempt; a file may change only its exempt.nominalConcurrencyShares and exempt.lendablePercent (kube-apiserver restores it)" },
 	{ "bad_catch_all_shares", PLN("catch-all") "  type: Limited\n  limited: {nominalConcurrencyShares: 10}\n",
 	  6, 39, "PriorityLevelConfiguration/catch-all", "spec.limited.nominalConcurrencyShares",
-	  "the mandatory level catch-all has nominalConcurrencyShares 5 and a file may not change it (spec/apf.md §6.3), got 10" },
+	  "the mandatory level catch-all has nominalConcurrencyShares 5 and a file may not change it (kube-apiserver restores it), got 10" },
 	{ "bad_catch_all_default_shares", PLN("catch-all") "  type: Limited\n", 5, 3,
 	  "PriorityLevelConfiguration/catch-all", "spec.limited.nominalConcurrencyShares",
-	  "has nominalConcurrencyShares 5 and a file may not change it (spec/apf.md §6.3), got the default 30" },
+	  "has nominalConcurrencyShares 5 and a file may not change it (kube-apiserver restores it), got the default 30" },
 	{ "bad_catch_all_queue", PLN("catch-all") "  type: Limited\n  limited:\n    nominalConcurrencyShares: 5\n"
 	  "    limitResponse: {type: Queue}\n", 8, 27, "PriorityLevelConfiguration/catch-all",
-	  "spec.limited.limitResponse.type", "the mandatory level catch-all has limitResponse.type Reject and a file may not change it (spec/apf.md §6.3), got Queue" },
+	  "spec.limited.limitResponse.type", "the mandatory level catch-all has limitResponse.type Reject and a file may not change it (kube-apiserver restores it), got Queue" },
 	{ "bad_catch_all_type", PLN("catch-all") "  type: Exempt\n", 5, 9, "PriorityLevelConfiguration/catch-all",
-	  "spec.type", "the mandatory level catch-all has type Limited and a file may not change it (spec/apf.md §6.3), got Exempt" },
+	  "spec.type", "the mandatory level catch-all has type Limited and a file may not change it (kube-apiserver restores it), got Exempt" },
 	{ "bad_catch_all_borrowing", PLN("catch-all") "  type: Limited\n  limited:\n    nominalConcurrencyShares: 5\n"
 	  "    borrowingLimitPercent: 10\n", 8, 28, "PriorityLevelConfiguration/catch-all",
-	  "spec.limited.borrowingLimitPercent", "has borrowingLimitPercent unset and a file may not change it (spec/apf.md §6.3), got 10" },
+	  "spec.limited.borrowingLimitPercent", "has borrowingLimitPercent unset and a file may not change it (kube-apiserver restores it), got 10" },
 
 	/* kind: Server, new fields */
 	{ "bad_server_classes_low", SRV "  tableSizes: {classes: 1023}\n", 5, 25, SRV_OBJ,
@@ -656,17 +656,17 @@ static const struct bad_case bad_cases[] = {
 	/* mandatory FlowSchemas may be restated, not changed */
 	{ "bad_exempt_fs_precedence", EXEMPT_FS("2", "exempt", "127.0.0.0/8, \"::1/128\""), 6, 23,
 	  "FlowSchema/exempt", "spec.matchingPrecedence",
-	  "the mandatory FlowSchema exempt has matchingPrecedence 1 and a file may not change it (spec/apf.md §6.3), got 2" },
+	  "the mandatory FlowSchema exempt has matchingPrecedence 1 and a file may not change it (kube-apiserver restores it), got 2" },
 	{ "bad_exempt_fs_level", EXEMPT_FS("1", "catch-all", "127.0.0.0/8, \"::1/128\""), 5, 38,
 	  "FlowSchema/exempt", "spec.priorityLevelConfiguration.name",
-	  "the mandatory FlowSchema exempt uses the priority level exempt and a file may not change it (spec/apf.md §6.3), got 'catch-all'" },
+	  "the mandatory FlowSchema exempt uses the priority level exempt and a file may not change it (kube-apiserver restores it), got 'catch-all'" },
 	{ "bad_exempt_fs_rules", EXEMPT_FS("1", "exempt", "127.0.0.0/8"), 8, 3,
 	  "FlowSchema/exempt", "spec.rules",
-	  "the mandatory FlowSchema exempt has fixed rules (one rule: subjects [{kind: Network, network: {cidrs: [127.0.0.0/8, \"::1/128\"]}}], destinations [{}]) and a file may not change them (spec/apf.md §6.3)" },
+	  "the mandatory FlowSchema exempt has fixed rules (one rule: subjects [{kind: Network, network: {cidrs: [127.0.0.0/8, \"::1/128\"]}}], destinations [{}]) and a file may not change them (kube-apiserver restores them)" },
 	{ "bad_catch_all_fs_distinguisher", FSN("catch-all") "  priorityLevelConfiguration: {name: catch-all}\n"
 	  "  matchingPrecedence: 10000\n  rules:\n  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0, \"::/0\"]}}]\n"
 	  "    destinations: [{}]\n", 5, 3, "FlowSchema/catch-all", "spec.distinguisherMethod",
-	  "the mandatory FlowSchema catch-all has distinguisherMethod {type: BySource} (whole addresses) and a file may not change it (spec/apf.md §6.3), got none" },
+	  "the mandatory FlowSchema catch-all has distinguisherMethod {type: BySource} (whole addresses) and a file may not change it (kube-apiserver restores it), got none" },
 
 	/* kind: ConnectionLabels */
 	{ "bad_cl_builtin_key", CL "  - labels: {src.ip: x}\n", 6, 14, CL_OBJ, "spec.rules[0].labels.src.ip",
@@ -891,7 +891,7 @@ static void check_cidr(const struct sl_cidr *c, const char *addr, unsigned plen)
 	assert_int_equal(c->prefix_len, plen);
 }
 
-/* The mandatory objects every configuration has (spec/apf.md §6). */
+/* The mandatory objects every configuration has (Kubernetes bootstrap/default.go). */
 static void check_mandatory(const struct sl_config *cfg)
 {
 	const struct sl_level_cfg *l;
@@ -1350,7 +1350,7 @@ static void test_default_config_loads(void **state)
 	l = sl_config_find_level(cfg, "global-default");
 	assert_non_null(l);
 	assert_int_equal(((uint64_t)cfg->server.server_concurrency_limit * (uint64_t)l->shares + sum - 1) / sum, 8);
-	/* Kubernetes' suggested shares and queuing (spec/apf.md §6.1) */
+	/* Kubernetes' suggested shares and queuing (Kubernetes bootstrap/default.go) */
 	l = sl_config_find_level(cfg, "leader-election");
 	assert_int_equal(l->shares, 10);
 	assert_int_equal(l->queues, 16);
@@ -1584,7 +1584,7 @@ static void test_queuing_rules_good(void **state)
 	}
 }
 
-/* Kubernetes' own parameters (spec/apf.md §6.1 and the v1 defaults) get no
+/* Kubernetes' own parameters (Kubernetes bootstrap/default.go and the v1 defaults) get no
  * shuffle-sharding advice; poorer ones do, with the numbers. */
 static void test_mouse_odds_warning(void **state)
 {

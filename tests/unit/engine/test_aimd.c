@@ -1,8 +1,8 @@
 /*
  * The AIMD controller (user/aimd.c): every controller vector of
  * tests/vectors/aimd.json (gradient sweep, fresh start, 2x overload and
- * recovery), the spec's slope table, the §2.3 edge cases, the signals of
- * §2.1 (windows, baseline, setpoint refresh, OBSERVED) and sluice's
+ * recovery), the spec's slope table, the Aperture aimd-load-scheduler.go edge cases, the signals of
+ * Aperture average-latency blueprint (windows, baseline, setpoint refresh, OBSERVED) and sluice's
  * improvements (baseline without overloaded periods, min_load_multiplier).
  */
 #include <errno.h>
@@ -231,7 +231,7 @@ static void test_vector_all_scenarios_known(void **state)
 	json_decref(root);
 }
 
-/* §6 slope table at S/SP = 1.25, 2, 4. */
+/* The slope table of Aperture's gradient-controller documentation at S/SP = 1.25, 2, 4. */
 static void test_slope_table(void **state)
 {
 	static const struct {
@@ -258,7 +258,7 @@ static void test_slope_table(void **state)
 	}
 }
 
-/* ---- §1 / §2.3 edge cases ---------------------------------------------------- */
+/* ---- Aperture gradient-controller.go, aimd-load-scheduler.go edge cases ---------------------------------------------------- */
 
 static void test_gradient_invalid_inputs(void **state)
 {
@@ -413,7 +413,7 @@ static void test_pass_through_entry_exit_exact(void **state)
 	sl_aimd_step(&st, 110, 100, 1.0, &o);
 	assert_true(o.overload && !o.pass_through);
 	assert_near(o.load_multiplier, 100.0 / 110, 1e-15, "cut", 0);
-	/* §2.5.5: 40 double additions of 0.025 reach 1.0000000000000004: the
+	/* Aperture aimd-load-scheduler.go: 40 double additions of 0.025 reach 1.0000000000000004: the
 	 * 40th period after the last overload is pass-through, the 39th not */
 	for (k = 1; k <= 40; k++) {
 		sl_aimd_step(&st, 90, 100, 1.0, &o);
@@ -497,7 +497,7 @@ static void test_params_check(void **state)
 	assert_int_equal(sl_aimd_params_check(&p, NULL, 0), -EINVAL);
 }
 
-/* ---- §2.1 signals through sl_aimd_period ------------------------------------ */
+/* ---- Aperture average-latency blueprint signals through sl_aimd_period ------------------------------------ */
 
 /* Scaled-down timing: period 1 s, signal window 3 s, baseline 20 s
  * refreshed every 3 s. */

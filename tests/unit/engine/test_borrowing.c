@@ -1,4 +1,4 @@
-/* Unit tests for concurrency borrowing (spec/apf.md §4.2-4.3, §10 item 1):
+/* Unit tests for concurrency borrowing (Kubernetes apf_controller.go updateBorrowing, conc_alloc.go computeConcurrencyAllocation; kubernetes/kubernetes#124125):
  * the seat-demand integrator, the fair-allocation solver (vectors and a
  * randomized property test) and the allocation regimes under both readings
  * of the sum to share. */
@@ -226,7 +226,7 @@ static void test_fair_alloc_vectors(void **state)
 		for (size_t i = 0; i < n; i++)
 			below_lower = below_lower || t[i] < lo[i];
 		if (below_lower) {
-			/* §4.3 (and upstream computeConcurrencyAllocation) call
+			/* Kubernetes' computeConcurrencyAllocation calls
 			 * Target < lower invalid input; this vector (from a
 			 * Python model) has such an item.  Check that its answer
 			 * is self-consistent, and that we reject the input. */
@@ -242,7 +242,7 @@ static void test_fair_alloc_vectors(void **state)
 			assert_near(vsum, S, 1e-9, "vector sum");
 			assert_int_equal(sl_fair_alloc(S, t, lo, up, n, out, &fp), -EINVAL);
 			print_message("fairAllocation[%zu] has target < lower: rejected per "
-				      "spec §4.3\n", idx);
+				      "computeConcurrencyAllocation\n", idx);
 			rejected++;
 		} else {
 			assert_int_equal(sl_fair_alloc(S, t, lo, up, n, out, &fp), 0);
@@ -633,9 +633,9 @@ static void test_default_config_idle_vector(void **state)
 	json_decref(root);
 }
 
-/* Spec §10 item 1: exempt hwm = 100 with the default levels idle.  The
+/* The KEP's reading (kubernetes/kubernetes#124125): exempt hwm = 100 with the default levels idle.  The
  * spec's `exemptDemand100_*` vectors are not in the shipped apf.json subset;
- * these expectations are computed by hand from §4.3 (code: 601 seats for
+ * these expectations are computed by hand from Kubernetes conc_alloc.go computeConcurrencyAllocation (code: 601 seats for
  * the non-exempt levels; KEP: 500). */
 static void test_exempt_demand100_both_readings(void **state)
 {

@@ -1,4 +1,4 @@
-/* Unit tests for the agent-side load scheduler (spec/aimd.md §3): the
+/* Unit tests for the agent-side load scheduler (Aperture workload-scheduler/scheduler.go): the
  * token_bucket (bucket, rate_window) and wfq_order vectors of
  * tests/vectors/aimd.json, then one focused test per rule: bootstrap,
  * pass-through, bucket fill and capacity, queue_timeout, WFQ shares under

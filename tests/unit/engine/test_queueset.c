@@ -1,7 +1,7 @@
-/* Unit tests for the fair-queuing engine (spec/apf.md §2.4, §3, §9):
+/* Unit tests for the fair-queuing engine (Kubernetes queueset.go):
  * the queueSetScenarios S1/S3 and shuffleSharding.queuePick vectors of
  * tests/vectors/apf.json run through the real engine, one focused test per
- * rule of §3, and a randomized property test. */
+ * rule of Kubernetes queueset.go, and a randomized property test. */
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -129,7 +129,7 @@ static void complete(struct h *h, uint64_t now, uint64_t id, uint64_t service)
 	assert_ok(h->qs);
 }
 
-/* ---- units (§3.1) ---------------------------------------------------------------- */
+/* ---- units (Kubernetes request/seat_seconds.go) ---------------------------------------------------------------- */
 
 static void test_units(void **state)
 {
@@ -415,7 +415,7 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 	return a;
 }
 
-/* The hash value whose hand (deck, n) is exactly `hand` (inverse of §2.3). */
+/* The hash value whose hand (deck, n) is exactly `hand` (inverse of Kubernetes shufflesharding.go DealIntoHand). */
 static uint64_t hash_for_hand(uint32_t deck, const uint32_t *hand, uint32_t n)
 {
 	uint64_t v = 0, mult = 1;
@@ -530,7 +530,7 @@ static void test_queue_pick_rotates(void **state)
 	done(h);
 }
 
-/* ---- §3.3 arrival ----------------------------------------------------------------- */
+/* ---- Kubernetes queueset.go rejectOrEnqueueToBoundLocked arrival ----------------------------------------------------------------- */
 
 static void test_queue_full_only_when_seats_all_in_use(void **state)
 {
@@ -600,7 +600,7 @@ static void test_arrival_errors(void **state)
 	done(h);
 }
 
-/* ---- §3.6 anti-windup -------------------------------------------------------------- */
+/* ---- Kubernetes queueset.go boundNextDispatchLocked anti-windup -------------------------------------------------------------- */
 
 static void test_anti_windup_on_arrival(void **state)
 {
@@ -644,7 +644,7 @@ static void test_anti_windup_on_cancel(void **state)
 	done(h);
 }
 
-/* ---- §3.5 completion ---------------------------------------------------------------- */
+/* ---- Kubernetes queueset.go finishRequestLocked completion ---------------------------------------------------------------- */
 
 static uint64_t ndr_after(uint32_t seats, uint64_t service)
 {
@@ -719,7 +719,7 @@ static void test_idle_queue_restarts_at_r(void **state)
 	done(h);
 }
 
-/* ---- §3.2 R meter -------------------------------------------------------------------- */
+/* ---- Kubernetes queueset.go syncTimeLocked R meter -------------------------------------------------------------------- */
 
 static void test_r_meter_rate(void **state)
 {
@@ -815,7 +815,7 @@ static void test_epoch_clamps_stale_reading(void **state)
 	done(h);
 }
 
-/* ---- §3.4 dispatch loop ---------------------------------------------------------------- */
+/* ---- Kubernetes queueset.go dispatchLocked dispatch loop ---------------------------------------------------------------- */
 
 static void test_wide_head_waits(void **state)
 {
@@ -891,7 +891,7 @@ static void test_round_robin_ties(void **state)
 	done(h);
 }
 
-/* ---- §3.8 special modes ------------------------------------------------------------------ */
+/* ---- Kubernetes queueset.go dispatchSansQueueLocked special modes ------------------------------------------------------------------ */
 
 static void test_exempt(void **state)
 {
@@ -990,7 +990,7 @@ static void test_cl_zero(void **state)
 	done(h);
 }
 
-/* ---- §3.9 runtime changes ------------------------------------------------------------------- */
+/* ---- Kubernetes queueset.go setConfiguration runtime changes ------------------------------------------------------------------- */
 
 static void test_cl_raise_dispatches(void **state)
 {
@@ -1180,7 +1180,7 @@ static void test_bad_config_change_keeps_old(void **state)
 	done(h);
 }
 
-/* ---- §3.7 cancel and expiry ----------------------------------------------------------------- */
+/* ---- Kubernetes queueset.go removeTimedOutRequestsFromQueueToBoundLocked cancel and expiry ----------------------------------------------------------------- */
 
 static void test_cancel_wide_head_unblocks(void **state)
 {

@@ -1,4 +1,4 @@
-/* Unit tests for connection labels and label matchers (spec/aimd.md §4),
+/* Unit tests for connection labels and label matchers (Aperture selectors/selector.go and multi-matcher.go),
  * including the label_matcher vectors of tests/vectors/aimd.json. */
 #include <errno.h>
 #include <setjmp.h>

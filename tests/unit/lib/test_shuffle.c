@@ -1,4 +1,4 @@
-/* Unit tests for shuffle sharding (spec/apf.md §2, §8) against
+/* Unit tests for shuffle sharding (Kubernetes shufflesharding.go; KEP-1040 "Probability of Collisions") against
  * tests/vectors/apf.json: dealing, validation, queue pick and the
  * mouse-crush odds. */
 #include <errno.h>
@@ -38,7 +38,7 @@ static uint64_t parse_u64(const char *s)
 	return (uint64_t)v;
 }
 
-/* The mixed-radix digits of §2.3 step 1 (to cross-check the vectors). */
+/* The mixed-radix digits of Kubernetes shufflesharding.go DealIntoHand (to cross-check the vectors). */
 static void digits_of(uint32_t deck, uint32_t hand, uint64_t v, uint32_t *digit)
 {
 	for (uint32_t i = 0; i < hand; i++) {
@@ -116,7 +116,7 @@ static void test_deal_spec_examples(void **state)
 		uint64_t v;
 		uint32_t hand_[6];
 	} ex[] = {
-		/* §2.3 worked example: digits [3,3,0,5]. */
+		/* Kubernetes shufflesharding.go DealIntoHand worked example: digits [3,3,0,5]. */
 		{ 10, 4, 3633, { 3, 4, 0, 8 } },
 		/* The flow-hash vectors' hands (V from SHA-256, given here). */
 		{ 128, 6, 0xf4de3bd42ccdf6b7ull, { 55, 62, 126, 125, 105, 1 } },
@@ -372,7 +372,7 @@ static void test_validation_messages(void **state)
 			assert_int_equal(sl_shuffle_validate(d, h, NULL, 0), -EINVAL);
 }
 
-/* ---- queue pick (§2.4; the engine belongs to the QueueSet) --------------- */
+/* ---- queue pick (Kubernetes queueset.go shuffleShardLocked; the engine belongs to the QueueSet) --------------- */
 
 static uint32_t pick_queue(const uint32_t *hand, uint32_t n, const double *work,
 			   uint64_t *enqueues)
@@ -421,7 +421,7 @@ static void test_queue_pick_vectors(void **state)
 	json_decref(root);
 }
 
-/* ---- mouse odds (§8) ----------------------------------------------------- */
+/* ---- mouse odds (KEP-1040 "Probability of Collisions") ----------------------------------------------------- */
 
 static void assert_rel(double got, double want, double tol)
 {
