@@ -205,7 +205,7 @@ struct sl_label_object {
 /* ---- kind: AverageLatencySchedulingPolicy ---------------------------------- */
 
 /*
- * The ASM CRD's fields, verbatim (spec/aimd.md):
+ * The ASM CRD's fields, verbatim:
  *
  *   spec.load_scheduling_core.aimd_load_scheduler:
  *     gradient: {slope: -1, min_gradient: 0.1, max_gradient: 1}

@@ -128,7 +128,7 @@ static void check_mouse_odds(struct ctx *c, const struct sl_ynode *qnode,
 	cd_path_pop(c, old);
 }
 
-/* Kubernetes shuffle-sharding rules (validation.go, spec/apf.md 2.2). */
+/* Kubernetes shuffle-sharding rules (validation.go, shufflesharding.go). */
 static void check_queuing(struct ctx *c, const struct sl_ynode *qnode,
 			  const struct fhit *h, const struct sl_level_cfg *l)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Configuration loader: kind AverageLatencySchedulingPolicy (spec/aimd.md).
+ * Configuration loader: kind AverageLatencySchedulingPolicy (Alibaba ASM; Aperture's average-latency blueprint).
  * The ASM CRD's fields verbatim plus sluice's signal, baseliner and period
  * (see config.h for the whole shape and the defaults).
  */

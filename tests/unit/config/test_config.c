@@ -1563,7 +1563,7 @@ static void test_mandatory_schemas(void **state)
 
 static void test_queuing_rules_good(void **state)
 {
-	/* boundary cases of the entropy rule (spec/apf.md 2.2) */
+	/* boundary cases of the entropy rule (shufflesharding.go) */
 	static const struct { const char *yaml; unsigned q, h, warnings; } ok[] = {
 		{ QUEUE "        queues: 1024\n        handSize: 6\n", 1024, 6, 0 },  /* 60 bits */
 		{ QUEUE "        queues: 64\n        handSize: 10\n", 64, 10, 0 },   /* 60 bits */
@@ -1872,7 +1872,7 @@ static void test_policy_defaults(void **state)
 	assert_int_equal(cfg->n_policies, 1);
 	p = &cfg->policies[0];
 	assert_string_equal(p->name, "p");
-	/* spec/aimd.md: the ASM / blueprint defaults */
+	/* the ASM / blueprint defaults */
 	assert_true(p->slope == -1);
 	assert_true(p->min_gradient == 0.1);
 	assert_true(p->max_gradient == 1);
