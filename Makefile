@@ -141,6 +141,12 @@ $(BUILD)/tests/unit/daemon/test_control: tests/unit/daemon/test_control.c $(BUIL
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ -lcmocka
 
+# The option parser is sluicectl's; it needs nothing else of the CLI.
+$(BUILD)/tests/unit/ctl/test_options: tests/unit/ctl/test_options.c $(BUILD)/ctl/options.o $(CORE_LIBS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ -lm -lcmocka
+
 # policy_rt is an adapter (it writes the gate maps when it has a data path);
 # its unit test runs it without one, so it links the daemon layer and libbpf.
 # The admission test runs the journey over real BPF maps (no programs).

@@ -7,9 +7,30 @@ T=$(mktemp -d /tmp/sluice-cli.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
 check "--help on the top level" bash -c "$CTL --help | grep -q validate"
-for c in status validate limits explain reload odds deal conns signal controller shadow top; do
+for c in status validate limits explain reload odds deal conns signal controller shadow top \
+	 levels queues flows replay; do
 	check "$c --help exits 0 and shows usage" bash -c "$CTL $c --help | grep -q 'Usage: sluicectl $c'"
+	check "$c --help ends with its options" bash -c "$CTL $c --help | grep -q -- '-h, --help'"
 done
+# One parser for every command: a bad value, an unknown option or a missing
+# required option exits 2 with one line naming the command and the option.
+usage_err() { # NAME EXPECTED-TEXT CMD...
+	local name=$1 want=$2 out rc; shift 2
+	out=$("$@" 2>&1 >/dev/null); rc=$?
+	check_num "$name: exit 2" "$rc" -eq 2
+	check "$name: says '$want'" grep -qF -- "$want" <<<"$out"
+}
+usage_err "limits, bound" "sluicectl limits: --server-concurrency: '0' is not an integer in 1..2147483647" \
+	"$CTL" limits --config configs/default.yaml --server-concurrency 0
+usage_err "top, bound" "sluicectl top: --count: '0' is not an integer in 1.." "$CTL" top --count 0
+usage_err "status, unknown option" "sluicectl status: unknown option '--frob'" "$CTL" status --frob
+usage_err "odds, required" "sluicectl odds: --elephants K is required" "$CTL" odds -q 64 -H 6
+usage_err "odds, list" "sluicectl odds: --elephants: '1,x' is not a list" "$CTL" odds -q 64 -H 6 -e 1,x
+usage_err "explain, address" "sluicectl explain: --dst: '198.18.0.300' is not an IPv4 or IPv6 address" \
+	"$CTL" explain -c configs/default.yaml --src 198.18.0.5 --dst 198.18.0.300 --dport 80
+usage_err "conns, extra argument" "sluicectl conns: unexpected argument 'x'" "$CTL" conns x
+check "options may follow arguments (validate FILE --json)" \
+	bash -c "$CTL validate configs/default.yaml --json | jq -e '.valid == true' >/dev/null"
 check "unknown command exits 2" bash -c "$CTL frobnicate >/dev/null 2>&1; [ \$? = 2 ]"
 check "unique prefix works (val -> validate)" bash -c "$CTL val configs/default.yaml >/dev/null"
 

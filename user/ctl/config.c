@@ -3,7 +3,7 @@
  * code, run offline on a file.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 #include "engine/limits.h"
 #include "config/config.h"
 #include "ctl/ctl.h"
+#include "ctl/options.h"
 #include "lib/flowhash.h"
 #include "lib/fmt.h"
 #include "lib/json_out.h"
@@ -21,44 +22,43 @@
 
 /* ---- validate ------------------------------------------------------------ */
 
-static void validate_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: sluicectl validate [--json] FILE...\n\n"
+struct validate_opts {
+	bool json;
+};
+
+static const struct ctl_opt validate_options[] = {
+	CTL_JSON(struct validate_opts, json,
+		 "{\"valid\": bool, \"files\": [...], \"diagnostics\": [{file, line,\n"
+		 "column, object, path, severity, message}]}"),
+	CTL_OPT_END,
+};
+
+static const struct ctl_command_doc validate_doc = {
+	.name = "validate",
+	.args = "FILE...",
+	.min_args = 1,
+	.max_args = CTL_ARGS_ANY,
+	.description =
 		"Check configuration files the way sluiced would load them.  Every error\n"
-		"and warning names file:line:column, the object, the field and the cause.\n\n"
-		"Exit status: 0 valid (warnings allowed), 1 any error, 2 usage error.\n\n"
-		"  --json   {\"valid\": bool, \"files\": [...], \"diagnostics\": [{file, line,\n"
-		"           column, object, path, severity, message}]}\n");
-}
+		"and warning names file:line:column, the object, the field and the cause.\n",
+	.epilogue = "Exit status: 0 valid (warnings allowed), 1 any error, 2 usage error.\n",
+};
 
 int ctl_validate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
+	struct validate_opts o = {0};
 	struct sl_diags all = SL_DIAGS_INIT;
+	struct ctl_parsed parsed;
 	struct json_out jo;
-	bool json = false, valid = true;
+	bool valid = true;
 	size_t *errors, *warnings;
-	int c, nfiles;
+	int rc, nfiles;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = true; break;
-		case 'h': validate_usage(stdout); return CTL_OK;
-		default: validate_usage(stderr); return CTL_USAGE;
-		}
-	}
-	nfiles = argc - optind;
-	if (nfiles < 1) {
-		fprintf(stderr, "sluicectl validate: no FILE given\n");
-		validate_usage(stderr);
-		return CTL_USAGE;
-	}
+	rc = ctl_parse_options(&validate_doc, validate_options, &o, argc, argv, &parsed);
+	if (rc != CTL_PARSE_RUN)
+		return rc;
+	argv += parsed.first_arg;
+	nfiles = argc - parsed.first_arg;
 	errors = calloc((size_t)nfiles, sizeof(*errors));
 	warnings = calloc((size_t)nfiles, sizeof(*warnings));
 	if (!errors || !warnings) {
@@ -69,20 +69,20 @@ int ctl_validate(int argc, char **argv)
 	for (int i = 0; i < nfiles; i++) {
 		size_t e0 = sl_diags_error_count(&all), w0 = sl_diags_warning_count(&all);
 
-		sl_config_load_file(argv[optind + i], NULL, &all);
+		sl_config_load_file(argv[i], NULL, &all);
 		errors[i] = sl_diags_error_count(&all) - e0;
 		warnings[i] = sl_diags_warning_count(&all) - w0;
 		if (errors[i])
 			valid = false;
 	}
-	if (json) {
+	if (o.json) {
 		jo_init(&jo, stdout, true);
 		jo_obj_begin(&jo, NULL);
 		jo_bool(&jo, "valid", valid);
 		jo_arr_begin(&jo, "files");
 		for (int i = 0; i < nfiles; i++) {
 			jo_obj_begin(&jo, NULL);
-			jo_str(&jo, "file", argv[optind + i]);
+			jo_str(&jo, "file", argv[i]);
 			jo_bool(&jo, "valid", errors[i] == 0);
 			jo_u64(&jo, "errors", errors[i]);
 			jo_u64(&jo, "warnings", warnings[i]);
@@ -97,11 +97,11 @@ int ctl_validate(int argc, char **argv)
 		sl_diags_print(&all, stderr);
 		for (int i = 0; i < nfiles; i++) {
 			if (errors[i])
-				printf("%s: invalid: %zu error%s, %zu warning%s\n", argv[optind + i],
+				printf("%s: invalid: %zu error%s, %zu warning%s\n", argv[i],
 				       errors[i], errors[i] == 1 ? "" : "s", warnings[i],
 				       warnings[i] == 1 ? "" : "s");
 			else
-				printf("%s: valid (%zu warning%s)\n", argv[optind + i], warnings[i],
+				printf("%s: valid (%zu warning%s)\n", argv[i], warnings[i],
 				       warnings[i] == 1 ? "" : "s");
 		}
 	}
@@ -127,61 +127,49 @@ static struct sl_config *load_or_report(const char *cmd, const char *path)
 
 /* ---- limits -------------------------------------------------------------- */
 
-static void limits_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: sluicectl limits --config FILE [--server-concurrency N] [--json]\n\n"
-		"Per priority level, the seats it is entitled to (spec: Kubernetes APF):\n"
+struct limits_opts {
+	const char *config;
+	uint32_t server_concurrency;
+	bool json;
+};
+
+static const struct ctl_opt limits_options[] = {
+	CTL_STRING('c', "config", struct limits_opts, config, "FILE", "the configuration", CTL_OPT_REQUIRED),
+	CTL_NUMBER(CTL_OPT_U32, 's', "server-concurrency", struct limits_opts, server_concurrency, "N",
+		   1, INT32_MAX, "override the Server's serverConcurrencyLimit", 0),
+	CTL_JSON(struct limits_opts, json,
+		 "{\"serverConcurrencyLimit\": N, \"levels\": [{\"name\",\n"
+		 "\"nominal\", \"lendable\", \"borrowing\", \"min\", \"max\"}]}"),
+	CTL_OPT_END,
+};
+
+static const struct ctl_command_doc limits_doc = {
+	.name = "limits",
+	.description =
+		"Per priority level, the seats it is entitled to (Kubernetes APF):\n"
 		"nominal = ceil(serverConcurrencyLimit x shares / sum of shares), lendable,\n"
-		"borrowing limit, and the min and max its current limit can move between.\n\n"
-		"  --config FILE            the configuration\n"
-		"  --server-concurrency N   override the Server's serverConcurrencyLimit\n"
-		"  --json                   {\"serverConcurrencyLimit\": N, \"levels\": [{\"name\",\n"
-		"                           \"nominal\", \"lendable\", \"borrowing\", \"min\", \"max\"}]}\n");
-}
+		"borrowing limit, and the min and max its current limit can move between.\n",
+};
 
 int ctl_limits(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"server-concurrency", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
-	const char *path = NULL;
-	long server_cl = 0;
-	bool json = false;
+	struct limits_opts o = {0};
 	struct sl_limit_input *in = NULL;
 	struct sl_level_limits *out = NULL;
+	struct ctl_parsed parsed;
 	struct sl_config *cfg;
 	struct json_out jo;
-	char *end;
-	int c, rc = CTL_FAIL;
+	long server_cl;
+	int rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:s:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c': path = optarg; break;
-		case 's':
-			server_cl = strtol(optarg, &end, 10);
-			if (*end || server_cl <= 0 || server_cl > INT32_MAX) {
-				fprintf(stderr, "sluicectl limits: --server-concurrency: '%s' is not a positive integer\n", optarg);
-				return CTL_USAGE;
-			}
-			break;
-		case 'j': json = true; break;
-		case 'h': limits_usage(stdout); return CTL_OK;
-		default: limits_usage(stderr); return CTL_USAGE;
-		}
-	}
-	if (!path || optind < argc) {
-		fprintf(stderr, "sluicectl limits: --config FILE is required\n");
-		return CTL_USAGE;
-	}
-	cfg = load_or_report("limits", path);
+	rc = ctl_parse_options(&limits_doc, limits_options, &o, argc, argv, &parsed);
+	if (rc != CTL_PARSE_RUN)
+		return rc;
+	rc = CTL_FAIL;
+	cfg = load_or_report("limits", o.config);
 	if (!cfg)
 		return CTL_FAIL;
+	server_cl = o.server_concurrency;
 	if (!server_cl)
 		server_cl = cfg->server.server_concurrency_limit;
 	in = calloc(cfg->n_levels, sizeof(*in));
@@ -198,7 +186,7 @@ int ctl_limits(int argc, char **argv)
 		fprintf(stderr, "sluicectl limits: cannot compute limits\n");
 		goto done;
 	}
-	if (json) {
+	if (o.json) {
 		jo_init(&jo, stdout, true);
 		jo_obj_begin(&jo, NULL);
 		jo_u64(&jo, "serverConcurrencyLimit", (uint64_t)server_cl);
@@ -242,43 +230,70 @@ done:
 
 /* ---- explain ------------------------------------------------------------- */
 
-static void explain_usage(FILE *f)
+static int parse_addr_opt(const char *arg, void *field, char *why, size_t len)
 {
-	fprintf(f,
-		"Usage: sluicectl explain --config FILE --src ADDR [--sport P] --dst ADDR --dport P\n"
-		"                         [--iface IFNAME] [--hash-key HEX32] [--json]\n\n"
-		"Why a connection lands where it does: its labels, the FlowSchema that matches\n"
-		"it (which rule, subject and destination), the priority level, the flow\n"
-		"distinguisher and its hash (and the queues dealt to it), and the\n"
-		"AverageLatencySchedulingPolicy and workload that select it.\n\n"
-		"  --hash-key HEX32   the 128-bit flow-hash key as 32 hex digits (the daemon\n"
-		"                     draws its own at random; default all zero)\n");
-}
-
-static int parse_port(const char *s, uint16_t *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (*s == '\0' || *end || v < 0 || v > 65535)
+	if (sl_parse_addr(arg, field) < 0) {
+		snprintf(why, len, "'%s' is not an IPv4 or IPv6 address", arg);
 		return -EINVAL;
-	*out = (uint16_t)v;
-	return 0;
-}
-
-static int parse_hex_key(const char *s, uint8_t key[16])
-{
-	if (strlen(s) != 32)
-		return -EINVAL;
-	for (int i = 0; i < 16; i++) {
-		unsigned v;
-
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -EINVAL;
-		key[i] = (uint8_t)v;
 	}
 	return 0;
 }
+
+static int parse_hex_key(const char *arg, void *field, char *why, size_t len)
+{
+	uint8_t *key = field;
+
+	if (strlen(arg) != 32)
+		goto bad;
+	for (int i = 0; i < 16; i++) {
+		unsigned v;
+
+		if (!isxdigit((unsigned char)arg[2 * i]) || !isxdigit((unsigned char)arg[2 * i + 1]) ||
+		    sscanf(arg + 2 * i, "%2x", &v) != 1)
+			goto bad;
+		key[i] = (uint8_t)v;
+	}
+	return 0;
+bad:
+	snprintf(why, len, "'%s' is not 32 hex digits", arg);
+	return -EINVAL;
+}
+
+struct explain_opts {
+	const char *config;
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport;
+	const char *iface;
+	uint8_t hash_key[16];
+	bool json;
+};
+
+static const struct ctl_opt explain_options[] = {
+	CTL_STRING('c', "config", struct explain_opts, config, "FILE", "the configuration", CTL_OPT_REQUIRED),
+	CTL_CUSTOM('s', "src", struct explain_opts, src, "ADDR", parse_addr_opt, "the client's address",
+		   CTL_OPT_REQUIRED),
+	CTL_NUMBER(CTL_OPT_U16, 'S', "sport", struct explain_opts, sport, "PORT", 0, 65535,
+		   "the client's port (default 40000)", 0),
+	CTL_CUSTOM('d', "dst", struct explain_opts, dst, "ADDR", parse_addr_opt,
+		   "the local address it connects to", CTL_OPT_REQUIRED),
+	CTL_NUMBER(CTL_OPT_U16, 'D', "dport", struct explain_opts, dport, "PORT", 0, 65535,
+		   "the local port it connects to", CTL_OPT_REQUIRED),
+	CTL_STRING('i', "iface", struct explain_opts, iface, "IFNAME", "the interface the SYN arrives on", 0),
+	CTL_CUSTOM('k', "hash-key", struct explain_opts, hash_key, "HEX32", parse_hex_key,
+		   "the 128-bit flow-hash key as 32 hex digits (the daemon\n"
+		   "draws its own at random; default all zero)", 0),
+	CTL_JSON(struct explain_opts, json, "one JSON object"),
+	CTL_OPT_END,
+};
+
+static const struct ctl_command_doc explain_doc = {
+	.name = "explain",
+	.description =
+		"Why a connection lands where it does: its labels, the FlowSchema that matches\n"
+		"it (which rule, subject and destination), the priority level, the flow\n"
+		"distinguisher and its hash (and the queues dealt to it), and the\n"
+		"AverageLatencySchedulingPolicy and workload that select it.\n",
+};
 
 struct explain {
 	struct sl_conn_tuple t;
@@ -411,72 +426,25 @@ static void explain_text(const struct sl_config *cfg, const struct explain *e)
 
 int ctl_explain(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"src", required_argument, NULL, 's'},
-		{"sport", required_argument, NULL, 'S'},
-		{"dst", required_argument, NULL, 'd'},
-		{"dport", required_argument, NULL, 'D'},
-		{"iface", required_argument, NULL, 'i'},
-		{"hash-key", required_argument, NULL, 'k'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
-	const char *path = NULL, *src = NULL, *dst = NULL;
+	struct explain_opts o = {.sport = 40000};
 	struct explain e = {.labels = SL_LABELS_INIT};
-	uint8_t key[16] = {0};
-	bool json = false, have_dport = false;
+	struct ctl_parsed parsed;
 	struct sl_config *cfg;
-	int c;
+	int rc;
 
-	e.t.sport = 40000;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:s:S:d:D:i:k:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c': path = optarg; break;
-		case 's': src = optarg; break;
-		case 'd': dst = optarg; break;
-		case 'S':
-			if (parse_port(optarg, &e.t.sport)) {
-				fprintf(stderr, "sluicectl explain: --sport: '%s' is not a port\n", optarg);
-				return CTL_USAGE;
-			}
-			break;
-		case 'D':
-			if (parse_port(optarg, &e.t.dport)) {
-				fprintf(stderr, "sluicectl explain: --dport: '%s' is not a port\n", optarg);
-				return CTL_USAGE;
-			}
-			have_dport = true;
-			break;
-		case 'i': e.t.iface = optarg; break;
-		case 'k':
-			if (parse_hex_key(optarg, key)) {
-				fprintf(stderr, "sluicectl explain: --hash-key: need 32 hex digits\n");
-				return CTL_USAGE;
-			}
-			break;
-		case 'j': json = true; break;
-		case 'h': explain_usage(stdout); return CTL_OK;
-		default: explain_usage(stderr); return CTL_USAGE;
-		}
-	}
-	if (!path || !src || !dst || !have_dport || optind < argc) {
-		fprintf(stderr, "sluicectl explain: --config, --src, --dst and --dport are required\n");
-		explain_usage(stderr);
-		return CTL_USAGE;
-	}
-	if (sl_parse_addr(src, e.t.saddr) < 0 || sl_parse_addr(dst, e.t.daddr) < 0) {
-		fprintf(stderr, "sluicectl explain: '%s' is not an IPv4 or IPv6 address\n",
-			sl_parse_addr(src, e.t.saddr) < 0 ? src : dst);
-		return CTL_USAGE;
-	}
+	rc = ctl_parse_options(&explain_doc, explain_options, &o, argc, argv, &parsed);
+	if (rc != CTL_PARSE_RUN)
+		return rc;
+	memcpy(e.t.saddr, o.src, sizeof(o.src));
+	memcpy(e.t.daddr, o.dst, sizeof(o.dst));
+	e.t.sport = o.sport;
+	e.t.dport = o.dport;
+	e.t.iface = o.iface;
 	if (sl_addr_is_v4(e.t.saddr) != sl_addr_is_v4(e.t.daddr)) {
 		fprintf(stderr, "sluicectl explain: --src and --dst must be the same family\n");
 		return CTL_USAGE;
 	}
-	cfg = load_or_report("explain", path);
+	cfg = load_or_report("explain", o.config);
 	if (!cfg)
 		return CTL_FAIL;
 	if (sl_conn_labels(cfg, &e.t, &e.labels)) {
@@ -490,12 +458,12 @@ int ctl_explain(int argc, char **argv)
 		const struct sl_level_cfg *l = &cfg->levels[fs->level];
 
 		sl_flow_distinguisher(fs, &e.t, e.distinguisher, sizeof(e.distinguisher));
-		e.hash = sl_flow_hash(key, fs->name, e.distinguisher);
+		e.hash = sl_flow_hash(o.hash_key, fs->name, e.distinguisher);
 		if (l->type == SL_LEVEL_LIMITED && l->limit_response == SL_RESP_QUEUE &&
 		    l->queues > 1 && !sl_shuffle_deal(l->queues, l->hand_size, e.hash, e.hand))
 			e.hand_size = l->hand_size;
 	}
-	if (json)
+	if (o.json)
 		explain_json(cfg, &e);
 	else
 		explain_text(cfg, &e);

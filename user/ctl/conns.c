@@ -5,12 +5,12 @@
  */
 #include <bpf/bpf.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctl/ctl.h"
+#include "ctl/options.h"
 #include "lib/fmt.h"
 #include "lib/json_out.h"
 
@@ -19,20 +19,30 @@ struct conn_row {
 	struct sluice_conn c;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: sluicectl conns [--pin-dir DIR] [--level NAME] [--limit N] [--json]\n\n"
+struct conns_opts {
+	const char *pin_dir;
+	const char *level;
+	uint32_t limit;
+	bool json;
+};
+
+static const struct ctl_opt conns_options[] = {
+	CTL_PIN_DIR(struct conns_opts, pin_dir),
+	CTL_STRING('l', "level", struct conns_opts, level, "NAME", "only connections holding seats of this level", 0),
+	CTL_NUMBER(CTL_OPT_U32, 'n', "limit", struct conns_opts, limit, "N", 0, UINT32_MAX,
+		   "show at most N connections (default 50; 0 = all)", 0),
+	CTL_JSON(struct conns_opts, json, "one JSON object: {\"total\", \"shown\", \"conns\": [...]}"),
+	CTL_OPT_END,
+};
+
+static const struct ctl_command_doc conns_doc = {
+	.name = "conns",
+	.description =
 		"The connections sluice admitted and tracks until they close: client and\n"
 		"local endpoint, priority level, seats, state (admitted: handshake pending;\n"
 		"established), age, smoothed RTT, policy and workload indexes.  Oldest\n"
-		"first.  Read from the pinned maps: no daemon needed.\n\n"
-		"  --pin-dir DIR   where sluiced pinned its maps (default %s)\n"
-		"  --level NAME    only connections holding seats of this level\n"
-		"  --limit N       show at most N connections (default 50; 0 = all)\n"
-		"  --json          one JSON object: {\"total\", \"shown\", \"conns\": [...]}\n",
-		SL_DEFAULT_PIN_DIR);
-}
+		"first.  Read from the pinned maps: no daemon needed.\n",
+};
 
 static int by_age(const void *a, const void *b)
 {
@@ -81,54 +91,26 @@ static void idx(char *buf, size_t len, unsigned v)
 
 int ctl_conns(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"pin-dir", required_argument, NULL, 'p'},
-		{"level", required_argument, NULL, 'l'},
-		{"limit", required_argument, NULL, 'n'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
+	struct conns_opts o = {.pin_dir = SL_DEFAULT_PIN_DIR, .limit = 50};
 	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN];
-	const char *pin_dir = SL_DEFAULT_PIN_DIR, *level = NULL;
 	unsigned long long now = sl_mono_ns();
 	struct conn_row *rows = NULL;
 	size_t n = 0, shown = 0, total = 0;
-	long limit = 50;
-	bool json = false;
+	struct ctl_parsed parsed;
 	struct sl_maps m;
-	char *end;
-	int c, err;
+	int err;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:l:n:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': pin_dir = optarg; break;
-		case 'l': level = optarg; break;
-		case 'n':
-			limit = strtol(optarg, &end, 10);
-			if (end == optarg || *end || limit < 0) {
-				fprintf(stderr, "sluicectl conns: --limit: '%s' is not a count >= 0\n", optarg);
-				return CTL_USAGE;
-			}
-			break;
-		case 'j': json = true; break;
-		case 'h': usage(stdout); return CTL_OK;
-		default: usage(stderr); return CTL_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "sluicectl conns: unexpected argument '%s'\n", argv[optind]);
-		return CTL_USAGE;
-	}
-	if (ctl_open_maps(pin_dir, &m))
+	err = ctl_parse_options(&conns_doc, conns_options, &o, argc, argv, &parsed);
+	if (err != CTL_PARSE_RUN)
+		return err;
+	if (ctl_open_maps(o.pin_dir, &m))
 		return CTL_FAIL;
 	err = sl_maps_level_names(&m, names);
 	if (!err)
 		err = read_conns(m.fd[SL_MAP_CONNS], &rows, &n);
 	sl_maps_close(&m);
 	if (err) {
-		fprintf(stderr, "sluicectl conns: read %s/maps: %s\n", pin_dir, strerror(-err));
+		fprintf(stderr, "sluicectl conns: read %s/maps: %s\n", o.pin_dir, strerror(-err));
 		free(rows);
 		return CTL_FAIL;
 	}
@@ -136,7 +118,7 @@ int ctl_conns(int argc, char **argv)
 
 	struct json_out jo;
 
-	if (json) {
+	if (o.json) {
 		jo_init(&jo, stdout, false);
 		jo_obj_begin(&jo, NULL);
 		jo_arr_begin(&jo, "conns");
@@ -151,15 +133,15 @@ int ctl_conns(int argc, char **argv)
 		char cli[64], loc[64], pol[8], wl[8];
 		double age = now > r->c.admitted_ns ? (double)(now - r->c.admitted_ns) / 1e6 : 0;
 
-		if (level && strcmp(level, lname))
+		if (o.level && strcmp(o.level, lname))
 			continue;
 		total++;
-		if (limit && shown >= (size_t)limit)
+		if (o.limit && shown >= (size_t)o.limit)
 			continue;
 		shown++;
 		sl_fmt_endpoint(r->key.saddr, r->key.sport, cli, sizeof(cli));
 		sl_fmt_endpoint(r->key.daddr, r->key.dport, loc, sizeof(loc));
-		if (json) {
+		if (o.json) {
 			jo_obj_begin(&jo, NULL);
 			jo_str(&jo, "client", cli);
 			jo_str(&jo, "local", loc);
@@ -184,7 +166,7 @@ int ctl_conns(int argc, char **argv)
 			       r->c.seats, state, age, r->c.srtt_us, pol, wl);
 		}
 	}
-	if (json) {
+	if (o.json) {
 		jo_arr_end(&jo);
 		jo_u64(&jo, "total", total);
 		jo_u64(&jo, "shown", shown);

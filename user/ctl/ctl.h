@@ -22,6 +22,10 @@ enum {
 /* Open the pinned maps or print one line saying why not (and what to do). */
 int ctl_open_maps(const char *pin_dir, struct sl_maps *m);
 
+/* Send one request over the daemon's control socket; on failure print one
+ * line naming the command and the socket.  0 or a negative errno. */
+int ctl_request(const char *cmd, const char *socket_path, const char *request, char **answer);
+
 int ctl_status(int argc, char **argv);
 int ctl_validate(int argc, char **argv);
 int ctl_limits(int argc, char **argv);

@@ -5,7 +5,6 @@
  * dump_requests) for connections; controller is each policy's AIMD
  * controller, scheduler and gate.
  */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,35 +12,42 @@
 
 #include "daemon/control.h"
 #include "ctl/ctl.h"
+#include "ctl/options.h"
 
-static void usage(FILE *f, const char *cmd)
-{
-	fprintf(f,
-		"Usage: sluicectl %s [LEVEL] [--socket PATH] [--json]\n\n", cmd);
-	if (!strcmp(cmd, "levels"))
-		fprintf(f, "Per priority level: type, nominal / lendable / min / max seats, the current\n"
-			   "limit after borrowing, seats in use, connections waiting, admitted,\n"
-			   "deferred, rejected, dispatched from the queues, and measured demand.\n");
-	else if (!strcmp(cmd, "queues"))
-		fprintf(f, "Per queue of each Queue-type level: waiting and executing connections,\n"
-			   "seats in use, the virtual dispatch time and the work waiting\n"
-			   "(Kubernetes dump_queues).\n");
-	else if (!strcmp(cmd, "controller"))
-		fprintf(f, "Per AverageLatencySchedulingPolicy: the latency signal and setpoint, overload,\n"
-			   "gradient, integrator, load multiplier and pass-through of its gradient\n"
-			   "controller; its scheduler (incoming token rate, fill rate, tokens\n"
-			   "available, connections waiting) and the data path's gate (pass or\n"
-			   "throttle, credit); and per workload its priority and tokens, the\n"
-			   "connections admitted (of which inline by the data path), deferred\n"
-			   "(queued), rejected and waiting, and the latency-based token estimate.\n");
-	else
-		fprintf(f, "Every connection a QueueSet holds, waiting or executing: client, FlowSchema,\n"
-			   "queue and position, whether its SYN is held (re-injected the moment its\n"
-			   "turn comes; otherwise its client's retransmit claims a ticket), flow\n"
-			   "hash, seats (Kubernetes dump_requests).\n");
-	fprintf(f, "\n  --socket PATH   the daemon's control socket (default %s)\n"
-		   "  --json          the daemon's JSON answer\n", SL_DEFAULT_CONTROL_SOCKET);
-}
+struct dump_opts {
+	const char *socket;
+	bool json;
+};
+
+static const struct ctl_opt dump_options[] = {
+	CTL_SOCKET(struct dump_opts, socket),
+	CTL_JSON(struct dump_opts, json, "the daemon's JSON answer"),
+	CTL_OPT_END,
+};
+
+static const struct ctl_command_doc dump_docs[] = {
+	{.name = "levels", .args = "[LEVEL]", .max_args = 1, .description =
+		"Per priority level: type, nominal / lendable / min / max seats, the current\n"
+		"limit after borrowing, seats in use, connections waiting, admitted,\n"
+		"deferred, rejected, dispatched from the queues, and measured demand.\n"},
+	{.name = "queues", .args = "[LEVEL]", .max_args = 1, .description =
+		"Per queue of each Queue-type level: waiting and executing connections,\n"
+		"seats in use, the virtual dispatch time and the work waiting\n"
+		"(Kubernetes dump_queues).\n"},
+	{.name = "flows", .args = "[LEVEL]", .max_args = 1, .description =
+		"Every connection a QueueSet holds, waiting or executing: client, FlowSchema,\n"
+		"queue and position, whether its SYN is held (re-injected the moment its\n"
+		"turn comes; otherwise its client's retransmit claims a ticket), flow\n"
+		"hash, seats (Kubernetes dump_requests).\n"},
+	{.name = "controller", .description =
+		"Per AverageLatencySchedulingPolicy: the latency signal and setpoint, overload,\n"
+		"gradient, integrator, load multiplier and pass-through of its gradient\n"
+		"controller; its scheduler (incoming token rate, fill rate, tokens\n"
+		"available, connections waiting) and the data path's gate (pass or\n"
+		"throttle, credit); and per workload its priority and tokens, the\n"
+		"connections admitted (of which inline by the data path), deferred\n"
+		"(queued), rejected and waiting, and the latency-based token estimate.\n"},
+};
 
 static const char *s(json_t *o, const char *k)
 {
@@ -157,43 +163,25 @@ static void print_controller(json_t *root)
 		printf("(no AverageLatencySchedulingPolicy configured)\n");
 }
 
-static int dump(int argc, char **argv, const char *cmd)
+static int dump(int argc, char **argv, const struct ctl_command_doc *doc)
 {
-	static const struct option opts[] = {
-		{"socket", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
-	const char *sock = SL_DEFAULT_CONTROL_SOCKET, *level = NULL;
+	struct dump_opts o = {.socket = SL_DEFAULT_CONTROL_SOCKET};
+	const char *cmd = doc->name;
+	struct ctl_parsed parsed;
 	char req[128], *answer = NULL;
-	bool json = false;
 	json_t *root;
-	int c, err;
+	int rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': sock = optarg; break;
-		case 'j': json = true; break;
-		case 'h': usage(stdout, cmd); return CTL_OK;
-		default: usage(stderr, cmd); return CTL_USAGE;
-		}
-	}
-	if (optind < argc && strcmp(cmd, "controller"))
-		level = argv[optind++];
-	if (optind < argc) {
-		fprintf(stderr, "sluicectl %s: unexpected argument '%s'\n", cmd, argv[optind]);
-		return CTL_USAGE;
-	}
-	snprintf(req, sizeof(req), "%s%s%s", cmd, level ? " " : "", level ? level : "");
-	err = sl_control_request(sock, req, &answer);
-	if (err) {
-		fprintf(stderr, "sluicectl %s: %s: %s (is sluiced running? --socket)\n", cmd, sock,
-			strerror(-err));
+	rc = ctl_parse_options(doc, dump_options, &o, argc, argv, &parsed);
+	if (rc != CTL_PARSE_RUN)
+		return rc;
+	if (parsed.first_arg < argc)
+		snprintf(req, sizeof(req), "%s %s", cmd, argv[parsed.first_arg]);
+	else
+		snprintf(req, sizeof(req), "%s", cmd);
+	if (ctl_request(cmd, o.socket, req, &answer))
 		return CTL_FAIL;
-	}
-	if (json) {
+	if (o.json) {
 		fputs(answer, stdout);
 		free(answer);
 		return CTL_OK;
@@ -216,7 +204,7 @@ static int dump(int argc, char **argv, const char *cmd)
 	return CTL_OK;
 }
 
-int ctl_levels(int argc, char **argv) { return dump(argc, argv, "levels"); }
-int ctl_queues(int argc, char **argv) { return dump(argc, argv, "queues"); }
-int ctl_flows(int argc, char **argv) { return dump(argc, argv, "flows"); }
-int ctl_controller(int argc, char **argv) { return dump(argc, argv, "controller"); }
+int ctl_levels(int argc, char **argv) { return dump(argc, argv, &dump_docs[0]); }
+int ctl_queues(int argc, char **argv) { return dump(argc, argv, &dump_docs[1]); }
+int ctl_flows(int argc, char **argv) { return dump(argc, argv, &dump_docs[2]); }
+int ctl_controller(int argc, char **argv) { return dump(argc, argv, &dump_docs[3]); }

@@ -1,5 +1,4 @@
 /* sluicectl reload: ask the daemon to reload its configuration file. */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,19 +6,27 @@
 
 #include "daemon/control.h"
 #include "ctl/ctl.h"
+#include "ctl/options.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: sluicectl reload [--socket PATH] [--json]\n\n"
+struct reload_opts {
+	const char *socket;
+	bool json;
+};
+
+static const struct ctl_opt reload_options[] = {
+	CTL_SOCKET(struct reload_opts, socket),
+	CTL_JSON(struct reload_opts, json, "print the daemon's answer as JSON"),
+	CTL_OPT_END,
+};
+
+static const struct ctl_command_doc reload_doc = {
+	.name = "reload",
+	.description =
 		"Make sluiced reload its configuration file (like SIGHUP) and report the\n"
 		"outcome.  An invalid file changes nothing: the old configuration keeps\n"
-		"running and the errors are printed here.\n\n"
-		"  --socket PATH   the daemon's control socket (default %s)\n"
-		"  --json          print the daemon's answer as JSON\n"
-		"Exit status: 0 reloaded, 1 not reloaded (or no daemon), 2 usage error.\n",
-		SL_DEFAULT_CONTROL_SOCKET);
-}
+		"running and the errors are printed here.\n",
+	.epilogue = "Exit status: 0 reloaded, 1 not reloaded (or no daemon), 2 usage error.\n",
+};
 
 /* Human form: the message, then one line per diagnostic. */
 static bool print_answer(const char *answer)
@@ -58,37 +65,18 @@ static bool print_answer(const char *answer)
 
 int ctl_reload(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"socket", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
-	const char *sock = SL_DEFAULT_CONTROL_SOCKET;
-	bool json = false, ok;
+	struct reload_opts o = {.socket = SL_DEFAULT_CONTROL_SOCKET};
+	struct ctl_parsed parsed;
 	char *answer = NULL;
-	int c, err;
+	bool ok;
+	int rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': sock = optarg; break;
-		case 'j': json = true; break;
-		case 'h': usage(stdout); return CTL_OK;
-		default: usage(stderr); return CTL_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "sluicectl reload: unexpected argument '%s'\n", argv[optind]);
-		return CTL_USAGE;
-	}
-	err = sl_control_request(sock, "reload", &answer);
-	if (err) {
-		fprintf(stderr, "sluicectl reload: %s: %s (is sluiced running? --socket)\n", sock,
-			strerror(-err));
+	rc = ctl_parse_options(&reload_doc, reload_options, &o, argc, argv, &parsed);
+	if (rc != CTL_PARSE_RUN)
+		return rc;
+	if (ctl_request("reload", o.socket, "reload", &answer))
 		return CTL_FAIL;
-	}
-	if (json) {
+	if (o.json) {
 		json_t *root = json_loads(answer, 0, NULL);
 
 		ok = root && json_is_true(json_object_get(root, "ok"));

@@ -3,7 +3,6 @@
  * over a latency trace, for tuning a policy (Aperture aimd-load-scheduler.go).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,45 +11,58 @@
 #include "engine/aimd.h"
 #include "config/config.h"
 #include "ctl/ctl.h"
+#include "ctl/options.h"
 #include "lib/read_file.h"
 #include "lib/json_out.h"
 
 #define MAX_OBS_WINDOW 100000
 #define MAX_TRACE_BYTES (64u << 20) /* ~2 million rows: days of 100 ms samples */
 
-static void replay_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: sluicectl replay --policy FILE --trace CSV [--name NAME]\n"
-		"                        [--observed-window N] [--baseline-includes-overload]\n"
-		"                        [--verbose] [--json]\n\n"
+struct replay_opts {
+	const char *policy, *trace, *name;
+	uint32_t observed_window;
+	bool baseline_includes_overload, verbose, json;
+};
+
+static const struct ctl_opt replay_options[] = {
+	CTL_STRING('p', "policy", struct replay_opts, policy, "FILE",
+		   "a sluice configuration holding an AverageLatencySchedulingPolicy", CTL_OPT_REQUIRED),
+	CTL_STRING('t', "trace", struct replay_opts, trace, "CSV",
+		   "header t_s,signal,setpoint (any order; setpoint optional),\n"
+		   "one row per period; an empty cell means no valid value.\n"
+		   "Without a setpoint column the setpoint is the baseline the\n"
+		   "daemon computes: the mean signal over the policy's\n"
+		   "long_term_query_interval (overloaded periods excluded),\n"
+		   "refreshed every long_term_query_periodic_interval, times\n"
+		   "latency_tolerance_multiplier.  '-' reads standard input.", CTL_OPT_REQUIRED),
+	CTL_STRING('n', "name", struct replay_opts, name, "NAME", "which policy, when FILE holds several", 0),
+	CTL_NUMBER(CTL_OPT_U32, 'w', "observed-window", struct replay_opts, observed_window, "N", 1,
+		   MAX_OBS_WINDOW,
+		   "OBSERVED of period k = mean of min(1, applied) over periods\n"
+		   "k-N .. k-1 (applied = 1 in pass-through, else the published\n"
+		   "multiplier; periods before the first count as 1).  Default 1.", 0),
+	CTL_FLAG('B', "baseline-includes-overload", struct replay_opts, baseline_includes_overload,
+		 "Aperture's baseline (overloaded periods included; it can\n"
+		 "ratchet up under sustained overload)."),
+	CTL_FLAG('v', "verbose", struct replay_opts, verbose, "also print signal, setpoint and observed"),
+	CTL_JSON(struct replay_opts, json,
+		 "a JSON array of {t_s, overload, gradient, integrator,\n"
+		 "load_multiplier, pass_through} with every digit (shortest\n"
+		 "round-trip); invalid numbers are null.  The table shows 6\n"
+		 "significant digits and '-' for invalid numbers."),
+	CTL_OPT_END,
+};
+
+static const struct ctl_command_doc replay_doc = {
+	.name = "replay",
+	.description =
 		"Run the daemon's controller code offline over a latency trace, one row per\n"
-		"control period, and print its decision for each period.\n\n"
-		"  --policy FILE   a sluice configuration holding an AverageLatencySchedulingPolicy\n"
-		"  --name NAME     which policy, when FILE holds several\n"
-		"  --trace CSV     header t_s,signal,setpoint (any order; setpoint optional),\n"
-		"                  one row per period; an empty cell means no valid value.\n"
-		"                  Without a setpoint column the setpoint is the baseline the\n"
-		"                  daemon computes: the mean signal over the policy's\n"
-		"                  long_term_query_interval (overloaded periods excluded),\n"
-		"                  refreshed every long_term_query_periodic_interval, times\n"
-		"                  latency_tolerance_multiplier.  '-' reads standard input.\n"
-		"  --observed-window N\n"
-		"                  OBSERVED of period k = mean of min(1, applied) over periods\n"
-		"                  k-N .. k-1 (applied = 1 in pass-through, else the published\n"
-		"                  multiplier; periods before the first count as 1).  Default 1.\n"
-		"  --baseline-includes-overload\n"
-		"                  Aperture's baseline (overloaded periods included; it can\n"
-		"                  ratchet up under sustained overload).\n"
-		"  --verbose       also print signal, setpoint and observed\n"
-		"  --json          a JSON array of {t_s, overload, gradient, integrator,\n"
-		"                  load_multiplier, pass_through} with every digit (shortest\n"
-		"                  round-trip); invalid numbers are null.  The table shows 6\n"
-		"                  significant digits and '-' for invalid numbers.\n\n"
+		"control period, and print its decision for each period.\n",
+	.epilogue =
 		"integrator is its value after the period's update; load_multiplier is the\n"
 		"published multiplier (0 in pass-through).\n\n"
-		"Exit status: 0 ok, 1 invalid policy or trace (file:line:column), 2 usage.\n");
-}
+		"Exit status: 0 ok, 1 invalid policy or trace (file:line:column), 2 usage.\n",
+};
 
 struct row {
 	double t_s, signal, setpoint;
@@ -282,80 +294,44 @@ static const char *num(double v, char *buf, size_t len)
 
 int ctl_replay(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"policy", required_argument, NULL, 'p'},
-		{"trace", required_argument, NULL, 't'},
-		{"name", required_argument, NULL, 'n'},
-		{"observed-window", required_argument, NULL, 'w'},
-		{"baseline-includes-overload", no_argument, NULL, 'B'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
-	const char *policy_file = NULL, *trace_file = NULL, *name = NULL;
+	struct replay_opts opt = {.observed_window = 1};
 	struct sl_diags diags = SL_DIAGS_INIT;
 	struct sl_config *cfg = NULL;
 	const struct sl_policy_cfg *pol;
 	struct sl_aimd_params params;
+	struct ctl_parsed parsed;
 	struct sl_aimd st;
 	struct row *rows = NULL;
 	double *applied = NULL;
 	size_t n_rows = 0;
-	unsigned long window = 1;
-	bool json = false, verbose = false, incl_overload = false, has_setpoint;
-	int c, rc = CTL_FAIL;
-	char why[160], *end;
+	bool has_setpoint;
+	int rc;
+	char why[160];
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:t:n:w:Bvjh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': policy_file = optarg; break;
-		case 't': trace_file = optarg; break;
-		case 'n': name = optarg; break;
-		case 'w':
-			errno = 0;
-			window = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || errno || optarg[0] == '-' || !window ||
-			    window > MAX_OBS_WINDOW) {
-				fprintf(stderr, "sluicectl replay: --observed-window: '%s' is not an integer in 1..%d\n",
-					optarg, MAX_OBS_WINDOW);
-				return CTL_USAGE;
-			}
-			break;
-		case 'B': incl_overload = true; break;
-		case 'v': verbose = true; break;
-		case 'j': json = true; break;
-		case 'h': replay_usage(stdout); return CTL_OK;
-		default: replay_usage(stderr); return CTL_USAGE;
-		}
-	}
-	if (!policy_file || !trace_file || optind < argc) {
-		fprintf(stderr, "sluicectl replay: --policy and --trace are required%s\n",
-			optind < argc ? " (and no other arguments)" : "");
-		replay_usage(stderr);
-		return CTL_USAGE;
-	}
+	rc = ctl_parse_options(&replay_doc, replay_options, &opt, argc, argv, &parsed);
+	if (rc != CTL_PARSE_RUN)
+		return rc;
+	rc = CTL_FAIL;
 
-	if (sl_config_load_file(policy_file, &cfg, &diags)) {
+	if (sl_config_load_file(opt.policy, &cfg, &diags)) {
 		sl_diags_print(&diags, stderr);
-		fprintf(stderr, "sluicectl replay: %s is not a valid configuration\n", policy_file);
+		fprintf(stderr, "sluicectl replay: %s is not a valid configuration\n", opt.policy);
 		sl_diags_free(&diags);
 		return CTL_FAIL;
 	}
 	sl_diags_free(&diags);
-	pol = pick_policy(cfg, policy_file, name, &rc);
+	pol = pick_policy(cfg, opt.policy, opt.name, &rc);
 	if (!pol)
 		goto out;
 	sl_aimd_params_from_policy(&params, pol);
-	if (incl_overload)
+	if (opt.baseline_includes_overload)
 		params.baseline_excludes_overload = false;
 	if (sl_aimd_params_check(&params, why, sizeof(why))) {
 		fprintf(stderr, "sluicectl replay: policy %s: %s\n", pol->name, why);
 		rc = CTL_FAIL;
 		goto out;
 	}
-	if (read_trace(trace_file, &rows, &n_rows, &has_setpoint)) {
+	if (read_trace(opt.trace, &rows, &n_rows, &has_setpoint)) {
 		rc = CTL_FAIL;
 		goto out;
 	}
@@ -374,13 +350,13 @@ int ctl_replay(int argc, char **argv)
 
 	struct json_out jo;
 
-	if (json) {
+	if (opt.json) {
 		jo_init(&jo, stdout, true);
 		jo_arr_begin(&jo, NULL);
 	} else {
 		printf("%-10s %-8s %-10s %-10s %-15s %-12s", "t_s", "overload", "gradient",
 		       "integrator", "load_multiplier", "pass_through");
-		if (verbose)
+		if (opt.verbose)
 			printf(" %-10s %-10s %s", "signal", "setpoint", "observed");
 		putchar('\n');
 	}
@@ -389,10 +365,10 @@ int ctl_replay(int argc, char **argv)
 		double obs = 0;
 
 		/* OBSERVED: mean of min(1, applied) over the previous
-		 * `window` periods, history before the first counting as 1. */
-		for (unsigned long j = 1; j <= window; j++)
+		 * `--observed-window` periods, history before the first counting as 1. */
+		for (unsigned long j = 1; j <= opt.observed_window; j++)
 			obs += k >= j ? fmin(1.0, applied[k - j]) : 1.0;
-		obs /= (double)window;
+		obs /= (double)opt.observed_window;
 
 		if (has_setpoint)
 			sl_aimd_step(&st, rows[k].signal, rows[k].setpoint, obs, &o);
@@ -400,7 +376,7 @@ int ctl_replay(int argc, char **argv)
 			sl_aimd_period_signal(&st, rows[k].signal, obs, &o);
 		applied[k] = o.pass_through ? 1.0 : o.load_multiplier;
 
-		if (json) {
+		if (opt.json) {
 			jo_obj_begin(&jo, NULL);
 			jo_double(&jo, "t_s", rows[k].t_s);
 			jo_bool(&jo, "overload", o.overload);
@@ -408,7 +384,7 @@ int ctl_replay(int argc, char **argv)
 			jo_double(&jo, "integrator", o.integrator);
 			jo_double(&jo, "load_multiplier", o.load_multiplier);
 			jo_bool(&jo, "pass_through", o.pass_through);
-			if (verbose) {
+			if (opt.verbose) {
 				jo_double(&jo, "signal", o.signal);
 				jo_double(&jo, "setpoint", o.setpoint);
 				jo_double(&jo, "observed", o.observed);
@@ -422,13 +398,13 @@ int ctl_replay(int argc, char **argv)
 			       o.overload ? "yes" : "no", num(o.gradient, b[1], 32),
 			       num(o.integrator, b[2], 32), num(o.load_multiplier, b[3], 32),
 			       o.pass_through ? "yes" : "no");
-			if (verbose)
+			if (opt.verbose)
 				printf(" %-10s %-10s %s", num(o.signal, b[4], 32),
 				       num(o.setpoint, b[5], 32), num(o.observed, b[0], 32));
 			putchar('\n');
 		}
 	}
-	if (json) {
+	if (opt.json) {
 		jo_arr_end(&jo);
 		jo_finish(&jo);
 	}

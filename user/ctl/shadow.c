@@ -3,7 +3,6 @@
  * enforces none (a safe way to see what a configuration would do to real
  * traffic).  Without an argument: the current mode, from the pinned maps.
  */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +10,26 @@
 
 #include "daemon/control.h"
 #include "ctl/ctl.h"
+#include "ctl/options.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: sluicectl shadow [on|off] [--socket PATH] [--pin-dir DIR] [--json]\n\n"
+struct shadow_opts {
+	const char *socket;
+	const char *pin_dir;
+	bool json;
+};
+
+static const struct ctl_opt shadow_options[] = {
+	CTL_SOCKET(struct shadow_opts, socket),
+	CTL_PIN_DIR(struct shadow_opts, pin_dir),
+	CTL_JSON(struct shadow_opts, json, "{\"shadow\": true|false, ...}"),
+	CTL_OPT_END,
+};
+
+static const struct ctl_command_doc shadow_doc = {
+	.name = "shadow",
+	.args = "[on|off]",
+	.max_args = 1,
+	.description =
 		"Shadow mode: the data path computes every verdict and counts it as usual\n"
 		"(deferred, rejected, policy deferrals, failsafe), but enforces none: a SYN\n"
 		"that would be deferred or reset is admitted and counted as shadow-passed.\n"
@@ -23,12 +37,8 @@ static void usage(FILE *f)
 		"to see what a configuration would do before it does it.\n\n"
 		"  on | off        switch it (asks sluiced; it holds until switched again, or\n"
 		"                  until a reload whose file changes Server spec.shadow)\n"
-		"  (no argument)   show the current mode, read from the pinned maps\n"
-		"  --socket PATH   the daemon's control socket (default %s)\n"
-		"  --pin-dir DIR   where sluiced pinned its maps (default %s)\n"
-		"  --json          {\"shadow\": true|false, ...}\n",
-		SL_DEFAULT_CONTROL_SOCKET, SL_DEFAULT_PIN_DIR);
-}
+		"  (no argument)   show the current mode, read from the pinned maps\n",
+};
 
 static int show(const char *pin_dir, bool json)
 {
@@ -57,46 +67,30 @@ static int show(const char *pin_dir, bool json)
 
 int ctl_shadow(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"socket", required_argument, NULL, 's'},
-		{"pin-dir", required_argument, NULL, 'p'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
-	const char *sock = SL_DEFAULT_CONTROL_SOCKET, *pin_dir = SL_DEFAULT_PIN_DIR, *arg;
+	struct shadow_opts o = {.socket = SL_DEFAULT_CONTROL_SOCKET, .pin_dir = SL_DEFAULT_PIN_DIR};
+	struct ctl_parsed parsed;
 	char *answer = NULL, req[16];
+	const char *arg;
 	json_t *root;
-	bool json = false, ok;
-	int c, err;
+	bool ok;
+	int rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:p:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': sock = optarg; break;
-		case 'p': pin_dir = optarg; break;
-		case 'j': json = true; break;
-		case 'h': usage(stdout); return CTL_OK;
-		default: usage(stderr); return CTL_USAGE;
-		}
-	}
-	if (optind == argc)
-		return show(pin_dir, json);
-	arg = argv[optind++];
-	if ((strcmp(arg, "on") && strcmp(arg, "off")) || optind < argc) {
+	rc = ctl_parse_options(&shadow_doc, shadow_options, &o, argc, argv, &parsed);
+	if (rc != CTL_PARSE_RUN)
+		return rc;
+	if (parsed.first_arg == argc)
+		return show(o.pin_dir, o.json);
+	arg = argv[parsed.first_arg];
+	if (strcmp(arg, "on") && strcmp(arg, "off")) {
 		fprintf(stderr, "sluicectl shadow: expected on or off, got '%s'\n", arg);
 		return CTL_USAGE;
 	}
 	snprintf(req, sizeof(req), "shadow %s", arg);
-	err = sl_control_request(sock, req, &answer);
-	if (err) {
-		fprintf(stderr, "sluicectl shadow: %s: %s (is sluiced running? --socket)\n", sock,
-			strerror(-err));
+	if (ctl_request("shadow", o.socket, req, &answer))
 		return CTL_FAIL;
-	}
 	root = json_loads(answer, 0, NULL);
 	ok = root && json_is_true(json_object_get(root, "ok"));
-	if (json)
+	if (o.json)
 		fputs(answer, stdout);
 	else
 		printf("sluiced: %s\n", root ? json_string_value(json_object_get(root, "message")) ?: "?" : answer);

@@ -1,202 +1,169 @@
 /* sluicectl odds | deal: shuffle-sharding tools (Kubernetes shufflesharding.go; KEP-1040 "Probability of Collisions"). */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctl/ctl.h"
+#include "ctl/options.h"
 #include "lib/json_out.h"
 #include "lib/shuffle.h"
 
-static int parse_u32(const char *cmd, const char *opt, const char *s, uint32_t *out)
-{
-	char *end;
-	unsigned long long v;
+#define MAX_ELEPHANT_COUNTS 64
 
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (!*s || *end || errno || v > UINT32_MAX || s[0] == '-') {
-		fprintf(stderr, "sluicectl %s: %s: '%s' is not a non-negative integer\n", cmd, opt, s);
-		return -EINVAL;
+struct elephant_counts {
+	uint32_t k[MAX_ELEPHANT_COUNTS];
+	size_t n;
+};
+
+/* "1,4,16": positive integers, comma-separated. */
+static int parse_elephants(const char *arg, void *field, char *why, size_t len)
+{
+	struct elephant_counts *e = field;
+	const char *p = arg;
+	char *end;
+
+	e->n = 0;
+	for (;;) {
+		unsigned long v;
+
+		errno = 0;
+		v = *p >= '1' && *p <= '9' ? strtoul(p, &end, 10) : 0;
+		if (!v || errno || v > UINT32_MAX || (*end && *end != ',') || e->n == MAX_ELEPHANT_COUNTS) {
+			snprintf(why, len, "'%s' is not a list of at most %d positive integers (1,4,16)",
+				 arg, MAX_ELEPHANT_COUNTS);
+			return -EINVAL;
+		}
+		e->k[e->n++] = (uint32_t)v;
+		if (!*end)
+			return 0;
+		p = end + 1;
 	}
-	*out = (uint32_t)v;
-	return 0;
 }
 
-static void odds_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: sluicectl odds --queues N --hand-size H --elephants K [--json]\n\n"
+struct shuffle_opts {
+	uint32_t queues, hand_size;
+	struct elephant_counts elephants;
+	uint64_t hash;
+	bool json;
+};
+
+#define SHUFFLE_QUEUES(H) CTL_NUMBER(CTL_OPT_U32, 'q', "queues", struct shuffle_opts, queues, "N", \
+				     0, UINT32_MAX, H, CTL_OPT_REQUIRED)
+#define SHUFFLE_HAND \
+	CTL_NUMBER(CTL_OPT_U32, 'H', "hand-size", struct shuffle_opts, hand_size, "H", 0, UINT32_MAX, \
+		   "cards per hand (handSize)", CTL_OPT_REQUIRED)
+
+static const struct ctl_opt odds_options[] = {
+	SHUFFLE_QUEUES("queues in the level (queues)"),
+	SHUFFLE_HAND,
+	CTL_CUSTOM('e', "elephants", struct shuffle_opts, elephants, "K", parse_elephants,
+		   "elephant flows: a count or a comma-separated list (1,4,16)", CTL_OPT_REQUIRED),
+	CTL_JSON(struct shuffle_opts, json, "{\"queues\", \"handSize\", \"odds\": [{\"elephants\", \"probability\"}]}"),
+	CTL_OPT_END,
+};
+
+static const struct ctl_command_doc odds_doc = {
+	.name = "odds",
+	.description =
 		"The probability that a mouse flow is crushed by K elephant flows: that its\n"
 		"whole hand of H queues (out of N) lies inside the union of the elephants'\n"
-		"hands, so every queue it could use is occupied (Kubernetes APF, KEP\n"
-		"\"probability of collisions\").  Printed to full double precision.\n"
-		"K may be a comma-separated list (1,4,16).\n");
-}
+		"hands, so every queue it could use is occupied (Kubernetes APF, KEP-1040\n"
+		"\"Probability of Collisions\").  Printed to full double precision.\n",
+};
 
 int ctl_odds(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"queues", required_argument, NULL, 'q'},
-		{"hand-size", required_argument, NULL, 'H'},
-		{"elephants", required_argument, NULL, 'e'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
-	uint32_t queues = 0, hand = 0, ks[64];
-	size_t nk = 0;
-	bool json = false, have_q = false, have_h = false;
+	struct shuffle_opts o = {0};
+	struct ctl_parsed parsed;
 	char why[160];
-	int c;
+	int rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "q:H:e:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'q':
-			if (parse_u32("odds", "--queues", optarg, &queues))
-				return CTL_USAGE;
-			have_q = true;
-			break;
-		case 'H':
-			if (parse_u32("odds", "--hand-size", optarg, &hand))
-				return CTL_USAGE;
-			have_h = true;
-			break;
-		case 'e': {
-			char *save = NULL, *tok, *copy = strdup(optarg);
-
-			for (tok = strtok_r(copy, ",", &save); tok && nk < 64; tok = strtok_r(NULL, ",", &save)) {
-				if (parse_u32("odds", "--elephants", tok, &ks[nk]) || !ks[nk]) {
-					fprintf(stderr, "sluicectl odds: --elephants needs positive integers\n");
-					free(copy);
-					return CTL_USAGE;
-				}
-				nk++;
-			}
-			free(copy);
-			break;
-		}
-		case 'j': json = true; break;
-		case 'h': odds_usage(stdout); return CTL_OK;
-		default: odds_usage(stderr); return CTL_USAGE;
-		}
-	}
-	if (!have_q || !have_h || !nk || optind < argc) {
-		fprintf(stderr, "sluicectl odds: --queues, --hand-size and --elephants are required\n");
-		return CTL_USAGE;
-	}
-	if (sl_shuffle_validate(queues, hand, why, sizeof(why))) {
+	rc = ctl_parse_options(&odds_doc, odds_options, &o, argc, argv, &parsed);
+	if (rc != CTL_PARSE_RUN)
+		return rc;
+	if (sl_shuffle_validate(o.queues, o.hand_size, why, sizeof(why))) {
 		fprintf(stderr, "sluicectl odds: %s\n", why);
 		return CTL_FAIL;
 	}
-	if (json) {
+	if (o.json) {
 		struct json_out jo;
 
 		jo_init(&jo, stdout, true);
 		jo_obj_begin(&jo, NULL);
-		jo_u64(&jo, "queues", queues);
-		jo_u64(&jo, "handSize", hand);
+		jo_u64(&jo, "queues", o.queues);
+		jo_u64(&jo, "handSize", o.hand_size);
 		jo_arr_begin(&jo, "odds");
-		for (size_t i = 0; i < nk; i++) {
+		for (size_t i = 0; i < o.elephants.n; i++) {
 			jo_obj_begin(&jo, NULL);
-			jo_u64(&jo, "elephants", ks[i]);
-			jo_double(&jo, "probability", sl_shuffle_mouse_odds(queues, hand, ks[i]));
+			jo_u64(&jo, "elephants", o.elephants.k[i]);
+			jo_double(&jo, "probability", sl_shuffle_mouse_odds(o.queues, o.hand_size, o.elephants.k[i]));
 			jo_obj_end(&jo);
 		}
 		jo_arr_end(&jo);
 		jo_obj_end(&jo);
 		jo_finish(&jo);
 	} else {
-		for (size_t i = 0; i < nk; i++) {
+		for (size_t i = 0; i < o.elephants.n; i++) {
 			char buf[32];
 
-			printf("queues %u handSize %u elephants %u: %s\n", queues, hand, ks[i],
-			       json_double_shortest(sl_shuffle_mouse_odds(queues, hand, ks[i]), buf, sizeof(buf)));
+			printf("queues %u handSize %u elephants %u: %s\n", o.queues, o.hand_size, o.elephants.k[i],
+			       json_double_shortest(sl_shuffle_mouse_odds(o.queues, o.hand_size, o.elephants.k[i]), buf, sizeof(buf)));
 		}
 	}
 	return CTL_OK;
 }
 
-static void deal_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: sluicectl deal --queues N --hand-size H --hash V [--json]\n\n"
-		"The hand of queues dealt to a flow whose hash is V (decimal or 0x hex),\n"
-		"as comma-separated queue indices in deal order (Kubernetes shufflesharding.go DealIntoHand).\n"
-		"Invalid parameters exit 1 with the reason.\n");
-}
+static const struct ctl_opt deal_options[] = {
+	SHUFFLE_QUEUES("the deck: queues in the level"),
+	SHUFFLE_HAND,
+	CTL_NUMBER(CTL_OPT_U64, 'v', "hash", struct shuffle_opts, hash, "V", 0, (double)UINT64_MAX,
+		   "the flow's 64-bit hash, decimal or 0x hex", CTL_OPT_REQUIRED),
+	CTL_JSON(struct shuffle_opts, json, "{\"queues\", \"handSize\", \"hash\", \"hand\": [...]}"),
+	CTL_OPT_END,
+};
+
+static const struct ctl_command_doc deal_doc = {
+	.name = "deal",
+	.description =
+		"The hand of queues dealt to a flow whose hash is V, as comma-separated\n"
+		"queue indices in deal order (Kubernetes shufflesharding.go DealIntoHand).\n"
+		"Invalid parameters exit 1 with the reason.\n",
+};
 
 int ctl_deal(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"queues", required_argument, NULL, 'q'},
-		{"hand-size", required_argument, NULL, 'H'},
-		{"hash", required_argument, NULL, 'v'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
-	uint32_t queues = 0, hand = 0, cards[SL_SHUFFLE_MAX_HAND];
-	uint64_t v = 0;
-	bool json = false, have_q = false, have_h = false, have_v = false;
-	char why[160], *end;
-	int c;
+	struct shuffle_opts o = {0};
+	uint32_t cards[SL_SHUFFLE_MAX_HAND];
+	struct ctl_parsed parsed;
+	char why[160];
+	int rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "q:H:v:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'q':
-			if (parse_u32("deal", "--queues", optarg, &queues))
-				return CTL_USAGE;
-			have_q = true;
-			break;
-		case 'H':
-			if (parse_u32("deal", "--hand-size", optarg, &hand))
-				return CTL_USAGE;
-			have_h = true;
-			break;
-		case 'v':
-			errno = 0;
-			v = strtoull(optarg, &end, 0);
-			if (!*optarg || *end || errno || optarg[0] == '-') {
-				fprintf(stderr, "sluicectl deal: --hash: '%s' is not a 64-bit value\n", optarg);
-				return CTL_USAGE;
-			}
-			have_v = true;
-			break;
-		case 'j': json = true; break;
-		case 'h': deal_usage(stdout); return CTL_OK;
-		default: deal_usage(stderr); return CTL_USAGE;
-		}
-	}
-	if (!have_q || !have_h || !have_v || optind < argc) {
-		fprintf(stderr, "sluicectl deal: --queues, --hand-size and --hash are required\n");
-		return CTL_USAGE;
-	}
-	if (sl_shuffle_validate(queues, hand, why, sizeof(why))) {
+	rc = ctl_parse_options(&deal_doc, deal_options, &o, argc, argv, &parsed);
+	if (rc != CTL_PARSE_RUN)
+		return rc;
+	if (sl_shuffle_validate(o.queues, o.hand_size, why, sizeof(why))) {
 		fprintf(stderr, "sluicectl deal: %s\n", why);
 		return CTL_FAIL;
 	}
-	sl_shuffle_deal(queues, hand, v, cards);
-	if (json) {
+	sl_shuffle_deal(o.queues, o.hand_size, o.hash, cards);
+	if (o.json) {
 		struct json_out jo;
 
 		jo_init(&jo, stdout, false);
 		jo_obj_begin(&jo, NULL);
-		jo_u64(&jo, "queues", queues);
-		jo_u64(&jo, "handSize", hand);
-		jo_u64(&jo, "hash", v);
+		jo_u64(&jo, "queues", o.queues);
+		jo_u64(&jo, "handSize", o.hand_size);
+		jo_u64(&jo, "hash", o.hash);
 		jo_arr_begin(&jo, "hand");
-		for (uint32_t i = 0; i < hand; i++)
+		for (uint32_t i = 0; i < o.hand_size; i++)
 			jo_u64(&jo, NULL, cards[i]);
 		jo_arr_end(&jo);
 		jo_obj_end(&jo);
 		jo_finish(&jo);
 	} else {
-		for (uint32_t i = 0; i < hand; i++)
+		for (uint32_t i = 0; i < o.hand_size; i++)
 			printf("%s%u", i ? "," : "", cards[i]);
 		printf("\n");
 	}

@@ -5,7 +5,6 @@
  * samples it received in each control period.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,45 +14,48 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
+#include "ctl/options.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "Usage: sluicectl signal --socket PATH MS [MS ...]\n\n"
-		   "Send latency samples (milliseconds, >= 0) to the Unix datagram socket a\n"
-		   "policy with `signal: {type: external, external_socket: PATH}` listens on,\n"
-		   "one datagram each.  Applications do the same from their own code:\n"
-		   "each datagram is one number in ASCII.\n\n"
-		   "  --socket PATH   the policy's external_socket\n");
-}
+struct signal_opts {
+	const char *socket;
+};
+
+static const struct ctl_opt signal_options[] = {
+	CTL_STRING('s', "socket", struct signal_opts, socket, "PATH", "the policy's external_socket",
+		   CTL_OPT_REQUIRED),
+	CTL_OPT_END,
+};
+
+static const struct ctl_command_doc signal_doc = {
+	.name = "signal",
+	.args = "MS [MS ...]",
+	.min_args = 1,
+	.max_args = CTL_ARGS_ANY,
+	.description =
+		"Send latency samples (milliseconds, >= 0) to the Unix datagram socket a\n"
+		"policy with `signal: {type: external, external_socket: PATH}` listens on,\n"
+		"one datagram each.  Applications do the same from their own code:\n"
+		"each datagram is one number in ASCII.\n",
+};
 
 int ctl_signal(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"socket", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
+	struct signal_opts o = {0};
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	const char *path = NULL;
-	int c, fd, rc = CTL_OK;
+	struct ctl_parsed parsed;
+	const char *path;
+	int fd, rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': path = optarg; break;
-		case 'h': usage(stdout); return CTL_OK;
-		default: usage(stderr); return CTL_USAGE;
-		}
-	}
-	if (!path || optind >= argc) {
-		usage(stderr);
-		return CTL_USAGE;
-	}
+	rc = ctl_parse_options(&signal_doc, signal_options, &o, argc, argv, &parsed);
+	if (rc != CTL_PARSE_RUN)
+		return rc;
+	rc = CTL_OK;
+	path = o.socket;
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "sluicectl signal: %s: path too long for a Unix socket\n", path);
 		return CTL_USAGE;
 	}
-	for (int i = optind; i < argc; i++) {
+	for (int i = parsed.first_arg; i < argc; i++) {
 		char *end;
 		double v = strtod(argv[i], &end);
 
@@ -69,7 +71,7 @@ int ctl_signal(int argc, char **argv)
 		fprintf(stderr, "sluicectl signal: socket: %s\n", strerror(errno));
 		return CTL_FAIL;
 	}
-	for (int i = optind; i < argc; i++) {
+	for (int i = parsed.first_arg; i < argc; i++) {
 		if (sendto(fd, argv[i], strlen(argv[i]), 0, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 			fprintf(stderr, "sluicectl signal: send to %s: %s%s\n", path, strerror(errno),
 				errno == ECONNREFUSED || errno == ENOENT ?

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ctl/ctl.h"
+#include "daemon/control.h"
 #include "lib/log.h"
 
 static const struct ctl_command commands[] = {
@@ -74,6 +75,16 @@ int ctl_open_maps(const char *pin_dir, struct sl_maps *m)
 				"pins elsewhere.\n", what);
 	else
 		fprintf(stderr, "sluicectl: %s: %s\n", what, strerror(-err));
+	return err;
+}
+
+int ctl_request(const char *cmd, const char *socket_path, const char *request, char **answer)
+{
+	int err = sl_control_request(socket_path, request, answer);
+
+	if (err)
+		fprintf(stderr, "sluicectl %s: %s: %s (is sluiced running? --socket)\n", cmd, socket_path,
+			strerror(-err));
 	return err;
 }
 

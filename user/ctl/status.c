@@ -1,11 +1,11 @@
 /* sluicectl status: what the data path is doing, read from pinned maps. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ctl/ctl.h"
+#include "ctl/options.h"
 #include "lib/json_out.h"
 
 struct status_level {
@@ -190,85 +190,68 @@ static void print_table(const struct status *s, const char *pin_dir)
 	       (unsigned long long)s->gs.conn_table_full, (unsigned long long)s->gs.events_lost);
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: sluicectl status [--pin-dir DIR] [--json] [--watch SECONDS [--count N]]\n\n"
+struct status_opts {
+	const char *pin_dir;
+	bool json;
+	double watch;
+	uint32_t count;
+};
+
+static const struct ctl_opt status_options[] = {
+	CTL_PIN_DIR(struct status_opts, pin_dir),
+	CTL_JSON(struct status_opts, json, "one JSON object (with --watch: one per line and interval)"),
+	CTL_NUMBER(CTL_OPT_DOUBLE, 'w', "watch", struct status_opts, watch, "SECONDS", 0.01, 86400,
+		   "redraw every SECONDS until interrupted (live view)", 0),
+	CTL_NUMBER(CTL_OPT_U32, 'c', "count", struct status_opts, count, "N", 1, UINT32_MAX,
+		   "with --watch, stop after N updates", 0),
+	CTL_OPT_END,
+};
+
+static const struct ctl_command_doc status_doc = {
+	.name = "status",
+	.description =
 		"Per priority level: seats in use and limit, connections admitted, deferred\n"
 		"(SYN dropped, client retransmits) and rejected (RST); the daemon heartbeat\n"
 		"and the failsafe.  Reads the pinned maps; the daemon need not run.\n\n"
 		"A heartbeat older than the dispatch timeout (3 ticks) means no daemon\n"
 		"dispatches: the data path stops deferring (admits within the limit, the\n"
 		"client's retransmit retries over it: NOT DISPATCHING, \"dispatching\": false).\n"
-		"Older than heartbeatTimeout, the failsafe decides (FAILSAFE ACTIVE).\n\n"
-		"  --pin-dir DIR     where sluiced pinned its maps (default %s)\n"
-		"  --json            one JSON object (with --watch: one per line and interval)\n"
-		"  --watch SECONDS   redraw every SECONDS until interrupted (live view)\n"
-		"  --count N         with --watch, stop after N updates\n",
-		SL_DEFAULT_PIN_DIR);
-}
+		"Older than heartbeatTimeout, the failsafe decides (FAILSAFE ACTIVE).\n",
+};
 
 int ctl_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"pin-dir", required_argument, NULL, 'p'},
-		{"json", no_argument, NULL, 'j'},
-		{"watch", required_argument, NULL, 'w'},
-		{"count", required_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
-	const char *pin_dir = SL_DEFAULT_PIN_DIR;
-	double watch = 0;
-	long count = 0;
-	bool json = false;
+	struct status_opts o = {.pin_dir = SL_DEFAULT_PIN_DIR};
+	struct ctl_parsed parsed;
 	struct sl_maps m;
 	struct status s;
-	int c, err;
+	int err;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:jw:c:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': pin_dir = optarg; break;
-		case 'j': json = true; break;
-		case 'w':
-			watch = strtod(optarg, NULL);
-			if (watch <= 0) {
-				fprintf(stderr, "sluicectl status: --watch: '%s' is not a positive number of seconds\n", optarg);
-				return CTL_USAGE;
-			}
-			break;
-		case 'c': count = strtol(optarg, NULL, 10); break;
-		case 'h': usage(stdout); return CTL_OK;
-		default: usage(stderr); return CTL_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "sluicectl status: unexpected argument '%s'\n", argv[optind]);
-		return CTL_USAGE;
-	}
-	if (ctl_open_maps(pin_dir, &m))
+	err = ctl_parse_options(&status_doc, status_options, &o, argc, argv, &parsed);
+	if (err != CTL_PARSE_RUN)
+		return err;
+	if (ctl_open_maps(o.pin_dir, &m))
 		return CTL_FAIL;
 	for (long n = 0;; n++) {
 		err = read_status(&m, &s);
 		if (err) {
-			fprintf(stderr, "sluicectl status: reading maps in %s: %s\n", pin_dir, strerror(-err));
+			fprintf(stderr, "sluicectl status: reading maps in %s: %s\n", o.pin_dir, strerror(-err));
 			break;
 		}
-		if (watch && !json && isatty(STDOUT_FILENO))
+		if (o.watch && !o.json && isatty(STDOUT_FILENO))
 			printf("\033[H\033[2J");
-		if (json) {
+		if (o.json) {
 			/* With --watch, one compact object per line (JSON Lines). */
-			print_json(&s, pin_dir, !watch);
+			print_json(&s, o.pin_dir, !o.watch);
 		} else {
-			print_table(&s, pin_dir);
+			print_table(&s, o.pin_dir);
 		}
 		fflush(stdout);
-		if (!watch || (count && n + 1 >= count))
+		if (!o.watch || (o.count && n + 1 >= o.count))
 			break;
-		if (!json && !isatty(STDOUT_FILENO))
+		if (!o.json && !isatty(STDOUT_FILENO))
 			printf("\n");
-		usleep((useconds_t)(watch * 1e6));
+		usleep((useconds_t)(o.watch * 1e6));
 	}
 	sl_maps_close(&m);
 	return err ? CTL_FAIL : CTL_OK;

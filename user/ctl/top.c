@@ -4,7 +4,6 @@
  * refreshes); per policy (when the daemon answers): signal, setpoint,
  * multiplier, fill rate and waiting.  Bounded by --count.
  */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 
 #include "daemon/control.h"
 #include "ctl/ctl.h"
+#include "ctl/options.h"
 
 struct level_snap {
 	bool used;
@@ -23,22 +23,33 @@ struct level_snap {
 	struct sluice_level_stats st;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: sluicectl top [--interval SECONDS] [--count N] [--pin-dir DIR] [--socket PATH]\n\n"
+struct top_opts {
+	double interval;
+	uint32_t count;
+	const char *pin_dir;
+	const char *socket;
+};
+
+static const struct ctl_opt top_options[] = {
+	CTL_NUMBER(CTL_OPT_DOUBLE, 'i', "interval", struct top_opts, interval, "SECONDS", 0.01, 86400,
+		   "refresh period (default 1)", 0),
+	CTL_NUMBER(CTL_OPT_U32, 'c', "count", struct top_opts, count, "N", 1, UINT32_MAX,
+		   "stop after N refreshes (default: until interrupted)", 0),
+	CTL_PIN_DIR(struct top_opts, pin_dir),
+	CTL_SOCKET(struct top_opts, socket),
+	CTL_OPT_END,
+};
+
+static const struct ctl_command_doc top_doc = {
+	.name = "top",
+	.description =
 		"A live view, refreshed every interval: per priority level the seats in\n"
 		"use against the limit, connections waiting, and admissions, deferrals\n"
 		"and rejections per second; per scheduling policy (if sluiced answers on\n"
 		"its control socket) the latency signal against the setpoint, the load\n"
 		"multiplier, the fill rate and connections waiting.  On a terminal the\n"
-		"screen is redrawn; otherwise one snapshot follows another.\n\n"
-		"  --interval SECONDS  refresh period (default 1)\n"
-		"  --count N           stop after N refreshes (default: until interrupted)\n"
-		"  --pin-dir DIR       where sluiced pinned its maps (default %s)\n"
-		"  --socket PATH       the daemon's control socket (default %s)\n",
-		SL_DEFAULT_PIN_DIR, SL_DEFAULT_CONTROL_SOCKET);
-}
+		"screen is redrawn; otherwise one snapshot follows another.\n",
+};
 
 static int snap_levels(const struct sl_maps *m, struct level_snap *out)
 {
@@ -102,51 +113,18 @@ static void print_policies(const char *sock)
 
 int ctl_top(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"interval", required_argument, NULL, 'i'},
-		{"count", required_argument, NULL, 'c'},
-		{"pin-dir", required_argument, NULL, 'p'},
-		{"socket", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
-	const char *pin_dir = SL_DEFAULT_PIN_DIR, *sock = SL_DEFAULT_CONTROL_SOCKET;
+	struct top_opts o = {.interval = 1, .pin_dir = SL_DEFAULT_PIN_DIR, .socket = SL_DEFAULT_CONTROL_SOCKET};
 	struct level_snap *prev, *cur, *tmp;
-	double interval = 1;
 	unsigned long long t_prev = 0;
-	long count = 0;
+	struct ctl_parsed parsed;
 	struct sl_maps m;
-	char *end;
-	int c, err = 0;
+	int err;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:c:p:s:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			interval = strtod(optarg, &end);
-			if (end == optarg || *end || !(interval > 0)) {
-				fprintf(stderr, "sluicectl top: --interval: '%s' is not a positive number of seconds\n", optarg);
-				return CTL_USAGE;
-			}
-			break;
-		case 'c':
-			count = strtol(optarg, &end, 10);
-			if (end == optarg || *end || count < 1) {
-				fprintf(stderr, "sluicectl top: --count: '%s' is not a count >= 1\n", optarg);
-				return CTL_USAGE;
-			}
-			break;
-		case 'p': pin_dir = optarg; break;
-		case 's': sock = optarg; break;
-		case 'h': usage(stdout); return CTL_OK;
-		default: usage(stderr); return CTL_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "sluicectl top: unexpected argument '%s'\n", argv[optind]);
-		return CTL_USAGE;
-	}
-	if (ctl_open_maps(pin_dir, &m))
+	err = ctl_parse_options(&top_doc, top_options, &o, argc, argv, &parsed);
+	if (err != CTL_PARSE_RUN)
+		return err;
+	err = 0;
+	if (ctl_open_maps(o.pin_dir, &m))
 		return CTL_FAIL;
 	prev = calloc(SLUICE_MAX_LEVELS, sizeof(*prev));
 	cur = calloc(SLUICE_MAX_LEVELS, sizeof(*cur));
@@ -154,7 +132,7 @@ int ctl_top(int argc, char **argv)
 		err = -1;
 		goto out;
 	}
-	for (long n = 0; !count || n < count; n++) {
+	for (long n = 0; !o.count || n < o.count; n++) {
 		unsigned long long now = sl_mono_ns();
 		double dt = t_prev ? (double)(now - t_prev) / 1e9 : 0;
 		struct sluice_settings cfg;
@@ -162,7 +140,7 @@ int ctl_top(int argc, char **argv)
 		char ts[32];
 
 		if ((err = snap_levels(&m, cur)) || (err = sl_maps_config(&m, &cfg))) {
-			fprintf(stderr, "sluicectl top: reading maps in %s: %s\n", pin_dir, strerror(-err));
+			fprintf(stderr, "sluicectl top: reading maps in %s: %s\n", o.pin_dir, strerror(-err));
 			break;
 		}
 		if (isatty(STDOUT_FILENO))
@@ -170,7 +148,7 @@ int ctl_top(int argc, char **argv)
 		else if (n)
 			printf("\n");
 		strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&wall));
-		printf("sluice top  %s  every %gs%s\n\n", ts, interval,
+		printf("sluice top  %s  every %gs%s\n\n", ts, o.interval,
 		       cfg.flags & SLUICE_CFG_SHADOW ? "  SHADOW MODE" : "");
 		printf("%-24s %11s %8s %10s %10s %10s\n", "LEVEL", "SEATS/LIMIT", "WAITING",
 		       "ADMIT/S", "DEFER/S", "REJECT/S");
@@ -191,13 +169,13 @@ int ctl_top(int argc, char **argv)
 			       p->used ? rate(l->st.deferred, p->st.deferred, dt) : 0,
 			       p->used ? rate(l->st.rejected, p->st.rejected, dt) : 0);
 		}
-		print_policies(sock);
+		print_policies(o.socket);
 		fflush(stdout);
 		tmp = prev, prev = cur, cur = tmp;
 		t_prev = now;
-		if (count && n + 1 >= count)
+		if (o.count && n + 1 >= o.count)
 			break;
-		usleep((useconds_t)(interval * 1e6));
+		usleep((useconds_t)(o.interval * 1e6));
 	}
 out:
 	free(prev);
