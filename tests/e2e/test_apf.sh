@@ -6,78 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
-cat >"$E2E_TMP/apf.yaml" <<'YAML'
-apiVersion: sluice/v1
-kind: Server
-metadata: {name: lab}
-spec: {serverConcurrencyLimit: 20, heartbeatTimeout: 3s, handshakeTimeout: 5s}
----
-apiVersion: sluice/v1
-kind: PriorityLevelConfiguration
-metadata: {name: shared}
-spec:
-  type: Limited
-  limited:
-    nominalConcurrencyShares: 40   # 20 x 40 / (5 + 40 + 40 + 15) = 8 seats
-    limitResponse:
-      type: Queue
-      queuing: {queues: 16, handSize: 4, queueLengthLimit: 4, queueWaitLimit: 3s}
----
-apiVersion: sluice/v1
-kind: PriorityLevelConfiguration
-metadata: {name: high}
-spec:
-  type: Limited
-  limited: {nominalConcurrencyShares: 40, limitResponse: {type: Reject}}
----
-apiVersion: sluice/v1
-kind: PriorityLevelConfiguration
-metadata: {name: strict}
-spec:
-  type: Limited
-  limited: {nominalConcurrencyShares: 15, limitResponse: {type: Reject}}
----
-apiVersion: sluice/v1
-kind: FlowSchema
-metadata: {name: shared}
-spec:
-  priorityLevelConfiguration: {name: shared}
-  matchingPrecedence: 500
-  distinguisherMethod: {type: BySource}
-  rules:
-  - subjects: [{kind: Network, network: {cidrs: [198.18.0.0/24]}}]
-    destinations: [{ports: ["8080"]}]
----
-apiVersion: sluice/v1
-kind: FlowSchema
-metadata: {name: high}
-spec:
-  priorityLevelConfiguration: {name: high}
-  matchingPrecedence: 400
-  rules:
-  - subjects: [{kind: Network, network: {cidrs: [198.18.0.40/30]}}]
-    destinations: [{ports: ["8080"]}]
----
-apiVersion: sluice/v1
-kind: FlowSchema
-metadata: {name: admins}
-spec:
-  priorityLevelConfiguration: {name: exempt}
-  matchingPrecedence: 300
-  rules:
-  - subjects: [{kind: Network, network: {cidrs: [198.18.0.36/30]}}]
-    destinations: [{ports: ["*"]}]
----
-apiVersion: sluice/v1
-kind: FlowSchema
-metadata: {name: strict}
-spec:
-  priorityLevelConfiguration: {name: strict}
-  matchingPrecedence: 500
-  rules:
-  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]
-    destinations: [{ports: ["9090"]}]
-YAML
+cp "$CONFIGS/apf.yaml" "$E2E_TMP/apf.yaml" # a copy: the test edits it
 
 start_service 8080 64 200 || { not_ok "lab service starts"; e2e_finish; }
 start_service 9090 16 1000 || { not_ok "second service starts"; e2e_finish; }

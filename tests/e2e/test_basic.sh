@@ -5,44 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
-cat >"$E2E_TMP/basic.yaml" <<'YAML'
-apiVersion: sluice/v1
-kind: Server
-metadata: {name: lab}
-spec:
-  serverConcurrencyLimit: 4   # web gets ceil(4 x 30 / (30 + 5 catch-all)) = 4
-  heartbeatTimeout: 2s
-  handshakeTimeout: 2s
----
-apiVersion: sluice/v1
-kind: PriorityLevelConfiguration
-metadata: {name: web}
-spec:
-  type: Limited
-  limited:
-    nominalConcurrencyShares: 30
-    limitResponse: {type: Reject}
----
-apiVersion: sluice/v1
-kind: FlowSchema
-metadata: {name: web}
-spec:
-  priorityLevelConfiguration: {name: web}
-  matchingPrecedence: 500
-  rules:
-  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0, "::/0"]}}]
-    destinations: [{ports: ["8080"]}]
----
-apiVersion: sluice/v1
-kind: FlowSchema
-metadata: {name: side-service}
-spec:
-  priorityLevelConfiguration: {name: exempt}
-  matchingPrecedence: 400
-  rules:
-  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0, "::/0"]}}]
-    destinations: [{ports: ["9090"]}]
-YAML
+cp "$CONFIGS/basic.yaml" "$E2E_TMP/basic.yaml" # a copy: the test edits it
 
 start_service 8080 16 1500 || { not_ok "lab service starts"; e2e_finish; }
 start_service 9090 4 10 || { not_ok "unprotected service starts"; e2e_finish; }

@@ -5,59 +5,11 @@
 source "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
-cat >"$E2E_TMP/borrow.yaml" <<'YAML'
-apiVersion: sluice/v1
-kind: Server
-metadata: {name: lab}
-spec: {serverConcurrencyLimit: 17, heartbeatTimeout: 3s, handshakeTimeout: 5s}
----
-apiVersion: sluice/v1
-kind: PriorityLevelConfiguration
-metadata: {name: busy}
-spec:
-  type: Limited
-  limited:
-    nominalConcurrencyShares: 40          # ceil(17 x 40 / 85) = 8 seats
-    limitResponse:
-      type: Queue
-      queuing: {queues: 8, handSize: 2, queueLengthLimit: 100, queueWaitLimit: 20s}
----
-apiVersion: sluice/v1
-kind: PriorityLevelConfiguration
-metadata: {name: lender}
-spec:
-  type: Limited
-  limited:
-    nominalConcurrencyShares: 40          # 8 seats, half of them lendable
-    lendablePercent: 50
-    # Queue, so its demand shows: waiting connections count as demand
-    # (a Reject level's demand can never exceed what it holds).
-    limitResponse:
-      type: Queue
-      queuing: {queues: 4, handSize: 1, queueLengthLimit: 50, queueWaitLimit: 20s}
----
-apiVersion: sluice/v1
-kind: FlowSchema
-metadata: {name: busy}
-spec:
-  priorityLevelConfiguration: {name: busy}
-  rules:
-  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]
-    destinations: [{ports: ["8080"]}]
----
-apiVersion: sluice/v1
-kind: FlowSchema
-metadata: {name: lender}
-spec:
-  priorityLevelConfiguration: {name: lender}
-  rules:
-  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]
-    destinations: [{ports: ["9090"]}]
-YAML
+ML
 
 start_service 8080 64 4000 || { not_ok "busy service starts"; e2e_finish; }
 start_service 9090 32 15000 || { not_ok "lender service starts"; e2e_finish; }
-start_daemon "$E2E_TMP/borrow.yaml" || { not_ok "sluiced starts"; e2e_finish; }
+start_daemon "$CONFIGS/borrowing.yaml" || { not_ok "sluiced starts"; e2e_finish; }
 t0=$SECONDS
 ok "sluiced starts"
 lv() { "$SLUICECTL" levels "$1" --socket "$E2E_TMP/ctl.sock" --json | jq ".levels[0].$2"; }

@@ -7,28 +7,6 @@
 source "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
-cat >"$E2E_TMP/cfg.yaml" <<'YAML'
-apiVersion: sluice/v1
-kind: Server
-metadata: {name: lab}
-spec: {serverConcurrencyLimit: 4, heartbeatTimeout: 2s}
----
-apiVersion: sluice/v1
-kind: PriorityLevelConfiguration
-metadata: {name: web}
-spec:
-  type: Limited
-  limited: {nominalConcurrencyShares: 30, limitResponse: {type: Reject}}
----
-apiVersion: sluice/v1
-kind: FlowSchema
-metadata: {name: web}
-spec:
-  priorityLevelConfiguration: {name: web}
-  rules:
-  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]
-    destinations: [{ports: ["8080"]}]
-YAML
 start_service 8080 16 1000 || { not_ok "service starts"; e2e_finish; }
 
 mkdir -p $PIN_DIR
@@ -47,7 +25,7 @@ trap 'bpftool cgroup detach "$cg" sock_ops id $sockops_id 2>/dev/null; e2e_clean
 r=$(load --connect $SRV4 --port 8080 --rate 100 --count 8 --timeout 3)
 check_num "unconfigured, the bpftool-loaded program passes everything" "$(jq .ok <<<"$r")" -eq 8
 
-start_daemon "$E2E_TMP/cfg.yaml" || not_ok "sluiced adopts the bpftool-loaded object"
+start_daemon "$CONFIGS/bpftool.yaml" || not_ok "sluiced adopts the bpftool-loaded object"
 check "the daemon adopted the pinned maps" grep -q "adopted" "$E2E_TMP/sluiced.log"
 check "and replaced its own XDP program without --force" grep -q "replacing XDP program" "$E2E_TMP/sluiced.log"
 in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --rate 100 --count 4 --timeout 5 --json --quiet >/dev/null &
@@ -61,13 +39,13 @@ check "the bpftool sock_ops attachment detaches" bpftool cgroup detach "$cg" soc
 
 # A foreign XDP program: refused without --force, replaced with it.
 ip link set dev sl0 xdpdrv obj "$E2E_ROOT/build/tests/xdp_pass.bpf.o" sec xdp
-"$SLUICED" --config "$E2E_TMP/cfg.yaml" --iface sl0 --pin-dir $PIN_DIR --control "$E2E_TMP/ctl2.sock" \
+"$SLUICED" --config "$CONFIGS/bpftool.yaml" --iface sl0 --pin-dir $PIN_DIR --control "$E2E_TMP/ctl2.sock" \
 	>"$E2E_TMP/refuse.log" 2>&1
 rc=$?
 check_num "a foreign XDP program: sluiced refuses (exit 1)" "$rc" -eq 1
 check "... and says to use --force" grep -q -- "--force" "$E2E_TMP/refuse.log"
 check "... and leaves the foreign program attached" bash -c "ip link show sl0 | grep -q xdp_pass"
-start_daemon "$E2E_TMP/cfg.yaml" --force || not_ok "sluiced --force replaces it"
+start_daemon "$CONFIGS/bpftool.yaml" --force || not_ok "sluiced --force replaces it"
 check "with --force it replaces the foreign program" bash -c "ip link show sl0 | grep -q 'prog/xdp' && ! ip -d link show sl0 | grep -q 'name xdp_pass'"
 check "clean stop" stop_daemon
 e2e_finish

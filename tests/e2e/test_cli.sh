@@ -36,22 +36,13 @@ check "unique prefix works (val -> validate)" bash -c "$CTL val configs/default.
 
 # validate
 check "default config is valid" "$CTL" validate configs/default.yaml
-cat >"$T/bad.yaml" <<'YAML'
-apiVersion: sluice/v1
-kind: PriorityLevelConfiguration
-metadata: {name: web}
-spec:
-  type: Limited
-  limited:
-    limitResponse:
-      type: Queue
-      queuing: {queues: 128, handsize: 9}
+size: 9}
 YAML
-out=$("$CTL" validate "$T/bad.yaml" 2>&1); rc=$?
+out=$("$CTL" validate "$CONFIGS/cli-invalid.yaml" 2>&1); rc=$?
 check_num "invalid file: exit 1" "$rc" -eq 1
 check "unknown field gets a did-you-mean with its position" \
-	grep -qE "bad.yaml:9:[0-9]+: error: PriorityLevelConfiguration/web: .*handsize.*did you mean 'handSize'" <<<"$out"
-j=$("$CTL" validate --json "$T/bad.yaml" configs/default.yaml); rc=$?
+	grep -qE "cli-invalid.yaml:9:[0-9]+: error: PriorityLevelConfiguration/web: .*handsize.*did you mean 'handSize'" <<<"$out"
+j=$("$CTL" validate --json "$CONFIGS/cli-invalid.yaml" configs/default.yaml); rc=$?
 check_num "--json: exit 1 when any file is invalid" "$rc" -eq 1
 check "--json: diagnostics carry file, line, column, path, severity, message" \
 	jq -e '.valid == false and (.diagnostics[0] | has("file") and has("line") and has("column") and has("path") and has("severity") and has("message"))' <<<"$j"

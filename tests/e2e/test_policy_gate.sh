@@ -21,50 +21,7 @@ CALM_S=34        # > 30 s: the incoming-rate ring must rotate once
 SURGE_S=60
 AFTER_S=50
 
-cat >"$E2E_TMP/pg.yaml" <<'YAML'
-apiVersion: sluice/v1
-kind: Server
-metadata: {name: lab}
-spec: {serverConcurrencyLimit: 2000, heartbeatTimeout: 3s}
----
-apiVersion: sluice/v1
-kind: ConnectionLabels
-metadata: {name: tiers}
-spec:
-  rules:
-  - sources: [198.18.0.16/29]
-    labels: {tier: bronze}
-  - sources: [198.18.0.24/29]
-    labels: {tier: gold}
----
-apiVersion: sluice/v1
-kind: AverageLatencySchedulingPolicy
-metadata: {name: svc}
-spec:
-  load_scheduling_core:
-    aimd_load_scheduler:
-      load_multiplier_linear_increment: 0.05
-      min_load_multiplier: 0.25
-      gradient: {slope: -1, min_gradient: 0.5, max_gradient: 1}
-      load_scheduler:
-        selectors:
-        - control_point: ingress
-          label_matcher: {match_labels: {dst.port: "8080"}}
-        scheduler:
-          workloads:
-          - name: bronze
-            label_matcher: {match_labels: {tier: bronze}}
-            parameters: {priority: 1, queue_timeout: 3s}
-          - name: gold
-            label_matcher: {match_labels: {tier: gold}}
-            parameters: {priority: 4, queue_timeout: 3s}
-  signal: {type: duration, window: 2s}
-  latency_baseliner:
-    latency_tolerance_multiplier: 1.25
-    long_term_query_interval: 120s
-    long_term_query_periodic_interval: 1s
-  control_period: 1s
-YAML
+cp "$CONFIGS/policy-gate.yaml" "$E2E_TMP/pg.yaml" # a copy: the test edits it
 
 start_service 8080 4 50 --backlog 4096 || { not_ok "service starts"; e2e_finish; }
 start_daemon "$E2E_TMP/pg.yaml" || { not_ok "sluiced starts"; e2e_finish; }

@@ -8,31 +8,17 @@ V=$E2E_ROOT/tests/vectors/aimd.json
 T=$(mktemp -d /tmp/sluice-replay.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-# A policy with the vectors' defaults (slope -1, gradient [0.1, 1], 0.025, max 2).
-cat >"$T/policy.yaml" <<'YAML'
-apiVersion: sluice/v1
-kind: AverageLatencySchedulingPolicy
-metadata: {name: web}
-spec:
-  load_scheduling_core:
-    aimd_load_scheduler:
-      gradient: {slope: -1, min_gradient: 0.1, max_gradient: 1}
-      load_multiplier_linear_increment: 0.025
-      max_load_multiplier: 2
-      load_scheduler:
-        selectors: [{control_point: ingress}]
-        scheduler:
-          default_workload_parameters: {priority: 1}
-YAML
+# The policy (configs/replay-policy.yaml) has the vectors' defaults (slope -1,
+# gradient [0.1, 1], 0.025, max 2).
 
 check "replay --help exits 0 and shows usage" bash -c "$CTL replay --help | grep -q 'Usage: sluicectl replay'"
-check "replay without --trace: exit 2" bash -c "$CTL replay --policy $T/policy.yaml >/dev/null 2>&1; [ \$? = 2 ]"
+check "replay without --trace: exit 2" bash -c "$CTL replay --policy $CONFIGS/replay-policy.yaml >/dev/null 2>&1; [ \$? = 2 ]"
 
 # ---- the step scenarios (OBSERVED model 'ideal' = --observed-window 1) ----
 for sc in $(jq -r '.scenarios[] | select(.steps) | .name' "$V"); do
 	jq -r --arg n "$sc" '"t_s,signal,setpoint", (.scenarios[] | select(.name == $n) | .steps[] |
 		"\(.t_s),\(.signal // ""),\(.setpoint // "")")' "$V" >"$T/$sc.csv"
-	out=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/$sc.csv" --json); rc=$?
+	out=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/$sc.csv" --json); rc=$?
 	check_num "$sc: exit 0" "$rc" -eq 0
 	n=$(jq length <<<"$out")
 	want=$(jq --arg n "$sc" '.scenarios[] | select(.name == $n) | .steps | length' "$V")
@@ -56,7 +42,7 @@ done
 bad=0
 while read -r ratio g over lm pt; do
 	printf 't_s,signal,setpoint\n0,%s,100\n' "$(awk -v r="$ratio" 'BEGIN{printf "%.17g", r * 100}')" >"$T/sweep.csv"
-	rec=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/sweep.csv" --json | jq -c '.[0]')
+	rec=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/sweep.csv" --json | jq -c '.[0]')
 	if ! jq -e --argjson g "$g" --argjson o "$over" --argjson lm "$lm" --argjson pt "$pt" '
 		((.gradient - $g) | fabs < 1e-6) and .overload == $o and
 		((.load_multiplier - $lm) | fabs < 1e-6) and .pass_through == $pt' <<<"$rec" >/dev/null; then
@@ -69,7 +55,7 @@ check_num "gradient sweep: all 10 rows match" "$bad" -eq 0
 
 # ---- --observed-window: the vectors' 'window3' model ----
 printf 't_s,signal,setpoint\n0,200,100\n10,200,100\n20,200,100\n' >"$T/w3.csv"
-out=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/w3.csv" --observed-window 3 --json)
+out=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/w3.csv" --observed-window 3 --json)
 # k0: obs 1 -> 0.5; k1: obs (1+1+0.5)/3 -> x0.5; k2: obs (1+0.5+0.41667)/3 -> x0.5
 check "window 3: OBSERVED is the mean of min(1, applied) over 3 periods, history = 1" \
 	jq -e '(.[0].load_multiplier == 0.5) and ((.[1].load_multiplier - 2.5/6) | fabs < 1e-12)
@@ -78,36 +64,36 @@ check "window 3: OBSERVED is the mean of min(1, applied) over 3 periods, history
 # ---- trace rules ----
 # empty cells: no valid value -> no overload; integrator keeps growing
 printf 't_s,signal,setpoint\n0,200,100\n10,,100\n20,200,\n' >"$T/empty.csv"
-out=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/empty.csv" --json)
+out=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/empty.csv" --json)
 check "empty cells are invalid values: not overloaded, ramp continues" \
 	jq -e '.[0].overload and (.[1].overload | not) and .[1].integrator == 0.025 and .[1].gradient == null
 		and (.[2].overload | not) and .[2].integrator == 0.05' <<<"$out"
 # columns in another order
 printf 'signal,t_s,setpoint\n200,0,100\n' >"$T/order.csv"
 check "columns may come in any order" \
-	bash -c "$CTL replay --policy $T/policy.yaml --trace $T/order.csv --json | jq -e '.[0].load_multiplier == 0.5'"
+	bash -c "$CTL replay --policy $CONFIGS/replay-policy.yaml --trace $T/order.csv --json | jq -e '.[0].load_multiplier == 0.5'"
 # no setpoint column: the daemon's baseline (mean signal x 1.25)
 { echo "t_s,signal"; for i in $(seq 0 9); do echo "$((i * 10)),100"; done; echo "100,200"; echo "110,200"; } >"$T/base.csv"
-out=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/base.csv" --json)
+out=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/base.csv" --json)
 check "no setpoint column: steady signal never overloads, a doubling does (setpoint 125)" \
 	jq -e '([.[0:10][] | .overload] | any | not) and .[10].overload and .[10].load_multiplier == 0.625' <<<"$out"
 check "human table: one line per row plus the header" \
-	bash -c "[ \$($CTL replay --policy $T/policy.yaml --trace $T/base.csv | wc -l) = 13 ]"
+	bash -c "[ \$($CTL replay --policy $CONFIGS/replay-policy.yaml --trace $T/base.csv | wc -l) = 13 ]"
 
 # ---- errors name the line and column ----
 printf 't_s,signal,setpoint\n0,100,100\n10,abc,100\n' >"$T/bad.csv"
-err=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/bad.csv" 2>&1 >/dev/null); rc=$?
+err=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/bad.csv" 2>&1 >/dev/null); rc=$?
 check_num "bad number: exit 1" "$rc" -eq 1
 check "bad number: file:line:column and the column's name" grep -q "bad.csv:3:4: column 2 (signal): 'abc'" <<<"$err"
 printf 't_s,signal,latency\n' >"$T/bad2.csv"
-err=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/bad2.csv" 2>&1 >/dev/null)
+err=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/bad2.csv" 2>&1 >/dev/null)
 check "unknown header column is named with its position" grep -q "bad2.csv:1:12: column 3: unknown column 'latency'" <<<"$err"
 printf 't_s,signal\n0,1,2\n' >"$T/bad3.csv"
-err=$("$CTL" replay --policy "$T/policy.yaml" --trace "$T/bad3.csv" 2>&1 >/dev/null)
+err=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/bad3.csv" 2>&1 >/dev/null)
 check "extra field: line named" grep -q "bad3.csv:2:" <<<"$err"
 
 # ---- policy selection ----
-{ cat "$T/policy.yaml"; echo "---"; sed 's/name: web/name: api/' "$T/policy.yaml"; } >"$T/two.yaml"
+{ cat "$CONFIGS/replay-policy.yaml"; echo "---"; sed 's/name: web/name: api/' "$CONFIGS/replay-policy.yaml"; } >"$T/two.yaml"
 "$CTL" replay --policy "$T/two.yaml" --trace "$T/w3.csv" >/dev/null 2>"$T/err"; rc=$?
 check_num "two policies without --name: exit 2" "$rc" -eq 2
 check "ambiguity lists the policies" grep -q "web api" "$T/err"
@@ -117,10 +103,10 @@ check_num "unknown --name: exit 1" "$rc" -eq 1
 
 # Trace input is bounded like configuration files: an endless input is an
 # error, not a hang.
-err=$(timeout 20 "$CTL" replay --policy "$T/policy.yaml" --trace /dev/zero 2>&1 >/dev/null); rc=$?
+err=$(timeout 20 "$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace /dev/zero 2>&1 >/dev/null); rc=$?
 check_num "--trace /dev/zero: exit 1 (not a hang: timeout says 124)" "$rc" -eq 1
 check "--trace /dev/zero: says the bound" grep -q "/dev/zero: a trace holds at most 64 MiB" <<<"$err"
-err=$(head -c 1000 /dev/zero | timeout 20 "$CTL" replay --policy "$T/policy.yaml" --trace - 2>&1 >/dev/null); rc=$?
+err=$(head -c 1000 /dev/zero | timeout 20 "$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace - 2>&1 >/dev/null); rc=$?
 check_num "NUL bytes on standard input: exit 1" "$rc" -eq 1
 check "NUL bytes: file:line:column" grep -q -- "-:1:1: NUL byte in the trace" <<<"$err"
 
