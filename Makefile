@@ -141,6 +141,12 @@ $(BUILD)/tests/unit/daemon/test_control: tests/unit/daemon/test_control.c $(BUIL
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ -lcmocka
 
+# The configuration tests share their YAML heads and asserting loaders.
+$(BUILD)/tests/unit/config/test_%: tests/unit/config/test_%.c tests/unit/config/config_helpers.c $(CORE_LIBS) | $(SKEL)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson
+
 # The option parser is sluicectl's; it needs nothing else of the CLI.
 $(BUILD)/tests/unit/ctl/test_options: tests/unit/ctl/test_options.c $(BUILD)/ctl/options.o $(CORE_LIBS)
 	$(call msg,CC,$@)
