@@ -58,7 +58,7 @@ TEST_BPF   := $(BUILD)/tests/xdp_pass.bpf.o $(BUILD)/tests/bench_baseline.bpf.o
 
 UNIT_SRCS  := $(wildcard tests/unit/*/test_*.c)
 UNIT_TESTS := $(patsubst %.c,$(BUILD)/%,$(UNIT_SRCS))
-PKT_TESTS  := $(BUILD)/tests/packet/test_packets $(BUILD)/tests/packet/test_classify
+PKT_TESTS  := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/packet/test_*.c))
 LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load $(BUILD)/lab_peer
 BENCH_BINS := $(BUILD)/bench_xdp $(BUILD)/bench_engines
 BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
@@ -163,10 +163,17 @@ $(BUILD)/tests/unit/daemon/test_policy_rt $(BUILD)/tests/unit/daemon/test_admiss
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka -ljansson
 
-$(BUILD)/tests/packet/test_%: tests/packet/test_%.c tests/packet/frames.h $(DP_LIBS) | $(SKEL)
+# Packet tests: one file per subject over one harness (tests/packet/harness.c);
+# the classification differential test brings its own.
+$(BUILD)/tests/packet/test_classify: tests/packet/test_classify.c $(DP_LIBS) | $(SKEL)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/packet $< $(DP_LIBS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/packet $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/packet/test_%: tests/packet/test_%.c tests/packet/harness.c $(DP_LIBS) | $(SKEL)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/packet $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
 
 $(BUILD)/bench_%: tests/bench/bench_%.c tests/packet/frames.h $(DP_LIBS) | $(SKEL)
 	$(call msg,CC,$@)
