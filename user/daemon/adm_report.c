@@ -7,10 +7,10 @@
 
 #include "daemon/admission.h"
 #include "daemon/admission_int.h"
-#include "daemon/metrics.h"
 #include "dataplane/tickets.h"
 #include "lib/fmt.h"
 #include "lib/json_out.h"
+#include "lib/prom.h"
 
 /* ---- metrics ------------------------------------------------------------------- */
 
@@ -29,8 +29,6 @@ static const char *const fallback_names[SL_FALLBACK_N] = {
 	[SL_FALLBACK_INJECT] = "inject-failed",
 };
 
-enum { M_GAUGE, M_COUNTER };
-
 enum level_metric_id {
 	LM_LIMIT, LM_NOMINAL, LM_SEATS, LM_WAITING, LM_SYNS, LM_ADMITTED, LM_DEFERRED,
 	LM_REJECTED, LM_RETRANSMITS, LM_CLOSED, LM_FAILSAFE, LM_EXPIRED, LM_DISPATCHED,
@@ -39,29 +37,29 @@ enum level_metric_id {
 
 static const struct level_metric {
 	enum level_metric_id id;
-	int type;
+	enum sl_prom_type type;
 	const char *name, *help;
 } level_metrics[] = {
-	{LM_LIMIT, M_GAUGE, "seat_limit", "Current concurrency limit in seats (after borrowing)."},
-	{LM_NOMINAL, M_GAUGE, "nominal_seats", "Nominal concurrency limit in seats."},
-	{LM_SEATS, M_GAUGE, "seats_in_use", "Seats held by admitted connections and dispatched tickets."},
-	{LM_WAITING, M_GAUGE, "waiting", "Deferred connections waiting in the level's queues."},
-	{LM_SYNS, M_COUNTER, "syns_total", "SYNs classified into the level."},
-	{LM_ADMITTED, M_COUNTER, "admitted_total", "Connections admitted (inline or on a ticket)."},
-	{LM_DEFERRED, M_COUNTER, "deferred_total", "SYNs dropped to defer the connection."},
-	{LM_REJECTED, M_COUNTER, "rejected_total", "SYNs answered with a RST."},
-	{LM_RETRANSMITS, M_COUNTER, "retransmits_total", "SYN retransmits of admitted connections."},
-	{LM_CLOSED, M_COUNTER, "closed_total", "Admitted connections closed (seats returned)."},
-	{LM_FAILSAFE, M_COUNTER, "failsafe_total", "SYNs decided by the failsafe (stale heartbeat)."},
-	{LM_EXPIRED, M_COUNTER, "expired_total", "Admitted connections whose handshake never completed."},
-	{LM_DISPATCHED, M_COUNTER, "dispatched_total", "Deferred connections dispatched from the queues."},
-	{LM_REJ_FULL, M_COUNTER, "rejected_queue_full_total", "Deferred connections rejected: queue full."},
-	{LM_REJ_TIMEOUT, M_COUNTER, "rejected_time_out_total", "Deferred connections rejected: queueWaitLimit."},
-	{LM_SHADOW, M_COUNTER, "shadow_passed_total", "Shadow mode: SYNs a gate refused, admitted anyway."},
-	{LM_HELD, M_GAUGE, "held_syns", "Waiting connections whose SYN the daemon holds."},
-	{LM_HELD_BYTES, M_GAUGE, "held_syn_bytes", "Bytes the held SYNs take (counted against heldSyns)."},
-	{LM_REINJECTED, M_COUNTER, "reinjected_total", "Held SYNs re-injected when their turn came."},
-	{LM_RESET_HELD, M_COUNTER, "reset_held_total", "Held SYNs answered with their RST when rejected."},
+	{LM_LIMIT, SL_PROM_GAUGE, "seat_limit", "Current concurrency limit in seats (after borrowing)."},
+	{LM_NOMINAL, SL_PROM_GAUGE, "nominal_seats", "Nominal concurrency limit in seats."},
+	{LM_SEATS, SL_PROM_GAUGE, "seats_in_use", "Seats held by admitted connections and dispatched tickets."},
+	{LM_WAITING, SL_PROM_GAUGE, "waiting", "Deferred connections waiting in the level's queues."},
+	{LM_SYNS, SL_PROM_COUNTER, "syns_total", "SYNs classified into the level."},
+	{LM_ADMITTED, SL_PROM_COUNTER, "admitted_total", "Connections admitted (inline or on a ticket)."},
+	{LM_DEFERRED, SL_PROM_COUNTER, "deferred_total", "SYNs dropped to defer the connection."},
+	{LM_REJECTED, SL_PROM_COUNTER, "rejected_total", "SYNs answered with a RST."},
+	{LM_RETRANSMITS, SL_PROM_COUNTER, "retransmits_total", "SYN retransmits of admitted connections."},
+	{LM_CLOSED, SL_PROM_COUNTER, "closed_total", "Admitted connections closed (seats returned)."},
+	{LM_FAILSAFE, SL_PROM_COUNTER, "failsafe_total", "SYNs decided by the failsafe (stale heartbeat)."},
+	{LM_EXPIRED, SL_PROM_COUNTER, "expired_total", "Admitted connections whose handshake never completed."},
+	{LM_DISPATCHED, SL_PROM_COUNTER, "dispatched_total", "Deferred connections dispatched from the queues."},
+	{LM_REJ_FULL, SL_PROM_COUNTER, "rejected_queue_full_total", "Deferred connections rejected: queue full."},
+	{LM_REJ_TIMEOUT, SL_PROM_COUNTER, "rejected_time_out_total", "Deferred connections rejected: queueWaitLimit."},
+	{LM_SHADOW, SL_PROM_COUNTER, "shadow_passed_total", "Shadow mode: SYNs a gate refused, admitted anyway."},
+	{LM_HELD, SL_PROM_GAUGE, "held_syns", "Waiting connections whose SYN the daemon holds."},
+	{LM_HELD_BYTES, SL_PROM_GAUGE, "held_syn_bytes", "Bytes the held SYNs take (counted against heldSyns)."},
+	{LM_REINJECTED, SL_PROM_COUNTER, "reinjected_total", "Held SYNs re-injected when their turn came."},
+	{LM_RESET_HELD, SL_PROM_COUNTER, "reset_held_total", "Held SYNs answered with their RST when rejected."},
 };
 
 static double level_value(enum level_metric_id id, const struct level_rt *l,
@@ -116,41 +114,33 @@ void sl_adm_metrics(struct sl_admission *adm, FILE *f)
 	for (size_t m = 0; m < sizeof(level_metrics) / sizeof(level_metrics[0]); m++) {
 		const struct level_metric *lm = &level_metrics[m];
 
-		fprintf(f, "# HELP sluice_level_%s %s\n# TYPE sluice_level_%s %s\n", lm->name,
-			lm->help, lm->name, lm->type == M_GAUGE ? "gauge" : "counter");
+		char name[64];
+
+		snprintf(name, sizeof(name), "level_%s", lm->name);
+		sl_prom_family(f, name, lm->type, lm->help);
 		for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
 			const struct level_rt *l = &adm->levels[s];
 
-			if (!l->active)
-				continue;
-			fprintf(f, "sluice_level_%s{level=\"", lm->name);
-			sl_metrics_label(f, l->name);
-			fputs("\"} ", f);
-			sl_metrics_value(f, level_value(lm->id, l, &samples[s]));
-			fputc('\n', f);
+			if (l->active)
+				sl_prom_sample(f, name, level_value(lm->id, l, &samples[s]), "level", l->name, NULL);
 		}
 	}
-	fputs("# HELP sluice_level_ticket_fallbacks_total Deferred connections left to a ticket "
-	      "(their client's retransmit), by why their SYN was not held or not re-injected.\n"
-	      "# TYPE sluice_level_ticket_fallbacks_total counter\n", f);
+	sl_prom_family(f, "level_ticket_fallbacks_total", SL_PROM_COUNTER,
+		       "Deferred connections left to a ticket (their client's retransmit), by why "
+		       "their SYN was not held or not re-injected.");
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
 		const struct level_rt *l = &adm->levels[s];
 
 		if (!l->active)
 			continue;
-		for (int r = 0; r < SL_FALLBACK_N; r++) {
-			fputs("sluice_level_ticket_fallbacks_total{level=\"", f);
-			sl_metrics_label(f, l->name);
-			fprintf(f, "\",reason=\"%s\"} %llu\n", fallback_names[r],
-				(unsigned long long)l->fallback[r]);
-		}
+		for (int r = 0; r < SL_FALLBACK_N; r++)
+			sl_prom_sample_u64(f, "level_ticket_fallbacks_total", l->fallback[r], "level", l->name,
+					   "reason", fallback_names[r], NULL);
 	}
-	fprintf(f, "# HELP sluice_held_syn_bytes_limit heldSyns.maxBytes.\n# TYPE sluice_held_syn_bytes_limit gauge\n"
-		   "sluice_held_syn_bytes_limit %llu\n"
-		   "# HELP sluice_held_syn_over_budget_total SYNs not held: a heldSyns budget was full.\n"
-		   "# TYPE sluice_held_syn_over_budget_total counter\nsluice_held_syn_over_budget_total %llu\n",
-		(unsigned long long)(adm->cfg ? adm->cfg->server.held_syns.max_bytes : 0),
-		(unsigned long long)hs.over_budget);
+	sl_prom_single(f, "held_syn_bytes_limit", SL_PROM_GAUGE, "heldSyns.maxBytes.",
+		       adm->cfg ? adm->cfg->server.held_syns.max_bytes : 0);
+	sl_prom_single(f, "held_syn_over_budget_total", SL_PROM_COUNTER,
+		       "SYNs not held: a heldSyns budget was full.", hs.over_budget);
 	free(samples);
 }
 

@@ -1,7 +1,6 @@
 #include "daemon/metrics.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -153,26 +152,4 @@ void sl_metrics_sweep(struct sl_metrics *m, uint64_t now_ns)
 const struct sl_reqsrv *sl_metrics_server(const struct sl_metrics *m)
 {
 	return m ? m->srv : NULL;
-}
-
-void sl_metrics_label(FILE *f, const char *v)
-{
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			fputc('\\', f), fputc(*v, f);
-		else if (*v == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*v, f);
-	}
-}
-
-void sl_metrics_value(FILE *f, double v)
-{
-	if (isnan(v))
-		fputs("NaN", f);
-	else if (isinf(v))
-		fputs(v > 0 ? "+Inf" : "-Inf", f);
-	else
-		fprintf(f, "%.17g", v);
 }

@@ -31,9 +31,6 @@ void sl_metrics_sweep(struct sl_metrics *m, uint64_t now_ns);
 struct sl_reqsrv;
 const struct sl_reqsrv *sl_metrics_server(const struct sl_metrics *m);
 
-/* Exposition helpers: a label value escaped (\\, \", \n); a sample value
- * (NaN, +Inf, -Inf spelled as Prometheus wants them). */
-void sl_metrics_label(FILE *f, const char *value);
-void sl_metrics_value(FILE *f, double v);
+/* The text itself is written with lib/prom.h. */
 
 #endif

@@ -9,13 +9,13 @@
 
 #include "engine/aimd.h"
 #include "lib/json_out.h"
+#include "lib/prom.h"
 #include "dataplane/loader.h"
 #include "dataplane/policy_gate.h"
 #include "engine/loadsched.h"
 #include "lib/log.h"
 #include "lib/syn_retransmit.h"
 #include "daemon/ext_signal.h"
-#include "daemon/metrics.h"
 #include "sluice_abi.h"
 
 /* A flow that waits longer than SL_SYN_CLIENT_DEADLINE_NS in a policy's
@@ -671,46 +671,31 @@ void sl_policies_dump(struct sl_policies *ps, FILE *f, uint64_t now)
 
 /* ---- metrics --------------------------------------------------------------------------- */
 
-static void family(FILE *f, const char *name, const char *type, const char *help)
-{
-	fprintf(f, "# HELP sluice_%s %s\n# TYPE sluice_%s %s\n", name, help, name, type);
-}
-
-static void policy_sample(FILE *f, const char *name, const struct policy_rt *p, double v)
-{
-	fprintf(f, "sluice_%s{policy=\"", name);
-	sl_metrics_label(f, p->name);
-	fputs("\"} ", f);
-	sl_metrics_value(f, v);
-	fputc('\n', f);
-}
-
 void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now)
 {
 	static const struct {
-		const char *name, *type, *help;
+		const char *name;
+		enum sl_prom_type type;
+		const char *help;
 	} pm[] = {
-		{"policy_signal_ms", "gauge", "The latency signal (NaN without a valid value)."},
-		{"policy_setpoint_ms", "gauge", "The setpoint: baseline x tolerance (NaN while learning)."},
-		{"policy_overload", "gauge", "1 while the last period was overloaded."},
-		{"policy_load_multiplier", "gauge", "The published load multiplier (0 in pass-through)."},
-		{"policy_pass_through", "gauge", "1 while the scheduler admits everything."},
-		{"policy_fill_rate", "gauge", "Token bucket fill rate, tokens/s."},
-		{"policy_incoming_rate", "gauge", "Incoming token rate over the last 30 s, tokens/s."},
-		{"policy_waiting", "gauge", "Connections waiting in the scheduler."},
-	};
-	static const struct {
-		const char *name, *type, *help;
-	} wm[] = {
-		{"workload_admitted_total", "counter", "Connections the workload had admitted (inline or queued)."},
-		{"workload_admitted_inline_total", "counter", "Of those, admitted by the data path."},
-		{"workload_deferred_total", "counter", "Connections that had to wait."},
-		{"workload_rejected_total", "counter", "Connections rejected (time-out, no tokens)."},
-		{"workload_waiting", "gauge", "Connections waiting now."},
+		{"policy_signal_ms", SL_PROM_GAUGE, "The latency signal (NaN without a valid value)."},
+		{"policy_setpoint_ms", SL_PROM_GAUGE, "The setpoint: baseline x tolerance (NaN while learning)."},
+		{"policy_overload", SL_PROM_GAUGE, "1 while the last period was overloaded."},
+		{"policy_load_multiplier", SL_PROM_GAUGE, "The published load multiplier (0 in pass-through)."},
+		{"policy_pass_through", SL_PROM_GAUGE, "1 while the scheduler admits everything."},
+		{"policy_fill_rate", SL_PROM_GAUGE, "Token bucket fill rate, tokens/s."},
+		{"policy_incoming_rate", SL_PROM_GAUGE, "Incoming token rate over the last 30 s, tokens/s."},
+		{"policy_waiting", SL_PROM_GAUGE, "Connections waiting in the scheduler."},
+	}, wm[] = {
+		{"workload_admitted_total", SL_PROM_COUNTER, "Connections the workload had admitted (inline or queued)."},
+		{"workload_admitted_inline_total", SL_PROM_COUNTER, "Of those, admitted by the data path."},
+		{"workload_deferred_total", SL_PROM_COUNTER, "Connections that had to wait."},
+		{"workload_rejected_total", SL_PROM_COUNTER, "Connections rejected (time-out, no tokens)."},
+		{"workload_waiting", SL_PROM_GAUGE, "Connections waiting now."},
 	};
 
 	for (size_t m = 0; m < sizeof(pm) / sizeof(pm[0]); m++) {
-		family(f, pm[m].name, pm[m].type, pm[m].help);
+		sl_prom_family(f, pm[m].name, pm[m].type, pm[m].help);
 		for (size_t i = 0; i < ps->n; i++) {
 			struct policy_rt *p = &ps->v[i];
 			const struct sl_aimd_out *o = &p->out;
@@ -729,11 +714,11 @@ void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now)
 			case 6: v = st.incoming_rate; break;
 			case 7: v = (double)st.waiting; break;
 			}
-			policy_sample(f, pm[m].name, p, v);
+			sl_prom_sample(f, pm[m].name, v, "policy", p->name, NULL);
 		}
 	}
 	for (size_t m = 0; m < sizeof(wm) / sizeof(wm[0]); m++) {
-		family(f, wm[m].name, wm[m].type, wm[m].help);
+		sl_prom_family(f, wm[m].name, wm[m].type, wm[m].help);
 		for (size_t i = 0; i < ps->n; i++) {
 			struct policy_rt *p = &ps->v[i];
 			size_t n = p->ls ? sl_ls_workload_count(p->ls) : 0;
@@ -742,22 +727,18 @@ void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now)
 				struct sl_ls_workload_stats ws;
 				char idx[24];
 				const char *wname = workload_name(p, w, n, idx);
-				double v = 0;
+				uint64_t v = 0;
 
 				if (sl_ls_get_workload_stats(p->ls, now, w, &ws))
 					break;
 				switch (m) {
-				case 0: v = (double)ws.admitted; break;
-				case 1: v = (double)ws.inline_admitted; break;
-				case 2: v = (double)ws.deferred; break;
-				case 3: v = (double)ws.rejected; break;
-				case 4: v = (double)ws.waiting; break;
+				case 0: v = ws.admitted; break;
+				case 1: v = ws.inline_admitted; break;
+				case 2: v = ws.deferred; break;
+				case 3: v = ws.rejected; break;
+				case 4: v = ws.waiting; break;
 				}
-				fprintf(f, "sluice_%s{policy=\"", wm[m].name);
-				sl_metrics_label(f, p->name);
-				fprintf(f, "\",workload=\"");
-				sl_metrics_label(f, wname);
-				fprintf(f, "\"} %.17g\n", v);
+				sl_prom_sample_u64(f, wm[m].name, v, "policy", p->name, "workload", wname, NULL);
 			}
 		}
 	}

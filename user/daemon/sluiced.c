@@ -27,6 +27,7 @@
 #include "daemon/control.h"
 #include "daemon/events.h"
 #include "lib/json_out.h"
+#include "lib/prom.h"
 #include "dataplane/expiry.h"
 #include "dataplane/loader.h"
 #include "lib/log.h"
@@ -486,12 +487,13 @@ static void render_clients(FILE *f, const struct daemon *d)
 	sl_reqsrv_stats(d->control, &st[0]);
 	sl_reqsrv_stats(sl_metrics_server(d->metrics), &st[1]);
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		fprintf(f, "# HELP sluice_clients_%s_total %s\n# TYPE sluice_clients_%s_total counter\n",
-			c[i].name, c[i].help, c[i].name);
+		char name[64];
+
+		snprintf(name, sizeof(name), "clients_%s_total", c[i].name);
+		sl_prom_family(f, name, SL_PROM_COUNTER, c[i].help);
 		for (int l = 0; l < 2; l++)
-			fprintf(f, "sluice_clients_%s_total{listener=\"%s\"} %llu\n", c[i].name,
-				listener[l],
-				(unsigned long long)*(const uint64_t *)((const char *)&st[l] + c[i].off));
+			sl_prom_sample_u64(f, name, *(const uint64_t *)((const char *)&st[l] + c[i].off),
+					   "listener", listener[l], NULL);
 	}
 }
 
@@ -527,16 +529,18 @@ static void render_metrics(void *ctx, FILE *f)
 	struct sluice_stats gs = {0};
 	uint64_t now = sl_mono_ns();
 
-	fprintf(f, "# HELP sluice_up 1 while sluiced serves metrics.\n# TYPE sluice_up gauge\nsluice_up 1\n");
-	fprintf(f, "# HELP sluice_heartbeats_total Heartbeats written (daemon ticks).\n"
-		   "# TYPE sluice_heartbeats_total counter\nsluice_heartbeats_total %llu\n", d->ticks);
-	fprintf(f, "# HELP sluice_shadow 1 while shadow mode counts verdicts without enforcing them.\n"
-		   "# TYPE sluice_shadow gauge\nsluice_shadow %d\n", d->shadow);
+	sl_prom_single(f, "up", SL_PROM_GAUGE, "1 while sluiced serves metrics.", 1);
+	sl_prom_single(f, "heartbeats_total", SL_PROM_COUNTER, "Heartbeats written (daemon ticks).", d->ticks);
+	sl_prom_single(f, "shadow", SL_PROM_GAUGE,
+		       "1 while shadow mode counts verdicts without enforcing them.", d->shadow);
 	sl_maps_global_stats(&d->dp.maps, &gs);
-	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
-		fprintf(f, "# HELP sluice_%s_total %s\n# TYPE sluice_%s_total counter\nsluice_%s_total %llu\n",
-			g[i].name, g[i].help, g[i].name, g[i].name,
-			*(const unsigned long long *)((const char *)&gs + g[i].off));
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s_total", g[i].name);
+		sl_prom_single(f, name, SL_PROM_COUNTER, g[i].help,
+			       *(const uint64_t *)((const char *)&gs + g[i].off));
+	}
 	render_clients(f, d);
 	sl_adm_metrics(d->adm, f);
 	sl_policies_metrics(d->policies, f, now);
