@@ -32,11 +32,18 @@
 #include "dataplane/loader.h"
 #include "lib/log.h"
 #include "daemon/metrics.h"
+#include "daemon/privileges.h"
 #include "engine/plan.h"
 #include "daemon/policy_rt.h"
 #include "daemon/request_server.h"
 
 #define SWEEP_INTERVAL_NS 1000000000ULL
+/* sl_conns against the kernel's sockets: at start (a restart with
+ * --keep-maps left connections that closed unseen) and then this often, for
+ * anything sock_ops missed.  An entry established less than the grace ago
+ * may have a socket younger than the snapshot. */
+#define RECONCILE_INTERVAL_NS (30ull * 1000000000ULL)
+#define RECONCILE_GRACE_NS    1000000000ULL
 #define REPORT_INTERVAL_NS 1000000000ULL
 
 struct daemon_opts {
@@ -47,6 +54,7 @@ struct daemon_opts {
 	const char *control_path;
 	bool xdp_generic;
 	bool keep_maps;
+	bool keep_privileges;
 	bool force;
 	bool verbose;
 };
@@ -70,7 +78,8 @@ struct daemon {
 	bool control_listening;     /* the socket file is ours to remove */
 	int sig_fd, timer_fd, epoll_fd;
 	unsigned long long ticks;
-	unsigned long long last_sweep_ns, last_report_ns;
+	unsigned long long last_sweep_ns, last_report_ns, last_reconcile_ns;
+	unsigned long long reconciled; /* connections released by reconcile() */
 	struct level_report report[SLUICE_MAX_LEVELS];
 };
 
@@ -95,6 +104,8 @@ static void usage(FILE *f)
 		"  -s, --control PATH       control socket for `sluicectl reload` (default:\n"
 		"                           Server spec.controlSocket, else %s)\n"
 		"  -f, --force              replace an XDP program that sluice did not attach\n"
+		"  -P, --keep-privileges    keep every capability (by default, once started,\n"
+		"                           only CAP_BPF and CAP_NET_ADMIN remain, NoNewPrivs)\n"
 		"  -v, --verbose            debug logging, including libbpf's messages\n"
 		"  -h, --help               this text\n",
 		SL_DEFAULT_PIN_DIR, SL_DEFAULT_CONTROL_SOCKET);
@@ -111,13 +122,14 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		{"keep-maps", no_argument, NULL, 'k'},
 		{"control", required_argument, NULL, 's'},
 		{"force", no_argument, NULL, 'f'},
+		{"keep-privileges", no_argument, NULL, 'P'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:i:m:g:p:s:kfvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:i:m:g:p:s:kfPvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->config_path = optarg; break;
 		case 'i': o->ifname = optarg; break;
@@ -135,6 +147,7 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		case 'p': o->pin_dir = optarg; break;
 		case 's': o->control_path = optarg; break;
 		case 'k': o->keep_maps = true; break;
+		case 'P': o->keep_privileges = true; break;
 		case 'f': o->force = true; break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(0);
@@ -441,6 +454,26 @@ static void report(struct daemon *d)
 	}
 }
 
+/* Return the seats of tracked connections the kernel no longer has. */
+static void reconcile(struct daemon *d, const char *when)
+{
+	uint64_t t0 = sl_mono_ns();
+	int n = sl_reconcile_conns(&d->dp, RECONCILE_GRACE_NS);
+	uint64_t took_ms = (sl_mono_ns() - t0) / 1000000;
+
+	d->last_reconcile_ns = t0;
+	if (n < 0) {
+		pr_warn("reconcile connections with the kernel's sockets: %s", strerror(-n));
+		return;
+	}
+	d->reconciled += (unsigned)n;
+	if (n > 0)
+		pr_info("%s: released %d connection%s that closed while sock_ops did not see it (%llu ms)",
+			when, n, n == 1 ? "" : "s", (unsigned long long)took_ms);
+	else if (took_ms > 20)
+		pr_info("%s: reconciling connections took %llu ms", when, (unsigned long long)took_ms);
+}
+
 static void tick(struct daemon *d)
 {
 	unsigned long long now = sl_mono_ns();
@@ -458,6 +491,8 @@ static void tick(struct daemon *d)
 		if (n > 0)
 			pr_info("expired %d admitted connection%s that never established", n, n == 1 ? "" : "s");
 	}
+	if (now - d->last_reconcile_ns >= RECONCILE_INTERVAL_NS)
+		reconcile(d, "periodic");
 	if (now - d->last_report_ns >= REPORT_INTERVAL_NS) {
 		d->last_report_ns = now;
 		report(d);
@@ -531,6 +566,9 @@ static void render_metrics(void *ctx, FILE *f)
 
 	sl_prom_single(f, "up", SL_PROM_GAUGE, "1 while sluiced serves metrics.", 1);
 	sl_prom_single(f, "heartbeats_total", SL_PROM_COUNTER, "Heartbeats written (daemon ticks).", d->ticks);
+	sl_prom_single(f, "conns_reconciled_total", SL_PROM_COUNTER,
+		       "Tracked connections released because the kernel had no socket for them "
+		       "(they closed while sock_ops did not see it).", d->reconciled);
 	sl_prom_single(f, "shadow", SL_PROM_GAUGE,
 		       "1 while shadow mode counts verdicts without enforcing them.", d->shadow);
 	sl_maps_global_stats(&d->dp.maps, &gs);
@@ -757,10 +795,26 @@ int main(int argc, char **argv)
 	d.shadow = d.cfg->server.shadow;
 	err = apply_config(&d, d.cfg, &diags);
 	sl_diags_free(&diags);
+	/* The heartbeat before the programs: adopted maps carry the dead
+	 * daemon's, and the new XDP program would hand its first SYNs to the
+	 * failsafe. */
 	if (!err)
 		err = sl_write_heartbeat(&d.dp.maps, 0);
 	if (!err)
+		reconcile(&d, "on start");
+	if (!err)
+		err = sl_dataplane_attach(&d.dp, &dpo);
+	if (!err)
 		err = setup_loop(&d);
+	if (!err && !d.opts.keep_privileges) {
+		char why[128];
+
+		/* Everything is loaded, attached and open: what is left needs
+		 * no more than this. */
+		err = sl_privileges_drop(why, sizeof(why));
+		if (err)
+			pr_err("drop privileges: %s (--keep-privileges runs without dropping)", why);
+	}
 	if (err) {
 		pr_err("start-up failed: %s", strerror(-err));
 		goto out_dp;

@@ -10,4 +10,14 @@
 /* Returns the number of connections expired, or a negative errno. */
 int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns, uint64_t timeout_ns);
 
+/*
+ * Reconcile sl_conns with the kernel's sockets: an established entry whose
+ * connection has no socket any more closed while no sock_ops program saw
+ * it (a restart with --keep-maps, a crash), and gives its seats back.
+ * Entries established less than grace_ns before the kernel was asked are
+ * left alone (their socket may be younger than the snapshot).  Returns the
+ * number of connections released, or a negative errno.
+ */
+int sl_reconcile_conns(struct sl_dataplane *dp, uint64_t grace_ns);
+
 #endif

@@ -400,7 +400,6 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 {
 	const char *subdirs[] = {"maps", "progs", "links"};
 	char path[4096];
-	__u32 own_old_xdp;
 	int err;
 
 	memset(dp, 0, sizeof(*dp));
@@ -457,20 +456,23 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 	err = pin_maps(dp);
 	if (err)
 		goto fail;
-	own_old_xdp = pinned_prog_id(dp->pin_dir, SLUICE_PROG_XDP);
+	dp->own_old_xdp = pinned_prog_id(dp->pin_dir, SLUICE_PROG_XDP);
 	err = pin_progs(dp);
-	if (err)
-		goto fail;
-	err = attach_xdp(dp, o->force, own_old_xdp);
-	if (err)
-		goto fail;
-	err = attach_sockops(dp, o->cgroup);
 	if (err)
 		goto fail;
 	return 0;
 
 fail:
 	sl_dataplane_stop(dp, dp->adopted_maps > 0);
+	return err;
+}
+
+int sl_dataplane_attach(struct sl_dataplane *dp, const struct sl_dataplane_opts *o)
+{
+	int err = attach_xdp(dp, o->force, dp->own_old_xdp);
+
+	if (!err)
+		err = attach_sockops(dp, o->cgroup);
 	return err;
 }
 

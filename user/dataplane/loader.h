@@ -41,12 +41,20 @@ struct sl_dataplane {
 	struct sluice_policy_gate *gates; /* sl_pol_gate mmapped: SLUICE_MAX_POLICIES entries */
 	size_t gates_len;
 	int adopted_maps;           /* how many maps were reused from pins */
+	uint32_t own_old_xdp;       /* id of the XDP program a previous sluiced left */
 	int lock_fd;
 };
 
-/* On failure everything already done is undone; returns a negative errno
- * after logging one line that says what failed and why. */
+/* Load the object, adopt or create and pin its maps, pin its programs:
+ * everything but attaching, so the caller can write the configuration and
+ * a fresh heartbeat before the new programs see a packet (an adopted
+ * heartbeat is stale, and the failsafe would decide).  On failure
+ * everything already done is undone; returns a negative errno after
+ * logging one line that says what failed and why. */
 int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *o);
+/* Attach XDP (replacing our previous program atomically) and sock_ops.
+ * Same error contract; on failure the caller stops the data plane. */
+int sl_dataplane_attach(struct sl_dataplane *dp, const struct sl_dataplane_opts *o);
 /* Detach (only what is still ours) and unpin; maps stay pinned with keep_maps. */
 void sl_dataplane_stop(struct sl_dataplane *dp, bool keep_maps);
 

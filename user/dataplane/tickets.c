@@ -97,16 +97,25 @@ int sl_conn_admit(struct sl_dataplane *dp, const struct sluice_conn_key *key,
 	return err;
 }
 
-bool sl_conn_unadmit(struct sl_dataplane *dp, const struct sluice_conn_key *key)
+bool sl_conn_release(struct sl_dataplane *dp, const struct sluice_conn_key *key,
+		     const struct sluice_conn *seen)
 {
 	struct sluice_conn c;
 
 	/* Whoever deletes the entry releases its seats. */
-	if (bpf_map_lookup_elem(dp->maps.fd[SL_MAP_CONNS], key, &c) ||
-	    bpf_map_delete_elem(dp->maps.fd[SL_MAP_CONNS], key))
+	if (bpf_map_lookup_elem(dp->maps.fd[SL_MAP_CONNS], key, &c))
+		return false;
+	if (seen && c.admitted_ns != seen->admitted_ns)
+		return false; /* a newer connection on the same 4-tuple */
+	if (bpf_map_delete_elem(dp->maps.fd[SL_MAP_CONNS], key))
 		return false;
 	sl_seats_release(dp, c.level, c.seats);
 	return true;
+}
+
+bool sl_conn_unadmit(struct sl_dataplane *dp, const struct sluice_conn_key *key)
+{
+	return sl_conn_release(dp, key, NULL);
 }
 
 bool sl_conn_tracked(const struct sl_dataplane *dp, const struct sluice_conn_key *key)

@@ -46,6 +46,12 @@ int sl_conn_admit(struct sl_dataplane *dp, const struct sluice_conn_key *key,
  * deleted the entry (seats returned), false when the data path had taken
  * it already (a close, the expiry sweep, a RST). */
 bool sl_conn_unadmit(struct sl_dataplane *dp, const struct sluice_conn_key *key);
+/* Release a tracked connection that is gone (the kernel has no socket for
+ * it): true when we deleted the entry `seen` describes and returned its
+ * seats; false when it closed meanwhile or the 4-tuple is a newer
+ * connection's now. */
+bool sl_conn_release(struct sl_dataplane *dp, const struct sluice_conn_key *key,
+		     const struct sluice_conn *seen);
 /* Whether the data path tracks this connection (admitted, in sl_conns). */
 bool sl_conn_tracked(const struct sl_dataplane *dp, const struct sluice_conn_key *key);
 /* Tickets a previous daemon left (crash, --keep-maps) belong to nobody:

@@ -1,0 +1,69 @@
+/* Capability dropping.  See privileges.h. */
+#include "daemon/privileges.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+uint64_t sl_privileges_kept(void)
+{
+	return (1ull << CAP_BPF) | (1ull << CAP_NET_ADMIN);
+}
+
+/* The highest capability this kernel knows. */
+static int last_cap(void)
+{
+	char buf[16] = "";
+	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
+	int v = 40;
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			sscanf(buf, "%d", &v);
+		fclose(f);
+	}
+	return v > 0 && v < 64 ? v : 40;
+}
+
+int sl_privileges_drop(char *why, size_t why_len)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2];
+	uint64_t keep = sl_privileges_kept();
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		snprintf(why, why_len, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+		return -errno;
+	}
+	/* The bounding set first: dropping from it needs CAP_SETPCAP, which
+	 * goes below. */
+	for (int cap = 0; cap <= last_cap(); cap++) {
+		if (keep & (1ull << cap))
+			continue;
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL) {
+			snprintf(why, why_len, "PR_CAPBSET_DROP %d: %s", cap, strerror(errno));
+			return -errno;
+		}
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL) {
+		snprintf(why, why_len, "PR_CAP_AMBIENT_CLEAR_ALL: %s", strerror(errno));
+		return -errno;
+	}
+	memset(data, 0, sizeof(data));
+	data[0].effective = data[0].permitted = (uint32_t)keep;
+	data[1].effective = data[1].permitted = (uint32_t)(keep >> 32);
+	if (syscall(SYS_capset, &hdr, data)) {
+		snprintf(why, why_len, "capset: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}

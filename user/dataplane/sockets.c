@@ -1,0 +1,141 @@
+/* TCP sockets of the namespace through NETLINK_SOCK_DIAG.  See sockets.h. */
+#include "dataplane/sockets.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+/* States that hold a connection (and a seat, for a tracked one). */
+#define LIVE_STATES ((1u << TCP_ESTABLISHED) | (1u << TCP_SYN_RECV) | (1u << TCP_FIN_WAIT1) | \
+		     (1u << TCP_FIN_WAIT2) | (1u << TCP_CLOSE_WAIT) | (1u << TCP_LAST_ACK) | \
+		     (1u << TCP_CLOSING) | (1u << 12 /* TCP_NEW_SYN_RECV */))
+
+static const uint8_t v4_mapped[12] = {[10] = 0xff, [11] = 0xff};
+
+int sl_conn_key_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct sluice_conn_key));
+}
+
+static int push(struct sl_live_sockets *s, size_t *cap, const struct inet_diag_msg *m)
+{
+	struct sluice_conn_key *k;
+
+	if (s->n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 1024;
+		struct sluice_conn_key *nk = realloc(s->keys, ncap * sizeof(*nk));
+
+		if (!nk)
+			return -ENOMEM;
+		s->keys = nk;
+		*cap = ncap;
+	}
+	k = &s->keys[s->n++];
+	memset(k, 0, sizeof(*k));
+	/* Seen from the server: s = the peer (idiag_dst), d = local (idiag_src). */
+	if (m->idiag_family == AF_INET) {
+		memcpy(k->saddr, v4_mapped, 12);
+		memcpy(k->saddr + 12, m->id.idiag_dst, 4);
+		memcpy(k->daddr, v4_mapped, 12);
+		memcpy(k->daddr + 12, m->id.idiag_src, 4);
+		k->family = 4;
+	} else {
+		memcpy(k->saddr, m->id.idiag_dst, 16);
+		memcpy(k->daddr, m->id.idiag_src, 16);
+		k->family = memcmp(k->saddr, v4_mapped, 12) ? 6 : 4;
+	}
+	k->sport = m->id.idiag_dport;
+	k->dport = m->id.idiag_sport;
+	return 0;
+}
+
+/* One dump of one family into s. */
+static int dump_family(int fd, uint8_t family, struct sl_live_sockets *s, size_t *cap)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 req;
+	} rq = {
+		.nlh = {.nlmsg_len = sizeof(rq), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = family},
+		.req = {.sdiag_family = family, .sdiag_protocol = IPPROTO_TCP, .idiag_states = LIVE_STATES},
+	};
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+	static char buf[32768] __attribute__((aligned(NLMSG_ALIGNTO)));
+
+	if (sendto(fd, &rq, sizeof(rq), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t len = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h;
+
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)len); h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_seq != family)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				return e->error ? e->error : -EIO;
+			}
+			if (h->nlmsg_type == SOCK_DIAG_BY_FAMILY &&
+			    h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
+				int err = push(s, cap, NLMSG_DATA(h));
+
+				if (err)
+					return err;
+			}
+		}
+	}
+}
+
+int sl_live_sockets_read(struct sl_live_sockets *out)
+{
+	struct sl_live_sockets s = {0};
+	size_t cap = 0;
+	int fd, err;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return -errno;
+	err = dump_family(fd, AF_INET, &s, &cap);
+	if (!err)
+		err = dump_family(fd, AF_INET6, &s, &cap);
+	close(fd);
+	if (err) {
+		free(s.keys);
+		return err;
+	}
+	if (s.n)
+		qsort(s.keys, s.n, sizeof(*s.keys), sl_conn_key_cmp);
+	*out = s;
+	return 0;
+}
+
+bool sl_live_sockets_has(const struct sl_live_sockets *s, const struct sluice_conn_key *k)
+{
+	struct sluice_conn_key probe = *k;
+
+	memset(probe.pad, 0, sizeof(probe.pad));
+	return s->n && bsearch(&probe, s->keys, s->n, sizeof(*s->keys), sl_conn_key_cmp);
+}
+
+void sl_live_sockets_free(struct sl_live_sockets *s)
+{
+	free(s->keys);
+	s->keys = NULL;
+	s->n = 0;
+}
