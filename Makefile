@@ -13,6 +13,13 @@
 
 MAKEFLAGS  += --no-builtin-rules
 BUILD      ?= build
+
+# SANITIZE=1: every userspace program and test built with ASan + UBSan
+# (any report fails the run), in a tree of its own so the two never mix.
+ifeq ($(SANITIZE),1)
+BUILD      := build-san
+SAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
 CC         ?= gcc
 CLANG      ?= clang
 BPFTOOL    ?= bpftool
@@ -22,7 +29,7 @@ MULTIARCH  := $(shell $(CC) -dumpmachine 2>/dev/null)
 # CFLAGS is yours to change (make CFLAGS='-O0 -g'); what the build needs
 # stays in SL_CFLAGS.
 CFLAGS     ?= -O2 -g
-SL_CFLAGS  := -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD) -D_GNU_SOURCE -MMD -MP
+SL_CFLAGS  := -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD) -D_GNU_SOURCE -MMD -MP $(SAN_FLAGS)
 ALL_CFLAGS  = $(SL_CFLAGS) $(CFLAGS)
 LDLIBS_BPF := -lbpf -lelf -lz
 LDLIBS     := -lyaml -lpcre2-8 -lm -lpthread
@@ -59,11 +66,14 @@ TEST_BPF   := $(BUILD)/tests/xdp_pass.bpf.o $(BUILD)/tests/bench_baseline.bpf.o
 UNIT_SRCS  := $(wildcard tests/unit/*/test_*.c)
 UNIT_TESTS := $(patsubst %.c,$(BUILD)/%,$(UNIT_SRCS))
 PKT_TESTS  := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/packet/test_*.c))
-LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load $(BUILD)/lab_peer
+LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load $(BUILD)/lab_peer $(BUILD)/lab_syn
 BENCH_BINS := $(BUILD)/bench_xdp $(BUILD)/bench_engines
 BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 
-.PHONY: all deps test demo bench fuzz clean
+# Sanitizer reports are failures: abort on the first, leaks included.
+SAN_ENV    := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+.PHONY: all deps test test-sanitized demo bench fuzz clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -88,6 +98,7 @@ $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c $(BPF_HDRS)
 
 $(SKEL): $(BPF_OBJ)
 	$(call msg,GEN-SKEL,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) gen skeleton $< name sluice > $@
 
 # Every object may include the skeleton (the data plane's do): generate it
@@ -180,9 +191,19 @@ $(BUILD)/bench_%: tests/bench/bench_%.c tests/packet/frames.h $(DP_LIBS) | $(SKE
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/packet $< $(DP_LIBS) -o $@ $(LDLIBS_BPF) $(LDLIBS)
 
 # Every suite needs root and BPF; the runner fails loudly without them.
+# Without SANITIZE=1, the unit and packet suites run a second time built
+# with ASan + UBSan (the e2e suites run the sanitized daemon only with
+# make test SANITIZE=1: their timing bounds are for the real build).
 test: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)tests/run-all.sh
+	$(Q)BUILD=$(BUILD) tests/run-all.sh
+ifneq ($(SANITIZE),1)
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 test-sanitized
+endif
+
+test-sanitized: $(BPF_OBJ) $(TEST_BPF) $(UNIT_TESTS) $(PKT_TESTS)
+	$(Q)echo "== unit and packet suites again, with ASan + UBSan ($(BUILD))"
+	$(Q)BUILD=$(BUILD) $(SAN_ENV) tests/run-all.sh unit packet
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -210,6 +231,6 @@ fuzz: deps $(BUILD)/fuzz_config
 	      -dict=tests/fuzz/config.dict $(BUILD)/fuzz-corpus tests/fuzz/corpus
 
 clean:
-	$(Q)rm -rf $(BUILD) bpf/*.bpf.o
+	$(Q)rm -rf build build-san bpf/*.bpf.o
 
 -include $(USER_OBJS:.o=.d) $(wildcard $(BUILD)/tests/unit/*/*.d $(BUILD)/tests/packet/*.d $(BUILD)/*.d)

@@ -36,9 +36,30 @@ enum parse_result {
 	PARSE_OTHER = 0,     /* not a TCP SYN: pass untouched */
 	PARSE_SYN,           /* SYN (SYN set, ACK and RST clear) */
 	PARSE_RST,           /* RST without SYN: key and seq filled (half-open release) */
+	PARSE_ICMP_ABORT,    /* an ICMP error that aborts the handshake of the SYN-ACK it
+			      * quotes: key of that connection, seq = the quoted ack */
 	PARSE_MALFORMED,     /* truncated or invalid header: pass and count */
 	PARSE_FRAGMENT,      /* IP fragment: never a SYN */
 };
+
+/* ICMP and ICMPv6 share this 8-byte header; linux/icmp.h pulls in libc
+ * headers a BPF target cannot build, so the few values we need are here. */
+struct icmp_hdr_s {
+	__u8   type;
+	__u8   code;
+	__sum16 checksum;
+	__be32 rest;
+};
+#define ICMP4_DEST_UNREACH   3
+#define ICMP4_NET_UNREACH    0
+#define ICMP4_HOST_UNREACH   1
+#define ICMP4_TIME_EXCEEDED  11
+#define ICMP4_PARAMETERPROB  12
+#define ICMP6_DEST_UNREACH   1
+#define ICMP6_NOROUTE        0
+#define ICMP6_BEYONDSCOPE    2
+#define ICMP6_ADDR_UNREACH   3
+#define ICMP6_PARAMPROB      4
 
 struct vlan_hdr_s {
 	__be16 tci;
@@ -98,6 +119,104 @@ parse_tcp(void *data, void *data_end, struct syn_pkt *p, __u32 l4_off,
 	return PARSE_SYN;
 }
 
+/*
+ * An ICMP error quoting a SYN-ACK we sent (the quote's IP header is at
+ * off, quote_len bytes of it are in the frame's ICMP payload).  The quote
+ * must hold the TCP header's first 14 bytes: ports, seq, ack and flags
+ * (SYN+ACK).  Routers quote that much (RFC 1812: as much as fits in 576
+ * bytes; ICMPv6 up to the minimum MTU); a quote of only 8 bytes cannot be
+ * checked and is left alone.  The key is the connection's, seen from the
+ * server: s = the quote's destination (the client).  p->seq is the quoted
+ * ack, which is the client's SYN sequence + 1.
+ */
+static __always_inline enum parse_result
+parse_quoted_synack(void *data, void *data_end, struct syn_pkt *p, __u32 tcp_off, __u32 avail)
+{
+	__u8 *t;
+
+	if (tcp_off > MAX_HDR_OFF || avail < 14)
+		return PARSE_OTHER;
+	t = data + tcp_off;
+	if ((void *)(t + 14) > data_end)
+		return PARSE_OTHER;
+	if ((t[13] & 0x17) != 0x12) /* SYN and ACK; no RST, no FIN */
+		return PARSE_OTHER;
+	__builtin_memcpy(&p->key.sport, t + 2, 2); /* the quote's destination port: the client's */
+	__builtin_memcpy(&p->key.dport, t, 2);
+	__builtin_memcpy(&p->seq, t + 8, 4);
+	return PARSE_ICMP_ABORT;
+}
+
+/* The ICMPv4 errors after which Linux drops a pending connection request
+ * (tcp_v4_err on TCP_NEW_SYN_RECV): its handshake cannot complete. */
+static __always_inline bool icmp4_aborts_handshake(__u8 type, __u8 code)
+{
+	return type == ICMP4_PARAMETERPROB || type == ICMP4_TIME_EXCEEDED ||
+	       (type == ICMP4_DEST_UNREACH && (code == ICMP4_NET_UNREACH || code == ICMP4_HOST_UNREACH));
+}
+
+/* The same for ICMPv6 (icmpv6_err_convert's fatal errors). */
+static __always_inline bool icmp6_aborts_handshake(__u8 type, __u8 code)
+{
+	return type == ICMP6_PARAMPROB ||
+	       (type == ICMP6_DEST_UNREACH && code != ICMP6_NOROUTE && code != ICMP6_BEYONDSCOPE &&
+		code != ICMP6_ADDR_UNREACH);
+}
+
+static __always_inline enum parse_result
+parse_icmp4(void *data, void *data_end, struct syn_pkt *p, __u32 off, __u32 len)
+{
+	struct icmp_hdr_s *ic;
+	struct iphdr *q;
+	__u32 qhl;
+
+	if (off > MAX_HDR_OFF)
+		return PARSE_OTHER;
+	ic = data + off;
+	if ((void *)(ic + 1) > data_end || len < sizeof(*ic))
+		return PARSE_OTHER;
+	if (!icmp4_aborts_handshake(ic->type, ic->code))
+		return PARSE_OTHER;
+	q = (void *)(ic + 1);
+	if ((void *)(q + 1) > data_end || len < sizeof(*ic) + sizeof(*q))
+		return PARSE_OTHER;
+	if (q->version != 4 || q->ihl < 5 || q->protocol != IPPROTO_TCP)
+		return PARSE_OTHER;
+	qhl = q->ihl * 4;
+	if (len < sizeof(*ic) + qhl)
+		return PARSE_OTHER;
+	p->key.family = 4;
+	v4_mapped(p->key.saddr, q->daddr);
+	v4_mapped(p->key.daddr, q->saddr);
+	return parse_quoted_synack(data, data_end, p, off + sizeof(*ic) + qhl,
+				   len - sizeof(*ic) - qhl);
+}
+
+static __always_inline enum parse_result
+parse_icmp6(void *data, void *data_end, struct syn_pkt *p, __u32 off, __u32 len)
+{
+	struct icmp_hdr_s *ic;
+	struct ipv6hdr *q;
+
+	if (off > MAX_HDR_OFF)
+		return PARSE_OTHER;
+	ic = data + off;
+	if ((void *)(ic + 1) > data_end || len < sizeof(*ic))
+		return PARSE_OTHER;
+	if (!icmp6_aborts_handshake(ic->type, ic->code))
+		return PARSE_OTHER;
+	q = (void *)(ic + 1);
+	if ((void *)(q + 1) > data_end || len < sizeof(*ic) + sizeof(*q))
+		return PARSE_OTHER;
+	if (q->version != 6 || q->nexthdr != IPPROTO_TCP) /* we send no extension headers */
+		return PARSE_OTHER;
+	p->key.family = 6;
+	__builtin_memcpy(p->key.saddr, &q->daddr, 16);
+	__builtin_memcpy(p->key.daddr, &q->saddr, 16);
+	return parse_quoted_synack(data, data_end, p, off + sizeof(*ic) + sizeof(*q),
+				   len - sizeof(*ic) - sizeof(*q));
+}
+
 static __always_inline enum parse_result
 parse_ipv4(void *data, void *data_end, struct syn_pkt *p, __u32 off)
 {
@@ -115,6 +234,8 @@ parse_ipv4(void *data, void *data_end, struct syn_pkt *p, __u32 off)
 	tot_len = bpf_ntohs(iph->tot_len);
 	if (tot_len < ihl_bytes || data + off + tot_len > data_end)
 		return PARSE_MALFORMED;
+	if (iph->protocol == IPPROTO_ICMP && !(iph->frag_off & bpf_htons(0x3fff)))
+		return parse_icmp4(data, data_end, p, off + ihl_bytes, tot_len - ihl_bytes);
 	if (iph->protocol != IPPROTO_TCP)
 		return PARSE_OTHER;
 	/* Any fragment (MF set or a non-zero offset) is never treated as a SYN. */
@@ -153,7 +274,7 @@ parse_ipv6(void *data, void *data_end, struct syn_pkt *p, __u32 off)
 		struct ipv6_opt_hdr *oh;
 		__u32 len;
 
-		if (nexthdr == IPPROTO_TCP)
+		if (nexthdr == IPPROTO_TCP || nexthdr == IPPROTO_ICMPV6)
 			break;
 		if (nexthdr == IPPROTO_FRAGMENT)
 			return PARSE_FRAGMENT;
@@ -168,6 +289,13 @@ parse_ipv6(void *data, void *data_end, struct syn_pkt *p, __u32 off)
 		len = nexthdr == IPPROTO_AH ? (oh->hdrlen + 2) * 4 : (oh->hdrlen + 1) * 8;
 		nexthdr = oh->nexthdr;
 		ext_off += len;
+	}
+	if (nexthdr == IPPROTO_ICMPV6) {
+		/* Not a SYN either way: a broken chain is not ours to count. */
+		if (ext_off > MAX_HDR_OFF || ext_off - off - sizeof(*ip6h) > payload)
+			return PARSE_OTHER;
+		return parse_icmp6(data, data_end, p, ext_off,
+				   payload - (ext_off - off - sizeof(*ip6h)));
 	}
 	if (nexthdr != IPPROTO_TCP)
 		return PARSE_OTHER; /* chain longer than we walk: not ours to judge */

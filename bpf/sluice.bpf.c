@@ -591,7 +591,7 @@ int sluice_sockops(struct bpf_sock_ops *skops)
  * RST that carries the SYN's sequence number + 1 (what a client's stack
  * sends in answer to the SYN-ACK) counts: a blind one cannot free seats.
  * Established connections are sock_ops' business. */
-static __always_inline int handle_rst(struct syn_pkt *p)
+static __always_inline int handle_rst(struct syn_pkt *p, bool icmp)
 {
 	struct sluice_conn *c = bpf_map_lookup_elem(&sl_conns, &p->key);
 	struct sluice_stats *gs;
@@ -601,7 +601,10 @@ static __always_inline int handle_rst(struct syn_pkt *p)
 		return XDP_PASS;
 	conn_closed(&p->key);
 	gs = global_stats();
-	STAT_INC(gs, rst_released);
+	if (icmp)
+		STAT_INC(gs, icmp_released);
+	else
+		STAT_INC(gs, rst_released);
 	return XDP_PASS;
 }
 
@@ -615,7 +618,12 @@ int sluice_xdp(struct xdp_md *ctx)
 	case PARSE_SYN:
 		return handle_syn(ctx, &p);
 	case PARSE_RST:
-		return handle_rst(&p);
+		return handle_rst(&p, false);
+	case PARSE_ICMP_ABORT:
+		/* The same rule for an ICMP error about our SYN-ACK (a spoofed
+		 * source's router answering it): the quoted ack must be the
+		 * SYN's sequence + 1, and the kernel drops the request too. */
+		return handle_rst(&p, true);
 	case PARSE_MALFORMED:
 		gs = global_stats();
 		STAT_INC(gs, malformed);

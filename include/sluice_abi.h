@@ -21,7 +21,7 @@
 #include <stdint.h>
 #endif
 
-#define SLUICE_ABI_VERSION 4
+#define SLUICE_ABI_VERSION 5
 
 /* Sizes.  Connection table size is the default; the daemon may resize. */
 #define SLUICE_MAX_LEVELS      64
@@ -247,6 +247,8 @@ struct sluice_stats {
 	__u64 frames_copied;  /* deferral events that carry their SYN's frame */
 	__u64 frames_too_long;/* deferred SYNs longer than SLUICE_FRAME_MAX (not copied) */
 	__u64 rst_released;   /* half-open connections whose client's RST returned the seats */
+	__u64 icmp_released;  /* half-open connections whose SYN-ACK drew an ICMP error that
+			       * aborts the handshake (net/host unreachable, ...): seats returned */
 };
 
 /* sl_conns: one entry per admitted connection, keyed by its 4-tuple. */

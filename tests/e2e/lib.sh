@@ -10,12 +10,13 @@
 set -uo pipefail
 
 E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-B=$E2E_ROOT/build
+B=$E2E_ROOT/${BUILD:-build}
 SLUICED=$B/sluiced
 SLUICECTL=$B/sluicectl
 LAB_SERVICE=$B/lab_service
 LAB_LOAD=$B/lab_load
 LAB_PEER=$B/lab_peer
+LAB_SYN=$B/lab_syn
 CONFIGS=$E2E_ROOT/tests/e2e/configs
 TOPO=$E2E_ROOT/tests/lab/topo.sh
 PIN_DIR=/sys/fs/bpf/sluice

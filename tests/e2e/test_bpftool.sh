@@ -38,7 +38,7 @@ check "clean stop" stop_daemon
 check "the bpftool sock_ops attachment detaches" bpftool cgroup detach "$cg" sock_ops id "$sockops_id"
 
 # A foreign XDP program: refused without --force, replaced with it.
-ip link set dev sl0 xdpdrv obj "$E2E_ROOT/build/tests/xdp_pass.bpf.o" sec xdp
+ip link set dev sl0 xdpdrv obj "$B/tests/xdp_pass.bpf.o" sec xdp
 "$SLUICED" --config "$CONFIGS/bpftool.yaml" --iface sl0 --pin-dir $PIN_DIR --control "$E2E_TMP/ctl2.sock" \
 	>"$E2E_TMP/refuse.log" 2>&1
 rc=$?

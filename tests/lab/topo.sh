@@ -21,7 +21,7 @@ SL_CLI_NS=${SL_CLI_NS:-sl-cli}
 SRV_IF=sl0
 CLI_IF=sl1
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-PASS_OBJ=${PASS_OBJ:-$ROOT/build/tests/xdp_pass.bpf.o}
+PASS_OBJ=${PASS_OBJ:-$ROOT/${BUILD:-build}/tests/xdp_pass.bpf.o}
 
 up() {
 	local peer_prog=1

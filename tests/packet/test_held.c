@@ -213,6 +213,138 @@ static void test_rst_releases_half_open(void **state)
 	assert_int_equal(s1.g.rst_released, s0.g.rst_released);
 }
 
+/* An ICMP error about the SYN-ACK of a half-open connection, as a router
+ * on the way to a spoofed source sends it: the IP header and the first
+ * quote_tcp bytes of the TCP header of the SYN-ACK (seq = our ISN, ack =
+ * the client's SYN sequence + 1).  Returns the frame's length. */
+static size_t icmp_about_synack(uint8_t *f, const struct fr_spec *syn, uint8_t type, uint8_t code,
+				uint32_t quoted_ack, uint8_t quoted_flags, size_t quote_tcp)
+{
+	static uint8_t q[FR_MAX_LEN];
+	struct fr_spec sa = *syn, ic;
+	struct fr_layout lay;
+	size_t qlen;
+
+	/* The SYN-ACK: from the server to the client. */
+	memcpy(sa.saddr4, syn->daddr4, 4);
+	memcpy(sa.daddr4, syn->saddr4, 4);
+	memcpy(sa.saddr6, syn->daddr6, 16);
+	memcpy(sa.daddr6, syn->saddr6, 16);
+	sa.sport = syn->dport;
+	sa.dport = syn->sport;
+	sa.seq = 0x0badcafe;
+	sa.ack = quoted_ack;
+	sa.tcp_flags = quoted_flags;
+	fr_build(&sa, q, &lay);
+	qlen = lay.l4_off - lay.l2_len + quote_tcp;
+
+	/* The error: from a router to the server. */
+	memset(&ic, 0, sizeof(ic));
+	memcpy(ic.dmac, fr_server_mac, 6);
+	memcpy(ic.smac, fr_client_mac, 6);
+	ic.family = syn->family;
+	ic.saddr4[0] = 203, ic.saddr4[1] = 0, ic.saddr4[2] = 113, ic.saddr4[3] = 1;
+	memcpy(ic.daddr4, syn->daddr4, 4);
+	ic.saddr6[0] = 0x20, ic.saddr6[1] = 0x01, ic.saddr6[2] = 0x0d, ic.saddr6[3] = 0xb8, ic.saddr6[15] = 1;
+	memcpy(ic.daddr6, syn->daddr6, 16);
+	ic.ttl = ic.hlim = 64;
+	ic.proto = syn->family == 4 ? FR_IPPROTO_ICMP : FR_IPPROTO_ICMPV6;
+	ic.icmp_type = type;
+	ic.icmp_code = code;
+	ic.payload = q + lay.l2_len;
+	ic.payload_len = (int)qlen;
+	return fr_build(&ic, f, NULL);
+}
+
+/* Run an ICMP error; true when it released the connection of key k (which
+ * existed before), with every counter that says so and no other. */
+static bool icmp_releases(const char *ctx, const uint8_t *f, size_t n, const struct sluice_conn_key *k)
+{
+	static uint8_t out[FR_MAX_LEN];
+	struct sluice_conn c;
+	struct snap s0, s1;
+	bool was, gone;
+
+	was = bpf_map_lookup_elem(fd_conns, k, &c) == 0;
+	take_snap(&s0);
+	run_expect(ctx, f, n, out, XDP_PASS);
+	take_snap(&s1);
+	gone = was && bpf_map_lookup_elem(fd_conns, k, &c) != 0;
+	if ((s1.g.icmp_released - s0.g.icmp_released) != gone)
+		fail_msg("%s: released %d, icmp_released +%llu", ctx, gone,
+			 (unsigned long long)(s1.g.icmp_released - s0.g.icmp_released));
+	assert_int_equal(s1.g.icmp_released - s0.g.icmp_released, gone);
+	assert_int_equal(s1.seats[L_QUEUE].seats_in_use, s0.seats[L_QUEUE].seats_in_use - gone);
+	assert_int_equal(s1.l[L_QUEUE].closed - s0.l[L_QUEUE].closed, gone);
+	assert_int_equal(s1.g.malformed, s0.g.malformed);
+	assert_int_equal(s1.g.rst_released, s0.g.rst_released);
+	return gone;
+}
+
+/* A router's ICMP error about the SYN-ACK of a half-open connection (its
+ * source was spoofed, or is gone) returns the seats at once, when it is an
+ * error after which Linux drops the request too, and it quotes our SYN-ACK
+ * with the client's SYN sequence + 1.  Anything else changes nothing. */
+static void test_icmp_releases_half_open(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	struct sluice_conn_key k;
+	struct sluice_conn c;
+	struct fr_spec sp;
+	size_t n;
+
+	(void)state;
+	for (int family = 4; family <= 6; family += 2) {
+		const uint8_t unreach = family == 4 ? 3 : 1;
+		const uint8_t host_unreach = family == 4 ? 1 : 4; /* v6: port unreachable is fatal */
+		const uint8_t not_fatal = family == 4 ? 3 : 0;    /* v4 port, v6 no route */
+
+		setup_maps(0);
+		if (family == 4)
+			fr_default_v4_syn(&sp);
+		else
+			fr_default_v6_syn(&sp);
+		sp.sport = 50230;
+		sp.dport = P_QUEUE;
+		n = fr_build(&sp, f, NULL);
+		run_expect("admit", f, n, out, XDP_PASS);
+		key_from_spec(&sp, &k);
+		assert_int_equal(bpf_map_lookup_elem(fd_conns, &k, &c), 0);
+
+		n = icmp_about_synack(f, &sp, unreach, not_fatal, sp.seq + 1, TH_SYN | TH_ACK, 20);
+		assert_false(icmp_releases("an error Linux does not abort on", f, n, &k));
+		n = icmp_about_synack(f, &sp, unreach, host_unreach, sp.seq + 2, TH_SYN | TH_ACK, 20);
+		assert_false(icmp_releases("a quote with the wrong ack", f, n, &k));
+		n = icmp_about_synack(f, &sp, unreach, host_unreach, sp.seq + 1, TH_ACK, 20);
+		assert_false(icmp_releases("a quote that is not a SYN-ACK", f, n, &k));
+		n = icmp_about_synack(f, &sp, unreach, host_unreach, sp.seq + 1, TH_SYN | TH_ACK, 8);
+		assert_false(icmp_releases("an 8-byte quote (cannot be checked)", f, n, &k));
+		n = icmp_about_synack(f, &sp, family == 4 ? 0 : 128, 0, sp.seq + 1, TH_SYN | TH_ACK, 20);
+		assert_false(icmp_releases("an echo reply", f, n, &k));
+
+		drain_events();
+		n = icmp_about_synack(f, &sp, unreach, host_unreach, sp.seq + 1, TH_SYN | TH_ACK, 20);
+		assert_true(icmp_releases("host unreachable about our SYN-ACK", f, n, &k));
+		ring_buffer__consume(rb);
+		assert_int_equal(nevents, 1);
+		assert_int_equal(events[0].type, SLUICE_EV_CLOSE);
+		assert_false(icmp_releases("the same error again", f, n, &k));
+
+		/* Parameter problem aborts in both families; an established
+		 * connection is sock_ops' business. */
+		n = fr_build(&sp, f, NULL);
+		run_expect("admit again", f, n, out, XDP_PASS);
+		assert_int_equal(bpf_map_lookup_elem(fd_conns, &k, &c), 0);
+		c.state = SLUICE_CONN_ESTABLISHED;
+		assert_int_equal(bpf_map_update_elem(fd_conns, &k, &c, BPF_EXIST), 0);
+		n = icmp_about_synack(f, &sp, family == 4 ? 12 : 4, 0, sp.seq + 1, TH_SYN | TH_ACK, 20);
+		assert_false(icmp_releases("an established connection", f, n, &k));
+		c.state = SLUICE_CONN_ADMITTED;
+		assert_int_equal(bpf_map_update_elem(fd_conns, &k, &c, BPF_EXIST), 0);
+		assert_true(icmp_releases("parameter problem", f, n, &k));
+	}
+}
+
 /* sluice_reset answers a held SYN with the RST the data path would have
  * sent itself; anything but a SYN is refused. */
 static void test_reset_program(void **state)
@@ -260,6 +392,7 @@ static const struct CMUnitTest tests[] = {
 	SCENARIO(test_defer_frame_too_long),
 	SCENARIO(test_defer_no_frames),
 	SCENARIO(test_rst_releases_half_open),
+	SCENARIO(test_icmp_releases_half_open),
 	SCENARIO(test_reset_program),
 };
 

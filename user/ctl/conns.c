@@ -114,7 +114,8 @@ int ctl_conns(int argc, char **argv)
 		free(rows);
 		return CTL_FAIL;
 	}
-	qsort(rows, n, sizeof(*rows), by_age);
+	if (n)
+		qsort(rows, n, sizeof(*rows), by_age);
 
 	struct json_out jo;
 

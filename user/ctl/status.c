@@ -144,6 +144,7 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 	jo_u64(&jo, "frames_copied", s->gs.frames_copied);
 	jo_u64(&jo, "frames_too_long", s->gs.frames_too_long);
 	jo_u64(&jo, "rst_released", s->gs.rst_released);
+	jo_u64(&jo, "icmp_released", s->gs.icmp_released);
 	jo_obj_end(&jo);
 	jo_obj_end(&jo);
 	jo_finish(&jo);

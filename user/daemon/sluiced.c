@@ -558,6 +558,10 @@ static void render_metrics(void *ctx, FILE *f)
 		G(policy_refunds, "Policy tokens given back because the level refused."),
 		G(shadow_passed, "Shadow mode: SYNs a gate refused, admitted anyway."),
 		G(undispatched, "SYNs over their level's limit while no daemon dispatched (dropped, not queued)."),
+		G(frames_copied, "Deferral events that carry their SYN's frame."),
+		G(frames_too_long, "Deferred SYNs too long to carry (left to the client's retransmit)."),
+		G(rst_released, "Half-open connections whose client's RST returned the seats."),
+		G(icmp_released, "Half-open connections whose SYN-ACK drew an ICMP error that aborts the handshake."),
 #undef G
 	};
 	struct daemon *d = ctx;

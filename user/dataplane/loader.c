@@ -121,7 +121,12 @@ static int adopt_pinned_maps(struct sl_dataplane *dp)
 		err = bpf_map__reuse_fd(map, fd);
 		close(fd);
 		if (err) {
-			pr_err("cannot adopt pinned map %s: %s", path, strerror(-err));
+			/* The usual cause: maps kept by a sluice of another map ABI
+			 * (a value layout changed), which this one cannot read. */
+			pr_err("cannot adopt pinned map %s: %s (kept by a sluice with another map "
+			       "layout? this one is ABI %d: stop the other, or remove %s/maps to "
+			       "start afresh, which forgets its seat counts)",
+			       path, strerror(-err), SLUICE_ABI_VERSION, dp->pin_dir);
 			return err;
 		}
 		dp->adopted_maps++;
