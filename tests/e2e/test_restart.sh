@@ -77,6 +77,35 @@ r=$(load --connect $SRV4 --port 8080 --rate 100 --count 2 --timeout 8)
 check_num "and admission too" "$(jq .ok <<<"$r")" -eq 2
 check "clean stop (detach and unpin without them)" stop_daemon
 check "nothing left attached" bash -c "! ip link show sl0 | grep -q 'prog/xdp'"
+# A planned restart that leaves the programs attached (--keep-attached):
+# while no daemon runs, admission goes on within the limits (no deferral,
+# then the failsafe) and sock_ops still returns the seats of closes.
+start_daemon "$CONFIGS/basic.yaml" --keep-attached || not_ok "sluiced --keep-attached starts"
+in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --rate 100 --count 2 --timeout 10 --json --quiet \
+	>"$E2E_TMP/held2.json" &
+held=$!
+check "two connections hold seats" wait_level_field web seats_in_use 2 3
+prog=$(ip -j link show sl0 | jq -r '.[0].xdp.prog.id // 0')
+check "SIGTERM with --keep-attached" stop_daemon
+check "XDP stays attached: the same program" test "$(ip -j link show sl0 | jq -r '.[0].xdp.prog.id // 0')" = "$prog"
+check "the sock_ops link stays pinned" test -e "$PIN_DIR/links/sockops"
+check "the log says so" grep -q "XDP and sock_ops left attached" "$E2E_TMP/sluiced.log"
+wait "$held"
+check_num "the held connections were served" "$(jq .ok "$E2E_TMP/held2.json")" -eq 2
+check "their closes returned the seats with no daemon running" wait_level_field web seats_in_use 0 3
+r=$(load --connect $SRV4 --port 8080 --rate 100 --count 2 --timeout 8)
+check_num "new connections are admitted meanwhile" "$(jq .ok <<<"$r")" -eq 2
+check "and their seats come back too" wait_level_field web seats_in_use 0 3
+start_daemon "$CONFIGS/basic.yaml" --keep-attached || not_ok "sluiced starts on the attached programs"
+check "the new daemon replaced the program" test "$(ip -j link show sl0 | jq -r '.[0].xdp.prog.id // 0')" != "$prog"
+check_num "nothing was left to reconcile" "$(grep -c 'on start: released' "$E2E_TMP/sluiced.log")" -eq 1
+stop_daemon
+# Stop for good (no --keep-attached): everything goes.
+start_daemon "$CONFIGS/basic.yaml" || not_ok "sluiced starts without --keep-attached"
+check "a stop without it detaches" stop_daemon
+check "nothing attached" bash -c "! ip link show sl0 | grep -q 'prog/xdp'"
+check "no link pinned" test ! -e "$PIN_DIR/links/sockops"
+
 start_daemon "$CONFIGS/basic.yaml" --keep-privileges || not_ok "sluiced --keep-privileges starts"
 check "--keep-privileges keeps CAP_SYS_ADMIN (21)" bash -c \
 	"v=\$(awk '/^CapEff:/ {print \$2}' /proc/$DAEMON_PID/status); (( (0x\$v >> 21) & 1 ))"

@@ -54,6 +54,7 @@ struct daemon_opts {
 	const char *control_path;
 	bool xdp_generic;
 	bool keep_maps;
+	bool keep_attached;
 	bool keep_privileges;
 	bool force;
 	bool verbose;
@@ -101,6 +102,10 @@ static void usage(FILE *f)
 		"                           Server spec.pinDir, else %s)\n"
 		"  -k, --keep-maps          leave the maps pinned on exit, so a restarted\n"
 		"                           daemon keeps seat counts and counters\n"
+		"  -K, --keep-attached      leave XDP and sock_ops attached on exit too (and\n"
+		"                           every pin): for a planned restart; while no daemon\n"
+		"                           runs the heartbeat rules decide (no deferral,\n"
+		"                           then the failsafe), and closes still return seats\n"
 		"  -s, --control PATH       control socket for `sluicectl reload` (default:\n"
 		"                           Server spec.controlSocket, else %s)\n"
 		"  -f, --force              replace an XDP program that sluice did not attach\n"
@@ -120,6 +125,7 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		{"cgroup", required_argument, NULL, 'g'},
 		{"pin-dir", required_argument, NULL, 'p'},
 		{"keep-maps", no_argument, NULL, 'k'},
+		{"keep-attached", no_argument, NULL, 'K'},
 		{"control", required_argument, NULL, 's'},
 		{"force", no_argument, NULL, 'f'},
 		{"keep-privileges", no_argument, NULL, 'P'},
@@ -129,7 +135,7 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:i:m:g:p:s:kfPvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:i:m:g:p:s:kKfPvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->config_path = optarg; break;
 		case 'i': o->ifname = optarg; break;
@@ -147,6 +153,7 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		case 'p': o->pin_dir = optarg; break;
 		case 's': o->control_path = optarg; break;
 		case 'k': o->keep_maps = true; break;
+		case 'K': o->keep_attached = o->keep_maps = true; break;
 		case 'P': o->keep_privileges = true; break;
 		case 'f': o->force = true; break;
 		case 'v': o->verbose = true; break;
@@ -837,9 +844,13 @@ out_dp:
 	close_fd(&d.timer_fd);
 	sl_reqsrv_close(d.control);
 	close_fd(&d.epoll_fd);
-	sl_dataplane_stop(&d.dp, d.opts.keep_maps);
+	/* Only a clean stop keeps the programs attached: after a failed start
+	 * nothing of ours is left running. */
+	sl_dataplane_stop(&d.dp, d.opts.keep_attached && !err ? SL_STOP_KEEP_ATTACHED :
+				 d.opts.keep_maps ? SL_STOP_KEEP_MAPS : SL_STOP_REMOVE);
 	if (!err)
-		pr_info("stopped%s", d.opts.keep_maps ? "; maps kept pinned" : "; nothing left attached or pinned");
+		pr_info("stopped%s", d.opts.keep_attached ? "; XDP and sock_ops left attached, pins kept" :
+				     d.opts.keep_maps ? "; maps kept pinned" : "; nothing left attached or pinned");
 out_cfg:
 	close_fd(&d.control_fd);
 	if (d.control_listening)

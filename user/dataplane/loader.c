@@ -468,7 +468,7 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 	return 0;
 
 fail:
-	sl_dataplane_stop(dp, dp->adopted_maps > 0);
+	sl_dataplane_stop(dp, dp->adopted_maps > 0 ? SL_STOP_KEEP_MAPS : SL_STOP_REMOVE);
 	return err;
 }
 
@@ -481,12 +481,20 @@ int sl_dataplane_attach(struct sl_dataplane *dp, const struct sl_dataplane_opts 
 	return err;
 }
 
-void sl_dataplane_stop(struct sl_dataplane *dp, bool keep_maps)
+void sl_dataplane_stop(struct sl_dataplane *dp, enum sl_stop_mode mode)
 {
-	if (dp->skel) {
+	if (dp->skel && mode == SL_STOP_KEEP_ATTACHED) {
+		/* Closing our fds leaves what is attached attached: XDP is held
+		 * by the device, the sock_ops link by its pin.  The next daemon
+		 * recognises both as its own and replaces them atomically. */
+		if (dp->sockops_link)
+			bpf_link__destroy(dp->sockops_link);
+		dp->sockops_link = NULL;
+		dp->xdp_attached = false;
+	} else if (dp->skel) {
 		detach_xdp(dp);
 		detach_sockops(dp);
-		remove_pins(dp, keep_maps);
+		remove_pins(dp, mode == SL_STOP_KEEP_MAPS);
 	}
 	if (dp->seats) {
 		munmap(dp->seats, dp->seats_len);

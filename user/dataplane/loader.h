@@ -55,8 +55,15 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 /* Attach XDP (replacing our previous program atomically) and sock_ops.
  * Same error contract; on failure the caller stops the data plane. */
 int sl_dataplane_attach(struct sl_dataplane *dp, const struct sl_dataplane_opts *o);
-/* Detach (only what is still ours) and unpin; maps stay pinned with keep_maps. */
-void sl_dataplane_stop(struct sl_dataplane *dp, bool keep_maps);
+/* How much of the data path a stop leaves behind. */
+enum sl_stop_mode {
+	SL_STOP_REMOVE = 0,    /* detach (only what is still ours), unpin everything */
+	SL_STOP_KEEP_MAPS,     /* the same, but the maps stay pinned (seat counts survive) */
+	SL_STOP_KEEP_ATTACHED, /* XDP and sock_ops stay attached, every pin stays: a planned
+				* restart never leaves the host unprotected, and closes are
+				* still seen while no daemon runs */
+};
+void sl_dataplane_stop(struct sl_dataplane *dp, enum sl_stop_mode mode);
 
 
 /* The map fds of a loaded skeleton (borrowed: not closed by sl_maps_close). */
