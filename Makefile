@@ -73,7 +73,7 @@ BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 # Sanitizer reports are failures: abort on the first, leaks included.
 SAN_ENV    := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps test test-sanitized demo bench fuzz clean
+.PHONY: all deps test test-sanitized demo bench fuzz fuzz-replay clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -199,6 +199,7 @@ test: deps
 	$(Q)BUILD=$(BUILD) tests/run-all.sh
 ifneq ($(SANITIZE),1)
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 test-sanitized
+	$(Q)$(MAKE) --no-print-directory fuzz-replay
 endif
 
 test-sanitized: $(BPF_OBJ) $(TEST_BPF) $(UNIT_TESTS) $(PKT_TESTS)
@@ -214,21 +215,62 @@ bench:
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/bench.sh
 
-# libFuzzer + ASan/UBSan on the configuration loader, bounded in time.
-# New inputs go to build/fuzz-corpus; tests/fuzz/corpus holds the seeds.
+# libFuzzer + ASan/UBSan, each target bounded in time (FUZZ_SECONDS):
+#   config   the YAML loader           trace    sluicectl replay's CSV parser
+#   control  the control protocol      options  sluicectl's option parser
+#   frames   the XDP program itself, in the kernel, against the reference
+#            classifier of the packet tests (root)
+# Seeds are in tests/fuzz/corpus-<target>/ (the config's in tests/fuzz/corpus);
+# new inputs go to build/fuzz-corpus-<target>/, the run's log to
+# build/fuzz-<target>.log (the targets' own output is closed:
+# -close_fd_mask=3).  An input that fails is
+# written as crash-*: add it to the seeds so it keeps being replayed.
 FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= config control trace options frames
+FUZZ_CC    = $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	     -D_GNU_SOURCE -Iinclude -Iuser -I$(BUILD)
 FUZZ_SRCS  := $(call layer_srcs,lib) $(call layer_srcs,config) $(call layer_srcs,engine)
 
 $(BUILD)/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_SRCS)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	      -D_GNU_SOURCE -Iinclude -Iuser $(LINK_INPUTS) -o $@ -lyaml -lpcre2-8 -lm
+	$(Q)$(FUZZ_CC) $(LINK_INPUTS) -o $@ -lyaml -lpcre2-8 -lm
+$(BUILD)/fuzz_control: tests/fuzz/fuzz_control.c user/daemon/control.c
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) $(LINK_INPUTS) -o $@
+$(BUILD)/fuzz_trace: tests/fuzz/fuzz_trace.c user/ctl/trace.c
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) $(LINK_INPUTS) -o $@ -lm
+$(BUILD)/fuzz_options: tests/fuzz/fuzz_options.c user/ctl/options.c
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) $(LINK_INPUTS) -o $@ -lm
+$(BUILD)/fuzz_frames: tests/fuzz/fuzz_frames.c tests/packet/harness.c | $(SKEL)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) -Itests/packet $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) -lcmocka
 
-fuzz: deps $(BUILD)/fuzz_config
-	$(Q)mkdir -p $(BUILD)/fuzz-corpus
-	$(Q)$(BUILD)/fuzz_config -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	      -dict=tests/fuzz/config.dict $(BUILD)/fuzz-corpus tests/fuzz/corpus
+# Every fuzz target over its seeds once (regressions stay fixed; the
+# targets keep building): part of make test.
+fuzz-replay: $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz_$(t))
+	$(Q)echo "== fuzz targets over their seed corpora"
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		seeds=tests/fuzz/corpus-$$t; [ $$t = config ] && seeds=tests/fuzz/corpus; \
+		$(BUILD)/fuzz_$$t -runs=0 -close_fd_mask=3 $$seeds >$(BUILD)/fuzz-replay-$$t.log 2>&1 && \
+			echo "   ok - fuzz_$$t replays $$(ls $$seeds | wc -l) seeds" || \
+			{ echo "   not ok - fuzz_$$t on its seeds (see $(BUILD)/fuzz-replay-$$t.log)"; exit 1; }; \
+	done
+
+fuzz: deps $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz_$(t))
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		seeds=tests/fuzz/corpus-$$t; [ $$t = config ] && seeds=tests/fuzz/corpus; \
+		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+		mkdir -p $(BUILD)/fuzz-corpus-$$t; \
+		echo "== fuzz $$t ($(FUZZ_SECONDS) s)"; \
+		$(BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=1 -close_fd_mask=3 -artifact_prefix=$(BUILD)/fuzz-$$t- $$dict \
+			$(BUILD)/fuzz-corpus-$$t $$seeds >$(BUILD)/fuzz-$$t.log 2>&1; rc=$$?; \
+		grep -E 'DONE|stat::number_of_executed_units|SUMMARY|Test unit written' $(BUILD)/fuzz-$$t.log; \
+		[ $$rc -eq 0 ] || { echo "fuzz $$t FAILED (see $(BUILD)/fuzz-$$t.log)"; exit 1; }; \
+	done
 
 clean:
 	$(Q)rm -rf build build-san bpf/*.bpf.o

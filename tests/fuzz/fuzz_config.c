@@ -4,17 +4,10 @@
  * sl_config_load_buffer(), the result (when there is one) is checked for
  * the invariants the rest of sluice relies on, and everything is freed.
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Iuser \
- *     tests/fuzz/fuzz_config.c user/diag.c user/yaml_doc.c user/config.c \
- *     user/config_net.c user/config_flowschema.c user/config_labels.c \
- *     user/config_policy.c user/labels.c user/shuffle.c \
- *     -lyaml -lpcre2-8 -lm -o build/fuzz_config
- *   mkdir -p build/fuzz-corpus
- *   ./build/fuzz_config -max_total_time=60 -dict=tests/fuzz/config.dict \
- *     build/fuzz-corpus tests/fuzz/corpus
+ *   make fuzz FUZZ_TARGETS=config FUZZ_SECONDS=60
  *
- * (libFuzzer writes new inputs into the first directory: keep the seeds in
- * tests/fuzz/corpus clean.)  Add any input that crashes as
+ * (New inputs go to build/fuzz-corpus-config: the seeds in tests/fuzz/corpus
+ * stay clean.)  Add any input that crashes as
  * tests/fuzz/corpus/regress-<what>.yaml so it keeps being replayed.
  */
 #include <stdint.h>

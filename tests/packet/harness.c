@@ -867,3 +867,87 @@ const struct sluice_event *one_event(const char *ctx)
 		fail_msg("%s: %d events, expected 1", ctx, nevents);
 	return &events[0];
 }
+
+/* Run one frame through the program (maps as setup_maps(S_FULL) leaves
+ * them, a fresh heartbeat) and compare everything with the reference
+ * classifier: the verdict (a full Queue level defers, a full Reject level
+ * answers with a RST, anything else passes), the frame (untouched unless
+ * a RST, which must be exactly the expected reply with valid checksums),
+ * the syns/malformed/fragments counters and the events.  Prints what
+ * differs; returns how many things did. */
+int check_against_reference(const char *ctx, const uint8_t *in, size_t len, uint32_t *verdict,
+			    enum ref_class *cls)
+{
+	static uint8_t out[FR_MAX_LEN], want[FR_MAX_LEN];
+	struct sluice_stats ga, gb;
+	struct ref_info ri;
+	enum ref_class rc;
+	uint32_t out_len = 0, retval = XDP_ABORTED, expect;
+	int err, bad = 0;
+
+	rc = ref_parse(in, len, &ri);
+	expect = XDP_PASS;
+	if (rc == REF_SYN && ri.dport == P_QUEUE)
+		expect = XDP_DROP;
+	else if (rc == REF_SYN && ri.dport == P_REJECT)
+		expect = XDP_TX;
+
+	read_gstats(&ga);
+	drain_events();
+	err = run_xdp(in, len, out, &out_len, &retval);
+	read_gstats(&gb);
+	ring_buffer__consume(rb);
+	*verdict = retval;
+	*cls = rc;
+	if (err) {
+		print_error("%s: test_run failed: %d\n", ctx, err);
+		return 1;
+	}
+	if (retval != XDP_PASS && retval != XDP_DROP && retval != XDP_TX) {
+		print_error("%s: verdict %s (%u): only PASS/DROP/TX allowed\n", ctx,
+			    verdict_name(retval), retval);
+		bad++;
+	}
+	if (retval != expect) {
+		print_error("%s: verdict %s, reference says %s (class %d)\n", ctx,
+			    verdict_name(retval), verdict_name(expect), rc);
+		bad++;
+	}
+	if (retval == XDP_TX) {
+		const uint8_t *ip = out + ri.l2_len;
+		uint32_t ack = rst_ack(ri.seq, ri.flags, ri.payload_len);
+		size_t wn;
+		bool ok_csum = out_len >= ri.l2_len + (ri.family == 4 ? 40u : 60u) &&
+			(ri.family == 4 ? fr_ipv4_csum_ok(ip, 20) && fr_tcp_csum_ok_v4(ip, ip + 20, 20)
+					: fr_tcp_csum_ok_v6(ip, ip + 40, 20));
+
+		if (!ok_csum) {
+			print_error("%s: RST with invalid checksums\n", ctx);
+			bad++;
+		}
+		wn = expected_rst_raw(in, &ri, ack, want);
+		if (out_len != wn || memcmp(out, want, wn)) {
+			print_error("%s: RST bytes differ from the expected reply\n", ctx);
+			hexdump("expected RST", want, wn);
+			hexdump("got", out, out_len < FR_MAX_LEN ? out_len : FR_MAX_LEN);
+			bad++;
+		}
+	} else if (out_len != len || memcmp(in, out, len)) {
+		print_error("%s: %s changed the frame\n", ctx, verdict_name(retval));
+		bad++;
+	}
+	if (gb.syns - ga.syns != (rc == REF_SYN) ||
+	    gb.malformed - ga.malformed != (rc == REF_MALFORMED) ||
+	    gb.fragments - ga.fragments != (rc == REF_FRAGMENT)) {
+		print_error("%s: counters syns/malformed/fragments moved %" PRIu64 "/%" PRIu64
+			    "/%" PRIu64 ", reference class %d\n", ctx,
+			    (uint64_t)(gb.syns - ga.syns), (uint64_t)(gb.malformed - ga.malformed),
+			    (uint64_t)(gb.fragments - ga.fragments), rc);
+		bad++;
+	}
+	if (nevents != (retval == XDP_DROP || retval == XDP_TX)) {
+		print_error("%s: %d events for verdict %s\n", ctx, nevents, verdict_name(retval));
+		bad++;
+	}
+	return bad;
+}

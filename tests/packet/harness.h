@@ -182,6 +182,11 @@ struct sluice_wl_stats wl_stats(unsigned slot);
 size_t policy_syn(uint8_t *f, uint16_t sport, uint16_t dport);
 const struct sluice_event *one_event(const char *ctx);
 
+/* One frame against the reference classifier (harness.c): 0, or how many
+ * things differed (printed). */
+int check_against_reference(const char *ctx, const uint8_t *in, size_t len, uint32_t *verdict,
+			    enum ref_class *cls);
+
 /* A scenario: a test run after test_setup (maps reset to the default). */
 #define SCENARIO(f) { #f, f, test_setup, NULL, NULL }
 

@@ -549,7 +549,7 @@ static size_t fuzz_frame(uint8_t *buf)
 
 static void test_fuzz(void **state)
 {
-	static uint8_t in[FR_MAX_LEN], out[FR_MAX_LEN], want[FR_MAX_LEN];
+	static uint8_t in[FR_MAX_LEN];
 	const char *e_seed = getenv("SLUICE_FUZZ_SEED"), *e_iters = getenv("SLUICE_FUZZ_ITERS");
 	uint64_t seed = e_seed ? strtoull(e_seed, NULL, 0) : 0x5117ce5eedULL;
 	long iters = e_iters ? strtol(e_iters, NULL, 0) : 2000, it;
@@ -563,84 +563,17 @@ static void test_fuzz(void **state)
 	setup_maps(S_FULL);
 
 	for (it = 0; it < iters; it++) {
-		struct sluice_stats ga, gb;
-		struct ref_info ri;
+		uint32_t retval;
 		enum ref_class rc;
-		uint32_t out_len, retval, expect;
 		size_t len;
 		char ctx[96];
-		int err, bad = 0;
+		int bad;
 
 		if (it % 256 == 0)
 			put_heartbeat(mono_ns());
 		len = fuzz_frame(in);
-		rc = ref_parse(in, len, &ri);
 		snprintf(ctx, sizeof(ctx), "fuzz seed 0x%" PRIx64 " frame %ld", seed, it);
-
-		expect = XDP_PASS;
-		if (rc == REF_SYN && ri.dport == P_QUEUE)
-			expect = XDP_DROP;
-		else if (rc == REF_SYN && ri.dport == P_REJECT)
-			expect = XDP_TX;
-
-		read_gstats(&ga);
-		drain_events();
-		err = run_xdp(in, len, out, &out_len, &retval);
-		read_gstats(&gb);
-		ring_buffer__consume(rb);
-
-		if (err) {
-			print_error("%s: test_run failed: %d\n", ctx, err);
-			bad++;
-			goto report;
-		}
-		if (retval != XDP_PASS && retval != XDP_DROP && retval != XDP_TX) {
-			print_error("%s: verdict %s (%u): only PASS/DROP/TX allowed\n", ctx,
-				    verdict_name(retval), retval);
-			bad++;
-		}
-		if (retval != expect) {
-			print_error("%s: verdict %s, reference says %s (class %d)\n", ctx,
-				    verdict_name(retval), verdict_name(expect), rc);
-			bad++;
-		}
-		if (retval == XDP_TX) {
-			const uint8_t *ip = out + ri.l2_len;
-			uint32_t ack = rst_ack(ri.seq, ri.flags, ri.payload_len);
-			size_t wn;
-			bool ok_csum = out_len >= ri.l2_len + (ri.family == 4 ? 40u : 60u) &&
-				(ri.family == 4 ? fr_ipv4_csum_ok(ip, 20) && fr_tcp_csum_ok_v4(ip, ip + 20, 20)
-						: fr_tcp_csum_ok_v6(ip, ip + 40, 20));
-
-			if (!ok_csum) {
-				print_error("%s: RST with invalid checksums\n", ctx);
-				bad++;
-			}
-			wn = expected_rst_raw(in, &ri, ack, want);
-			if (out_len != wn || memcmp(out, want, wn)) {
-				print_error("%s: RST bytes differ from the expected reply\n", ctx);
-				hexdump("expected RST", want, wn);
-				hexdump("got", out, out_len < FR_MAX_LEN ? out_len : FR_MAX_LEN);
-				bad++;
-			}
-		} else if (out_len != len || memcmp(in, out, len)) {
-			print_error("%s: %s changed the frame\n", ctx, verdict_name(retval));
-			bad++;
-		}
-		if (gb.syns - ga.syns != (rc == REF_SYN) ||
-		    gb.malformed - ga.malformed != (rc == REF_MALFORMED) ||
-		    gb.fragments - ga.fragments != (rc == REF_FRAGMENT)) {
-			print_error("%s: counters syns/malformed/fragments moved %" PRIu64 "/%" PRIu64
-				    "/%" PRIu64 ", reference class %d\n", ctx,
-				    (uint64_t)(gb.syns - ga.syns), (uint64_t)(gb.malformed - ga.malformed),
-				    (uint64_t)(gb.fragments - ga.fragments), rc);
-			bad++;
-		}
-		if (nevents != (retval == XDP_DROP || retval == XDP_TX)) {
-			print_error("%s: %d events for verdict %s\n", ctx, nevents, verdict_name(retval));
-			bad++;
-		}
-report:
+		bad = check_against_reference(ctx, in, len, &retval, &rc);
 		if (bad) {
 			if (++failures <= 5)
 				hexdump("frame", in, len);

@@ -136,7 +136,9 @@ int ctl_parse_options(const struct ctl_command_doc *doc, const struct ctl_opt *t
 		fprintf(stderr, "sluicectl %s: out of memory\n", doc->name);
 		return CTL_FAIL;
 	}
-	optind = 1;
+	/* 0, not 1: glibc then forgets a scan that stopped inside a bundle of
+	 * short options (-abc) of an earlier argv (the fuzzer found it). */
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shorts, longs, &idx)) != -1) {
 		const struct ctl_opt *o = NULL;

@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "ctl/ctl.h"
 #include "ctl/options.h"
+#include "ctl/trace.h"
 #include "lib/read_file.h"
 #include "lib/json_out.h"
 
@@ -64,45 +65,14 @@ static const struct ctl_command_doc replay_doc = {
 		"Exit status: 0 ok, 1 invalid policy or trace (file:line:column), 2 usage.\n",
 };
 
-struct row {
-	double t_s, signal, setpoint;
-};
-
-enum { COL_T, COL_SIGNAL, COL_SETPOINT, COL_N };
-static const char *const col_names[COL_N] = {"t_s", "signal", "setpoint"};
-
-static char *trim(char *s, char **end_out)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
-		e--;
-	*e = 0;
-	if (end_out)
-		*end_out = e;
-	return s;
-}
-
-/*
- * Parse the trace.  Returns 0, or -1 after printing "FILE:LINE:COL: why".
- * *has_setpoint says whether the header had a setpoint column.
- */
-static int read_trace(const char *path, struct row **rows_out, size_t *n_out,
+/* Read and parse the trace file ('-': standard input). */
+static int read_trace(const char *path, struct ctl_trace_row **rows_out, size_t *n_out,
 		      bool *has_setpoint)
 {
-	char *text = NULL, *line, *next;
-	size_t n = 0, rcap = 0, text_len;
-	struct row *rows = NULL;
-	int colidx[16]; /* field -> COL_*, header order */
-	int nfields = 0, ret = -1, err;
-	unsigned lineno = 0;
-	bool header = false;
-	size_t len;
+	char *text = NULL;
+	size_t text_len;
+	int err, ret;
 
-	*has_setpoint = false;
 	err = sl_read_file(path, MAX_TRACE_BYTES, &text, &text_len);
 	if (err == -EFBIG) {
 		fprintf(stderr, "sluicectl replay: %s: a trace holds at most %u MiB\n", path,
@@ -113,141 +83,8 @@ static int read_trace(const char *path, struct row **rows_out, size_t *n_out,
 		fprintf(stderr, "sluicectl replay: %s: %s\n", path, strerror(-err));
 		return -1;
 	}
-	for (line = text; line < text + text_len; line = next) {
-		char *nl = memchr(line, '\n', (size_t)(text + text_len - line));
-		char *p = line, *blank;
-		int field = 0;
-		struct row r = {NAN, NAN, NAN};
-
-		next = nl ? nl + 1 : text + text_len;
-		len = (size_t)(next - line);
-		if (nl)
-			*nl = '\0';
-		lineno++;
-		if (len - (nl != NULL) != strlen(line)) {
-			fprintf(stderr, "%s:%u:%zu: NUL byte in the trace\n", path, lineno,
-				strlen(line) + 1);
-			goto out;
-		}
-		blank = trim(line, NULL);
-		if (!*blank)
-			continue; /* blank lines are ignored */
-		if (!header) {
-			bool seen[COL_N] = {false};
-
-			for (;;) {
-				char *comma = strchr(p, ','), *cell;
-				size_t col = (size_t)(p - line) + 1;
-				int c;
-
-				if (comma)
-					*comma = 0;
-				cell = trim(p, NULL);
-				if (nfields >= (int)(sizeof(colidx) / sizeof(colidx[0]))) {
-					fprintf(stderr, "%s:%u:%zu: too many columns\n", path, lineno, col);
-					goto out;
-				}
-				for (c = 0; c < COL_N; c++)
-					if (!strcmp(cell, col_names[c]))
-						break;
-				if (c == COL_N) {
-					fprintf(stderr, "%s:%u:%zu: column %d: unknown column '%s' (expected t_s, signal, setpoint)\n",
-						path, lineno, col, nfields + 1, cell);
-					goto out;
-				}
-				if (seen[c]) {
-					fprintf(stderr, "%s:%u:%zu: column %d: duplicate column '%s'\n",
-						path, lineno, col, nfields + 1, cell);
-					goto out;
-				}
-				seen[c] = true;
-				colidx[nfields++] = c;
-				if (!comma)
-					break;
-				p = comma + 1;
-			}
-			if (!seen[COL_T] || !seen[COL_SIGNAL]) {
-				fprintf(stderr, "%s:%u:1: the header needs columns t_s and signal (and optionally setpoint)\n",
-					path, lineno);
-				goto out;
-			}
-			*has_setpoint = seen[COL_SETPOINT];
-			header = true;
-			continue;
-		}
-		for (;;) {
-			char *comma = strchr(p, ','), *cell, *end;
-			size_t col = (size_t)(p - line) + 1;
-			double v;
-
-			if (comma)
-				*comma = 0;
-			if (field >= nfields) {
-				fprintf(stderr, "%s:%u:%zu: more fields than the header's %d\n",
-					path, lineno, col - 1, nfields);
-				goto out;
-			}
-			cell = trim(p, NULL);
-			col += (size_t)(cell - p);
-			if (!*cell) {
-				v = NAN; /* no valid value */
-			} else {
-				errno = 0;
-				v = strtod(cell, &end);
-				if (*end || end == cell || (errno == ERANGE && isinf(v))) {
-					fprintf(stderr, "%s:%u:%zu: column %d (%s): '%s' is not a number\n",
-						path, lineno, col, field + 1, col_names[colidx[field]], cell);
-					goto out;
-				}
-			}
-			switch (colidx[field]) {
-			case COL_T: r.t_s = v; break;
-			case COL_SIGNAL: r.signal = v; break;
-			default: r.setpoint = v; break;
-			}
-			if (colidx[field] == COL_T && !isfinite(v)) {
-				fprintf(stderr, "%s:%u:%zu: column %d (t_s): a time in seconds is required\n",
-					path, lineno, col, field + 1);
-				goto out;
-			}
-			field++;
-			if (!comma)
-				break;
-			p = comma + 1;
-		}
-		if (field < nfields) {
-			fprintf(stderr, "%s:%u:%zu: %d field%s, the header has %d (missing column %d, %s)\n",
-				path, lineno, strlen(line) + 1, field, field == 1 ? "" : "s", nfields,
-				field + 1, col_names[colidx[field]]);
-			goto out;
-		}
-		if (n == rcap) {
-			struct row *nr;
-
-			rcap = rcap ? 2 * rcap : 256;
-			nr = realloc(rows, rcap * sizeof(*rows));
-			if (!nr) {
-				fprintf(stderr, "sluicectl replay: out of memory\n");
-				goto out;
-			}
-			rows = nr;
-		}
-		rows[n++] = r;
-	}
-	if (!header) {
-		fprintf(stderr, "%s:1:1: empty trace: expected the header t_s,signal[,setpoint]\n", path);
-		goto out;
-	}
-	ret = 0;
-out:
+	ret = ctl_trace_parse(path, text, text_len, rows_out, n_out, has_setpoint);
 	free(text);
-	if (ret) {
-		free(rows);
-		rows = NULL;
-		n = 0;
-	}
-	*rows_out = rows;
-	*n_out = n;
 	return ret;
 }
 
@@ -301,7 +138,7 @@ int ctl_replay(int argc, char **argv)
 	struct sl_aimd_params params;
 	struct ctl_parsed parsed;
 	struct sl_aimd st;
-	struct row *rows = NULL;
+	struct ctl_trace_row *rows = NULL;
 	double *applied = NULL;
 	size_t n_rows = 0;
 	bool has_setpoint;

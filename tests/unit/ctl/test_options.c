@@ -183,6 +183,21 @@ static void test_usage_errors(void **state)
 	assert_non_null(strstr(err_text, "sluicectl try --help"));
 }
 
+/* A parse that stops inside a bundle of short options (-hv: --help
+ * returns before v) must not leak into the next parse. */
+static void test_parses_are_independent(void **state)
+{
+	struct t_opts o = {0};
+	struct ctl_parsed p;
+
+	(void)state;
+	assert_int_equal(run(&o, &p, WORDS("-hv")), CTL_OK);
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(run(&o, &p, WORDS("-c", "f")), CTL_PARSE_RUN);
+	assert_false(o.verbose);
+	assert_string_equal(o.config, "f");
+}
+
 static void test_help_lists_every_row(void **state)
 {
 	struct t_opts o = {0};
@@ -225,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_too_many_or_too_few_arguments),
 		cmocka_unit_test(test_values_out_of_bounds_are_refused_by_name),
 		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_parses_are_independent),
 		cmocka_unit_test(test_help_lists_every_row),
 	};
 
