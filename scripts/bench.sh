@@ -14,5 +14,5 @@ echo
 echo "== daemon engines"
 build/bench_engines
 echo
-echo "== lab: connect latency and protection against peers (about 2 minutes)"
+echo "== lab: connect latency, protection against peers, a spoofed flood (about 15 minutes)"
 scripts/bench_lab.sh

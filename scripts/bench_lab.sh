@@ -17,6 +17,13 @@
 #     sluice without held SYNs (the ticket path alone, overbooking 1 and 8).
 #     Goodput, mice served and their total-time percentiles, elephants
 #     served; PNGs of the mice's CDF and completions per second (gnuplot).
+#  F. A spoofed SYN flood into the legitimate clients' own level (8 seats,
+#     Queue; 8 workers x 100 ms): clients at 20/s for FLOOD_SECS (20),
+#     unflooded, then under SYNs from 256 spoofed sources at FLOOD_RATES
+#     (4, 1000, 100000/s) whose network answers the SYN-ACKs with ICMP
+#     host unreachable, and one that drops them silently (blackhole).
+#     Clients' success and connect p50/p99 against the unflooded run,
+#     seats held by half-open connections, events lost, daemon CPU and RSS.
 # Every load is bounded in count and time.
 set -uo pipefail
 
@@ -76,8 +83,8 @@ start_sluiced() { # CONFIG
 stop_sluiced() { kill -TERM "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null; }
 
 load() { ip netns exec sl-cli "$B/lab_load" --json --quiet "$@"; }
-# BENCH_PARTS: which parts to run (default all: A A2 B).
-part() { [[ " ${BENCH_PARTS:-A A2 B} " == *" $1 "* ]]; }
+# BENCH_PARTS: which parts to run (default all: A A2 B F).
+part() { [[ " ${BENCH_PARTS:-A A2 B F} " == *" $1 "* ]]; }
 
 if part A; then
 # ---- A. connect latency ------------------------------------------------------
@@ -302,4 +309,98 @@ GP
 else
 	echo "(gnuplot missing: no pictures)"
 fi
+fi
+
+if part F; then
+# ---- F. a spoofed SYN flood into the clients' own level -------------------------------
+FSECS=${FLOOD_SECS:-20}
+FLOOD_RATES=${FLOOD_RATES:-4 1000 100000}
+cat >"$TMP/flood.yaml" <<'YAML'
+apiVersion: sluice/v1
+kind: Server
+metadata: {name: bench}
+spec: {serverConcurrencyLimit: 8, handshakeTimeout: 10s}
+---
+apiVersion: sluice/v1
+kind: PriorityLevelConfiguration
+metadata: {name: web}
+spec:
+  type: Limited
+  limited:
+    nominalConcurrencyShares: 100
+    limitResponse: {type: Queue, queuing: {queues: 64, handSize: 6, queueLengthLimit: 50}}
+---
+apiVersion: sluice/v1
+kind: FlowSchema
+metadata: {name: web}
+spec:
+  priorityLevelConfiguration: {name: web}
+  matchingPrecedence: 500
+  distinguisherMethod: {type: BySource}
+  rules:
+  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]
+    destinations: [{ports: ["8080"]}]
+YAML
+# The spoofed sources sit behind the client namespace: 198.18.1.0/24 is
+# unreachable there (ICMP host unreachable, as the Internet answers for
+# addresses nobody has), 198.18.2.0/24 a blackhole (nothing comes back).
+ip route add 198.18.1.0/24 via 198.18.0.2 dev sl0
+ip route add 198.18.2.0/24 via 198.18.0.2 dev sl0
+# ICMP rate limits off where a namespace has them.  One is global to the
+# host (route.error_cost: an unreachable route answers each destination
+# with a burst of 5, then 1/s), so this one router answers only some
+# SYN-ACKs; on the Internet the answers come from many routers.
+ip netns exec sl-cli sysctl -qw net.ipv4.ip_forward=1 net.ipv4.icmp_ratelimit=0 net.ipv4.icmp_ratemask=0
+ip netns exec sl-cli ip route add unreachable 198.18.1.0/24
+ip netns exec sl-cli ip route add blackhole 198.18.2.0/24
+echo
+echo "F. spoofed SYN flood into the clients' level (8 seats; clients 20/s for ${FSECS} s; 256 spoofed sources)"
+printf '%-24s %8s %9s %9s %9s %10s %10s %8s %8s\n' run "ok" "conn p50" "conn p99" "half-open" \
+	"icmp rel." "ev. lost" "CPU" "RSS"
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$DAEMON/stat"; }
+f_run() { # TAG [SPOOF_NET RATE]
+	local tag=$1 net=${2:-} rate=${3:-0} t0 c0 e0 i0 ho=0 h j
+	start_service 8080 8 100
+	start_sluiced "$TMP/flood.yaml"
+	c0=$(cpu_ticks); t0=$(date +%s.%N)
+	e0=$("$B/sluicectl" status --json | jq .stats.events_lost)
+	i0=$("$B/sluicectl" status --json | jq .stats.icmp_released)
+	if [ -n "$net" ]; then
+		ip netns exec sl-cli "$B/lab_syn" --src "$net.1" --sources 254 --dst 198.18.0.1 --dport 8080 \
+			--rate "$rate" --count $((rate * (FSECS + 2))) --duration $((FSECS + 2)) >/dev/null &
+		PIDS+=($!)
+		sleep 1
+	fi
+	load --connect 198.18.0.1 --port 8080 --source 198.18.0.10 --source 198.18.0.11 \
+		--source 198.18.0.12 --source 198.18.0.13 --rate 20 --count $((20 * FSECS)) \
+		--duration "$FSECS" --timeout 10 >"$TMP/f-$tag.json" &
+	local lp=$!
+	for _ in $(seq "$FSECS"); do # the most half-open seats held at once
+		h=$("$B/sluicectl" conns --json --limit 0 | jq '[.conns[] | select(.state != "established")] | length')
+		[ "$h" -gt "$ho" ] && ho=$h
+		sleep 1
+	done
+	wait "$lp"
+	[ -n "$net" ] && wait "${PIDS[-1]}" 2>/dev/null
+	local secs cpu rss el ir
+	secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+	cpu=$(awk -v a="$c0" -v b="$(cpu_ticks)" -v s="$secs" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { printf "%.1f%%", 100 * (b - a) / hz / s }')
+	rss=$(awk '/^VmRSS/ { printf "%.1fMB", $2 / 1024 }' "/proc/$DAEMON/status")
+	el=$(( $("$B/sluicectl" status --json | jq .stats.events_lost) - e0 ))
+	ir=$(( $("$B/sluicectl" status --json | jq .stats.icmp_released) - i0 ))
+	stop_sluiced
+	stop_service
+	jq -r --arg t "$tag" --arg ho "$ho" --arg ir "$ir" --arg el "$el" --arg cpu "$cpu" --arg rss "$rss" \
+		'"\($t) \(.ok)/\(.started) \(.connect_ms.p50) \(.connect_ms.p99) \($ho) \($ir) \($el) \($cpu) \($rss)"' \
+		"$TMP/f-$tag.json" |
+		awk '{ printf "%-24s %8s %8.1fms %8.1fms %9s %10s %10s %8s %8s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
+}
+f_run unflooded
+for r in $FLOOD_RATES; do
+	f_run "unreachable-${r}per-s" 198.18.1 "$r"
+	f_run "blackhole-${r}per-s" 198.18.2 "$r"
+done
+echo "(ok: clients served of those started; half-open: the most connections holding seats before"
+echo " their handshake completed, sampled each second; icmp rel.: seats returned by ICMP errors)"
 fi

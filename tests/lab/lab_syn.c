@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_COUNT 2000000L
+#define MAX_COUNT 20000000L
 #define MAX_DURATION 120.0
 
 static void usage(FILE *f)
