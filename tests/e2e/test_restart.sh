@@ -12,6 +12,14 @@ e2e_init "$@"
 start_service 8080 16 4000 || { not_ok "lab service starts"; e2e_finish; }
 start_daemon "$CONFIGS/basic.yaml" --keep-maps || { not_ok "sluiced starts"; e2e_finish; }
 
+# What the daemon leaves on disk is its own: pin directories 0700, pins
+# 0600, the control socket 0600.
+check "pin directory 0700" test "$(stat -c %a "$PIN_DIR")" = 700
+check "maps directory 0700" test "$(stat -c %a "$PIN_DIR/maps")" = 700
+check "every pin 0600, owned by root" bash -c \
+	'[ -z "$(find "$1" -mindepth 2 -type f \( ! -perm 0600 -o ! -user root \))" ] && [ -n "$(find "$1" -mindepth 2 -type f)" ]' _ "$PIN_DIR"
+check "control socket 0600" test "$(stat -c %a "$E2E_TMP/ctl.sock")" = 600
+
 in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --rate 100 --count 3 --timeout 10 --json --quiet \
 	>"$E2E_TMP/held.json" &
 held=$!
