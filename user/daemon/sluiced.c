@@ -80,6 +80,7 @@ struct daemon {
 	int sig_fd, timer_fd, epoll_fd;
 	unsigned long long ticks;
 	unsigned long long last_sweep_ns, last_report_ns, last_reconcile_ns;
+	bool sweep_backlog; /* the last sweep expired a full batch: again next tick */
 	unsigned long long reconciled; /* connections released by reconcile() */
 	struct level_report report[SLUICE_MAX_LEVELS];
 };
@@ -492,9 +493,10 @@ static void tick(struct daemon *d)
 	sl_policies_tick(d->policies, now);
 	sl_metrics_sweep(d->metrics, now);
 	sl_reqsrv_sweep(d->control, now);
-	if (now - d->last_sweep_ns >= SWEEP_INTERVAL_NS) {
+	if (d->sweep_backlog || now - d->last_sweep_ns >= SWEEP_INTERVAL_NS) {
 		d->last_sweep_ns = now;
 		n = sl_expire_handshakes(&d->dp, now, d->cfg->server.handshake_timeout_ns);
+		d->sweep_backlog = n >= SL_EXPIRE_BATCH;
 		if (n > 0)
 			pr_info("expired %d admitted connection%s that never established", n, n == 1 ? "" : "s");
 	}

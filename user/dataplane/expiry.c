@@ -11,8 +11,6 @@
 #include "lib/log.h"
 #include "sluice.skel.h"
 
-#define SWEEP_BATCH 4096
-
 int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns, uint64_t timeout_ns)
 {
 	int fd = dp->maps.fd[SL_MAP_CONNS];
@@ -22,14 +20,14 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns, uint64_t time
 	size_t n = 0, visited = 0, max_visits;
 	int expired = 0;
 
-	stale = calloc(SWEEP_BATCH, sizeof(*stale));
+	stale = calloc(SL_EXPIRE_BATCH, sizeof(*stale));
 	if (!stale)
 		return -ENOMEM;
 	/* Collect first, delete after: deleting while walking would restart
 	 * the walk.  Bounded by twice the table's real size (it is set from
 	 * tableSizes.connections) in case BPF churns it meanwhile. */
 	max_visits = 2u * (size_t)bpf_map__max_entries(dp->skel->maps.sl_conns);
-	while (n < SWEEP_BATCH && visited++ < max_visits &&
+	while (n < SL_EXPIRE_BATCH && visited++ < max_visits &&
 	       !bpf_map_get_next_key(fd, prev, &next)) {
 		if (!bpf_map_lookup_elem(fd, &next, &c) && c.state == SLUICE_CONN_ADMITTED &&
 		    now_ns > c.admitted_ns && now_ns - c.admitted_ns > timeout_ns)

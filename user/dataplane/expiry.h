@@ -7,7 +7,11 @@
 
 #include "dataplane/loader.h"
 
-/* Returns the number of connections expired, or a negative errno. */
+/* At most SL_EXPIRE_BATCH per call, so one sweep never holds the loop
+ * long (about 10 ms for a full batch); the caller sweeps again at its next
+ * tick while a call returns a full batch.  Returns the number of
+ * connections expired, or a negative errno. */
+#define SL_EXPIRE_BATCH 4096
 int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns, uint64_t timeout_ns);
 
 /*
