@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #define MAX_COUNT 20000000L
-#define MAX_DURATION 120.0
+#define MAX_DURATION 900.0
 
 static void usage(FILE *f)
 {
