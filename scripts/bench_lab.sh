@@ -30,33 +30,12 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$ROOT/build
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "bench_lab: needs root (XDP, sock_ops, network namespaces)" >&2
-	exit 1
-fi
-if [ -z "${SLUICE_BENCH_PRIVATE:-}" ]; then
-	export SLUICE_BENCH_PRIVATE=1
-	exec unshare -m -n --propagation private bash "$0" "$@"
-fi
 for t in nft haproxy jq; do
 	command -v "$t" >/dev/null || { echo "bench_lab: $t is missing (make bench installs it)" >&2; exit 1; }
 done
-
-TMP=$(mktemp -d /tmp/sluice-bench.XXXXXX)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	sleep 0.3
-	nft delete table inet sluice_bench 2>/dev/null
-	"$ROOT/tests/lab/topo.sh" down 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-mount -t bpf bpf /sys/fs/bpf
-mkdir -p /run/netns && mount -t tmpfs tmpfs /run/netns
-ip link set lo up
-"$ROOT/tests/lab/topo.sh" up >/dev/null
+lab_cleanup_extra() { nft delete table inet sluice_bench 2>/dev/null; }
+source "$ROOT/scripts/lab_private.sh"
+lab_private bench "$@"
 
 start_service() { # PORT WORKERS MS [LISTEN [BACKLOG]]
 	rm -f "$TMP/ready"

@@ -19,29 +19,8 @@ BASELINE_SECONDS=${BASELINE_SECONDS:-10}
 WORKERS=8
 SERVICE_MS=100
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "demo: needs root (XDP, sock_ops, network namespaces): sudo make demo" >&2
-	exit 1
-fi
-if [ -z "${SLUICE_DEMO_PRIVATE:-}" ]; then
-	export SLUICE_DEMO_PRIVATE=1
-	exec unshare -m -n --propagation private bash "$0" "$@"
-fi
-
-TMP=$(mktemp -d /tmp/sluice-demo.XXXXXX)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	sleep 0.3
-	"$ROOT/tests/lab/topo.sh" down 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-mount -t bpf bpf /sys/fs/bpf
-mkdir -p /run/netns && mount -t tmpfs tmpfs /run/netns
-ip link set lo up
-"$ROOT/tests/lab/topo.sh" up
+source "$ROOT/scripts/lab_private.sh"
+lab_private demo "$@"
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 

@@ -19,24 +19,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$ROOT/build
 SECS=${SOAK_SECS:-600}
 MARGIN=${SOAK_MARGIN:-4}
-[ "$(id -u)" -eq 0 ] || { echo "soak: needs root" >&2; exit 1; }
-if [ -z "${SLUICE_SOAK_PRIVATE:-}" ]; then
-	export SLUICE_SOAK_PRIVATE=1
-	exec unshare -m -n --propagation private bash "$0" "$@"
-fi
-TMP=$(mktemp -d /tmp/sluice-soak.XXXXXX)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	sleep 0.3
-	"$ROOT/tests/lab/topo.sh" down 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-mount -t bpf bpf /sys/fs/bpf
-mkdir -p /run/netns && mount -t tmpfs tmpfs /run/netns
-ip link set lo up
-"$ROOT/tests/lab/topo.sh" up >/dev/null
+source "$ROOT/scripts/lab_private.sh"
+lab_private soak "$@"
 ip route add 198.18.2.0/24 via 198.18.0.2 dev sl0
 ip netns exec sl-cli sysctl -qw net.ipv4.ip_forward=1
 ip netns exec sl-cli ip route add blackhole 198.18.2.0/24
