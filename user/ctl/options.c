@@ -163,14 +163,14 @@ int ctl_parse_options(const struct ctl_command_doc *doc, const struct ctl_opt *t
 			rc = CTL_USAGE;
 			goto out;
 		}
+		/* Long options come back as 256 + their row; a short one is a
+		 * character getopt only returns when a row declared it. */
 		if (c >= 256)
 			o = &table[c - 256];
 		else
 			for (size_t i = 0; i < n && !o; i++)
 				if (table[i].short_name == c)
 					o = &table[i];
-		if (!o)
-			continue;
 		parsed->given |= 1ull << (o - table);
 		why[0] = '\0';
 		if (store(o, optarg, values, why, sizeof(why))) {

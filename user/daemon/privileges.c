@@ -39,6 +39,7 @@ int sl_privileges_drop(char *why, size_t why_len)
 	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct data[2];
 	uint64_t keep = sl_privileges_kept();
+	int last = last_cap();
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
 		snprintf(why, why_len, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
@@ -46,7 +47,7 @@ int sl_privileges_drop(char *why, size_t why_len)
 	}
 	/* The bounding set first: dropping from it needs CAP_SETPCAP, which
 	 * goes below. */
-	for (int cap = 0; cap <= last_cap(); cap++) {
+	for (int cap = 0; cap <= last; cap++) {
 		if (keep & (1ull << cap))
 			continue;
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL) {
