@@ -141,4 +141,12 @@ struct {
 	__type(value, struct sluice_wl_stats);
 } sl_wl_stats SEC(".maps");
 
+/* Handshake times (sluice_abi.h, SLUICE_HS_BUCKETS). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SLUICE_HS_BUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} sl_hs_hist SEC(".maps");
+
 #endif /* SLUICE_BPF_MAPS_H */

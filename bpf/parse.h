@@ -38,6 +38,8 @@ enum parse_result {
 	PARSE_RST,           /* RST without SYN: key and seq filled (half-open release) */
 	PARSE_ICMP_ABORT,    /* an ICMP error that aborts the handshake of the SYN-ACK it
 			      * quotes: key of that connection, seq = the quoted ack */
+	PARSE_ACK,           /* ACK without SYN or RST (a handshake's last, or any later
+			      * segment): key, seq, ack_seq, payload and fin filled */
 	PARSE_MALFORMED,     /* truncated or invalid header: pass and count */
 	PARSE_FRAGMENT,      /* IP fragment: never a SYN */
 };
@@ -72,8 +74,10 @@ struct syn_pkt {
 	__u32 l3_off;       /* offset of the IP header */
 	__u32 l4_off;       /* offset of the TCP header */
 	__u32 payload_len;  /* TCP payload bytes (from IP lengths, not frame length) */
-	__be32 seq;         /* the SYN's sequence number */
+	__be32 seq;         /* the SYN's sequence number (PARSE_ACK: the ACK's) */
+	__be32 ack_seq;     /* PARSE_ACK: what it acknowledges */
 	__u32 fin;          /* 1 if FIN is set too (it counts in SEG.LEN) */
+	__u32 ack;          /* 1 for PARSE_ACK: a RST in reply takes its seq from ack_seq */
 };
 
 static __always_inline void v4_mapped(__u8 dst[16], __be32 addr)
@@ -91,7 +95,7 @@ parse_tcp(void *data, void *data_end, struct syn_pkt *p, __u32 l4_off,
 	  __u32 ip_payload)
 {
 	struct tcphdr *th;
-	__u32 doff_bytes;
+	__u32 doff_bytes, syn, ack;
 
 	if (l4_off > MAX_HDR_OFF)
 		return PARSE_MALFORMED;
@@ -101,22 +105,25 @@ parse_tcp(void *data, void *data_end, struct syn_pkt *p, __u32 l4_off,
 	doff_bytes = th->doff * 4;
 	if (doff_bytes < sizeof(*th) || doff_bytes > ip_payload)
 		return PARSE_MALFORMED;
-	if (th->rst && !th->syn) {
-		p->l4_off = l4_off;
-		p->key.sport = th->source;
-		p->key.dport = th->dest;
-		p->seq = th->seq;
-		return PARSE_RST;
-	}
-	if (!th->syn || th->ack || th->rst)
-		return PARSE_OTHER;
+	/* Everything read here, once: the compiler may otherwise rebuild th
+	 * from a register whose bounds the verifier has forgotten. */
+	syn = th->syn;
+	ack = th->ack;
 	p->l4_off = l4_off;
-	p->payload_len = ip_payload - doff_bytes;
 	p->key.sport = th->source;
 	p->key.dport = th->dest;
 	p->seq = th->seq;
+	p->ack_seq = th->ack_seq;
 	p->fin = th->fin;
-	return PARSE_SYN;
+	if (th->rst && !syn)
+		return PARSE_RST;
+	if (th->rst || (syn && ack) || (!syn && !ack))
+		return PARSE_OTHER;
+	p->payload_len = ip_payload - doff_bytes;
+	if (syn)
+		return PARSE_SYN;
+	p->ack = 1;
+	return PARSE_ACK;
 }
 
 /*
@@ -310,7 +317,7 @@ parse_ipv6(void *data, void *data_end, struct syn_pkt *p, __u32 off)
 			 payload - (ext_off - off - sizeof(*ip6h)));
 }
 
-/* Parse a frame.  On PARSE_SYN, *p describes the SYN. */
+/* Parse a frame.  On PARSE_SYN, *p describes the SYN; on PARSE_ACK, the ACK. */
 static __always_inline enum parse_result
 parse_frame(struct xdp_md *ctx, struct syn_pkt *p)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Turn a parsed SYN into a RST|ACK reply in place (RFC 793 reset generation
- * for a segment without ACK: seq 0, ack = SYN seq + 1 + payload length).
+ * for a segment without ACK: seq 0, ack = SYN seq + 1 + payload length),
+ * or a parsed ACK into a bare RST (for a segment with ACK: seq = its ack).
  *
  * The reply keeps the link layer (MACs swapped, VLAN tags kept as they
  * were), writes a fresh 20-byte IPv4 header (options dropped) or a 40-byte
@@ -40,18 +41,22 @@ static __always_inline void fill_tcp_rst(struct tcphdr *th, const struct syn_pkt
 	__builtin_memset(th, 0, sizeof(*th));
 	th->source = p->key.dport;
 	th->dest = p->key.sport;
+	th->doff = sizeof(*th) / 4;
+	th->rst = 1;
+	th->window = 0;
+	if (p->ack) {
+		th->seq = p->ack_seq;
+		return;
+	}
 	th->seq = 0;
 	/* SEG.LEN: the SYN occupies one sequence number, a FIN another, the
 	 * payload (TFO) the rest. */
 	th->ack_seq = bpf_htonl(bpf_ntohl(p->seq) + 1 + p->fin + p->payload_len);
-	th->doff = sizeof(*th) / 4;
-	th->rst = 1;
 	th->ack = 1;
-	th->window = 0;
 }
 
 /* Returns 0 and leaves the frame ready for XDP_TX, or a negative errno
- * (the caller then drops the SYN instead). */
+ * (the caller then drops the segment instead). */
 static __always_inline int build_rst(struct xdp_md *ctx, const struct syn_pkt *p)
 {
 	void *data = (void *)(long)ctx->data;

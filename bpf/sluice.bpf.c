@@ -5,8 +5,11 @@
  * sluice_xdp: for each TCP SYN to a protected port, decide admit (pass and
  * reserve seats), defer (drop, handing the SYN's frame to the daemon, which
  * holds it in its queue and re-injects it when its turn comes) or reject
- * (RST via XDP_TX).  A client's RST for a half-open connection returns its
- * seats.  Everything else passes untouched.
+ * (RST via XDP_TX).  A level under half-open pressure seats at the ACK
+ * instead: its SYNs pass, and the same decision is taken on the handshake's
+ * final ACK once it proves its source.  A client's RST (or an ICMP error)
+ * for a half-open connection returns its seats.  Everything else passes
+ * untouched.
  *
  * sluice_sockops: follows admitted connections (established, RTT, close) so
  * seats are returned exactly once.
@@ -158,8 +161,9 @@ static __always_inline bool older_than(__u64 age, __u64 limit)
 	return limit && age > limit;
 }
 
-/* Classify a SYN with the tables the daemon compiled: four O(1)
- * lookups give the class ids, the class-product table the verdict input. */
+/* Classify a connection (its SYN, or its handshake's ACK) with the tables
+ * the daemon compiled: four O(1) lookups give the class ids, the
+ * class-product table the verdict input. */
 static __always_inline const struct sluice_class *
 classify(const struct sluice_settings *cfg, const struct syn_pkt *p)
 {
@@ -196,6 +200,13 @@ classify(const struct sluice_settings *cfg, const struct syn_pkt *p)
 	return c ? c : &cfg->default_class;
 }
 
+/* The client's SYN sequence number, from its SYN or from its ACK (which
+ * carries SYN + 1): what a RST for the half-open connection must carry + 1. */
+static __always_inline __be32 syn_seq_of(const struct syn_pkt *p)
+{
+	return p->ack ? bpf_htonl(bpf_ntohl(p->seq) - 1) : p->seq;
+}
+
 /* Record the admitted connection.  Returns 0, or -EEXIST when another CPU
  * admitted the same 4-tuple first, or another negative errno (table full). */
 static __always_inline int track_conn(const struct syn_pkt *p, const struct sluice_class *cls,
@@ -209,7 +220,8 @@ static __always_inline int track_conn(const struct syn_pkt *p, const struct slui
 		.schema = cls->schema,
 		.policy = cls->policy,
 		.workload = cls->workload,
-		.syn_seq = p->seq,
+		.flags = p->ack ? SLUICE_CONNF_AT_ACK : 0,
+		.syn_seq = syn_seq_of(p),
 	};
 
 	return bpf_map_update_elem(&sl_conns, &p->key, &c, BPF_NOEXIST);
@@ -250,7 +262,8 @@ static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt
 	c.schema = t.schema;
 	c.policy = t.policy;
 	c.workload = t.workload;
-	c.syn_seq = p->seq;
+	c.flags = p->ack ? SLUICE_CONNF_AT_ACK : 0;
+	c.syn_seq = syn_seq_of(p);
 	if (bpf_map_update_elem(&sl_conns, &p->key, &c, BPF_NOEXIST)) {
 		/* Table full (or raced): give the seats back, let it retry. */
 		if (seats)
@@ -264,6 +277,16 @@ static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt
 	return XDP_PASS;
 }
 
+/* The daemon's verdict on this 4-tuple, if it left one: the XDP verdict,
+ * or -1 (no ticket, or not ours to use). */
+static __always_inline int ticket_verdict(struct xdp_md *ctx, const struct syn_pkt *p,
+					  struct sluice_stats *gs, __u64 now)
+{
+	struct sluice_ticket *ticket = bpf_map_lookup_elem(&sl_tickets, &p->key);
+
+	return ticket ? claim_ticket(ctx, p, ticket, gs, now) : -1;
+}
+
 /* The SYN's place in the policy gate's per-workload tables. */
 static __always_inline __u32 policy_slot(const struct sluice_class *cls)
 {
@@ -272,55 +295,25 @@ static __always_inline __u32 policy_slot(const struct sluice_class *cls)
 	return (__u32)cls->policy * SLUICE_WL_SLOTS + wl;
 }
 
-static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
+/*
+ * The level's judgement of a connection that has no seat yet: its SYN, or
+ * (the level seating at the ACK) its handshake's proving ACK.  Policy gate,
+ * then the level's seats; admit (XDP_PASS with the seats taken), defer
+ * (XDP_DROP, the frame to the daemon) or reject (XDP_TX of a RST).
+ */
+static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
+				 struct sluice_settings *cfg, const struct sluice_class *cls,
+				 struct sluice_level *lvl, struct sluice_seats *seats,
+				 struct sluice_level_stats *ls, struct sluice_stats *gs, __u64 now)
 {
-	struct sluice_stats *gs = global_stats();
-	struct sluice_ticket *ticket;
-	const struct sluice_class *cls;
-	struct sluice_level_stats *ls;
-	struct sluice_settings *cfg;
-	struct sluice_level *lvl;
-	struct sluice_seats *seats;
 	struct sluice_policy_gate *gate = NULL; /* tokens taken from this gate */
 	struct sluice_wl_stats *ws = NULL;
-	__u32 zero = 0, level, need;
+	__u32 need;
 	__s64 mtok = 0;
-	__u64 now, age;
+	__u64 age;
 	bool force = false, stale, undispatched, shadow;
 	int err;
 
-	STAT_INC(gs, syns);
-	cfg = bpf_map_lookup_elem(&sl_config, &zero);
-	if (!cfg || !(cfg->flags & SLUICE_CFG_ACTIVE))
-		return XDP_PASS; /* not configured yet: sluice is transparent */
-
-	cls = classify(cfg, p);
-	level = cls->level;
-	lvl = bpf_map_lookup_elem(&sl_levels, &level);
-	seats = bpf_map_lookup_elem(&sl_seats, &level);
-	ls = bpf_map_lookup_elem(&sl_lvl_stats, &level);
-	if (!lvl || !seats || !ls || lvl->type == SLUICE_LEVEL_UNUSED) {
-		STAT_INC(gs, unprotected);
-		return XDP_PASS;
-	}
-	ls->syns++;
-
-	/* A retransmit of a SYN we already admitted: its seats are held. */
-	if (bpf_map_lookup_elem(&sl_conns, &p->key)) {
-		ls->retransmits++;
-		return XDP_PASS;
-	}
-
-	now = bpf_ktime_get_ns();
-
-	/* The daemon decided about this deferred connection. */
-	ticket = bpf_map_lookup_elem(&sl_tickets, &p->key);
-	if (ticket) {
-		int verdict = claim_ticket(ctx, p, ticket, gs, now);
-
-		if (verdict >= 0)
-			return verdict;
-	}
 	need = cls->seats ? cls->seats : 1;
 	age = heartbeat_age(now);
 	stale = older_than(age, cfg->heartbeat_timeout_ns);
@@ -459,6 +452,168 @@ refund:
 	return XDP_PASS;
 }
 
+
+/* The level of a classified connection, with its seats and counters, or
+ * NULL when its class names no configured level (unprotected). */
+struct level_ctx {
+	struct sluice_level *lvl;
+	struct sluice_seats *seats;
+	struct sluice_level_stats *ls;
+};
+
+static __always_inline bool level_of(const struct sluice_class *cls, struct level_ctx *l)
+{
+	__u32 level = cls->level;
+
+	l->lvl = bpf_map_lookup_elem(&sl_levels, &level);
+	l->seats = bpf_map_lookup_elem(&sl_seats, &level);
+	l->ls = bpf_map_lookup_elem(&sl_lvl_stats, &level);
+	return l->lvl && l->seats && l->ls && l->lvl->type != SLUICE_LEVEL_UNUSED;
+}
+
+static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
+{
+	struct sluice_stats *gs = global_stats();
+	const struct sluice_class *cls;
+	struct sluice_settings *cfg;
+	struct level_ctx l;
+	__u32 zero = 0;
+	__u64 now;
+	int verdict;
+
+	STAT_INC(gs, syns);
+	cfg = bpf_map_lookup_elem(&sl_config, &zero);
+	if (!cfg || !(cfg->flags & SLUICE_CFG_ACTIVE))
+		return XDP_PASS; /* not configured yet: sluice is transparent */
+
+	cls = classify(cfg, p);
+	if (!level_of(cls, &l)) {
+		STAT_INC(gs, unprotected);
+		return XDP_PASS;
+	}
+	l.ls->syns++;
+
+	/* A retransmit of a SYN we already admitted: its seats are held. */
+	if (bpf_map_lookup_elem(&sl_conns, &p->key)) {
+		l.ls->retransmits++;
+		return XDP_PASS;
+	}
+
+	now = bpf_ktime_get_ns();
+
+	/* The daemon decided about this deferred connection. */
+	verdict = ticket_verdict(ctx, p, gs, now);
+	if (verdict >= 0)
+		return verdict;
+	/* Seats at the ACK: the kernel answers the SYN, nothing is held for
+	 * a source that has not shown it exists.  Exempt levels hold no
+	 * one back, so they keep seating (counting) at the SYN. */
+	if ((l.lvl->flags & SLUICE_LVL_SEAT_AT_ACK) && l.lvl->type == SLUICE_LEVEL_LIMITED) {
+		l.ls->unseated++;
+		return XDP_PASS;
+	}
+	return judge(ctx, p, cfg, cls, l.lvl, l.seats, l.ls, gs, now);
+}
+
+/* A tcp_request_sock field or two, relocated against the running kernel's
+ * BTF (CO-RE): the ISN the kernel sent in its SYN-ACK. */
+struct tcp_request_sock {
+	__u32 snt_isn;
+} __attribute__((preserve_access_index));
+
+/* Whether an unseated ACK finishes a handshake the kernel will complete:
+ * it acknowledges the ISN of the pending request socket of its 4-tuple, or
+ * it carries a SYN cookie the listener issued (the kernel's own check,
+ * recent overflow included).  A blind or spoofed ACK proves nothing. */
+static __always_inline bool handshake_proved(struct xdp_md *ctx, const struct syn_pkt *p)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct bpf_sock_tuple t = {};
+	struct bpf_sock *sk;
+	struct tcphdr *th;
+	__u32 l3 = p->l3_off, l4 = p->l4_off, tlen;
+	bool v4 = p->key.family == 4, ok = false;
+
+	if (l3 > MAX_HDR_OFF || l4 > MAX_HDR_OFF)
+		return false;
+	th = data + l4;
+	if ((void *)(th + 1) > data_end)
+		return false;
+	if (v4) {
+		__builtin_memcpy(&t.ipv4.saddr, p->key.saddr + 12, 4);
+		__builtin_memcpy(&t.ipv4.daddr, p->key.daddr + 12, 4);
+		t.ipv4.sport = p->key.sport;
+		t.ipv4.dport = p->key.dport;
+		tlen = sizeof(t.ipv4);
+	} else {
+		__builtin_memcpy(t.ipv6.saddr, p->key.saddr, 16);
+		__builtin_memcpy(t.ipv6.daddr, p->key.daddr, 16);
+		t.ipv6.sport = p->key.sport;
+		t.ipv6.dport = p->key.dport;
+		tlen = sizeof(t.ipv6);
+	}
+	sk = bpf_skc_lookup_tcp(ctx, &t, tlen, BPF_F_CURRENT_NETNS, 0);
+	if (!sk)
+		return false;
+	if (sk->state == BPF_TCP_NEW_SYN_RECV) {
+		struct tcp_request_sock *req = bpf_skc_to_tcp_request_sock(sk);
+
+		ok = req && bpf_ntohl(p->ack_seq) == req->snt_isn + 1;
+	} else if (sk->state == BPF_TCP_LISTEN) {
+		if (v4) {
+			struct iphdr *iph = data + l3;
+
+			if ((void *)(iph + 1) <= data_end)
+				ok = !bpf_tcp_check_syncookie(sk, iph, sizeof(*iph), th, sizeof(*th));
+		} else {
+			struct ipv6hdr *ip6h = data + l3;
+
+			if ((void *)(ip6h + 1) <= data_end)
+				ok = !bpf_tcp_check_syncookie(sk, ip6h, sizeof(*ip6h), th, sizeof(*th));
+		}
+	}
+	bpf_sk_release(sk);
+	return ok;
+}
+
+/*
+ * An ACK, while some level seats at the ACK.  One that has a seat, or whose
+ * level is not watched, passes untouched; an unseated one that proves its
+ * source meets its level's gates (or claims its ticket) as a SYN would.
+ */
+static __always_inline int handle_ack(struct xdp_md *ctx, struct syn_pkt *p)
+{
+	const struct sluice_class *cls;
+	struct sluice_settings *cfg;
+	struct sluice_stats *gs;
+	struct level_ctx l;
+	__u32 zero = 0;
+	__u64 now;
+	int verdict;
+
+	cfg = bpf_map_lookup_elem(&sl_config, &zero);
+	if (!cfg || !cfg->ack_watch_levels || !(cfg->flags & SLUICE_CFG_ACTIVE))
+		return XDP_PASS;
+	if (bpf_map_lookup_elem(&sl_conns, &p->key))
+		return XDP_PASS; /* seated: an established connection's segment */
+	cls = classify(cfg, p);
+	if (!level_of(cls, &l) || !(l.lvl->flags & SLUICE_LVL_ACK_WATCH) ||
+	    l.lvl->type != SLUICE_LEVEL_LIMITED)
+		return XDP_PASS;
+	gs = global_stats();
+	if (!handshake_proved(ctx, p)) {
+		STAT_INC(gs, acks_unproved);
+		return XDP_PASS; /* the kernel drops it, or it is not a handshake's */
+	}
+	l.ls->acks_proved++;
+	now = bpf_ktime_get_ns();
+	verdict = ticket_verdict(ctx, p, gs, now);
+	if (verdict >= 0)
+		return verdict;
+	return judge(ctx, p, cfg, cls, l.lvl, l.seats, l.ls, gs, now);
+}
+
 /* ---- sock_ops ---------------------------------------------------------- */
 
 /* Build the XDP-compatible key from a socket.  Context fields are read
@@ -544,6 +699,34 @@ static __always_inline void conn_closed(struct sluice_conn_key *k)
 	bpf_ringbuf_submit(ev, 0);
 }
 
+/* floor(log2(x)) for x >= 1, 0 for 0: six compares, no loop. */
+static __always_inline __u32 log2_u64(__u64 x)
+{
+	__u32 r = 0;
+
+	if (x >= 1ULL << 32) { x >>= 32; r += 32; }
+	if (x >= 1ULL << 16) { x >>= 16; r += 16; }
+	if (x >= 1ULL << 8)  { x >>= 8;  r += 8; }
+	if (x >= 1ULL << 4)  { x >>= 4;  r += 4; }
+	if (x >= 1ULL << 2)  { x >>= 2;  r += 2; }
+	if (x >= 1ULL << 1)  { r += 1; }
+	return r;
+}
+
+/* One handshake's time, SYN seat to established, into sl_hs_hist: the
+ * daemon's half-open time-out is a few times what handshakes take. */
+static __always_inline void count_handshake(__u64 ns)
+{
+	__u32 b = log2_u64(ns / 1000);
+	__u64 *n;
+
+	if (b >= SLUICE_HS_BUCKETS)
+		b = SLUICE_HS_BUCKETS - 1;
+	n = bpf_map_lookup_elem(&sl_hs_hist, &b);
+	if (n)
+		(*n)++;
+}
+
 SEC("sockops")
 int sluice_sockops(struct bpf_sock_ops *skops)
 {
@@ -562,6 +745,8 @@ int sluice_sockops(struct bpf_sock_ops *skops)
 		c->state = SLUICE_CONN_ESTABLISHED;
 		c->established_ns = bpf_ktime_get_ns();
 		c->srtt_us = v->srtt_us >> 3;
+		if (!(c->flags & SLUICE_CONNF_AT_ACK))
+			count_handshake(c->established_ns - c->admitted_ns);
 		bpf_sock_ops_cb_flags_set(skops, BPF_SOCK_OPS_STATE_CB_FLAG |
 						 BPF_SOCK_OPS_RTT_CB_FLAG);
 		gs = global_stats();
@@ -617,6 +802,8 @@ int sluice_xdp(struct xdp_md *ctx)
 	switch (parse_frame(ctx, &p)) {
 	case PARSE_SYN:
 		return handle_syn(ctx, &p);
+	case PARSE_ACK:
+		return handle_ack(ctx, &p);
 	case PARSE_RST:
 		return handle_rst(&p, false);
 	case PARSE_ICMP_ABORT:
@@ -647,14 +834,16 @@ int sluice_inject(struct xdp_md *ctx)
 	return XDP_PASS;
 }
 
-/* The same, for a held SYN the daemon rejects: the RST the data path
- * would have sent, out of the device the SYN came in on. */
+/* The same, for a held SYN (or ACK) the daemon rejects: the RST the data
+ * path would have sent, out of the device it came in on. */
 SEC("xdp")
 int sluice_reset(struct xdp_md *ctx)
 {
 	struct syn_pkt p = {};
 
-	if (parse_frame(ctx, &p) != PARSE_SYN || build_rst(ctx, &p))
+	enum parse_result r = parse_frame(ctx, &p);
+
+	if ((r != PARSE_SYN && r != PARSE_ACK) || build_rst(ctx, &p))
 		return XDP_ABORTED;
 	return XDP_TX;
 }

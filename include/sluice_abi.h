@@ -21,7 +21,7 @@
 #include <stdint.h>
 #endif
 
-#define SLUICE_ABI_VERSION 5
+#define SLUICE_ABI_VERSION 6
 
 /* Sizes.  Connection table size is the default; the daemon may resize. */
 #define SLUICE_MAX_LEVELS      64
@@ -54,6 +54,7 @@
 #define SLUICE_MAP_POL_GATE  "sl_pol_gate"
 #define SLUICE_MAP_WL_TOKENS "sl_wl_tokens"
 #define SLUICE_MAP_WL_STATS  "sl_wl_stats"
+#define SLUICE_MAP_HS_HIST   "sl_hs_hist"
 
 /* Program names (pinned under <pin-dir>/progs/<name> by bpftool loadall). */
 #define SLUICE_PROG_XDP     "sluice_xdp"
@@ -148,7 +149,9 @@ struct sluice_settings {
 	__u32 abi_version;          /* SLUICE_ABI_VERSION, written by the daemon */
 	__u32 flags;                /* enum sluice_config_flags */
 	__u32 generation;           /* classification tables in use: 0 or 1 */
-	__u32 pad;
+	/* Levels with SLUICE_LVL_ACK_WATCH set: 0 = XDP leaves every ACK
+	 * alone (one compare per ACK is all it costs then). */
+	__u32 ack_watch_levels;
 	struct sluice_class default_class; /* class-product miss */
 };
 
@@ -184,12 +187,33 @@ enum sluice_limit_response {
 	SLUICE_RESP_REJECT = 1, /* over limit: answer with a RST */
 };
 
+/*
+ * Where a level's connections take their seats.  By default at the SYN.
+ * A source that never finishes its handshake (spoofed, or gone) would hold
+ * its seat until the half-open time-out, so under that pressure the daemon
+ * moves a level's seats to the handshake's final ACK: its SYNs pass without
+ * a seat (the kernel answers them, bounding its own request sockets and
+ * falling back to SYN cookies), and an ACK without a seat that proves its
+ * source (it acknowledges the ISN of a pending request socket, or carries
+ * a valid SYN cookie) meets the level's gates as its SYN would have: it
+ * takes the seat, or is deferred (its frame held, re-injected at its turn),
+ * or rejected (RST).  An ACK that proves nothing passes to the kernel,
+ * which drops it.  See docs/ARCHITECTURE.md "Half-open connections".
+ */
+enum sluice_level_flags {
+	SLUICE_LVL_SEAT_AT_ACK = 1u << 0, /* SYNs pass unseated; the proving ACK is seated */
+	/* XDP examines the level's unseated handshake ACKs: set with
+	 * SEAT_AT_ACK and kept a while after it is cleared, so that the
+	 * handshakes begun in that mode still end seated. */
+	SLUICE_LVL_ACK_WATCH   = 1u << 1,
+};
+
 /* sl_levels[level]: written by the daemon, read by BPF and the CLI. */
 struct sluice_level {
 	__u32 type;           /* enum sluice_level_type */
 	__u32 limit_response; /* enum sluice_limit_response */
 	__u32 seat_limit;     /* current concurrency limit in seats */
-	__u32 pad;
+	__u32 flags;          /* enum sluice_level_flags */
 	char name[SLUICE_LEVEL_NAME_LEN];
 };
 
@@ -222,6 +246,8 @@ struct sluice_level_stats {
 	__u64 closed;     /* admitted connections whose seats came back on close */
 	__u64 failsafe;   /* SYNs decided by the failsafe (stale heartbeat) */
 	__u64 shadow_passed; /* shadow mode: deferred or rejected SYNs admitted anyway */
+	__u64 unseated;   /* SYNs passed without a seat (the level seats at the ACK) */
+	__u64 acks_proved;/* unseated handshake ACKs that proved their source (then judged) */
 };
 
 /* sl_stats[0]: per-CPU global counters. */
@@ -249,6 +275,8 @@ struct sluice_stats {
 	__u64 rst_released;   /* half-open connections whose client's RST returned the seats */
 	__u64 icmp_released;  /* half-open connections whose SYN-ACK drew an ICMP error that
 			       * aborts the handshake (net/host unreachable, ...): seats returned */
+	__u64 acks_unproved;  /* unseated ACKs in a watched level that proved nothing
+			       * (no request socket they acknowledge, no valid cookie): passed */
 };
 
 /* sl_conns: one entry per admitted connection, keyed by its 4-tuple. */
@@ -266,8 +294,12 @@ enum sluice_conn_state {
 	SLUICE_CONN_ESTABLISHED = 2, /* sock_ops saw the passive open complete */
 };
 
+enum sluice_conn_flags {
+	SLUICE_CONNF_AT_ACK = 1u << 0, /* seated at its final ACK (the SYN passed unseated) */
+};
+
 struct sluice_conn {
-	__u64 admitted_ns;    /* when XDP passed the SYN */
+	__u64 admitted_ns;    /* when XDP passed the SYN (or the seated ACK) */
 	__u64 established_ns; /* when sock_ops saw it established, 0 before */
 	__u32 level;
 	__u32 seats;
@@ -276,7 +308,7 @@ struct sluice_conn {
 	__u16 schema;         /* classification, as in struct sluice_class */
 	__u16 policy;
 	__u16 workload;
-	__u16 pad;
+	__u16 flags;          /* enum sluice_conn_flags */
 	__be32 syn_seq;       /* the client's SYN sequence number: a RST for the
 			       * half-open connection carries syn_seq + 1 */
 	__u32 pad2;
@@ -353,6 +385,13 @@ enum sluice_gate {
 	SLUICE_GATE_LEVEL  = 1, /* its priority level (seats, waiting, failsafe) */
 	SLUICE_GATE_POLICY = 2, /* its policy's load scheduler (no tokens, or flows waiting) */
 };
+
+/*
+ * sl_hs_hist[i] (per-CPU): handshakes that took [2^i, 2^(i+1)) microseconds
+ * (bucket 0 also holds those under 1 us), from the SYN's seat to sock_ops'
+ * established.  The daemon bounds half-open time by what it shows.
+ */
+#define SLUICE_HS_BUCKETS 32
 
 /* sl_ev_limit[0]: per-CPU event rate limiter state (one-second windows). */
 struct sluice_ev_limit {

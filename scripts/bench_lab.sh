@@ -294,11 +294,14 @@ if part F; then
 # ---- F. a spoofed SYN flood into the clients' own level -------------------------------
 FSECS=${FLOOD_SECS:-20}
 FLOOD_RATES=${FLOOD_RATES:-4 1000 100000}
-cat >"$TMP/flood.yaml" <<'YAML'
+# Each flood twice: seats at the SYN only (seatAt: syn, as before the
+# final-ACK seating existed) and the default (seatAt: auto).
+for mode in syn auto; do
+cat >"$TMP/flood-$mode.yaml" <<YAML
 apiVersion: sluice/v1
 kind: Server
 metadata: {name: bench}
-spec: {serverConcurrencyLimit: 8, handshakeTimeout: 10s}
+spec: {serverConcurrencyLimit: 8, handshakeTimeout: 10s, halfOpen: {seatAt: $mode}}
 ---
 apiVersion: sluice/v1
 kind: PriorityLevelConfiguration
@@ -320,6 +323,7 @@ spec:
   - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]
     destinations: [{ports: ["8080"]}]
 YAML
+done
 # The spoofed sources sit behind the client namespace: 198.18.1.0/24 is
 # unreachable there (ICMP host unreachable, as the Internet answers for
 # addresses nobody has), 198.18.2.0/24 a blackhole (nothing comes back).
@@ -334,13 +338,13 @@ ip netns exec sl-cli ip route add unreachable 198.18.1.0/24
 ip netns exec sl-cli ip route add blackhole 198.18.2.0/24
 echo
 echo "F. spoofed SYN flood into the clients' level (8 seats; clients 20/s for ${FSECS} s; 256 spoofed sources)"
-printf '%-24s %8s %9s %9s %9s %10s %10s %8s %8s\n' run "ok" "conn p50" "conn p99" "half-open" \
-	"icmp rel." "ev. lost" "CPU" "RSS"
+printf '%-30s %8s %9s %9s %9s %9s %9s %9s %7s %7s\n' run "ok" "total p50" "total p99" "conn p99" \
+	"half-open" "icmp rel." "ev. lost" "CPU" "RSS"
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$DAEMON/stat"; }
-f_run() { # TAG [SPOOF_NET RATE]
-	local tag=$1 net=${2:-} rate=${3:-0} t0 c0 e0 i0 ho=0 h j
+f_run() { # MODE TAG [SPOOF_NET RATE]
+	local mode=$1 tag=$1-$2 net=${3:-} rate=${4:-0} t0 c0 e0 i0 ho=0 h j
 	start_service 8080 8 100
-	start_sluiced "$TMP/flood.yaml"
+	start_sluiced "$TMP/flood-$mode.yaml"
 	c0=$(cpu_ticks); t0=$(date +%s.%N)
 	e0=$("$B/sluicectl" status --json | jq .stats.events_lost)
 	i0=$("$B/sluicectl" status --json | jq .stats.icmp_released)
@@ -355,7 +359,7 @@ f_run() { # TAG [SPOOF_NET RATE]
 		--duration "$FSECS" --timeout 10 >"$TMP/f-$tag.json" &
 	local lp=$!
 	for _ in $(seq "$FSECS"); do # the most half-open seats held at once
-		h=$("$B/sluicectl" conns --json --limit 0 | jq '[.conns[] | select(.state != "established")] | length')
+		h=$("$B/sluicectl" conns --json --limit 0 | jq '[.conns[] | select(.state != "established" and (.client | startswith("198.18.0.") | not))] | length')
 		[ "$h" -gt "$ho" ] && ho=$h
 		sleep 1
 	done
@@ -371,15 +375,18 @@ f_run() { # TAG [SPOOF_NET RATE]
 	stop_sluiced
 	stop_service
 	jq -r --arg t "$tag" --arg ho "$ho" --arg ir "$ir" --arg el "$el" --arg cpu "$cpu" --arg rss "$rss" \
-		'"\($t) \(.ok)/\(.started) \(.connect_ms.p50) \(.connect_ms.p99) \($ho) \($ir) \($el) \($cpu) \($rss)"' \
+		'"\($t) \(.ok)/\(.started) \(.total_ms.p50) \(.total_ms.p99) \(.connect_ms.p99) \($ho) \($ir) \($el) \($cpu) \($rss)"' \
 		"$TMP/f-$tag.json" |
-		awk '{ printf "%-24s %8s %8.1fms %8.1fms %9s %10s %10s %8s %8s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
+		awk '{ printf "%-30s %8s %7.1fms %7.1fms %7.1fms %9s %9s %9s %7s %7s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }'
 }
-f_run unflooded
+f_run auto unflooded
 for r in $FLOOD_RATES; do
-	f_run "unreachable-${r}per-s" 198.18.1 "$r"
-	f_run "blackhole-${r}per-s" 198.18.2 "$r"
+	for mode in syn auto; do
+		f_run "$mode" "unreachable-${r}per-s" 198.18.1 "$r"
+		f_run "$mode" "blackhole-${r}per-s" 198.18.2 "$r"
+	done
 done
-echo "(ok: clients served of those started; half-open: the most connections holding seats before"
+echo "(ok: clients served of those started; total: connect, request and answer (a client seated at"
+echo " its ACK waits after connect); half-open: the most spoofed connections holding seats before"
 echo " their handshake completed, sampled each second; icmp rel.: seats returned by ICMP errors)"
 fi

@@ -153,7 +153,7 @@ static double bench_reinject(void)
 		struct sluice_conn_key k = conn_key((uint16_t)(20000 + i));
 		struct sl_frame fr;
 
-		if (sl_frame_parse_syn(frames[i], lens[i], &fr) ||
+		if (sl_frame_parse(frames[i], lens[i], &fr) ||
 		    sl_frame_fix_tcp_csum(frames[i], &fr) == SL_CSUM_BAD)
 			fail("re-injection: the frame does not check");
 		c.syn_seq = htonl(fr.seq);
@@ -544,6 +544,7 @@ int main(int argc, char **argv)
 	uint8_t frame[4096];
 	size_t len;
 	double t_pass, t_parse, t_ack, t_retx, t_rst[SPLIT], t_adm[A__N];
+	double t_ack_seated, t_ack_unproved;
 	static double t_def[D__N][DROUNDS];
 	double t_dm[D__N];
 	struct sluice_heartbeat hb = {0};
@@ -664,6 +665,29 @@ int main(int argc, char **argv)
 	len = syn(frame, b.sports[0], 8080, TH_SYN); /* admitted above: a retransmit now */
 	t_retx = run_median(b.sl_fd, frame, len, XDP_PASS, "retransmit");
 
+	/* ACKs while the level seats at the ACK: a seated connection's (one
+	 * more lookup than the unwatched ACK above), and one without a seat
+	 * that proves nothing (classified, then a socket lookup). */
+	{
+		struct sluice_settings cs = get_config();
+		struct sluice_level l;
+		unsigned slot = b.level;
+
+		bpf_map_lookup_elem(maps.fd[SL_MAP_LEVELS], &slot, &l);
+		l.flags = SLUICE_LVL_SEAT_AT_ACK | SLUICE_LVL_ACK_WATCH;
+		bpf_map_update_elem(maps.fd[SL_MAP_LEVELS], &slot, &l, BPF_ANY);
+		cs.ack_watch_levels = 1;
+		put_config(&cs);
+		len = syn(frame, b.sports[0], 8080, TH_ACK);
+		t_ack_seated = run_median(b.sl_fd, frame, len, XDP_PASS, "ACK, seated");
+		len = syn(frame, b.sports[A__N * N_ADMIT], 8080, TH_ACK);
+		t_ack_unproved = run_median(b.sl_fd, frame, len, XDP_PASS, "ACK, unproved");
+		l.flags = 0;
+		bpf_map_update_elem(maps.fd[SL_MAP_LEVELS], &slot, &l, BPF_ANY);
+		cs.ack_watch_levels = 0;
+		put_config(&cs);
+	}
+
 	/* Deferrals, repeated (the SYN changes nothing): the cases take turns
 	 * in DROUNDS rounds of REPEAT / DROUNDS runs, in a rotating order.
 	 * Level full: seats taken, Queue response; the policy gate absent, in
@@ -738,6 +762,10 @@ int main(int argc, char **argv)
 	row("parse_pass (sluice parser, then pass)", t_parse, t_parse, 0);
 	row("sluice_xdp: non-SYN (ACK)", t_ack, t_parse, t_adm[A_NOPOL]);
 	row("sluice_xdp: SYN retransmit (tracked)", t_retx, t_parse, t_adm[A_NOPOL]);
+	row("sluice_xdp: ACK, level seats at the ACK, connection seated", t_ack_seated, t_parse,
+	    t_adm[A_NOPOL]);
+	row("sluice_xdp: ACK, level seats at the ACK, unseated, proves nothing", t_ack_unproved,
+	    t_parse, t_adm[A_NOPOL]);
 	row(d_name[D_LEVEL_SENT], t_dm[D_LEVEL_SENT], t_parse, t_adm[A_NOPOL]);
 	row(d_name[D_LEVEL_SENT_NOCOPY], t_dm[D_LEVEL_SENT_NOCOPY], t_parse, t_adm[A_NOPOL]);
 	row(d_name[D_LEVEL_CAPPED], t_dm[D_LEVEL_CAPPED], t_parse, t_adm[A_NOPOL]);

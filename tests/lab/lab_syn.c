@@ -5,10 +5,12 @@
  * inside 198.18.0.0/15, and every run is bounded in count and time.
  *
  *   lab_syn --src A --dst A --dport P [--sources N] [--count N] [--rate R]
- *           [--duration S] [--seq S]
+ *           [--duration S] [--seq S] [--ack]
  *
  * Source i (i = 0..N-1) is --src + i; source ports start at 40000 and
- * advance per SYN.  IPv4, raw socket (root).
+ * advance per SYN.  --ack sends blind ACKs instead (the final ACK of a
+ * handshake nobody began, acknowledging a guess): what a spoofer sends to
+ * a level that seats at the ACK.  IPv4, raw socket (root).
  */
 #define PROG "lab_syn"
 #include "lab_cli.h"
@@ -29,10 +31,12 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: lab_syn --src ADDR --dst ADDR --dport P [--sources N (default 1)]\n"
 		"               [--count N (default 1)] [--rate R (SYN/s, default 100)]\n"
-		"               [--duration S (default 30; hard bound)] [--seq S (default 0x1000)]\n\n"
+		"               [--duration S (default 30; hard bound)] [--seq S (default 0x1000)]\n"
+		"               [--ack]\n\n"
 		"Send bare TCP SYNs from --src (or --sources consecutive addresses from it),\n"
 		"each from the next source port, at --rate until --count are sent or\n"
 		"--duration passes.  Addresses must lie in 198.18.0.0/15 (the lab).\n"
+		"--ack: blind ACKs (ack = a per-packet guess) instead of SYNs.\n"
 		"Prints the number sent.  Exit 0, 1 on a send failure, 2 on usage error.\n");
 }
 
@@ -74,15 +78,17 @@ int main(int argc, char **argv)
 		{"dport", required_argument, NULL, 'p'},  {"sources", required_argument, NULL, 'n'},
 		{"count", required_argument, NULL, 'c'},  {"rate", required_argument, NULL, 'r'},
 		{"duration", required_argument, NULL, 't'}, {"seq", required_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},         {0},
+		{"ack", no_argument, NULL, 'a'},          {"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	struct in_addr src = {0}, dst = {0};
 	long dport = -1, sources = 1, count = 1;
 	double rate = 100, duration = 30;
 	uint32_t seq = 0x1000;
 	int c, fd, one = 1;
+	bool ack = false;
 
-	while ((c = getopt_long(argc, argv, "s:d:p:n:c:r:t:q:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:d:p:n:c:r:t:q:ah", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': if (inet_pton(AF_INET, optarg, &src) != 1) usage_error("--src: '%s' is not an IPv4 address", optarg); break;
 		case 'd': if (inet_pton(AF_INET, optarg, &dst) != 1) usage_error("--dst: '%s' is not an IPv4 address", optarg); break;
@@ -92,6 +98,7 @@ int main(int argc, char **argv)
 		case 'r': rate = parse_double("rate", optarg, 1, 2e6); break;
 		case 't': duration = parse_double("duration", optarg, 0.01, MAX_DURATION); break;
 		case 'q': seq = (uint32_t)parse_long("seq", optarg, 0, 0xffffffffL); break;
+		case 'a': ack = true; break;
 		case 'h': usage(stdout); return 0;
 		default: report_bad_option(argv[optind - 1]);
 		}
@@ -132,8 +139,14 @@ int main(int argc, char **argv)
 		pkt[22] = (uint8_t)(dport >> 8), pkt[23] = (uint8_t)dport;
 		pkt[24] = (uint8_t)(seq >> 24), pkt[25] = (uint8_t)(seq >> 16);
 		pkt[26] = (uint8_t)(seq >> 8), pkt[27] = (uint8_t)seq;
+		if (ack) {
+			uint32_t guess = 0x9e3779b9u * (uint32_t)(i + 1);
+
+			pkt[28] = (uint8_t)(guess >> 24), pkt[29] = (uint8_t)(guess >> 16);
+			pkt[30] = (uint8_t)(guess >> 8), pkt[31] = (uint8_t)guess;
+		}
 		pkt[32] = 5 << 4;
-		pkt[33] = 0x02; /* SYN */
+		pkt[33] = ack ? 0x10 : 0x02; /* ACK or SYN */
 		pkt[34] = 0xfa, pkt[35] = 0xf0;
 		{
 			uint32_t s = csum_add(0, pkt + 12, 8) + IPPROTO_TCP + 20;

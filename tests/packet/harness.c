@@ -198,6 +198,25 @@ void put_config(uint64_t timeout, uint32_t fail_mode, uint32_t evps, uint32_t fl
 	assert_int_equal(bpf_map_update_elem(fd_config, &zero, &c, BPF_ANY), 0);
 }
 
+void put_level_flags(uint32_t slot, uint32_t flags)
+{
+	struct sluice_level l;
+
+	assert_int_equal(bpf_map_lookup_elem(fd_levels, &slot, &l), 0);
+	l.flags = flags;
+	assert_int_equal(bpf_map_update_elem(fd_levels, &slot, &l, BPF_ANY), 0);
+}
+
+void put_ack_watch(uint32_t levels)
+{
+	struct sluice_settings c;
+	uint32_t zero = 0;
+
+	assert_int_equal(bpf_map_lookup_elem(fd_config, &zero, &c), 0);
+	c.ack_watch_levels = levels;
+	assert_int_equal(bpf_map_update_elem(fd_config, &zero, &c, BPF_ANY), 0);
+}
+
 void put_heartbeat(uint64_t ns)
 {
 	struct sluice_heartbeat hb = { .mono_ns = ns, .seq = 1, .pid = (uint32_t)getpid() };
@@ -419,9 +438,17 @@ size_t expected_rst_from_spec(const struct fr_spec *syn, size_t payload_len,
 	r.proto = FR_IPPROTO_TCP;
 	r.sport = syn->dport;
 	r.dport = syn->sport;
-	r.seq = 0;
-	r.ack = rst_ack(syn->seq, syn->tcp_flags, payload_len);
-	r.tcp_flags = TH_RST | TH_ACK;
+	/* RFC 793 reset generation: a segment with ACK gets seq = its ack and
+	 * no ACK; one without gets seq 0 and ack = its seq + its length. */
+	if (syn->tcp_flags & TH_ACK) {
+		r.seq = syn->ack;
+		r.ack = 0;
+		r.tcp_flags = TH_RST;
+	} else {
+		r.seq = 0;
+		r.ack = rst_ack(syn->seq, syn->tcp_flags, payload_len);
+		r.tcp_flags = TH_RST | TH_ACK;
+	}
 	r.window = 0;
 	return fr_build(&r, buf, NULL);
 }

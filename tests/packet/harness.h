@@ -74,9 +74,9 @@ enum { OUT_SAME = 0, OUT_RST = 1 };
 	X(failsafe_open) X(failsafe_closed) X(conn_table_full) X(events_lost) \
 	X(rst_failed) X(established) X(released) X(tickets_admitted) X(tickets_rejected) \
 	X(policy_deferred) X(policy_refunds) X(shadow_passed) X(undispatched) \
-	X(frames_copied) X(frames_too_long) X(rst_released) X(icmp_released)
+	X(frames_copied) X(frames_too_long) X(rst_released) X(icmp_released) X(acks_unproved)
 #define L_FIELDS(X) X(syns) X(admitted) X(deferred) X(rejected) X(retransmits) \
-	X(closed) X(failsafe) X(shadow_passed)
+	X(closed) X(failsafe) X(shadow_passed) X(unseated) X(acks_proved)
 
 struct snap {
 	struct sluice_stats g;
@@ -150,6 +150,9 @@ void put_seats_unclaimed(uint32_t slot, uint64_t in_use, uint64_t waiting, uint6
 void put_seats(uint32_t slot, uint64_t in_use, uint64_t waiting);
 struct sluice_seats get_seats(uint32_t slot);
 void put_config(uint64_t timeout, uint32_t fail_mode, uint32_t evps, uint32_t flags);
+/* Set a level's flags (enum sluice_level_flags) and sl_config.ack_watch_levels. */
+void put_level_flags(uint32_t slot, uint32_t flags);
+void put_ack_watch(uint32_t levels);
 void put_heartbeat(uint64_t ns);
 void setup_maps(unsigned flags);
 void read_gstats(struct sluice_stats *out);

@@ -49,6 +49,14 @@ enum sl_limit_response {
 	SL_RESP_REJECT = 1,
 };
 
+/* Server spec.halfOpen.seatAt: where a limited level's connections take
+ * their seats (engine/halfopen.h decides, the data path enforces). */
+enum sl_seat_at {
+	SL_SEAT_AT_AUTO = 0, /* at the SYN; at the ACK while handshakes go unfinished */
+	SL_SEAT_AT_SYN  = 1, /* always at the SYN */
+	SL_SEAT_AT_ACK  = 2, /* always at the ACK */
+};
+
 /* kind: Server.  Every field holds its default when the object or the
  * field is absent. */
 struct sl_server_cfg {
@@ -71,6 +79,16 @@ struct sl_server_cfg {
 	bool shadow;                      /* shadow: verdicts counted, none enforced (false) */
 	double ticket_overbooking;        /* ticketOverbooking: a Queue level may dispatch beyond its
 					     limit by up to this x the limit in unclaimed tickets (1; 0..16) */
+	struct {
+		enum sl_seat_at seat_at;  /* halfOpen.seatAt: auto | syn | ack, auto */
+		uint32_t engage_after;    /* halfOpen.engageAfter: unfinished handshakes in 10 s
+					     that move a level's seats to the ACK (auto), 4 */
+		uint64_t hold_ns;         /* halfOpen.holdFor: back to the SYN after this long
+					     without them, 30s */
+		uint64_t min_timeout_ns;  /* halfOpen.minTimeout: floor of the measured half-open
+					     time-out (4 x the p99 handshake, at most
+					     handshakeTimeout), 200ms */
+	} half_open;
 	struct {
 		uint64_t max_bytes;       /* heldSyns.maxBytes: every held SYN frame, 8 MiB */
 		uint64_t max_bytes_per_level; /* heldSyns.maxBytesPerLevel, 4 MiB */

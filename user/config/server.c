@@ -32,6 +32,9 @@
  * ~100-byte SYNs fits in the total. */
 #define DEF_HELD_BYTES       (8ull << 20)
 #define DEF_HELD_LEVEL_BYTES (4ull << 20)
+#define DEF_ENGAGE_AFTER     4
+#define DEF_HOLD             (30 * SEC)
+#define DEF_MIN_HALF_OPEN    (200 * MSEC)
 
 /* ---- kind: Server --------------------------------------------------------- */
 
@@ -42,7 +45,7 @@ static const struct enumval fail_modes[] = {
 enum {
 	SV_LIMIT, SV_FAIL_MODE, SV_HEARTBEAT, SV_TICK, SV_HANDSHAKE,
 	SV_INTERFACES, SV_PIN_DIR, SV_TABLE_SIZES, SV_METRICS, SV_EVENTS,
-	SV_CONTROL, SV_SHADOW, SV_OVERBOOK, SV_HELD, SV_N
+	SV_CONTROL, SV_SHADOW, SV_OVERBOOK, SV_HELD, SV_HALF_OPEN, SV_N
 };
 
 #define SRV struct sl_server_cfg
@@ -61,11 +64,25 @@ static const struct fdesc server_fields[SV_N] = {
 	[SV_SHADOW] = F_BOOL("shadow", SRV, shadow),
 	[SV_OVERBOOK] = F_NUM("ticketOverbooking", SRV, ticket_overbooking, 0, 16),
 	[SV_HELD] = F_CUSTOM("heldSyns"),
+	[SV_HALF_OPEN] = F_CUSTOM("halfOpen"),
+};
+
+static const struct enumval seat_ats[] = {
+	{ "auto", SL_SEAT_AT_AUTO }, { "syn", SL_SEAT_AT_SYN }, { "ack", SL_SEAT_AT_ACK },
+	{ NULL, 0 },
 };
 
 static const struct fdesc held_syn_fields[] = {
 	F_INT("maxBytes", SRV, held_syns.max_bytes, 0, 1ll << 32),
 	F_INT("maxBytesPerLevel", SRV, held_syns.max_bytes_per_level, 0, 1ll << 32),
+};
+
+enum { HO_SEAT_AT, HO_ENGAGE, HO_HOLD, HO_MIN_TIMEOUT, HO_N };
+static const struct fdesc half_open_fields[HO_N] = {
+	[HO_SEAT_AT] = F_ENUM("seatAt", SRV, half_open.seat_at, seat_ats),
+	[HO_ENGAGE] = F_INT("engageAfter", SRV, half_open.engage_after, 1, 1000000),
+	[HO_HOLD] = F_DUR("holdFor", SRV, half_open.hold_ns, 1 * SEC, 24 * HOUR),
+	[HO_MIN_TIMEOUT] = F_DUR("minTimeout", SRV, half_open.min_timeout_ns, 1 * MSEC, 24 * HOUR),
 };
 
 static const struct fdesc table_size_fields[] = {
@@ -87,6 +104,10 @@ int cd_server_defaults(struct sl_server_cfg *s)
 	s->events_per_second = DEF_EVENTS;
 	s->held_syns.max_bytes = DEF_HELD_BYTES;
 	s->held_syns.max_bytes_per_level = DEF_HELD_LEVEL_BYTES;
+	s->half_open.seat_at = SL_SEAT_AT_AUTO;
+	s->half_open.engage_after = DEF_ENGAGE_AFTER;
+	s->half_open.hold_ns = DEF_HOLD;
+	s->half_open.min_timeout_ns = DEF_MIN_HALF_OPEN;
 	s->ticket_overbooking = 1;
 	s->pin_dir = strdup(DEF_PIN_DIR);
 	s->control_socket = strdup(DEF_CONTROL_SOCKET);
@@ -177,6 +198,7 @@ static void decode_server_spec(struct ctx *c, const struct sl_ynode *spec,
 			       struct sl_server_cfg *s)
 {
 	struct fhit h[SV_N], th[ARRAY_SIZE(table_size_fields)], hh[ARRAY_SIZE(held_syn_fields)];
+	struct fhit ho[HO_N];
 	size_t old = cd_path_push(c, "spec");
 
 	if (!cd_decode_fields(c, spec, server_fields, SV_N, s, h))
@@ -199,6 +221,21 @@ static void decode_server_spec(struct ctx *c, const struct sl_ynode *spec,
 
 		cd_decode_fields(c, h[SV_HELD].value, held_syn_fields, ARRAY_SIZE(held_syn_fields),
 				 s, hh);
+		cd_path_pop(c, o2);
+	}
+	if (h[SV_HALF_OPEN].value) {
+		size_t o2 = cd_path_push(c, "halfOpen");
+
+		if (cd_decode_fields(c, h[SV_HALF_OPEN].value, half_open_fields, HO_N, s, ho) &&
+		    ho[HO_MIN_TIMEOUT].value && ho[HO_MIN_TIMEOUT].ok && h[SV_HANDSHAKE].ok &&
+		    s->half_open.min_timeout_ns > s->handshake_timeout_ns) {
+			size_t o3 = cd_path_push(c, "minTimeout");
+
+			cd_warn(c, ho[HO_MIN_TIMEOUT].value,
+				"minTimeout %s is longer than handshakeTimeout %s; half-open seats last handshakeTimeout",
+				cd_dur(s->half_open.min_timeout_ns).s, cd_dur(s->handshake_timeout_ns).s);
+			cd_path_pop(c, o3);
+		}
 		cd_path_pop(c, o2);
 	}
 	if (h[SV_PIN_DIR].value && h[SV_PIN_DIR].ok) {

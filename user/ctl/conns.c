@@ -169,6 +169,7 @@ int ctl_conns(int argc, char **argv)
 			jo_str(&jo, "level", lname);
 			jo_u64(&jo, "seats", r->c.seats);
 			jo_str(&jo, "state", state);
+			jo_str(&jo, "seated_at", r->c.flags & SLUICE_CONNF_AT_ACK ? "ack" : "syn");
 			jo_double(&jo, "age_ms", age);
 			jo_u64(&jo, "srtt_us", r->c.srtt_us);
 			if (r->c.policy == SLUICE_NONE16)

@@ -76,6 +76,14 @@ static int read_status(const struct sl_maps *m, struct status *s)
 	return 0;
 }
 
+/* Where the level's connections take their seats (sluice_abi.h). */
+static const char *seats_at_name(const struct sluice_level *l)
+{
+	if (l->type != SLUICE_LEVEL_LIMITED)
+		return "syn";
+	return l->flags & SLUICE_LVL_SEAT_AT_ACK ? "ack" : "syn";
+}
+
 static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 {
 	struct json_out jo;
@@ -123,6 +131,10 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 		jo_u64(&jo, "held_bytes", l->seats.held_bytes);
 		jo_u64(&jo, "failsafe", l->st.failsafe);
 		jo_u64(&jo, "shadow_passed", l->st.shadow_passed);
+		jo_str(&jo, "seats_at", seats_at_name(&l->cfg));
+		jo_bool(&jo, "acks_watched", l->cfg.flags & SLUICE_LVL_ACK_WATCH);
+		jo_u64(&jo, "unseated_syns", l->st.unseated);
+		jo_u64(&jo, "acks_proved", l->st.acks_proved);
 		jo_obj_end(&jo);
 	}
 	jo_arr_end(&jo);
@@ -145,6 +157,7 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 	jo_u64(&jo, "frames_too_long", s->gs.frames_too_long);
 	jo_u64(&jo, "rst_released", s->gs.rst_released);
 	jo_u64(&jo, "icmp_released", s->gs.icmp_released);
+	jo_u64(&jo, "acks_unproved", s->gs.acks_unproved);
 	jo_obj_end(&jo);
 	jo_obj_end(&jo);
 	jo_finish(&jo);
@@ -164,8 +177,8 @@ static void print_table(const struct status *s, const char *pin_dir)
 	       s->stale ? "  FAILSAFE ACTIVE (heartbeat stale)" :
 	       s->undispatched ? "  NOT DISPATCHING (daemon silent: nothing deferred)" : "",
 	       s->cfg.flags & SLUICE_CFG_SHADOW ? "  SHADOW MODE (verdicts counted, not enforced)" : "");
-	printf("%-24s %-8s %9s %7s %10s %10s %10s %8s\n", "LEVEL", "TYPE", "SEATS", "LIMIT",
-	       "ADMITTED", "DEFERRED", "REJECTED", "EXPIRED");
+	printf("%-24s %-8s %9s %7s %10s %10s %10s %8s %-4s\n", "LEVEL", "TYPE", "SEATS", "LIMIT",
+	       "ADMITTED", "DEFERRED", "REJECTED", "EXPIRED", "AT");
 	for (unsigned i = 0; i < s->n_levels; i++) {
 		const struct status_level *l = &s->levels[i];
 		char limit[16];
@@ -174,12 +187,12 @@ static void print_table(const struct status *s, const char *pin_dir)
 			snprintf(limit, sizeof(limit), "-");
 		else
 			snprintf(limit, sizeof(limit), "%u", l->cfg.seat_limit);
-		printf("%-24s %-8s %9llu %7s %10llu %10llu %10llu %8llu\n", l->cfg.name,
+		printf("%-24s %-8s %9llu %7s %10llu %10llu %10llu %8llu %-4s\n", l->cfg.name,
 		       level_type_name(l->cfg.type), (unsigned long long)l->seats.seats_in_use,
 		       limit, (unsigned long long)(l->st.admitted + l->seats.reinjected),
 		       (unsigned long long)l->st.deferred,
 		       (unsigned long long)(l->st.rejected + l->seats.reset_held),
-		       (unsigned long long)l->seats.expired);
+		       (unsigned long long)l->seats.expired, seats_at_name(&l->cfg));
 	}
 	if (!s->n_levels)
 		printf("(no levels configured)\n");

@@ -42,7 +42,7 @@ static void hold_frame(struct sl_admission *adm, const struct sl_pending *p,
 		return;
 	}
 	memcpy(frame, de->frame, de->frame_len);
-	if (sl_frame_parse_syn(frame, de->frame_len, &f)) {
+	if (sl_frame_parse(frame, de->frame_len, &f)) {
 		l->fallback[SL_FALLBACK_UNPARSED]++;
 		return;
 	}
@@ -75,9 +75,11 @@ static bool admit_held(struct level_rt *l, struct sl_pending *p, const struct sl
 	struct sl_frame f;
 	int err;
 
-	if (sl_frame_parse_syn(h->frame, h->len, &f))
+	if (sl_frame_parse(h->frame, h->len, &f))
 		return false;
-	c.syn_seq = htonl(f.seq);
+	/* A held ACK carries the client's SYN sequence + 1. */
+	c.syn_seq = htonl(f.ack ? f.seq - 1 : f.seq);
+	c.flags = f.ack ? SLUICE_CONNF_AT_ACK : 0;
 	err = sl_conn_admit(adm->dp, &p->key, &c, *reserved);
 	*reserved = false; /* given back on failure; the connection's on success */
 	if (err == -EEXIST) {

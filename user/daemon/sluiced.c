@@ -34,8 +34,10 @@
 #include "daemon/metrics.h"
 #include "daemon/privileges.h"
 #include "engine/plan.h"
+#include "daemon/halfopen_rt.h"
 #include "daemon/policy_rt.h"
 #include "daemon/request_server.h"
+#include "dataplane/tickets.h"
 
 #define SWEEP_INTERVAL_NS 1000000000ULL
 /* sl_conns against the kernel's sockets: at start (a restart with
@@ -83,6 +85,8 @@ struct daemon {
 	bool sweep_backlog; /* the last sweep expired a full batch: again next tick */
 	unsigned long long reconciled; /* connections released by reconcile() */
 	struct level_report report[SLUICE_MAX_LEVELS];
+	struct sl_halfopen_rt halfopen; /* half-open time-out, where levels seat */
+	unsigned long long last_halfopen_ns;
 };
 
 static void usage(FILE *f)
@@ -225,6 +229,20 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 		plan.config.flags |= SLUICE_CFG_SHADOW;
 	else
 		plan.config.flags &= ~(__u32)SLUICE_CFG_SHADOW;
+	/* Where levels seat survives a reload (a flood does not stop for
+	 * one); seatAt: ack applies at once. */
+	plan.config.ack_watch_levels = 0;
+	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
+		struct sluice_level *l = &plan.levels[slot];
+
+		if (l->type != SLUICE_LEVEL_LIMITED)
+			continue;
+		l->flags = sl_halfopen_rt_flags(&d->halfopen, slot);
+		if (cfg->server.half_open.seat_at == SL_SEAT_AT_ACK)
+			l->flags |= SLUICE_LVL_SEAT_AT_ACK | SLUICE_LVL_ACK_WATCH;
+		if (l->flags & SLUICE_LVL_ACK_WATCH)
+			plan.config.ack_watch_levels++;
+	}
 	/* What can fail comes before the data path switches generation. */
 	err = d->policies ? sl_policies_prepare(d->policies, cfg, sl_mono_ns()) : 0;
 	if (!err)
@@ -493,9 +511,14 @@ static void tick(struct daemon *d)
 	sl_policies_tick(d->policies, now);
 	sl_metrics_sweep(d->metrics, now);
 	sl_reqsrv_sweep(d->control, now);
+	if (now - d->last_halfopen_ns >= SWEEP_INTERVAL_NS) {
+		d->last_halfopen_ns = now;
+		sl_halfopen_rt_step(&d->halfopen, &d->dp, &d->cfg->server, now);
+	}
 	if (d->sweep_backlog || now - d->last_sweep_ns >= SWEEP_INTERVAL_NS) {
 		d->last_sweep_ns = now;
-		n = sl_expire_handshakes(&d->dp, now, d->cfg->server.handshake_timeout_ns);
+		n = sl_expire_handshakes(&d->dp, now, d->halfopen.timeout_ns,
+					 d->cfg->server.half_open.min_timeout_ns, d->halfopen.lingering);
 		d->sweep_backlog = n >= SL_EXPIRE_BATCH;
 		if (n > 0)
 			pr_info("expired %d admitted connection%s that never established", n, n == 1 ? "" : "s");
@@ -571,6 +594,7 @@ static void render_metrics(void *ctx, FILE *f)
 		G(frames_too_long, "Deferred SYNs too long to carry (left to the client's retransmit)."),
 		G(rst_released, "Half-open connections whose client's RST returned the seats."),
 		G(icmp_released, "Half-open connections whose SYN-ACK drew an ICMP error that aborts the handshake."),
+		G(acks_unproved, "Unseated ACKs in a level seating at the ACK that proved nothing (passed to the kernel)."),
 #undef G
 	};
 	struct daemon *d = ctx;
@@ -593,6 +617,7 @@ static void render_metrics(void *ctx, FILE *f)
 			       *(const uint64_t *)((const char *)&gs + g[i].off));
 	}
 	render_clients(f, d);
+	sl_halfopen_rt_metrics(&d->halfopen, f);
 	sl_adm_metrics(d->adm, f);
 	sl_policies_metrics(d->policies, f, now);
 }
@@ -746,6 +771,7 @@ int main(int argc, char **argv)
 	sl_diags_free(&diags);
 	if (err)
 		return 1;
+	sl_halfopen_rt_init(&d.halfopen, &d.cfg->server);
 	if (!d.opts.ifname && d.cfg->server.n_interfaces)
 		d.opts.ifname = d.cfg->server.interfaces[0];
 	if (!d.opts.ifname) {

@@ -6,12 +6,14 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "sluice.skel.h"
 
-int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns, uint64_t timeout_ns)
+int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns, uint64_t timeout_ns,
+			 uint64_t linger_ns, uint32_t lingering[SLUICE_MAX_LEVELS])
 {
 	int fd = dp->maps.fd[SL_MAP_CONNS];
 	struct sluice_conn_key *stale, key, next;
@@ -27,11 +29,19 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns, uint64_t time
 	 * the walk.  Bounded by twice the table's real size (it is set from
 	 * tableSizes.connections) in case BPF churns it meanwhile. */
 	max_visits = 2u * (size_t)bpf_map__max_entries(dp->skel->maps.sl_conns);
+	if (lingering)
+		memset(lingering, 0, SLUICE_MAX_LEVELS * sizeof(*lingering));
 	while (n < SL_EXPIRE_BATCH && visited++ < max_visits &&
 	       !bpf_map_get_next_key(fd, prev, &next)) {
 		if (!bpf_map_lookup_elem(fd, &next, &c) && c.state == SLUICE_CONN_ADMITTED &&
-		    now_ns > c.admitted_ns && now_ns - c.admitted_ns > timeout_ns)
-			stale[n++] = next;
+		    now_ns > c.admitted_ns) {
+			uint64_t age = now_ns - c.admitted_ns;
+
+			if (age > timeout_ns)
+				stale[n++] = next;
+			else if (lingering && age > linger_ns && c.level < SLUICE_MAX_LEVELS)
+				lingering[c.level]++;
+		}
 		key = next;
 		prev = &key;
 	}

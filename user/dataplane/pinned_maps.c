@@ -27,6 +27,7 @@ const char *const sl_map_names[SL_MAP__COUNT] = {
 	[SL_MAP_POL_GATE]  = SLUICE_MAP_POL_GATE,
 	[SL_MAP_WL_TOKENS] = SLUICE_MAP_WL_TOKENS,
 	[SL_MAP_WL_STATS]  = SLUICE_MAP_WL_STATS,
+	[SL_MAP_HS_HIST]   = SLUICE_MAP_HS_HIST,
 };
 
 int sl_pin_path(char *buf, size_t len, const char *pin_dir, const char *kind, const char *name)
@@ -120,6 +121,19 @@ static int percpu_sum(int fd, unsigned key, void *out, size_t size)
 out:
 	free(vals);
 	return err;
+}
+
+int sl_maps_hs_hist(const struct sl_maps *m, uint64_t out[SLUICE_HS_BUCKETS])
+{
+	for (unsigned b = 0; b < SLUICE_HS_BUCKETS; b++) {
+		__u64 v;
+		int err = percpu_sum(m->fd[SL_MAP_HS_HIST], b, &v, sizeof(v));
+
+		if (err)
+			return err;
+		out[b] = v;
+	}
+	return 0;
 }
 
 int sl_maps_level_stats(const struct sl_maps *m, unsigned slot, struct sluice_level_stats *out)

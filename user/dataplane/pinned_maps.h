@@ -32,6 +32,7 @@ enum sl_map_id {
 	SL_MAP_POL_GATE,
 	SL_MAP_WL_TOKENS,
 	SL_MAP_WL_STATS,
+	SL_MAP_HS_HIST,
 	SL_MAP__COUNT,
 };
 
@@ -55,6 +56,8 @@ int sl_maps_heartbeat(const struct sl_maps *m, struct sluice_heartbeat *out);
 int sl_maps_level(const struct sl_maps *m, unsigned slot, struct sluice_level *out);
 int sl_maps_seats(const struct sl_maps *m, unsigned slot, struct sluice_seats *out);
 /* Sums over all possible CPUs. */
+/* sl_hs_hist summed over CPUs: handshakes per log2-microsecond bucket. */
+int sl_maps_hs_hist(const struct sl_maps *m, uint64_t out[SLUICE_HS_BUCKETS]);
 int sl_maps_level_stats(const struct sl_maps *m, unsigned slot, struct sluice_level_stats *out);
 /* The policy gate's per-workload counters (wl_slot SLUICE_WL_DEFAULT = the
  * default workload), summed over CPUs. */

@@ -74,5 +74,9 @@ void sl_seats_count_reinjected(struct sl_dataplane *dp, unsigned level);
 void sl_seats_count_reset(struct sl_dataplane *dp, unsigned level);
 /* The level's current limit in sl_levels (Limited levels only). */
 int sl_level_write_limit(struct sl_dataplane *dp, unsigned level, uint32_t limit);
+/* Where a level seats (enum sluice_level_flags), and how many levels have
+ * their ACKs watched (sluice_settings.ack_watch_levels): read, change, write. */
+int sl_level_write_flags(struct sl_dataplane *dp, unsigned level, uint32_t flags);
+int sl_settings_write_ack_watch(struct sl_dataplane *dp, uint32_t levels);
 
 #endif

@@ -31,16 +31,27 @@ static int parse_tcp(const uint8_t *frame, size_t len, size_t l4_off, size_t l4_
 	if (l4_len < 20 || l4_off + l4_len > len)
 		return -EINVAL;
 	doff = (size_t)(th[12] >> 4) * 4;
-	/* SYN, neither ACK nor RST */
-	if (doff < 20 || doff > l4_len || !(th[13] & 0x02) || (th[13] & 0x14))
+	if (doff < 20 || doff > l4_len || (th[13] & 0x04))
 		return -EINVAL;
+	/* A SYN without ACK, or an ACK without SYN (a handshake's last, held
+	 * by a level seating at the ACK); never RST. */
+	switch (th[13] & 0x12) {
+	case 0x02:
+		out->ack = false;
+		break;
+	case 0x10:
+		out->ack = true;
+		break;
+	default:
+		return -EINVAL;
+	}
 	out->l4_off = l4_off;
 	out->l4_len = l4_len;
 	out->seq = get32(th + 4);
 	return 0;
 }
 
-int sl_frame_parse_syn(const uint8_t *frame, size_t len, struct sl_frame *out)
+int sl_frame_parse(const uint8_t *frame, size_t len, struct sl_frame *out)
 {
 	size_t off = ETH_HLEN;
 	uint16_t proto;

@@ -1,6 +1,7 @@
 /*
- * A SYN frame as the data path held it (lib, pure): where its headers are,
- * and its TCP checksum made whole before it is put back into the stack.
+ * A SYN frame (or a handshake's final ACK) as the data path held it (lib,
+ * pure): where its headers are, and its TCP checksum made whole before it
+ * is put back into the stack.
  *
  * Why the checksum: a SYN from a local veth peer arrives CHECKSUM_PARTIAL
  * (the sender offloaded the checksum and nobody computed it on the way):
@@ -11,6 +12,7 @@
 #ifndef SLUICE_FRAME_H
 #define SLUICE_FRAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,14 +21,15 @@ struct sl_frame {
 	size_t l3_off;     /* IP header */
 	size_t l4_off;     /* TCP header */
 	size_t l4_len;     /* TCP header and payload, from the IP lengths */
-	uint32_t seq;      /* the SYN's sequence number (host order) */
+	uint32_t seq;      /* its sequence number (host order) */
+	bool ack;          /* an ACK (no SYN): its seq is the client's SYN's + 1 */
 };
 
-/* Parse an Ethernet frame holding a TCP SYN (up to two VLAN tags, IPv4
- * with options, IPv6 with hop-by-hop and destination options).  0, or
- * -EINVAL when it is not such a frame (or has what we cannot re-check: a
- * fragment, a routing header). */
-int sl_frame_parse_syn(const uint8_t *frame, size_t len, struct sl_frame *out);
+/* Parse an Ethernet frame holding a TCP SYN, or an ACK without SYN (up to
+ * two VLAN tags, IPv4 with options, IPv6 with hop-by-hop and destination
+ * options).  0, or -EINVAL when it is not such a frame (a RST, a SYN-ACK,
+ * or what we cannot re-check: a fragment, a routing header). */
+int sl_frame_parse(const uint8_t *frame, size_t len, struct sl_frame *out);
 
 enum sl_csum {
 	SL_CSUM_OK = 0,   /* the checksum was right */

@@ -96,7 +96,7 @@ static const struct bad_case bad_cases[] = {
 	{ "bad_server_unknown_field_typo", SRV "  heartbeatTimout: 1s\n", 5, 3, SRV_OBJ,
 	  "spec.heartbeatTimout", "did you mean 'heartbeatTimeout'?" },
 	{ "bad_server_unknown_field_list", SRV "  colour: blue\n", 5, 3, SRV_OBJ, "spec.colour",
-	  "unknown field 'colour' (known fields: serverConcurrencyLimit, failMode, heartbeatTimeout, tick, handshakeTimeout, interfaces, pinDir, tableSizes, metricsAddress, eventsPerSecond, controlSocket, shadow, ticketOverbooking, heldSyns)" },
+	  "unknown field 'colour' (known fields: serverConcurrencyLimit, failMode, heartbeatTimeout, tick, handshakeTimeout, interfaces, pinDir, tableSizes, metricsAddress, eventsPerSecond, controlSocket, shadow, ticketOverbooking, heldSyns, halfOpen)" },
 	{ "bad_server_duplicate", API "kind: Server\nmetadata: {name: a}\n---\n" API "kind: Server\nmetadata: {name: b}\n",
 	  6, 7, "Server/b", "kind", "only one Server object is allowed; also defined at t.yaml:2:7" },
 
@@ -111,6 +111,16 @@ static const struct bad_case bad_cases[] = {
 	  "spec.controlSocket", "path is 108 bytes long; a Unix socket path holds at most 107" },
 	{ "bad_server_control_type", SRV "  controlSocket: [a]\n", 5, 18, SRV_OBJ,
 	  "spec.controlSocket", "expected a string, got a list" },
+
+	/* kind: Server, halfOpen */
+	{ "bad_server_seat_at", SRV "  halfOpen: {seatAt: fin}\n", 5, 22, SRV_OBJ,
+	  "spec.halfOpen.seatAt", "invalid value 'fin'; did you mean 'syn'? (allowed: auto, syn, ack)" },
+	{ "bad_server_engage_zero", SRV "  halfOpen: {engageAfter: 0}\n", 5, 27, SRV_OBJ,
+	  "spec.halfOpen.engageAfter", "must be between 1 and 1000000, got 0" },
+	{ "bad_server_hold_short", SRV "  halfOpen: {holdFor: 10ms}\n", 5, 23, SRV_OBJ,
+	  "spec.halfOpen.holdFor", "between 1s and 24h" },
+	{ "bad_server_half_open_unknown", SRV "  halfOpen: {seatsAt: ack}\n", 5, 14, SRV_OBJ,
+	  "spec.halfOpen.seatsAt", "did you mean 'seatAt'?" },
 
 };
 
@@ -220,9 +230,37 @@ static void test_server_held_syns(void **state)
 	sl_diags_free(&d);
 }
 
+/* Server spec.halfOpen: where levels seat and the measured time-out's
+ * floor; a floor above handshakeTimeout is only a warning. */
+static void test_server_half_open(void **state)
+{
+	struct sl_config *cfg;
+
+	(void)state;
+	cfg = load_ok(API "kind: Server\nmetadata: {name: s}\n");
+	assert_int_equal(cfg->server.half_open.seat_at, SL_SEAT_AT_AUTO);
+	assert_int_equal(cfg->server.half_open.engage_after, 4);
+	assert_int_equal(cfg->server.half_open.hold_ns, 30ull * 1000000000ull);
+	assert_int_equal(cfg->server.half_open.min_timeout_ns, 200ull * 1000000ull);
+	sl_config_free(cfg);
+	cfg = load_ok(SRV "  halfOpen: {seatAt: ack, engageAfter: 12, holdFor: 2m, minTimeout: 50ms}\n");
+	assert_int_equal(cfg->server.half_open.seat_at, SL_SEAT_AT_ACK);
+	assert_int_equal(cfg->server.half_open.engage_after, 12);
+	assert_int_equal(cfg->server.half_open.hold_ns, 120ull * 1000000000ull);
+	assert_int_equal(cfg->server.half_open.min_timeout_ns, 50ull * 1000000ull);
+	sl_config_free(cfg);
+	cfg = load_ok(SRV "  halfOpen: {seatAt: syn}\n");
+	assert_int_equal(cfg->server.half_open.seat_at, SL_SEAT_AT_SYN);
+	sl_config_free(cfg);
+	cfg = load_warned(SRV "  handshakeTimeout: 1s\n  halfOpen: {minTimeout: 2s}\n", 1);
+	assert_int_equal(cfg->server.half_open.min_timeout_ns, 2000000000ull);
+	sl_config_free(cfg);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
+		cmocka_unit_test(test_server_half_open),
 		cmocka_unit_test(test_server_empty_spec_defaults),
 		cmocka_unit_test(test_server_boundaries_good),
 		cmocka_unit_test(test_server_shadow),

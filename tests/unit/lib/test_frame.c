@@ -67,20 +67,39 @@ static void test_parse(void **state)
 	for (int i = 0; i < 4; i++) {
 		size_t n = shape(i, f, &lay, &sp);
 
-		assert_int_equal(sl_frame_parse_syn(f, n, &fr), 0);
+		assert_int_equal(sl_frame_parse(f, n, &fr), 0);
 		assert_int_equal(fr.family, sp.family);
 		assert_int_equal(fr.l3_off, lay.l2_len);
 		assert_int_equal(fr.l4_off, lay.l4_off);
 		assert_int_equal(fr.l4_len, lay.l4_hlen + lay.pay_len);
 		assert_int_equal(fr.seq, 0xdeadbeef);
-		assert_int_equal(sl_frame_parse_syn(f, n - 1, &fr), -EINVAL); /* truncated */
+		assert_false(fr.ack);
+		assert_int_equal(sl_frame_parse(f, n - 1, &fr), -EINVAL); /* truncated */
+	}
+	/* A handshake's final ACK (held by a level seating at the ACK), with
+	 * data too. */
+	fr_default_v4_syn(&sp);
+	sp.tcp_flags = TH_ACK;
+	sp.seq = 0x01000001;
+	assert_int_equal(sl_frame_parse(f, fr_build(&sp, f, NULL), &fr), 0);
+	assert_true(fr.ack);
+	assert_int_equal(fr.seq, 0x01000001);
+	sp.tcp_flags = TH_ACK | TH_PSH;
+	sp.payload_len = 40;
+	assert_int_equal(sl_frame_parse(f, fr_build(&sp, f, NULL), &fr), 0);
+	assert_true(fr.ack);
+	sp.payload_len = 0;
+	/* Never a SYN-ACK, a RST or a bare FIN. */
+	const uint8_t refused[] = {TH_SYN | TH_ACK, TH_RST, TH_RST | TH_ACK, TH_FIN, TH_SYN | TH_RST};
+
+	for (size_t i = 0; i < sizeof(refused); i++) {
+		fr_default_v4_syn(&sp);
+		sp.tcp_flags = refused[i];
+		assert_int_equal(sl_frame_parse(f, fr_build(&sp, f, NULL), &fr), -EINVAL);
 	}
 	fr_default_v4_syn(&sp);
-	sp.tcp_flags = TH_SYN | TH_ACK;
-	assert_int_equal(sl_frame_parse_syn(f, fr_build(&sp, f, NULL), &fr), -EINVAL);
-	fr_default_v4_syn(&sp);
 	sp.frag = 0x2000; /* MF: a fragment */
-	assert_int_equal(sl_frame_parse_syn(f, fr_build(&sp, f, NULL), &fr), -EINVAL);
+	assert_int_equal(sl_frame_parse(f, fr_build(&sp, f, NULL), &fr), -EINVAL);
 }
 
 /* The pseudo-header sum, as a sender that offloads the checksum leaves it. */
@@ -109,7 +128,7 @@ static void test_checksum(void **state)
 		uint16_t ps;
 
 		memcpy(orig, f, n);
-		assert_int_equal(sl_frame_parse_syn(f, n, &fr), 0);
+		assert_int_equal(sl_frame_parse(f, n, &fr), 0);
 		assert_int_equal(sl_frame_fix_tcp_csum(f, &fr), SL_CSUM_OK);
 		assert_memory_equal(f, orig, n);
 

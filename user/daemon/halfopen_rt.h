@@ -1,0 +1,37 @@
+/*
+ * Half-open connections at run time (daemon): once a second, the measured
+ * half-open time-out from the data path's handshake histogram, and each
+ * limited level's seating (SYN or ACK) from its counters, written to the
+ * maps when it changes (engine/halfopen.h decides).
+ */
+#ifndef SLUICE_DAEMON_HALFOPEN_RT_H
+#define SLUICE_DAEMON_HALFOPEN_RT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config/config.h"
+#include "dataplane/loader.h"
+#include "engine/halfopen.h"
+
+struct sl_halfopen_rt {
+	struct sl_hs_meter meter;
+	struct sl_seat_mode mode[SLUICE_MAX_LEVELS];
+	uint32_t flags[SLUICE_MAX_LEVELS]; /* as written to sl_levels */
+	char name[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN];
+	uint64_t p99_ns, samples;
+	uint64_t timeout_ns;               /* for the expiry sweep */
+	uint32_t lingering[SLUICE_MAX_LEVELS]; /* from the last sweep */
+};
+
+void sl_halfopen_rt_init(struct sl_halfopen_rt *rt, const struct sl_server_cfg *srv);
+/* One step; returns the half-open time-out the sweep applies. */
+uint64_t sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
+			     const struct sl_server_cfg *srv, uint64_t now_ns);
+/* The flags a new plan carries for a slot, and the count of watched
+ * levels: a reload keeps where levels seat. */
+uint32_t sl_halfopen_rt_flags(const struct sl_halfopen_rt *rt, unsigned slot);
+uint32_t sl_halfopen_rt_watched(const struct sl_halfopen_rt *rt);
+void sl_halfopen_rt_metrics(const struct sl_halfopen_rt *rt, FILE *f);
+
+#endif
