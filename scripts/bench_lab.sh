@@ -62,7 +62,8 @@ start_sluiced() { # CONFIG
 stop_sluiced() { kill -TERM "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null; }
 
 load() { ip netns exec sl-cli "$B/lab_load" --json --quiet "$@"; }
-# BENCH_PARTS: which parts to run (default all: A A2 B F).
+# BENCH_PARTS: which parts to run (default all: A A2 B F).  Part F: FLOOD_SECS,
+# FLOOD_RATES, FLOOD_MODES (seatAt values, default "syn auto ack").
 part() { [[ " ${BENCH_PARTS:-A A2 B F} " == *" $1 "* ]]; }
 
 if part A; then
@@ -294,9 +295,9 @@ if part F; then
 # ---- F. a spoofed SYN flood into the clients' own level -------------------------------
 FSECS=${FLOOD_SECS:-20}
 FLOOD_RATES=${FLOOD_RATES:-4 1000 100000}
-# Each flood twice: seats at the SYN only (seatAt: syn, as before the
-# final-ACK seating existed) and the default (seatAt: auto).
-for mode in syn auto; do
+# Each flood three times: seats at the SYN only (seatAt: syn, as before the
+# final-ACK seating existed), the default (auto) and always at the ACK (ack).
+for mode in syn auto ack; do
 cat >"$TMP/flood-$mode.yaml" <<YAML
 apiVersion: sluice/v1
 kind: Server
@@ -381,7 +382,7 @@ f_run() { # MODE TAG [SPOOF_NET RATE]
 }
 f_run auto unflooded
 for r in $FLOOD_RATES; do
-	for mode in syn auto; do
+	for mode in ${FLOOD_MODES:-syn auto ack}; do
 		f_run "$mode" "unreachable-${r}per-s" 198.18.1 "$r"
 		f_run "$mode" "blackhole-${r}per-s" 198.18.2 "$r"
 	done

@@ -33,6 +33,7 @@ enum level_metric_id {
 	LM_LIMIT, LM_NOMINAL, LM_SEATS, LM_WAITING, LM_SYNS, LM_ADMITTED, LM_DEFERRED,
 	LM_REJECTED, LM_RETRANSMITS, LM_CLOSED, LM_FAILSAFE, LM_EXPIRED, LM_DISPATCHED,
 	LM_REJ_FULL, LM_REJ_TIMEOUT, LM_SHADOW, LM_HELD, LM_HELD_BYTES, LM_REINJECTED, LM_RESET_HELD,
+	LM_RELEASED_UNSEATED,
 };
 
 static const struct level_metric {
@@ -60,6 +61,8 @@ static const struct level_metric {
 	{LM_HELD_BYTES, SL_PROM_GAUGE, "held_syn_bytes", "Bytes the held SYNs take (counted against heldSyns)."},
 	{LM_REINJECTED, SL_PROM_COUNTER, "reinjected_total", "Held SYNs re-injected when their turn came."},
 	{LM_RESET_HELD, SL_PROM_COUNTER, "reset_held_total", "Held SYNs answered with their RST when rejected."},
+	{LM_RELEASED_UNSEATED, SL_PROM_COUNTER, "released_unseated_total",
+	 "Connections deferred at their SYN whose turn came once the level seated at the ACK: let through without a seat."},
 };
 
 static double level_value(enum level_metric_id id, const struct level_rt *l,
@@ -86,6 +89,7 @@ static double level_value(enum level_metric_id id, const struct level_rt *l,
 	case LM_HELD_BYTES: return (double)s->held_bytes;
 	case LM_REINJECTED: return (double)s->seats.reinjected;
 	case LM_RESET_HELD: return (double)s->seats.reset_held;
+	case LM_RELEASED_UNSEATED: return (double)l->released_unseated;
 	}
 	return 0;
 }
@@ -193,6 +197,7 @@ static void dump_level(struct sl_admission *adm, struct json_out *jo, struct lev
 	jo_u64(jo, "held_syn_bytes", hs.level_bytes[l->slot]);
 	jo_u64(jo, "reinjected", l->reinjected);
 	jo_u64(jo, "reset_held", l->reset_sent);
+	jo_u64(jo, "released_unseated", l->released_unseated);
 	jo_obj_begin(jo, "ticket_fallbacks");
 	for (int r = 0; r < SL_FALLBACK_N; r++)
 		jo_u64(jo, fallback_names[r], l->fallback[r]);

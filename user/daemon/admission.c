@@ -164,6 +164,42 @@ static void reject(struct level_rt *l, struct sl_pending *p, uint64_t now)
 	sl_ticket_reject(adm->dp, &p->key, &t);
 }
 
+/* Whether the connection waited from its SYN (not its proving ACK) in a
+ * level that now seats at the ACK. */
+static bool deferred_unproved(const struct level_rt *l, const struct sl_held_frame *h)
+{
+	struct sluice_level lvl;
+	struct sl_frame f;
+
+	if (sl_maps_level(&l->adm->dp->maps, l->slot, &lvl) || !(lvl.flags & SLUICE_LVL_SEAT_AT_ACK))
+		return false;
+	return !h || sl_frame_parse(h->frame, h->len, &f) || !f.ack;
+}
+
+/* Its turn came, but its level seats at the ACK now and its source has
+ * proved nothing (a flood's spoofed SYNs queue like real ones until the
+ * level moves): no seat.  The held SYN goes to the kernel unseated (a real
+ * client's ACK then meets the level like any other; without a held SYN its
+ * retransmit passes unseated) and its place in the queue is given up at
+ * once, so the next in line is dispatched. */
+static void release_unseated(struct level_rt *l, struct sl_pending *p, struct sl_held_frame *h,
+			     uint64_t now, bool reserved)
+{
+	struct sl_admission *adm = l->adm;
+
+	if (h && sl_inject_syn(adm->dp, h->frame, h->len, h->ifindex, h->rx_queue))
+		l->fallback[SL_FALLBACK_INJECT]++;
+	if (reserved)
+		sl_seats_release(adm->dp, l->slot, p->seats);
+	if (p->policy_admitted && adm->policies)
+		sl_policies_return(adm->policies, p->policy, p->workload, now);
+	p->policy_admitted = false;
+	l->released_unseated++;
+	if (p->in_queueset && l->qs)
+		sl_qs_complete(l->qs, now, p->id, 0);
+	forget(adm, p);
+}
+
 /* The QueueSet started this request (or its level had room): re-inject
  * its held SYN, or else reserve its seats in the data path, unless already
  * reserved, and let the client's next SYN retransmit in on a ticket. */
@@ -173,6 +209,11 @@ static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool r
 	struct sl_held_frame *h = sl_held_take(adm->held, p->id);
 	struct sluice_ticket t;
 
+	if (deferred_unproved(l, h)) {
+		release_unseated(l, p, h, now, reserved);
+		free(h);
+		return;
+	}
 	if (h) {
 		bool done = admit_held(l, p, h, now, &reserved);
 

@@ -56,6 +56,8 @@ struct level_rt {
 	uint64_t tickets_admit, tickets_reject;
 	uint64_t reinjected;    /* held SYNs put back into the stack on dispatch */
 	uint64_t reset_sent;    /* held SYNs answered with their RST on reject */
+	uint64_t released_unseated; /* deferred at the SYN, dispatched once the level seated at
+				     * the ACK: let through without a seat (held SYN injected) */
 	uint64_t fallback[SL_FALLBACK_N]; /* deferrals that went the ticket way, by why */
 };
 

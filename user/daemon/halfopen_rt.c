@@ -11,6 +11,8 @@ void sl_halfopen_rt_init(struct sl_halfopen_rt *rt, const struct sl_server_cfg *
 {
 	memset(rt, 0, sizeof(*rt));
 	rt->timeout_ns = srv->handshake_timeout_ns;
+	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++)
+		rt->level_timeout_ns[slot] = rt->timeout_ns;
 }
 
 static struct sl_seat_policy policy_of(const struct sl_server_cfg *srv)
@@ -77,6 +79,13 @@ uint64_t sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
 		rt->flags[slot] = flags;
 		if (flags & SLUICE_LVL_ACK_WATCH)
 			watched++;
+	}
+	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
+		uint64_t t = rt->timeout_ns;
+
+		if ((rt->flags[slot] & SLUICE_LVL_ACK_WATCH) && srv->half_open.min_timeout_ns < t)
+			t = srv->half_open.min_timeout_ns;
+		rt->level_timeout_ns[slot] = t;
 	}
 	/* Watch count after the levels: a level's ACKs are never watched by
 	 * its flag alone while the global count says none (no stale gap). */

@@ -20,12 +20,16 @@ struct sl_halfopen_rt {
 	uint32_t flags[SLUICE_MAX_LEVELS]; /* as written to sl_levels */
 	char name[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN];
 	uint64_t p99_ns, samples;
-	uint64_t timeout_ns;               /* for the expiry sweep */
+	uint64_t timeout_ns;               /* measured half-open time-out */
+	/* The sweep's, per level: a watched level re-seats a late ACK, so its
+	 * half-open seats need not wait beyond minTimeout. */
+	uint64_t level_timeout_ns[SLUICE_MAX_LEVELS];
 	uint32_t lingering[SLUICE_MAX_LEVELS]; /* from the last sweep */
 };
 
 void sl_halfopen_rt_init(struct sl_halfopen_rt *rt, const struct sl_server_cfg *srv);
-/* One step; returns the half-open time-out the sweep applies. */
+/* One step; returns the measured half-open time-out (level_timeout_ns has
+ * what the sweep applies to each level). */
 uint64_t sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
 			     const struct sl_server_cfg *srv, uint64_t now_ns);
 /* The flags a new plan carries for a slot, and the count of watched

@@ -517,7 +517,7 @@ static void tick(struct daemon *d)
 	}
 	if (d->sweep_backlog || now - d->last_sweep_ns >= SWEEP_INTERVAL_NS) {
 		d->last_sweep_ns = now;
-		n = sl_expire_handshakes(&d->dp, now, d->halfopen.timeout_ns,
+		n = sl_expire_handshakes(&d->dp, now, d->halfopen.level_timeout_ns,
 					 d->cfg->server.half_open.min_timeout_ns, d->halfopen.lingering);
 		d->sweep_backlog = n >= SL_EXPIRE_BATCH;
 		if (n > 0)

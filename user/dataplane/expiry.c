@@ -12,8 +12,9 @@
 #include "lib/log.h"
 #include "sluice.skel.h"
 
-int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns, uint64_t timeout_ns,
-			 uint64_t linger_ns, uint32_t lingering[SLUICE_MAX_LEVELS])
+int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
+			 const uint64_t timeout_ns[SLUICE_MAX_LEVELS], uint64_t linger_ns,
+			 uint32_t lingering[SLUICE_MAX_LEVELS])
 {
 	int fd = dp->maps.fd[SL_MAP_CONNS];
 	struct sluice_conn_key *stale, key, next;
@@ -36,8 +37,9 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns, uint64_t time
 		if (!bpf_map_lookup_elem(fd, &next, &c) && c.state == SLUICE_CONN_ADMITTED &&
 		    now_ns > c.admitted_ns) {
 			uint64_t age = now_ns - c.admitted_ns;
+			unsigned lv = c.level < SLUICE_MAX_LEVELS ? c.level : 0;
 
-			if (age > timeout_ns)
+			if (age > timeout_ns[lv])
 				stale[n++] = next;
 			else if (lingering && age > linger_ns && c.level < SLUICE_MAX_LEVELS)
 				lingering[c.level]++;

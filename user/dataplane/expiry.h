@@ -10,13 +10,15 @@
 
 /* At most SL_EXPIRE_BATCH per call, so one sweep never holds the loop
  * long (about 10 ms for a full batch); the caller sweeps again at its next
- * tick while a call returns a full batch.  lingering (NULL, or one count
- * per level) gets the half-open connections older than linger_ns that are
- * not expired yet: pressure seen before any seat times out.  Returns the
- * number of connections expired, or a negative errno. */
+ * tick while a call returns a full batch.  timeout_ns: one per level.
+ * lingering (NULL, or one count per level) gets the half-open connections
+ * older than linger_ns that are not expired yet: pressure seen before any
+ * seat times out.  Returns the number of connections expired, or a
+ * negative errno. */
 #define SL_EXPIRE_BATCH 4096
-int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns, uint64_t timeout_ns,
-			 uint64_t linger_ns, uint32_t lingering[SLUICE_MAX_LEVELS]);
+int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
+			 const uint64_t timeout_ns[SLUICE_MAX_LEVELS], uint64_t linger_ns,
+			 uint32_t lingering[SLUICE_MAX_LEVELS]);
 
 /*
  * Reconcile sl_conns with the kernel's sockets: an established entry whose

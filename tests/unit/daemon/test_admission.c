@@ -412,9 +412,76 @@ static void test_held_frame_falls_back(void **state)
 	rig_down(&r);
 }
 
+/* Its level seats at the ACK by the time a connection deferred at its SYN
+ * gets its turn: the source proved nothing, so no seat, no ticket; the
+ * queue gives up its place at once and the next in line is released the
+ * same way.  One deferred at its proving ACK gets its seat as before. */
+static void test_seat_at_ack_releases_unproved(void **state)
+{
+	struct sluice_conn_key inline1 = key_of(50, 1000), ack = key_of(70, 7000);
+	struct sluice_conn_key q[3] = {key_of(10, 1), key_of(11, 1), key_of(12, 1)};
+	struct sluice_defer_event de;
+	struct sluice_level lvl;
+	struct sluice_ticket t;
+	bool done[3] = {false};
+	char *dump = NULL;
+	size_t dump_len = 0;
+	struct fr_spec sp;
+	struct rig r;
+	FILE *f;
+
+	(void)state;
+	rig_up(&r, 64);
+	r.seats[r.web].seats_in_use = 2;
+	for (int i = 0; i < 3; i++)
+		defer(&r, q[i], T0 + (uint64_t)(i + 1) * MSEC);
+	assert_int_equal(r.seats[r.web].waiting, 3);
+
+	assert_int_equal(bpf_map_lookup_elem(r.dp.maps.fd[SL_MAP_LEVELS], &r.web, &lvl), 0);
+	lvl.flags = SLUICE_LVL_SEAT_AT_ACK | SLUICE_LVL_ACK_WATCH;
+	assert_int_equal(bpf_map_update_elem(r.dp.maps.fd[SL_MAP_LEVELS], &r.web, &lvl, BPF_ANY), 0);
+
+	close_conn(&r, inline1, T0, T0 + 100 * MSEC);
+	assert_int_equal(ticketed(&r, q, done, 3, &t), -1);
+	assert_int_equal(r.seats[r.web].waiting, 0);
+	assert_int_equal(r.seats[r.web].seats_in_use, 1); /* only the one still open */
+	assert_int_equal(r.seats[r.web].unclaimed, 0);
+	f = open_memstream(&dump, &dump_len);
+	sl_adm_dump(r.adm, f, "levels", "web");
+	fclose(f);
+	assert_non_null(strstr(dump, "\"released_unseated\":3"));
+	free(dump);
+
+	/* Deferred at its ACK (its frame an ACK): seated at its turn. */
+	r.seats[r.web].seats_in_use = 2;
+	de = (struct sluice_defer_event){.ev = event(&r, SLUICE_EV_DEFER, ack, T0 + SEC), .ifindex = 1};
+	fr_default_v4_syn(&sp);
+	memcpy(sp.saddr4, (uint8_t[]){198, 18, 0, 70}, 4);
+	memcpy(sp.daddr4, (uint8_t[]){198, 18, 0, 1}, 4);
+	sp.sport = 7000;
+	sp.dport = 8080;
+	sp.tcp_flags = TH_ACK;
+	{
+		static uint8_t buf[FR_MAX_LEN];
+		size_t n = fr_build(&sp, buf, NULL);
+
+		memcpy(de.frame, buf, n);
+		de.frame_len = (uint16_t)n;
+	}
+	sl_adm_defer(r.adm, &de, T0 + SEC);
+	assert_int_equal(r.seats[r.web].waiting, 1);
+	close_conn(&r, inline1, T0, T0 + SEC + 100 * MSEC);
+	/* (No device to re-inject into here: the ticket carries the seat.) */
+	assert_true(ticket(&r, ack, &t));
+	assert_int_equal(t.verdict, SLUICE_TICKET_ADMIT);
+	assert_int_equal(r.seats[r.web].unclaimed, 1);
+	rig_down(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seat_at_ack_releases_unproved),
 		cmocka_unit_test(test_queue_dispatch_claim_close),
 		cmocka_unit_test(test_wait_limit_rejects),
 		cmocka_unit_test(test_ticket_write_fails),
