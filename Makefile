@@ -174,6 +174,12 @@ $(BUILD)/tests/unit/daemon/test_policy_rt $(BUILD)/tests/unit/daemon/test_admiss
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka -ljansson
 
+# The socket-table adapter is tested against the kernel's own table.
+$(BUILD)/tests/unit/dataplane/test_sockets: tests/unit/dataplane/test_sockets.c $(DP_LIBS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
+
 # Packet tests: one file per subject over one harness (tests/packet/harness.c);
 # the classification differential test brings its own.
 $(BUILD)/tests/packet/test_classify: tests/packet/test_classify.c $(DP_LIBS) | $(SKEL)

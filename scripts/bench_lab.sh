@@ -62,9 +62,9 @@ start_sluiced() { # CONFIG
 stop_sluiced() { kill -TERM "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null; }
 
 load() { ip netns exec sl-cli "$B/lab_load" --json --quiet "$@"; }
-# BENCH_PARTS: which parts to run (default all: A A2 B F).  Part F: FLOOD_SECS,
+# BENCH_PARTS: which parts to run (default all: A A2 B F R).  Part F: FLOOD_SECS,
 # FLOOD_RATES, FLOOD_MODES (seatAt values, default "syn auto ack").
-part() { [[ " ${BENCH_PARTS:-A A2 B F} " == *" $1 "* ]]; }
+part() { [[ " ${BENCH_PARTS:-A A2 B F R} " == *" $1 "* ]]; }
 
 if part A; then
 # ---- A. connect latency ------------------------------------------------------
@@ -391,3 +391,86 @@ echo "(ok: clients served of those started; total: connect, request and answer (
 echo " its ACK waits after connect); half-open: the most spoofed connections holding seats before"
 echo " their handshake completed, sampled each second; icmp rel.: seats returned by ICMP errors)"
 fi
+
+if part R; then
+# ---- R. a crash under load: fail-open's overshoot and its drain ----------------
+# The 8-seat level of part F, clients at 3x the service's capacity (240/s,
+# 10 s timeout) and a trickle of blackholed spoofed SYNs (4/s); the daemon
+# is killed (-9) 5 s in, stays dead OUTAGE_SECS (the failsafe opens after
+# heartbeatTimeout, 3 s), then starts again.  Sampled every 0.2 s: seats in
+# use, half-open entries; reported: the most seats (x the limit), how long
+# after the restart until seats are back within the limit, and how much of
+# the overshoot was half-open (what the sweep, not the service, drains).
+OUTAGE=${OUTAGE_SECS:-6}
+cat >"$TMP/crash.yaml" <<'YAML'
+apiVersion: sluice/v1
+kind: Server
+metadata: {name: bench}
+spec: {serverConcurrencyLimit: 8, heartbeatTimeout: 3s, handshakeTimeout: 10s}
+---
+apiVersion: sluice/v1
+kind: PriorityLevelConfiguration
+metadata: {name: web}
+spec:
+  type: Limited
+  limited:
+    nominalConcurrencyShares: 100
+    limitResponse: {type: Queue, queuing: {queues: 64, handSize: 6, queueLengthLimit: 50}}
+---
+apiVersion: sluice/v1
+kind: FlowSchema
+metadata: {name: web}
+spec:
+  priorityLevelConfiguration: {name: web}
+  matchingPrecedence: 500
+  distinguisherMethod: {type: BySource}
+  rules:
+  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]
+    destinations: [{ports: ["8080"]}]
+YAML
+ip route replace 198.18.2.0/24 via 198.18.0.2 dev sl0
+ip netns exec sl-cli sysctl -qw net.ipv4.ip_forward=1
+ip netns exec sl-cli ip route replace blackhole 198.18.2.0/24
+echo
+echo "R. kill -9 under load (8 seats; clients 240/s = 3x capacity; 4 spoofed SYN/s; ${OUTAGE} s outage)"
+start_service 8080 8 100
+start_sluiced "$TMP/crash.yaml"
+ip netns exec sl-cli "$B/lab_syn" --src 198.18.2.1 --sources 254 --dst 198.18.0.1 --dport 8080 \
+	--rate 4 --count $((4 * (OUTAGE + 40))) --duration $((OUTAGE + 40)) >/dev/null &
+PIDS+=($!)
+load --connect 198.18.0.1 --port 8080 --source 198.18.0.10 --source 198.18.0.11 \
+	--source 198.18.0.12 --source 198.18.0.13 --rate 240 --count $((240 * (OUTAGE + 15))) \
+	--duration $((OUTAGE + 15)) --timeout 10 >"$TMP/r.json" &
+lp=$!
+t0=$(date +%s.%N)
+sample() { # -> "seats half_open"
+	local st h
+	st=$("$B/sluicectl" status --json 2>/dev/null | jq '[.levels[] | select(.name == "web") | .seats_in_use] | add // 0')
+	h=$("$B/sluicectl" conns --json --limit 0 2>/dev/null | jq '[.conns[] | select(.state != "established")] | length')
+	echo "${st:-0} ${h:-0}"
+}
+: >"$TMP/r-samples"
+killed=0 restarted=0
+while kill -0 "$lp" 2>/dev/null; do
+	el=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	if [ "$killed" = 0 ] && awk -v e="$el" 'BEGIN { exit !(e >= 5) }'; then
+		kill -9 "$DAEMON"; wait "$DAEMON" 2>/dev/null; killed=$el
+	fi
+	if [ "$killed" != 0 ] && [ "$restarted" = 0 ] && awk -v e="$el" -v k="$killed" -v o="$OUTAGE" 'BEGIN { exit !(e >= k + o) }'; then
+		start_sluiced "$TMP/crash.yaml"; restarted=$el
+	fi
+	echo "$el $(sample)" >>"$TMP/r-samples"
+	sleep 0.2
+done
+wait "$lp"
+stop_sluiced
+stop_service
+awk -v k="$killed" -v r="$restarted" '
+	{ t = $1; s = $2; h = $3
+	  if (s > max) { max = s; hmax = h }
+	  if (t >= r && s > 8) back = t - r + 0.2 }
+	END { printf "most seats in use %d (%.0fx the limit; %d of them half-open); killed at %.1f s, restarted at %.1f s;\n", max, max / 8, hmax, k, r
+	      printf "within the limit again %.1f s after the restart\n", back }' "$TMP/r-samples"
+jq -r '"clients: \(.ok) of \(.started) served, total p50 \(.total_ms.p50) ms, p99 \(.total_ms.p99) ms"' "$TMP/r.json"
+fi
+

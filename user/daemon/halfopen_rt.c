@@ -36,11 +36,12 @@ static void measure(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
 						srv->handshake_timeout_ns);
 }
 
-uint64_t sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
-			     const struct sl_server_cfg *srv, uint64_t now_ns)
+int sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
+			const struct sl_server_cfg *srv, uint64_t now_ns)
 {
 	struct sl_seat_policy pol = policy_of(srv);
 	uint32_t watched = 0;
+	int moved = 0;
 
 	measure(rt, dp, srv);
 	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
@@ -69,7 +70,9 @@ uint64_t sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
 			if (err)
 				pr_warn("level %.*s: cannot write its seating: %s", SLUICE_LEVEL_NAME_LEN,
 					lvl.name, strerror(-err));
-			else if ((flags ^ lvl.flags) & SLUICE_LVL_SEAT_AT_ACK)
+			if (!err && (flags & ~lvl.flags & SLUICE_LVL_SEAT_AT_ACK))
+				moved++;
+			if (!err && ((flags ^ lvl.flags) & SLUICE_LVL_SEAT_AT_ACK))
 				pr_info("level %.*s: seats at the %s (%llu unfinished handshakes in %d s)",
 					SLUICE_LEVEL_NAME_LEN, lvl.name,
 					flags & SLUICE_LVL_SEAT_AT_ACK ? "final ACK" : "SYN again",

@@ -28,10 +28,10 @@ struct sl_halfopen_rt {
 };
 
 void sl_halfopen_rt_init(struct sl_halfopen_rt *rt, const struct sl_server_cfg *srv);
-/* One step; returns the measured half-open time-out (level_timeout_ns has
- * what the sweep applies to each level). */
-uint64_t sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
-			     const struct sl_server_cfg *srv, uint64_t now_ns);
+/* One step (timeout_ns, level_timeout_ns: what the sweep applies to each
+ * level); returns how many levels moved their seats to the ACK in it. */
+int sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
+			const struct sl_server_cfg *srv, uint64_t now_ns);
 /* The flags a new plan carries for a slot, and the count of watched
  * levels: a reload keeps where levels seat. */
 uint32_t sl_halfopen_rt_flags(const struct sl_halfopen_rt *rt, unsigned slot);

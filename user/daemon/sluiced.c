@@ -46,6 +46,9 @@
  * may have a socket younger than the snapshot. */
 #define RECONCILE_INTERVAL_NS (30ull * 1000000000ULL)
 #define RECONCILE_GRACE_NS    1000000000ULL
+/* The periodic listing is read at most this long per tick: a namespace
+ * of very many sockets takes several ticks, never a late heartbeat. */
+#define RECONCILE_BUDGET_NS   (2ull * 1000000ULL)
 #define REPORT_INTERVAL_NS 1000000000ULL
 
 struct daemon_opts {
@@ -86,6 +89,7 @@ struct daemon {
 	unsigned long long reconciled; /* connections released by reconcile() */
 	struct level_report report[SLUICE_MAX_LEVELS];
 	struct sl_halfopen_rt halfopen; /* half-open time-out, where levels seat */
+	struct sl_sock_dump sock_dump;  /* the periodic reconcile's listing, read a tick at a time */
 	unsigned long long last_halfopen_ns;
 };
 
@@ -481,13 +485,8 @@ static void report(struct daemon *d)
 }
 
 /* Return the seats of tracked connections the kernel no longer has. */
-static void reconcile(struct daemon *d, const char *when)
+static void reconciled(struct daemon *d, const char *when, int n, uint64_t took_ms)
 {
-	uint64_t t0 = sl_mono_ns();
-	int n = sl_reconcile_conns(&d->dp, RECONCILE_GRACE_NS);
-	uint64_t took_ms = (sl_mono_ns() - t0) / 1000000;
-
-	d->last_reconcile_ns = t0;
 	if (n < 0) {
 		pr_warn("reconcile connections with the kernel's sockets: %s", strerror(-n));
 		return;
@@ -500,10 +499,58 @@ static void reconcile(struct daemon *d, const char *when)
 		pr_info("%s: reconciling connections took %llu ms", when, (unsigned long long)took_ms);
 }
 
+/* At start, before attaching: all at once. */
+static void reconcile(struct daemon *d, const char *when)
+{
+	uint64_t t0 = sl_mono_ns();
+	int n = sl_reconcile_conns(&d->dp, RECONCILE_GRACE_NS);
+
+	d->last_reconcile_ns = t0;
+	reconciled(d, when, n, (sl_mono_ns() - t0) / 1000000);
+}
+
+/* Periodically, from the loop: the kernel's listing read within
+ * RECONCILE_BUDGET_NS a tick, then one walk of sl_conns against it. */
+static void reconcile_step(struct daemon *d, uint64_t now)
+{
+	int r;
+
+	if (!sl_sock_dump_running(&d->sock_dump)) {
+		if (now - d->last_reconcile_ns < RECONCILE_INTERVAL_NS)
+			return;
+		d->last_reconcile_ns = now;
+		r = sl_sock_dump_begin(&d->sock_dump);
+		if (r) {
+			pr_warn("reconcile: cannot list the kernel's sockets: %s", strerror(-r));
+			return;
+		}
+	}
+	r = sl_sock_dump_continue(&d->sock_dump, RECONCILE_BUDGET_NS);
+	if (r < 0) {
+		pr_warn("reconcile: listing the kernel's sockets: %s", strerror(-r));
+		return;
+	}
+	if (r == 0)
+		return; /* more at the next tick */
+	r = sl_reconcile_with(&d->dp, &d->sock_dump.s, d->sock_dump.begun_ns, RECONCILE_GRACE_NS);
+	sl_live_sockets_free(&d->sock_dump.s);
+	reconciled(d, "periodic", r, (sl_mono_ns() - d->sock_dump.begun_ns) / 1000000);
+}
+
+static void sweep(struct daemon *d, uint64_t now)
+{
+	int n = sl_expire_handshakes(&d->dp, now, d->halfopen.level_timeout_ns,
+				     d->cfg->server.half_open.min_timeout_ns, d->halfopen.lingering);
+
+	d->last_sweep_ns = now;
+	d->sweep_backlog = n >= SL_EXPIRE_BATCH;
+	if (n > 0)
+		pr_info("expired %d admitted connection%s that never established", n, n == 1 ? "" : "s");
+}
+
 static void tick(struct daemon *d)
 {
 	unsigned long long now = sl_mono_ns();
-	int n;
 
 	if (sl_write_heartbeat(&d->dp.maps, ++d->ticks))
 		pr_warn("heartbeat write failed: %s", strerror(errno));
@@ -511,20 +558,19 @@ static void tick(struct daemon *d)
 	sl_policies_tick(d->policies, now);
 	sl_metrics_sweep(d->metrics, now);
 	sl_reqsrv_sweep(d->control, now);
+	/* The sweep first: the seating decision reads what it found
+	 * lingering. */
+	if (d->sweep_backlog || now - d->last_sweep_ns >= SWEEP_INTERVAL_NS)
+		sweep(d, now);
 	if (now - d->last_halfopen_ns >= SWEEP_INTERVAL_NS) {
 		d->last_halfopen_ns = now;
-		sl_halfopen_rt_step(&d->halfopen, &d->dp, &d->cfg->server, now);
+		/* A level that moved to the ACK: its half-open seats older
+		 * than minTimeout go now (a late ACK is seated there), not at
+		 * the next sweep, and its queue drains with them. */
+		if (sl_halfopen_rt_step(&d->halfopen, &d->dp, &d->cfg->server, now) > 0)
+			sweep(d, now);
 	}
-	if (d->sweep_backlog || now - d->last_sweep_ns >= SWEEP_INTERVAL_NS) {
-		d->last_sweep_ns = now;
-		n = sl_expire_handshakes(&d->dp, now, d->halfopen.level_timeout_ns,
-					 d->cfg->server.half_open.min_timeout_ns, d->halfopen.lingering);
-		d->sweep_backlog = n >= SL_EXPIRE_BATCH;
-		if (n > 0)
-			pr_info("expired %d admitted connection%s that never established", n, n == 1 ? "" : "s");
-	}
-	if (now - d->last_reconcile_ns >= RECONCILE_INTERVAL_NS)
-		reconcile(d, "periodic");
+	reconcile_step(d, now);
 	if (now - d->last_report_ns >= REPORT_INTERVAL_NS) {
 		d->last_report_ns = now;
 		report(d);
@@ -751,7 +797,8 @@ static void close_fd(int *fd)
 
 int main(int argc, char **argv)
 {
-	struct daemon d = {.sig_fd = -1, .timer_fd = -1, .epoll_fd = -1, .control_fd = -1};
+	struct daemon d = {.sig_fd = -1, .timer_fd = -1, .epoll_fd = -1, .control_fd = -1,
+			   .sock_dump = SL_SOCK_DUMP_INIT};
 	struct sl_dataplane_opts dpo = {0};
 	struct sl_diags diags = SL_DIAGS_INIT;
 	int err;
@@ -864,6 +911,7 @@ int main(int argc, char **argv)
 	err = run_loop(&d);
 
 out_dp:
+	sl_sock_dump_abort(&d.sock_dump);
 	sl_metrics_close(d.metrics);
 	ring_buffer__free(d.events);
 	sl_policies_free(d.policies);

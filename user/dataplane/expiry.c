@@ -67,23 +67,32 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
 
 int sl_reconcile_conns(struct sl_dataplane *dp, uint64_t grace_ns)
 {
+	struct sl_live_sockets live;
+	uint64_t asked_ns = sl_mono_ns();
+	int err = sl_live_sockets_read(&live);
+
+	if (err)
+		return err;
+	err = sl_reconcile_with(dp, &live, asked_ns, grace_ns);
+	sl_live_sockets_free(&live);
+	return err;
+}
+
+int sl_reconcile_with(struct sl_dataplane *dp, const struct sl_live_sockets *live,
+		      uint64_t asked_ns, uint64_t grace_ns)
+{
 	int fd = dp->maps.fd[SL_MAP_CONNS];
 	struct gone { struct sluice_conn_key key; struct sluice_conn seen; } *gone = NULL;
 	struct sluice_conn_key key, next;
-	struct sl_live_sockets live;
 	struct sluice_conn c;
 	void *prev = NULL;
 	size_t n = 0, cap = 0, visited = 0, max_visits;
-	uint64_t asked_ns = sl_mono_ns();
-	int released = 0, err;
+	int released = 0, err = 0;
 
-	err = sl_live_sockets_read(&live);
-	if (err)
-		return err;
 	max_visits = 2u * (size_t)bpf_map__max_entries(dp->skel->maps.sl_conns);
 	while (visited++ < max_visits && !bpf_map_get_next_key(fd, prev, &next)) {
 		if (!bpf_map_lookup_elem(fd, &next, &c) && c.state == SLUICE_CONN_ESTABLISHED &&
-		    c.established_ns + grace_ns < asked_ns && !sl_live_sockets_has(&live, &next)) {
+		    c.established_ns + grace_ns < asked_ns && !sl_live_sockets_has(live, &next)) {
 			if (n == cap) {
 				size_t ncap = cap ? 2 * cap : 256;
 				struct gone *g = realloc(gone, ncap * sizeof(*g));
@@ -107,6 +116,5 @@ int sl_reconcile_conns(struct sl_dataplane *dp, uint64_t grace_ns)
 		if (sl_conn_release(dp, &gone[i].key, &gone[i].seen))
 			released++;
 	free(gone);
-	sl_live_sockets_free(&live);
 	return err ? err : released;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "dataplane/loader.h"
+#include "dataplane/sockets.h"
 
 /* At most SL_EXPIRE_BATCH per call, so one sweep never holds the loop
  * long (about 10 ms for a full batch); the caller sweeps again at its next
@@ -29,5 +30,9 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
  * number of connections released, or a negative errno.
  */
 int sl_reconcile_conns(struct sl_dataplane *dp, uint64_t grace_ns);
+/* The same against a snapshot the caller took (sl_sock_dump) when the
+ * kernel was asked at asked_ns. */
+int sl_reconcile_with(struct sl_dataplane *dp, const struct sl_live_sockets *live,
+		      uint64_t asked_ns, uint64_t grace_ns);
 
 #endif
