@@ -14,9 +14,9 @@ echo
 echo "== daemon engines"
 build/bench_engines
 echo
-echo "== lab: connect latency, protection against peers, a spoofed flood (about 15 minutes)"
+echo "== lab: connect latency, protection against peers, a spoofed flood, a crash under load (about 20 minutes)"
 scripts/bench_lab.sh
-if [[ " ${BENCH_PARTS:-A A2 B F S} " == *" S "* ]]; then
+if [[ " ${BENCH_PARTS:-A A2 B F R S} " == *" S "* ]]; then
 	echo
 	echo "== soak: mixed load, reloads, a kill -9, a flood; invariants every second (SOAK_SECS, 600)"
 	scripts/soak.sh

@@ -63,7 +63,8 @@ stop_sluiced() { kill -TERM "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null; }
 
 load() { ip netns exec sl-cli "$B/lab_load" --json --quiet "$@"; }
 # BENCH_PARTS: which parts to run (default all: A A2 B F R).  Part F: FLOOD_SECS,
-# FLOOD_RATES, FLOOD_MODES (seatAt values, default "syn auto ack").
+# FLOOD_RATES, FLOOD_MODES (seatAt values, default "syn auto ack"), FLOOD_LATE
+# (1: the flood starts 5 s into the clients' run).  Part R: OUTAGE_SECS.
 part() { [[ " ${BENCH_PARTS:-A A2 B F R} " == *" $1 "* ]]; }
 
 if part A; then
@@ -349,16 +350,26 @@ f_run() { # MODE TAG [SPOOF_NET RATE]
 	c0=$(cpu_ticks); t0=$(date +%s.%N)
 	e0=$("$B/sluicectl" status --json | jq .stats.events_lost)
 	i0=$("$B/sluicectl" status --json | jq .stats.icmp_released)
-	if [ -n "$net" ]; then
+	# The flood starts 1 s before the clients, or (FLOOD_LATE=1, tag
+	# "-late") 5 s into their run: what the seconds before a level moves
+	# to the ACK cost the clients that are connecting then.
+	flood() {
 		ip netns exec sl-cli "$B/lab_syn" --src "$net.1" --sources 254 --dst 198.18.0.1 --dport 8080 \
 			--rate "$rate" --count $((rate * (FSECS + 2))) --duration $((FSECS + 2)) >/dev/null &
 		PIDS+=($!)
+	}
+	if [ -n "$net" ] && [ "${FLOOD_LATE:-0}" != 1 ]; then
+		flood
 		sleep 1
 	fi
 	load --connect 198.18.0.1 --port 8080 --source 198.18.0.10 --source 198.18.0.11 \
 		--source 198.18.0.12 --source 198.18.0.13 --rate 20 --count $((20 * FSECS)) \
 		--duration "$FSECS" --timeout 10 >"$TMP/f-$tag.json" &
 	local lp=$!
+	if [ -n "$net" ] && [ "${FLOOD_LATE:-0}" = 1 ]; then
+		sleep 5
+		flood
+	fi
 	for _ in $(seq "$FSECS"); do # the most half-open seats held at once
 		h=$("$B/sluicectl" conns --json --limit 0 | jq '[.conns[] | select(.state != "established" and (.client | startswith("198.18.0.") | not))] | length')
 		[ "$h" -gt "$ho" ] && ho=$h
@@ -383,8 +394,9 @@ f_run() { # MODE TAG [SPOOF_NET RATE]
 f_run auto unflooded
 for r in $FLOOD_RATES; do
 	for mode in ${FLOOD_MODES:-syn auto ack}; do
-		f_run "$mode" "unreachable-${r}per-s" 198.18.1 "$r"
-		f_run "$mode" "blackhole-${r}per-s" 198.18.2 "$r"
+		late=$([ "${FLOOD_LATE:-0}" = 1 ] && echo -late)
+		f_run "$mode" "unreachable-${r}per-s$late" 198.18.1 "$r"
+		f_run "$mode" "blackhole-${r}per-s$late" 198.18.2 "$r"
 	done
 done
 echo "(ok: clients served of those started; total: connect, request and answer (a client seated at"
