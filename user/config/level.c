@@ -20,7 +20,9 @@
 #include "lib/shuffle.h"
 
 #define MAX_ENTROPY_BITS SL_SHUFFLE_MAX_BITS /* shuffle sharding: a hand's entropy */
-#define MAX_DECK_SIZE    SL_SHUFFLE_MAX_DECK
+/* Kubernetes validation.go priorityLevelConfigurationQueuingMaxQueues
+ * (10^7), below the dealer's own deck bound; the QueueSet refuses more. */
+#define MAX_DECK_SIZE    10000000u
 
 #define DEF_LIMITED_SHARES   30
 #define DEF_QUEUES           64

@@ -219,7 +219,16 @@ static void decode_selector(struct load *L, const struct sl_ynode *n,
 		       Q(v));
 		cd_path_pop(c, old);
 	}
-	string_field(c, &h[SE_SERVICE], "service", DEF_SERVICE, &sel->service);
+	v = string_field(c, &h[SE_SERVICE], "service", DEF_SERVICE, &sel->service);
+	if (v && sel->service && strcmp(sel->service, DEF_SERVICE)) {
+		/* Aperture's selector picks a service's flows; here a connection
+		 * has no service, only labels, and ignoring the name would
+		 * widen the policy to every connection of the host. */
+		old = cd_path_push(c, "service");
+		cd_err(c, v, "sluice cannot tell services apart at layer 4, so '%s' would select every connection of the host; use service: any with a label_matcher on dst.port (the service's port)",
+		       Q(v));
+		cd_path_pop(c, old);
+	}
 	v = string_field(c, &h[SE_AGENT_GROUP], "agent_group", DEF_AGENT_GROUP,
 			 &sel->agent_group);
 	if (v && sel->agent_group && strcmp(sel->agent_group, DEF_AGENT_GROUP)) {

@@ -14,6 +14,7 @@
 #include "engine/limits.h"
 #include "config/config.h"
 #include "ctl/ctl.h"
+#include "engine/plan.h"
 #include "ctl/options.h"
 #include "lib/flowhash.h"
 #include "lib/fmt.h"
@@ -69,7 +70,19 @@ int ctl_validate(int argc, char **argv)
 	for (int i = 0; i < nfiles; i++) {
 		size_t e0 = sl_diags_error_count(&all), w0 = sl_diags_warning_count(&all);
 
-		sl_config_load_file(argv[i], NULL, &all);
+		struct sl_config *cfg = NULL;
+
+		/* What the daemon would say too: the plan's diagnostics (class
+		 * table size, seat caps) after the file's own. */
+		if (!sl_config_load_file(argv[i], &cfg, &all) && cfg) {
+			char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
+			struct sl_plan plan;
+
+			sl_plan_build(cfg, names, cfg->server.n_interfaces ? cfg->server.interfaces[0] : "",
+				      &plan, &all);
+			sl_plan_free(&plan);
+			sl_config_free(cfg);
+		}
 		errors[i] = sl_diags_error_count(&all) - e0;
 		warnings[i] = sl_diags_warning_count(&all) - w0;
 		if (errors[i])

@@ -71,7 +71,9 @@ void lr_sync(struct level_rt *l, uint64_t now)
 		waiting = sl_qs_waiting(l->qs);
 		seats_waiting = sl_qs_seats_waiting(l->qs);
 	}
-	sl_seats_publish_waiting(l->adm->dp, l->slot, waiting);
+	/* Only a Queue level has waiting connections go first: a level turned
+	 * Reject drains its old queue, and new SYNs meet only its seats. */
+	sl_seats_publish_waiting(l->adm->dp, l->slot, l->response == SL_RESP_QUEUE ? waiting : 0);
 	{
 		uint64_t frames, bytes;
 

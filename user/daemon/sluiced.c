@@ -227,6 +227,12 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 		sl_plan_free(&plan);
 		return err;
 	}
+	for (size_t i = first; i < diags->count; i++) {
+		char line[1024];
+
+		sl_diag_format(&diags->items[i], line, sizeof(line));
+		pr_warn("%s", line);
+	}
 	/* Shadow mode as running: the file's value, unless `sluicectl shadow`
 	 * changed it since (reload() decides). */
 	if (d->shadow)

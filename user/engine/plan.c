@@ -56,6 +56,69 @@ static int plan_limits(const struct sl_config *cfg, struct sl_plan *plan)
 	return 0;
 }
 
+/* Kubernetes max_seats.go: the widest request a Queue level takes is
+ * max(1, min(ceil(0.15 x NominalCL), NominalCL / handSize)), so that one
+ * wide flow cannot hold a level whose queues share it thinly.  0: no cap
+ * (Reject and exempt levels; APF's work estimator applies it to Queue
+ * levels only). */
+uint32_t sl_level_max_seats(const struct sl_level_cfg *l, uint32_t nominal)
+{
+	uint32_t by_share, by_hand, m;
+
+	if (l->type != SL_LEVEL_LIMITED || l->limit_response != SL_RESP_QUEUE || !l->hand_size)
+		return 0;
+	by_share = (uint32_t)(((uint64_t)nominal * 15 + 99) / 100);
+	by_hand = nominal / l->hand_size;
+	m = by_share < by_hand ? by_share : by_hand;
+	return m ? m : 1;
+}
+
+/* Connections of a class take at most their level's max seats; a
+ * FlowSchema asking for more is told once. */
+static void cap_seats(const struct sl_config *cfg, struct sl_plan *plan, struct sl_diags *diags)
+{
+	uint32_t cap[SLUICE_MAX_LEVELS] = {0};
+
+	for (size_t i = 0; i < cfg->n_levels; i++) {
+		unsigned slot = plan->slot_of[i];
+
+		cap[slot] = sl_level_max_seats(&cfg->levels[i], plan->limits[slot].nominal);
+	}
+	for (size_t i = 0; i < plan->classes.n_entries; i++) {
+		struct sluice_class *c = &plan->classes.entries[i].val;
+
+		if (c->level < SLUICE_MAX_LEVELS && cap[c->level] && c->seats > cap[c->level])
+			c->seats = (uint16_t)cap[c->level];
+	}
+	if (plan->classes.default_class.level < SLUICE_MAX_LEVELS) {
+		struct sluice_class *c = &plan->classes.default_class;
+
+		if (cap[c->level] && c->seats > cap[c->level])
+			c->seats = (uint16_t)cap[c->level];
+	}
+	for (size_t i = 0; i < cfg->n_schemas; i++) {
+		const struct sl_flow_schema *fs = &cfg->schemas[i];
+		const struct sl_level_cfg *l;
+		unsigned slot;
+		char object[SL_LEVEL_NAME_SIZE + 16];
+
+		if (fs->level >= cfg->n_levels)
+			continue;
+		l = &cfg->levels[fs->level];
+		slot = plan->slot_of[fs->level];
+		if (!cap[slot] || fs->seats_per_conn <= cap[slot])
+			continue;
+		snprintf(object, sizeof(object), "FlowSchema/%s", fs->name);
+		sl_diags_add(diags, SL_SEV_WARNING, fs->file, fs->line, fs->column, object,
+			     "spec.seatsPerConnection",
+			     "seatsPerConnection %u exceeds what level %s lets one connection take, %u "
+			     "(max(1, min(ceil(0.15 x its nominal %u seats), %u / handSize %u)), as Kubernetes "
+			     "caps a request): its connections take %u",
+			     fs->seats_per_conn, l->name, cap[slot], plan->limits[slot].nominal,
+			     plan->limits[slot].nominal, l->hand_size, cap[slot]);
+	}
+}
+
 int sl_plan_build(const struct sl_config *cfg,
 		  const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
 		  const char *iface, struct sl_plan *plan, struct sl_diags *diags)
@@ -103,6 +166,7 @@ int sl_plan_build(const struct sl_config *cfg,
 				 &plan->classes, diags);
 	if (err)
 		return err;
+	cap_seats(cfg, plan, diags);
 	plan->config.default_class = plan->classes.default_class;
 	return 0;
 }

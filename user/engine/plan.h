@@ -32,6 +32,10 @@ int sl_plan_build(const struct sl_config *cfg,
 		  const char *iface, struct sl_plan *plan, struct sl_diags *diags);
 void sl_plan_free(struct sl_plan *plan);
 
+/* The most seats one connection of level l takes (Kubernetes
+ * max_seats.go, Queue levels), 0 = no cap. */
+uint32_t sl_level_max_seats(const struct sl_level_cfg *l, uint32_t nominal);
+
 /* How old the heartbeat may get before the data path stops deferring to
  * the daemon (sluice_config.dispatch_timeout_ns): three ticks, at least
  * SL_DISPATCH_TIMEOUT_MIN_NS (a loop busy with a burst of events is not a

@@ -385,7 +385,7 @@ static void test_good_full_fixture(void **state)
 	assert_true(p->min_load_multiplier == 0.1);
 	assert_int_equal(p->n_selectors, 2);
 	assert_string_equal(p->selectors[0].control_point, "ingress");
-	assert_string_equal(p->selectors[0].service, "web.example");
+	assert_string_equal(p->selectors[0].service, "any");
 	assert_string_equal(p->selectors[0].agent_group, "default");
 	assert_int_equal(p->selectors[0].matcher.n_reqs, 1);
 	assert_string_equal(p->selectors[0].matcher.reqs[0].key, "dst.port");

@@ -74,9 +74,13 @@ static const struct bad_case bad_cases[] = {
 
 	/* queuing (Kubernetes shuffle-sharding rules) */
 	{ "bad_queues_zero", QUEUE "        queues: 0\n", 10, 17, PL_OBJ, QPATH "queues",
-	  "must be between 1 and 67108864, got 0; to turn queuing off, use limitResponse.type: Reject" },
+	  "must be between 1 and 10000000, got 0; to turn queuing off, use limitResponse.type: Reject" },
 	{ "bad_queues_deck", QUEUE "        queues: 67108865\n        handSize: 1\n", 10, 17, PL_OBJ,
-	  QPATH "queues", "must be between 1 and 67108864, got 67108865" },
+	  QPATH "queues", "must be between 1 and 10000000, got 67108865" },
+	/* Kubernetes' bound (10^7), which the QueueSet enforces too: past it a
+	 * reload would fail after the data path flipped. */
+	{ "bad_queues_k8s_bound", QUEUE "        queues: 10000001\n        handSize: 1\n", 10, 17, PL_OBJ,
+	  QPATH "queues", "must be between 1 and 10000000, got 10000001" },
 	{ "bad_hand_zero", QUEUE "        handSize: 0\n", 10, 19, PL_OBJ, QPATH "handSize",
 	  "must be at least 1, got 0" },
 	{ "bad_hand_above_queues", QUEUE "        queues: 4\n        handSize: 5\n", 11, 19, PL_OBJ,
@@ -264,7 +268,7 @@ static void test_queuing_rules_good(void **state)
 		{ QUEUE "        queues: 1000\n        handSize: 6\n", 1000, 6, 0 },  /* ceil(59.79) */
 		{ QUEUE "        queues: 1\n        handSize: 1\n", 1, 1, 0 },      /* one FIFO */
 		{ QUEUE "        queues: 8\n        handSize: 8\n", 8, 8, 1 },      /* hand = deck: no isolation */
-		{ QUEUE "        queues: 67108864\n        handSize: 2\n", 67108864, 2, 0 },
+		{ QUEUE "        queues: 10000000\n        handSize: 2\n", 10000000, 2, 0 },
 		{ QUEUE "        queueLengthLimit: 1\n        queueWaitLimit: 1ms\n", 64, 8, 0 },
 	};
 

@@ -47,6 +47,11 @@ static const struct bad_case bad_cases[] = {
 	  SP "agent_group", "sluice runs one agent per host, in agent group 'default'; a selector for agent group 'edge' would select nothing" },
 	{ "bad_pol_service_empty", LSCH "        selectors:\n        - service: \"\"\n", 9, 20, POL_OBJ,
 	  SP "service", "must not be empty (the default is 'any')" },
+	/* Aperture selects by service; at layer 4 there is no service to know:
+	 * accepting the name would select every connection of the host. */
+	{ "bad_pol_service_named", LSCH "        selectors:\n        - service: checkout.default.svc.cluster.local\n",
+	  9, 20, POL_OBJ, SP "service",
+	  "sluice cannot tell services apart at layer 4, so 'checkout.default.svc.cluster.local' would select every connection of the host; use service: any with a label_matcher on dst.port (the service's port)" },
 	{ "bad_pol_regex", LSCH "        selectors:\n        - label_matcher: {expression: {label_matches: {label: src.ip, regex: \"(ab\"}}}\n",
 	  9, 78, POL_OBJ, SP "label_matcher.expression.label_matches.regex",
 	  "regex '(ab' does not compile: missing closing parenthesis at offset 3" },

@@ -478,9 +478,55 @@ static void test_seat_at_ack_releases_unproved(void **state)
 	rig_down(&r);
 }
 
+/* A Queue level turned Reject by a reload: its old queue drains, but the
+ * data path must not see it as waiting (it would reset new SYNs while
+ * seats are free). */
+static void test_reject_switch_publishes_no_waiting(void **state)
+{
+	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
+	struct sluice_conn_key q[2] = {key_of(10, 1), key_of(11, 1)};
+	static char yaml2[sizeof(yaml) + 64];
+	struct sl_config *cfg2 = NULL;
+	struct sl_plan plan2;
+	char *dump = NULL, *at;
+	size_t dump_len = 0;
+	struct rig r;
+	FILE *f;
+
+	(void)state;
+	rig_up(&r, 64);
+	r.seats[r.web].seats_in_use = 2;
+	for (int i = 0; i < 2; i++)
+		defer(&r, q[i], T0 + (uint64_t)(i + 1) * MSEC);
+	assert_int_equal(r.seats[r.web].waiting, 2);
+
+	at = strstr(yaml, "      type: Queue\n");
+	assert_non_null(at);
+	snprintf(yaml2, sizeof(yaml2), "%.*s      type: Reject\n", (int)(at - yaml), yaml);
+	at = strstr(yaml, "---\napiVersion: sluice/v1\nkind: FlowSchema");
+	assert_non_null(at);
+	strncat(yaml2, at, sizeof(yaml2) - strlen(yaml2) - 1);
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
+		memcpy(names[s], r.plan.levels[s].name, SLUICE_LEVEL_NAME_LEN);
+	assert_int_equal(sl_config_load_buffer("t2.yaml", yaml2, strlen(yaml2), &cfg2, NULL), 0);
+	assert_int_equal(sl_plan_build(cfg2, names, "eth0", &plan2, NULL), 0);
+	assert_int_equal(sl_adm_configure(r.adm, cfg2, &plan2, T0 + 10 * MSEC), 0);
+	assert_int_equal(r.seats[r.web].waiting, 0);
+	/* The QueueSet itself still holds them, draining. */
+	f = open_memstream(&dump, &dump_len);
+	sl_adm_dump(r.adm, f, "levels", "web");
+	fclose(f);
+	assert_non_null(strstr(dump, "\"waiting\":2"));
+	free(dump);
+	rig_down(&r);
+	sl_plan_free(&plan2);
+	sl_config_free(cfg2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reject_switch_publishes_no_waiting),
 		cmocka_unit_test(test_seat_at_ack_releases_unproved),
 		cmocka_unit_test(test_queue_dispatch_claim_close),
 		cmocka_unit_test(test_wait_limit_rejects),

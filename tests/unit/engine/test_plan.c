@@ -177,10 +177,68 @@ static void test_plan_fails_on_uncompilable_matcher(void **state)
 	sl_config_free(cfg);
 }
 
+/* Kubernetes max_seats.go: a Queue level caps one connection's width at
+ * max(1, min(ceil(0.15 x NominalCL), NominalCL / handSize)), with a
+ * warning naming the FlowSchema; a Reject level does not. */
+static void test_plan_caps_seats_per_connection(void **state)
+{
+	static const char yaml[] =
+		"apiVersion: sluice/v1\nkind: Server\nmetadata: {name: s}\n"
+		"spec: {serverConcurrencyLimit: 20}\n"
+		"---\napiVersion: sluice/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: web}\n"
+		"spec:\n  type: Limited\n  limited:\n    nominalConcurrencyShares: 30\n"
+		"    limitResponse: {type: Queue, queuing: {queues: 64, handSize: 8}}\n"
+		"---\napiVersion: sluice/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: bulk}\n"
+		"spec:\n  type: Limited\n  limited: {nominalConcurrencyShares: 30, limitResponse: {type: Reject}}\n"
+		"---\napiVersion: sluice/v1\nkind: FlowSchema\nmetadata: {name: web}\n"
+		"spec:\n  priorityLevelConfiguration: {name: web}\n  seatsPerConnection: 5\n"
+		"  rules:\n  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]\n"
+		"    destinations: [{ports: [\"80\"]}]\n"
+		"---\napiVersion: sluice/v1\nkind: FlowSchema\nmetadata: {name: bulk}\n"
+		"spec:\n  priorityLevelConfiguration: {name: bulk}\n  seatsPerConnection: 5\n"
+		"  rules:\n  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]\n"
+		"    destinations: [{ports: [\"81\"]}]\n";
+	char old[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
+	struct sl_diags diags = SL_DIAGS_INIT;
+	struct sl_config *cfg = load(yaml);
+	struct sl_plan plan;
+	unsigned web, bulk;
+	bool seen_web = false, seen_bulk = false;
+
+	(void)state;
+	assert_int_equal(sl_plan_build(cfg, old, "eth0", &plan, &diags), 0);
+	web = plan.slot_of[2];
+	bulk = plan.slot_of[3];
+	/* shares 5 + 30 + 30: web's nominal ceil(20 x 30 / 65) = 10; its cap
+	 * max(1, min(ceil(1.5), 10 / 8)) = 1 */
+	assert_int_equal(plan.levels[web].seat_limit, 10);
+	for (size_t i = 0; i < plan.classes.n_entries; i++) {
+		const struct sluice_class *c = &plan.classes.entries[i].val;
+
+		if (c->level == web) {
+			assert_int_equal(c->seats, 1);
+			seen_web = true;
+		} else if (c->level == bulk) {
+			assert_int_equal(c->seats, 5);
+			seen_bulk = true;
+		}
+	}
+	assert_true(seen_web && seen_bulk);
+	assert_int_equal(sl_diags_error_count(&diags), 0);
+	assert_int_equal(sl_diags_warning_count(&diags), 1);
+	assert_non_null(strstr(diags.items[0].message, "seatsPerConnection 5 exceeds"));
+	assert_string_equal(diags.items[0].object, "FlowSchema/web");
+	assert_true(diags.items[0].line > 0);
+	sl_diags_free(&diags);
+	sl_plan_free(&plan);
+	sl_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_levels_and_config),
+		cmocka_unit_test(test_plan_caps_seats_per_connection),
 		cmocka_unit_test(test_plan_keeps_slots_by_name),
 		cmocka_unit_test(test_dispatch_timeout),
 		cmocka_unit_test(test_plan_no_frames),
