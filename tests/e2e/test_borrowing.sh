@@ -13,7 +13,12 @@ start_daemon "$CONFIGS/borrowing.yaml" || { not_ok "sluiced starts"; e2e_finish;
 t0=$SECONDS
 ok "sluiced starts"
 lv() { "$SLUICECTL" levels "$1" --socket "$E2E_TMP/ctl.sock" --json | jq ".levels[0].$2"; }
-check_num "busy starts at its nominal 8 seats" "$(lv busy limit)" -eq 8
+# APF allocates at once on a configuration (apf_controller.go
+# digestConfigObjects): with no demand yet every level's target is its
+# minimum (busy 8, lender 8 - 4, catch-all 1), and the 17 seats are shared
+# in proportion: 17/13 of each, rounded.
+check_num "busy starts at its share of the idle seats, 17/13 x 8" "$(lv busy limit)" -eq 10
+check_num "lender at 17/13 x its 4 unlendable" "$(lv lender limit)" -eq 5
 check_num "lender lends 4 of its 8" "$(lv lender lendable)" -eq 4
 
 # The busy level gets far more than it can hold: many wait in its queues.

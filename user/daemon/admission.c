@@ -538,7 +538,7 @@ void sl_adm_tick(struct sl_admission *adm, uint64_t now)
 	}
 	if (now - adm->last_borrow_ns >= adm->borrow_period_ns) {
 		adm->last_borrow_ns = now;
-		lr_borrow(adm, now);
+		lr_borrow(adm, now, true);
 	}
 }
 
@@ -629,9 +629,14 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 		l->response = lc->limit_response;
 		l->wait_limit_ns = lc->queue_wait_limit_ns;
 		l->lim = plan->limits[s];
-		l->current_cl = plan->levels[s].seat_limit;
-		if (fresh)
+		/* A new level starts provisionally at NominalCL - LendableCL/2; a
+		 * surviving one keeps what it has; both are reallocated below,
+		 * at once, as APF does after every configuration change. */
+		if (fresh) {
+			l->current_cl = lc->type == SL_LEVEL_EXEMPT ? plan->levels[s].seat_limit
+								    : plan->limits[s].initial;
 			sl_demand_init(&l->demand, now, (double)lr_seats_in_use(l));
+		}
 		if (qc.queues >= 1 && !l->qs) {
 			if (sl_qs_create(&l->qs, &qc, l->current_cl, now, on_dispatch, l, why, sizeof(why))) {
 				pr_err("level %s: queues: %s", lc->name, why);
@@ -652,6 +657,22 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 		/* Removed: what is queued still drains through its QueueSet. */
 		l->active = false;
 	}
+	lr_borrow(adm, now, false);
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		struct level_rt *l = &adm->levels[s];
+
+		/* What the plan wrote (a provisional value) becomes what was
+		 * allocated, also where the allocation kept the limit. */
+		if (l->active && l->type != SL_LEVEL_EXEMPT)
+			lr_write_limit(adm, l);
+	}
 	return 0;
+}
+
+uint32_t sl_adm_level_limit(const struct sl_admission *adm, unsigned slot)
+{
+	const struct level_rt *l = slot < SLUICE_MAX_LEVELS ? &adm->levels[slot] : NULL;
+
+	return l && l->active && l->type != SL_LEVEL_EXEMPT ? l->current_cl : 0;
 }
 

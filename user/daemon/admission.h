@@ -44,6 +44,9 @@ void sl_adm_free(struct sl_admission *adm);
 /* (Re)configure after a plan was applied: new levels get a QueueSet,
  * changed ones follow Kubernetes queueset.go setConfiguration, removed ones drain.  The
  * configuration must outlive the next configure call. */
+/* A limited level's current limit (0: none, or exempt): a reload's plan
+ * carries it, so the data path never sees NominalCL in between. */
+uint32_t sl_adm_level_limit(const struct sl_admission *adm, unsigned slot);
 int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 		     const struct sl_plan *plan, uint64_t now);
 

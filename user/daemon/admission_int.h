@@ -89,7 +89,9 @@ void lr_ewma(double *avg, double sample);
 void lr_sync(struct level_rt *l, uint64_t now);
 void lr_write_limit(struct sl_admission *adm, struct level_rt *l);
 /* One borrowing run over the active levels (every borrow period). */
-void lr_borrow(struct sl_admission *adm, uint64_t now);
+/* The borrowing allocation over the active levels; period_end: the
+ * periodic run, which closes the demand statistics' period first. */
+void lr_borrow(struct sl_admission *adm, uint64_t now, bool period_end);
 void lr_qs_config_of(const struct sl_level_cfg *lc, struct sl_qs_config *qc);
 
 #endif

@@ -88,7 +88,7 @@ void lr_write_limit(struct sl_admission *adm, struct level_rt *l)
 	sl_level_write_limit(adm->dp, l->slot, l->current_cl);
 }
 
-void lr_borrow(struct sl_admission *adm, uint64_t now)
+void lr_borrow(struct sl_admission *adm, uint64_t now, bool period_end)
 {
 	struct sl_borrow_level in[SLUICE_MAX_LEVELS];
 	uint32_t cl[SLUICE_MAX_LEVELS];
@@ -101,7 +101,11 @@ void lr_borrow(struct sl_admission *adm, uint64_t now)
 
 		if (!l->active)
 			continue;
-		sl_demand_period_end(&l->demand, now, NULL);
+		/* A configuration change allocates from the statistics as they
+		 * stand (Kubernetes apf_controller.go digestConfigObjects); only
+		 * the periodic run closes a period. */
+		if (period_end)
+			sl_demand_period_end(&l->demand, now, NULL);
 		in[n] = (struct sl_borrow_level){
 			.exempt = l->type == SL_LEVEL_EXEMPT, .nominal = l->lim.nominal,
 			.lendable = l->lim.lendable, .min = l->lim.min, .max = l->lim.max,

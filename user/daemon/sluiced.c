@@ -239,6 +239,14 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 		plan.config.flags |= SLUICE_CFG_SHADOW;
 	else
 		plan.config.flags &= ~(__u32)SLUICE_CFG_SHADOW;
+	/* A surviving level keeps its current (borrowed) limit until the
+	 * allocation that sl_adm_configure runs right after the flip. */
+	for (unsigned slot = 0; d->adm && slot < SLUICE_MAX_LEVELS; slot++) {
+		uint32_t cur = sl_adm_level_limit(d->adm, slot);
+
+		if (cur && plan.levels[slot].type == SLUICE_LEVEL_LIMITED)
+			plan.levels[slot].seat_limit = cur;
+	}
 	/* Where levels seat survives a reload (a flood does not stop for
 	 * one); seatAt: ack applies at once. */
 	plan.config.ack_watch_levels = 0;

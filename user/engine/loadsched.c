@@ -556,6 +556,12 @@ static struct flow *touch_flow(struct sl_ls *ls, uint32_t wl)
 		f->vt = ls->vt;
 		f->in_heap = false;
 		f->serving = false;
+	} else if (!f->fifo.head && !f->serving && !f->in_heap) {
+		/* Empty since its last request left: Aperture deletes such a flow
+		 * (workload-scheduler/scheduler.go), so it comes back at the
+		 * scheduler's virtual time, without the credit it would have
+		 * banked while away. */
+		f->vt = ls->vt;
 	}
 	return f;
 }

@@ -88,12 +88,12 @@ static int map(enum bpf_map_type type, size_t key, size_t value, unsigned entrie
 	return fd;
 }
 
-static void rig_up(struct rig *r, unsigned ticket_entries)
+static void rig_up_with(struct rig *r, unsigned ticket_entries, const char *text)
 {
 	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
 
 	memset(r, 0, sizeof(*r));
-	assert_int_equal(sl_config_load_buffer("t.yaml", yaml, sizeof(yaml) - 1, &r->cfg, NULL), 0);
+	assert_int_equal(sl_config_load_buffer("t.yaml", text, strlen(text), &r->cfg, NULL), 0);
 	assert_int_equal(sl_plan_build(r->cfg, names, "eth0", &r->plan, NULL), 0);
 	for (size_t i = 0; i < SL_MAP__COUNT; i++)
 		r->dp.maps.fd[i] = -1;
@@ -116,13 +116,26 @@ static void rig_up(struct rig *r, unsigned ticket_entries)
 	for (size_t i = 0; i < r->cfg->n_schemas; i++)
 		if (!strcmp(r->cfg->schemas[i].name, "web"))
 			r->schema = (int)i;
-	assert_int_equal(r->plan.levels[r->web].seat_limit, 2);
 	{
 		uint8_t key[16] = {1, 2, 3};
 
 		assert_int_equal(sl_adm_create(&r->adm, &r->dp, key, T0), 0);
 	}
 	assert_int_equal(sl_adm_configure(r->adm, r->cfg, &r->plan, T0), 0);
+}
+
+static void rig_up(struct rig *r, unsigned ticket_entries)
+{
+	rig_up_with(r, ticket_entries, yaml);
+	assert_int_equal(r->plan.levels[r->web].seat_limit, 2);
+}
+
+static uint32_t map_limit(const struct rig *r, unsigned slot)
+{
+	struct sluice_level l;
+
+	assert_int_equal(bpf_map_lookup_elem(r->dp.maps.fd[SL_MAP_LEVELS], &slot, &l), 0);
+	return l.seat_limit;
 }
 
 static void rig_down(struct rig *r)
@@ -523,9 +536,63 @@ static void test_reject_switch_publishes_no_waiting(void **state)
 	sl_config_free(cfg2);
 }
 
+/* APF allocates again the moment the configuration changes, from the
+ * demand statistics it has: a reload keeps what a busy level borrowed
+ * (it does not fall back to its nominal limit until the next period). */
+static void test_reload_keeps_borrowing(void **state)
+{
+	static const char two[] =
+		"apiVersion: sluice/v1\nkind: Server\nmetadata: {name: t}\n"
+		"spec: {serverConcurrencyLimit: 20, ticketOverbooking: 0}\n"
+		"---\napiVersion: sluice/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: lender}\n"
+		"spec:\n  type: Limited\n  limited: {nominalConcurrencyShares: 50, lendablePercent: 80, "
+		"limitResponse: {type: Reject}}\n"
+		"---\napiVersion: sluice/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: web}\n"
+		"spec:\n  type: Limited\n  limited: {nominalConcurrencyShares: 50, limitResponse: {type: Reject}}\n"
+		"---\napiVersion: sluice/v1\nkind: FlowSchema\nmetadata: {name: web}\n"
+		"spec:\n  priorityLevelConfiguration: {name: web}\n"
+		"  rules:\n  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]\n"
+		"    destinations: [{ports: [\"8080\"]}]\n";
+	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
+	struct sl_config *cfg2 = NULL;
+	struct sl_plan plan2;
+	uint32_t nominal, borrowed;
+	struct rig r;
+
+	(void)state;
+	rig_up_with(&r, 64, two);
+	nominal = r.plan.limits[r.web].nominal;
+	/* web busy at its limit for a borrowing period: it borrows. */
+	for (uint64_t t = T0; t <= T0 + 10 * SEC; t += 100 * MSEC) {
+		r.seats[r.web].seats_in_use = map_limit(&r, r.web);
+		sl_adm_tick(r.adm, t);
+	}
+	borrowed = map_limit(&r, r.web);
+	assert_true(borrowed > nominal);
+
+	/* The same file reloaded: the plan is written as it is (NominalCL;
+	 * sluiced carries the current limit in it, sl_adm_level_limit), then
+	 * admission configured: the allocation runs at once and writes. */
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
+		memcpy(names[s], r.plan.levels[s].name, SLUICE_LEVEL_NAME_LEN);
+	assert_int_equal(sl_config_load_buffer("t2.yaml", two, strlen(two), &cfg2, NULL), 0);
+	assert_int_equal(sl_plan_build(cfg2, names, "eth0", &plan2, NULL), 0);
+	assert_int_equal(plan2.levels[r.web].seat_limit, nominal); /* what the plan alone says */
+	assert_int_equal(sl_adm_level_limit(r.adm, r.web), borrowed);
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
+		assert_int_equal(bpf_map_update_elem(r.dp.maps.fd[SL_MAP_LEVELS], &s, &plan2.levels[s],
+						     BPF_ANY), 0);
+	assert_int_equal(sl_adm_configure(r.adm, cfg2, &plan2, T0 + 10 * SEC + 50 * MSEC), 0);
+	assert_true(map_limit(&r, r.web) > nominal);
+	rig_down(&r);
+	sl_plan_free(&plan2);
+	sl_config_free(cfg2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reload_keeps_borrowing),
 		cmocka_unit_test(test_reject_switch_publishes_no_waiting),
 		cmocka_unit_test(test_seat_at_ack_releases_unproved),
 		cmocka_unit_test(test_queue_dispatch_claim_close),

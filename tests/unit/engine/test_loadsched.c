@@ -589,6 +589,53 @@ static void test_wfq_ratio_under_saturation(void **state)
 	h_free(h);
 }
 
+/* A workload that comes back after being idle starts at the scheduler's
+ * virtual time (Aperture deletes a flow when it empties), not where it
+ * left off: it shares with the backlogged one at once, it does not get a
+ * burst of the credit it banked while away. */
+static void test_wfq_idle_workload_returns_fair(void **state)
+{
+	struct sl_ls_workload w[2] = {
+		{ .priority = 1, .tokens = 0, .queue_timeout_ns = 5 * SEC },
+		{ .priority = 1, .tokens = 0, .queue_timeout_ns = 5 * SEC },
+	};
+	struct h *h = h_new(w, 2, false, 0);
+	const uint64_t t0 = 30 * SEC + SEC / 2, A = 10000000;
+	uint64_t id = 1, a_id = A, t, t3;
+	size_t first, a_first = 0, n = 0;
+
+	(void)state;
+	warm(h, 200);
+	sl_ls_set_multiplier(h->ls, t0, 0.5, false); /* 100 tokens/s */
+	/* Both backlogged for 5 s, then B alone for 20 s. */
+	for (t = t0; t < t0 + 5 * SEC; t += 10 * MS) {
+		(void)arrive(h, t, a_id++, 0);
+		(void)arrive(h, t, id++, 1);
+	}
+	for (; t < t0 + 25 * SEC; t += 5 * MS)
+		(void)arrive(h, t, id++, 1);
+	/* A comes back with 40 at once while B keeps up its backlog. */
+	t3 = t;
+	first = h->na;
+	for (int i = 0; i < 40; i++)
+		(void)arrive(h, t3, a_id++, 0);
+	for (; t < t3 + 3 * SEC; t += 5 * MS)
+		(void)arrive(h, t, id++, 1);
+	/* The first 40 admissions after A's return: about half A's. */
+	for (size_t i = first; i < h->na && n < 40; i++) {
+		if (h->adm_t[i] < t3)
+			continue;
+		n++;
+		if (h->adm[i] >= A && h->adm[i] < WARM_ID)
+			a_first++;
+	}
+	print_message("after an idle spell: %zu of the first %zu admissions went to the returning workload\n",
+		      a_first, n);
+	assert_int_equal(n, 40);
+	assert_true(a_first >= 12 && a_first <= 28);
+	h_free(h);
+}
+
 /* Heavier flows consume share in proportion to their tokens. */
 static void test_wfq_tokens_weight(void **state)
 {
@@ -1515,6 +1562,7 @@ int main(void)
 		cmocka_unit_test(test_zero_fill_rejects),
 		cmocka_unit_test(test_queue_timeout),
 		cmocka_unit_test(test_wfq_ratio_under_saturation),
+		cmocka_unit_test(test_wfq_idle_workload_returns_fair),
 		cmocka_unit_test(test_wfq_tokens_weight),
 		cmocka_unit_test(test_latency_based_tokens),
 		cmocka_unit_test(test_counters),
