@@ -5,6 +5,7 @@
  * (see config.h for the whole shape and the defaults).
  */
 #include "config/decode.h"
+#include "lib/syn_retransmit.h"
 #include "sluice_abi.h"
 
 #include <errno.h>
@@ -169,9 +170,16 @@ static void decode_params(struct ctx *c, const struct sl_ynode *n,
 	wp->queue_timeout_set = h[PA_TIMEOUT].value && h[PA_TIMEOUT].ok;
 	if (!wp->queue_timeout_set) {
 		wp->queue_timeout_ns = SL_QUEUE_TIMEOUT_UNSET;
-	} else {
-		cd_warn_beyond_retries(c, h[PA_TIMEOUT].value, "queue_timeout", wp->queue_timeout_ns,
-				       "waiting connections");
+	} else if (wp->queue_timeout_ns > SL_SYN_CLIENT_DEADLINE_NS) {
+		/* policy_rt.c bounds every wait in a scheduler by the client's
+		 * deadline: say the bound that applies, where it applies. */
+		size_t old = cd_path_push(c, "queue_timeout");
+
+		cd_warn(c, h[PA_TIMEOUT].value,
+			"%s is longer than a connection may wait in a policy's scheduler (%s, when most clients' connect has given up); it waits %s at most",
+			cd_dur(wp->queue_timeout_ns).s, cd_dur(SL_SYN_CLIENT_DEADLINE_NS).s,
+			cd_dur(SL_SYN_CLIENT_DEADLINE_NS).s);
+		cd_path_pop(c, old);
 	}
 }
 
@@ -242,6 +250,43 @@ static void decode_selector(struct load *L, const struct sl_ynode *n,
 		cd_decode_label_matcher(L, h[SE_MATCHER].value, &sel->matcher);
 		cd_path_pop(c, old);
 	}
+}
+
+/* With latency-based tokens, the estimate a workload's connections earn
+ * replaces its configured tokens once there is one: what Aperture's code
+ * does (workload-scheduler/scheduler.go), though ASM's documentation says
+ * configured tokens win.  Said where it is switched on. */
+static void warn_tokens_replaced(struct ctx *c, const struct sl_policy_cfg *p,
+				 const struct sl_ynode *at, const char *field)
+{
+	char names[256] = "";
+	size_t n = 0, len = 0, old;
+
+	if (!p->workload_latency_based_tokens || !at)
+		return;
+	for (size_t i = 0; i <= p->n_workloads; i++) {
+		const struct sl_workload_params *wp = i < p->n_workloads ? &p->workloads[i].params
+									: &p->default_params;
+		const char *name = i < p->n_workloads ? p->workloads[i].name : "the default workload";
+		int w;
+
+		if (!wp->tokens_set)
+			continue;
+		if (!name || !name[0])
+			name = "(unnamed)";
+		w = snprintf(names + len, sizeof(names) - len, "%s%s", n ? ", " : "", name);
+		if (w > 0 && (size_t)w < sizeof(names) - len)
+			len += (size_t)w;
+		n++;
+	}
+	if (!n)
+		return;
+	old = cd_path_push(c, field);
+	cd_warn(c, at,
+		"with workload_latency_based_tokens the estimate replaces the tokens set for %s once "
+		"it has one (as Aperture's scheduler does; ASM's documentation says configured tokens win)",
+		names);
+	cd_path_pop(c, old);
 }
 
 static bool matcher_empty(const struct sl_label_matcher *m)
@@ -426,6 +471,10 @@ static void decode_load_scheduler(struct load *L, const struct sl_ynode *n,
 		}
 		cd_path_pop(c, o2);
 	}
+	if (sh[SC_WLBT].value)
+		warn_tokens_replaced(c, p, sh[SC_WLBT].value, "scheduler.workload_latency_based_tokens");
+	else
+		warn_tokens_replaced(c, p, h[LS_WLBT].value, "workload_latency_based_tokens");
 out:
 	cd_path_pop(c, old);
 }

@@ -832,6 +832,13 @@ int sl_ls_create(struct sl_ls **out, const struct sl_ls_params *p, uint64_t now,
 	return 0;
 }
 
+uint64_t sl_ls_decision_ttl_ns(uint64_t control_period_ns)
+{
+	if (!control_period_ns || control_period_ns > UINT64_MAX / SL_LS_DECISION_PERIODS)
+		return SL_LS_DECISION_TTL_NS;
+	return SL_LS_DECISION_PERIODS * control_period_ns;
+}
+
 int sl_ls_create_for_policy(struct sl_ls **out, const struct sl_policy_cfg *cfg, uint64_t now,
 			    sl_ls_admit_fn on_admit, sl_ls_reject_fn on_reject, void *ctx,
 			    char *why, size_t why_len)
@@ -852,7 +859,7 @@ int sl_ls_create_for_policy(struct sl_ls **out, const struct sl_policy_cfg *cfg,
 	p.n_workloads = cfg->n_workloads;
 	p.default_workload = sl_ls_workload_from_cfg(&cfg->default_params);
 	p.latency_based_tokens = cfg->workload_latency_based_tokens;
-	p.decision_ttl_ns = SL_LS_DECISION_TTL_NS;
+	p.decision_ttl_ns = sl_ls_decision_ttl_ns(cfg->period_ns);
 	rc = sl_ls_create(out, &p, now, on_admit, on_reject, ctx, why, why_len);
 	free(w);
 	return rc;

@@ -35,7 +35,12 @@ struct sl_workload_params;
 #define SL_LS_NO_TIMEOUT      UINT64_MAX                    /* == SL_QUEUE_TIMEOUT_UNSET */
 #define SL_LS_TOKENS_AUTO     (-1.0)                        /* arrive: no override */
 #define SL_LS_DEADLINE_MARGIN_NS (10 * UINT64_C(1000000))   /* decision_deadline_margin */
-#define SL_LS_DECISION_TTL_NS (50 * SL_LS_NS_PER_S)         /* Aperture: 5 × 10 s */
+#define SL_LS_DECISION_PERIODS 5                            /* Aperture: a decision lives 5 periods */
+#define SL_LS_DECISION_TTL_NS (SL_LS_DECISION_PERIODS * 10 * SL_LS_NS_PER_S) /* ... of the default 10 s */
+
+/* How long a throttle decision holds for a control period: 5 periods
+ * (SL_LS_DECISION_TTL_NS for 0). */
+uint64_t sl_ls_decision_ttl_ns(uint64_t control_period_ns);
 
 /* ---- incoming-rate ring (Aperture load-multiplier-token-bucket.go) ---------------------------------------------- */
 

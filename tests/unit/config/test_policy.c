@@ -260,11 +260,18 @@ static void test_policy_good_values(void **state)
 		   "          - {name: b, label_matcher: {match_labels: {dst.port: \"1\"}}}\n",
 		   SL_SEV_WARNING, 11, 38, POL_OBJ, SCP "workloads[0].label_matcher",
 		   "an empty label_matcher matches every connection, so the workloads after this one are never used");
-	/* a queue_timeout longer than SYN retries last */
-	expect_one(SCHED "          default_workload_parameters: {queue_timeout: 2m}\n", SL_SEV_WARNING, 10, 56,
+	/* a queue_timeout longer than a connection may wait in a policy's
+	 * scheduler: said with the bound, at the bound */
+	expect_one(SCHED "          default_workload_parameters: {queue_timeout: 20s}\n", SL_SEV_WARNING, 10, 56,
 		   POL_OBJ, SCP "default_workload_parameters.queue_timeout",
-		   "2m is longer than Linux clients keep retrying a connection");
-	sl_config_free(load_ok(SCHED "          default_workload_parameters: {queue_timeout: 63s}\n"));
+		   "20s is longer than a connection may wait in a policy's scheduler (15s, when most clients' connect has given up); it waits 15s at most");
+	sl_config_free(load_ok(SCHED "          default_workload_parameters: {queue_timeout: 15s}\n"));
+	/* latency-based tokens over configured ones: Aperture's code, not
+	 * ASM's documentation, and validate says so */
+	expect_one(SCHED "          workload_latency_based_tokens: true\n"
+		   "          workloads:\n          - {name: gold, label_matcher: {}, parameters: {tokens: 5}}\n",
+		   SL_SEV_WARNING, 10, 42, POL_OBJ, SCP "workload_latency_based_tokens",
+		   "the estimate replaces the tokens set for gold once it has one (as Aperture's scheduler does; ASM's documentation says configured tokens win)");
 	/* advice on windows and tolerance */
 	expect_one(POLICY "  latency_baseliner: {long_term_query_interval: 10s}\n", SL_SEV_WARNING, 9, 49,
 		   POL_OBJ, "spec.latency_baseliner.long_term_query_interval",

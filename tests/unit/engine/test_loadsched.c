@@ -820,6 +820,31 @@ static void test_stale_decision(void **state)
 	h_free(h);
 }
 
+/* Aperture keeps a decision for 5 of its control periods: with a 20 s
+ * control_period a throttle decision stays 100 s, not the 50 s of the
+ * default period (after which the scheduler would go pass-through every
+ * period). */
+static void test_decision_ttl_from_period(void **state)
+{
+	struct h *h;
+	const uint64_t t0 = 30 * SEC + SEC / 2;
+	struct sl_ls_stats st;
+
+	(void)state;
+	assert_int_equal(sl_ls_decision_ttl_ns(10 * SEC), 50 * SEC);
+	assert_int_equal(sl_ls_decision_ttl_ns(20 * SEC), 100 * SEC);
+	assert_int_equal(sl_ls_decision_ttl_ns(0), SL_LS_DECISION_TTL_NS);
+	h = h_new(NULL, 0, false, sl_ls_decision_ttl_ns(20 * SEC));
+	warm(h, 10);
+	sl_ls_set_multiplier(h->ls, t0, 0.0, false);
+	for (uint64_t s = 1; s <= 100; s++)
+		assert_int_equal(arrive(h, t0 + s * SEC, 100 + s, -1), SL_LS_REJECTED);
+	assert_int_equal(arrive(h, t0 + 100 * SEC + 1, 2, -1), SL_LS_ADMITTED);
+	sl_ls_get_stats(h->ls, t0 + 100 * SEC + 1, &st);
+	assert_true(st.pass_through);
+	h_free(h);
+}
+
 static void test_cancel_and_reentrancy(void **state)
 {
 	struct h *h = h_new(NULL, 0, false, 0);
@@ -1568,6 +1593,7 @@ int main(void)
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_pass_through_drains_queue),
 		cmocka_unit_test(test_stale_decision),
+		cmocka_unit_test(test_decision_ttl_from_period),
 		cmocka_unit_test(test_cancel_and_reentrancy),
 		cmocka_unit_test(test_validation_and_config),
 		cmocka_unit_test(test_random_property),
