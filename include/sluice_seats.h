@@ -22,12 +22,15 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-/* Add amount to *counter; keep it only if the total stays within limit. */
+/* Add amount to *counter; keep it if the total stays within limit, or if
+ * amount alone is more than limit and nothing else is held (Kubernetes
+ * queueset.go: a request wider than the limit runs when nothing else
+ * executes, so a limit of 0 still admits one at a time). */
 static __always_inline bool sluice_reserve(__u64 *counter, __u64 amount, __u64 limit)
 {
 	__u64 before = __sync_fetch_and_add(counter, amount);
 
-	if (before + amount <= limit)
+	if (before + amount <= limit || (before == 0 && amount > limit))
 		return true;
 	__sync_fetch_and_sub(counter, amount);
 	return false;
