@@ -309,6 +309,9 @@ struct sl_policy_cfg {
 	uint64_t baseline_window_ns;              /* latency_baseliner.long_term_query_interval, 30m */
 	uint64_t baseline_period_ns;              /* latency_baseliner.long_term_query_periodic_interval, 30s */
 	double tolerance;                         /* latency_baseliner.latency_tolerance_multiplier, 1.25 */
+	bool baseline_includes_overload;          /* latency_baseliner.include_overloaded_periods (sluice's):
+						     false = overloaded periods stay out of the baseline
+						     (sluice's fix); true = Aperture's baseline */
 	char *file;
 	unsigned line, column;
 };

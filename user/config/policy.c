@@ -48,10 +48,11 @@ static const struct fdesc core_fields[] = {
 enum { AI_GRADIENT, AI_INC, AI_MAX_LM, AI_MIN_LM, AI_LS, AI_N };
 static const struct fdesc aimd_fields[AI_N] = {
 	[AI_GRADIENT] = F_CUSTOM("gradient"),
+	/* 0 is allowed and means the default, as in ASM's CRD (Aperture fills
+	 * a zero field with its default). */
 	[AI_INC] = F_NUM("load_multiplier_linear_increment", POL,
-			 load_multiplier_linear_increment, 0, 1e9, .dmin_open = true),
-	[AI_MAX_LM] = F_NUM("max_load_multiplier", POL, max_load_multiplier, 0, 1e9,
-			    .dmin_open = true),
+			 load_multiplier_linear_increment, 0, 1e9),
+	[AI_MAX_LM] = F_NUM("max_load_multiplier", POL, max_load_multiplier, 0, 1e9),
 	[AI_MIN_LM] = F_NUM("min_load_multiplier", POL, min_load_multiplier, 0, 1e9),
 	[AI_LS] = F_CUSTOM("load_scheduler", .required = true),
 };
@@ -113,7 +114,7 @@ static const struct fdesc signal_fields[SG_N] = {
 	[SG_WINDOW] = F_DUR("window", POL, signal_window_ns, 1 * MSEC, 24 * HOUR),
 };
 
-enum { BL_TOLERANCE, BL_WINDOW, BL_PERIOD, BL_N };
+enum { BL_TOLERANCE, BL_WINDOW, BL_PERIOD, BL_INCLUDE, BL_N };
 static const struct fdesc baseliner_fields[BL_N] = {
 	[BL_TOLERANCE] = F_NUM("latency_tolerance_multiplier", POL, tolerance, 0, 1e9,
 			       .dmin_open = true),
@@ -121,6 +122,9 @@ static const struct fdesc baseliner_fields[BL_N] = {
 			    1 * MSEC, 30 * 24 * HOUR),
 	[BL_PERIOD] = F_DUR("long_term_query_periodic_interval", POL, baseline_period_ns,
 			    1 * MSEC, 24 * HOUR),
+	/* sluice's: true gives Aperture's baseline exactly, overloaded periods
+	 * included (`sluicectl replay -B` shows the difference). */
+	[BL_INCLUDE] = F_BOOL("include_overloaded_periods", POL, baseline_includes_overload),
 };
 #undef POL
 #undef WP
@@ -488,6 +492,10 @@ static void decode_aimd(struct load *L, const struct sl_ynode *n,
 
 	if (!cd_decode_fields(c, n, aimd_fields, AI_N, p, h))
 		goto out;
+	if (p->load_multiplier_linear_increment == 0)
+		p->load_multiplier_linear_increment = DEF_INCREMENT;
+	if (p->max_load_multiplier == 0)
+		p->max_load_multiplier = DEF_MAX_LM;
 	if (h[AI_GRADIENT].value) {
 		o2 = cd_path_push(c, "gradient");
 		if (cd_decode_fields(c, h[AI_GRADIENT].value, gradient_fields, GR_N, p, gh)) {

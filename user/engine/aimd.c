@@ -43,8 +43,9 @@ void sl_aimd_params_from_policy(struct sl_aimd_params *p, const struct sl_policy
 	p->baseline_window_ns = pol->baseline_window_ns;
 	p->baseline_period_ns = pol->baseline_period_ns;
 	p->tolerance = pol->tolerance;
-	/* sluice's fix of the blueprint's setpoint ratchet; see aimd.h. */
-	p->baseline_excludes_overload = true;
+	/* sluice's fix of the blueprint's setpoint ratchet (see aimd.h),
+	 * unless the policy asks for Aperture's own baseline. */
+	p->baseline_excludes_overload = !pol->baseline_includes_overload;
 }
 
 int sl_aimd_params_check(const struct sl_aimd_params *p, char *why, size_t len)

@@ -22,10 +22,10 @@ static const struct bad_case bad_cases[] = {
 	  POL_OBJ, AP "gradient.max_gradient", "max_gradient 0.2 is below min_gradient 0.5" },
 	{ "bad_pol_gradient_default_order", AIMD "      gradient: {min_gradient: 2}\n" AIMD_END, 7, 32,
 	  POL_OBJ, AP "gradient.min_gradient", "max_gradient (default) 1 is below min_gradient 2" },
-	{ "bad_pol_increment_zero", AIMD "      load_multiplier_linear_increment: 0\n" AIMD_END, 7, 41, POL_OBJ,
-	  AP "load_multiplier_linear_increment", "must be greater than 0, got 0" },
+	{ "bad_pol_increment_negative", AIMD "      load_multiplier_linear_increment: -0.1\n" AIMD_END, 7, 41, POL_OBJ,
+	  AP "load_multiplier_linear_increment", "must be at least 0, got -0.1" },
 	{ "bad_pol_max_lm", AIMD "      max_load_multiplier: -1\n" AIMD_END, 7, 28, POL_OBJ,
-	  AP "max_load_multiplier", "must be greater than 0, got -1" },
+	  AP "max_load_multiplier", "must be at least 0, got -1" },
 	{ "bad_pol_min_lm", AIMD "      min_load_multiplier: 2\n" AIMD_END, 7, 28, POL_OBJ,
 	  AP "min_load_multiplier", "must be below max_load_multiplier (2), got 2" },
 	{ "bad_pol_min_lm_negative", AIMD "      min_load_multiplier: -0.5\n" AIMD_END, 7, 28, POL_OBJ,
@@ -281,6 +281,19 @@ static void test_policy_good_values(void **state)
 		   "0.9 is below 1: latency counts as overloaded whenever it is at its own long-term mean");
 }
 
+/* ASM's CRD allows 0 for the increment and the maximum multiplier:
+ * Aperture fills a zero field with its default. */
+static void test_zero_means_default(void **state)
+{
+	struct sl_config *cfg = load_ok(AIMD "      load_multiplier_linear_increment: 0\n"
+					"      max_load_multiplier: 0\n" AIMD_END);
+
+	(void)state;
+	assert_true(cfg->policies[0].load_multiplier_linear_increment == 0.025);
+	assert_true(cfg->policies[0].max_load_multiplier == 2);
+	sl_config_free(cfg);
+}
+
 static void test_expression_depth_and_aliases(void **state)
 {
 	struct sl_diags d = SL_DIAGS_INIT;
@@ -323,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_policy_defaults),
 		cmocka_unit_test(test_policy_good_values),
 		cmocka_unit_test(test_expression_depth_and_aliases),
+		cmocka_unit_test(test_zero_means_default),
 	};
 
 	return run_config_suite("config_policy", fixed, N_OF(fixed), bad_cases, N_OF(bad_cases));

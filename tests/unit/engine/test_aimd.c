@@ -701,6 +701,21 @@ static void test_params_from_policy(void **state)
 	assert_true(p.baseline_excludes_overload);
 	assert_int_equal(sl_aimd_params_check(&p, NULL, 0), 0);
 	sl_config_free(cfg);
+
+	/* Aperture's own baseline, overloaded periods included, from the
+	 * policy (not only from `replay -B`). */
+	{
+		static const char yaml[] =
+			"apiVersion: sluice/v1\nkind: AverageLatencySchedulingPolicy\nmetadata: {name: p}\n"
+			"spec:\n  latency_baseliner: {include_overloaded_periods: true}\n"
+			"  load_scheduling_core:\n    aimd_load_scheduler:\n"
+			"      load_scheduler:\n        selectors: [{}]\n";
+
+		assert_int_equal(sl_config_load_buffer("t.yaml", yaml, sizeof(yaml) - 1, &cfg, NULL), 0);
+		sl_aimd_params_from_policy(&p, &cfg->policies[0]);
+		assert_false(p.baseline_excludes_overload);
+		sl_config_free(cfg);
+	}
 }
 
 int main(void)
