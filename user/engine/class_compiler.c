@@ -1,5 +1,6 @@
 #include "engine/class_compiler.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -299,6 +300,25 @@ static uint16_t port_classes(const struct port_cuts *pc, uint16_t *map, uint16_t
 	return (uint16_t)(cls + 1);
 }
 
+/* Two policies select the same connections: Aperture would run both load
+ * schedulers on them, the data path has one gate per connection.  Refused
+ * with both names and an example, at the second policy. */
+static void refuse_overlap(const struct sl_config *cfg, const struct sl_class_result *r,
+			   const struct sl_conn_tuple *t, struct sl_diags *diags)
+{
+	const struct sl_policy_cfg *a = &cfg->policies[r->policy], *b = &cfg->policies[r->also_policy];
+	char object[SL_LEVEL_NAME_SIZE + 40], src[64], dst[64];
+
+	snprintf(object, sizeof(object), "AverageLatencySchedulingPolicy/%s", b->name);
+	sl_fmt_endpoint(t->saddr, htons(t->sport), src, sizeof(src));
+	sl_fmt_endpoint(t->daddr, htons(t->dport), dst, sizeof(dst));
+	sl_diags_add(diags, SL_SEV_ERROR, b->file, b->line, b->column, object, "spec",
+		     "its selectors and those of AverageLatencySchedulingPolicy/%s (%s:%u) both select "
+		     "connections such as %s -> %s; Aperture would run both load schedulers on them, sluice "
+		     "runs one per connection: make the selectors disjoint",
+		     a->name, a->file ? a->file : "", a->line, src, dst);
+}
+
 static void result_to_class(const struct sl_config *cfg, const unsigned *level_slot,
 			    const struct sl_class_result *r, struct sluice_class *out)
 {
@@ -366,6 +386,11 @@ static int enumerate(const struct sl_config *cfg, const unsigned *level_slot, co
 					if ((err = sl_conn_labels(cfg, &t, &labels)))
 						break;
 					sl_classify(cfg, &t, &labels, &r);
+					if (r.also_policy != SL_NONE) {
+						refuse_overlap(cfg, &r, &t, diags);
+						err = -EINVAL;
+						break;
+					}
 					result_to_class(cfg, level_slot, &r, &val);
 					if (!have_default) {
 						out->default_class = val;

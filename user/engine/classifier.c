@@ -146,8 +146,8 @@ static bool rule_matches(const struct sl_fs_rule *r, const struct sl_conn_tuple 
 static bool policy_selects(const struct sl_policy_cfg *p, const struct sl_labels *labels)
 {
 	/* Selectors are OR-ed (Aperture selectors/selector.go and multi-matcher.go).  The control point of a
-	 * connection is always "ingress"; `service` names the protected
-	 * service and does not narrow at layer 4 beyond the matcher. */
+	 * connection is always "ingress", its service always "any" (the
+	 * loader refuses others). */
 	for (size_t i = 0; i < p->n_selectors; i++)
 		if (sl_label_matcher_eval(&p->selectors[i].matcher, labels))
 			return true;
@@ -158,7 +158,7 @@ void sl_classify(const struct sl_config *cfg, const struct sl_conn_tuple *t,
 		 const struct sl_labels *labels, struct sl_class_result *out)
 {
 	out->schema = out->rule = out->subject = out->destination = SL_NONE;
-	out->level = out->policy = out->workload = SL_NONE;
+	out->level = out->policy = out->workload = out->also_policy = SL_NONE;
 
 	/* cfg->schemas is sorted by (precedence, name): first match wins. */
 	for (size_t i = 0; i < cfg->n_schemas && out->schema == SL_NONE; i++) {
@@ -178,6 +178,10 @@ void sl_classify(const struct sl_config *cfg, const struct sl_conn_tuple *t,
 
 		if (!policy_selects(pol, labels))
 			continue;
+		if (out->policy != SL_NONE) {
+			out->also_policy = p;
+			break;
+		}
 		out->policy = p;
 		/* Ties go to the lowest workload index (Aperture selectors/selector.go and multi-matcher.go). */
 		for (size_t w = 0; w < pol->n_workloads; w++) {
@@ -186,7 +190,6 @@ void sl_classify(const struct sl_config *cfg, const struct sl_conn_tuple *t,
 				break;
 			}
 		}
-		break;
 	}
 }
 

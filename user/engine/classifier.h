@@ -32,6 +32,8 @@ struct sl_class_result {
 	size_t level;       /* index into cfg->levels (SL_NONE with schema) */
 	size_t policy;      /* index into cfg->policies, SL_NONE if no policy selects it */
 	size_t workload;    /* index into the policy's workloads; SL_NONE: default workload */
+	size_t also_policy; /* a second policy whose selectors match too, SL_NONE if none
+			     * (Aperture would run both; the compiler refuses it) */
 };
 
 bool sl_cidr_contains(const struct sl_cidr *c, const uint8_t addr[16]);

@@ -234,11 +234,49 @@ static void test_plan_caps_seats_per_connection(void **state)
 	sl_config_free(cfg);
 }
 
+/* Aperture runs every load scheduler that selects a flow; the data path
+ * has one policy gate per connection.  Two policies whose selectors meet
+ * are refused with both names, not silently cut to the first; disjoint
+ * ones are fine. */
+static void test_plan_refuses_overlapping_policies(void **state)
+{
+#define POLICY_ON(name, port) \
+	"---\napiVersion: sluice/v1\nkind: AverageLatencySchedulingPolicy\nmetadata: {name: " name "}\n" \
+	"spec:\n  load_scheduling_core:\n    aimd_load_scheduler:\n      load_scheduler:\n" \
+	"        selectors: [{label_matcher: {match_labels: {dst.port: \"" port "\"}}}]\n"
+	static const char overlapping[] = "apiVersion: sluice/v1\nkind: Server\nmetadata: {name: s}\n"
+		POLICY_ON("api", "8080") POLICY_ON("api-too", "8080");
+	static const char disjoint[] = "apiVersion: sluice/v1\nkind: Server\nmetadata: {name: s}\n"
+		POLICY_ON("api", "8080") POLICY_ON("web", "8081");
+#undef POLICY_ON
+	char old[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
+	struct sl_diags diags = SL_DIAGS_INIT;
+	struct sl_config *cfg = load(overlapping);
+	struct sl_plan plan;
+
+	(void)state;
+	assert_int_equal(sl_plan_build(cfg, old, "eth0", &plan, &diags), -EINVAL);
+	assert_int_equal(sl_diags_error_count(&diags), 1);
+	assert_non_null(strstr(diags.items[0].message, "AverageLatencySchedulingPolicy/api"));
+	assert_non_null(strstr(diags.items[0].message, "both select"));
+	assert_string_equal(diags.items[0].object, "AverageLatencySchedulingPolicy/api-too");
+	assert_true(diags.items[0].line > 0);
+	sl_diags_free(&diags);
+	sl_plan_free(&plan);
+	sl_config_free(cfg);
+
+	cfg = load(disjoint);
+	assert_int_equal(sl_plan_build(cfg, old, "eth0", &plan, NULL), 0);
+	sl_plan_free(&plan);
+	sl_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_levels_and_config),
 		cmocka_unit_test(test_plan_caps_seats_per_connection),
+		cmocka_unit_test(test_plan_refuses_overlapping_policies),
 		cmocka_unit_test(test_plan_keeps_slots_by_name),
 		cmocka_unit_test(test_dispatch_timeout),
 		cmocka_unit_test(test_plan_no_frames),
