@@ -90,6 +90,8 @@ struct daemon {
 	struct level_report report[SLUICE_MAX_LEVELS];
 	struct sl_halfopen_rt halfopen; /* half-open time-out, where levels seat */
 	struct sl_sock_dump sock_dump;  /* the periodic reconcile's listing, read a tick at a time */
+	uint32_t slot_shares[SLUICE_MAX_LEVELS]; /* shares of the level last applied in each slot */
+	uint64_t quiescing;             /* slots of removed levels whose shares the limits count */
 	unsigned long long last_halfopen_ns;
 };
 
@@ -201,12 +203,61 @@ static int load_config(const char *path, struct sl_config **out, struct sl_diags
 	return err;
 }
 
+/* The shares of levels the new configuration removes (or an earlier one
+ * removed) that still hold connections or have some waiting: they stay in
+ * the share sum while they drain, as a quiescing APF level's do. */
+static uint32_t quiescing_shares(const struct daemon *d, const struct sl_config *cfg,
+				 const char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
+				 uint64_t *slots)
+{
+	uint32_t sum = 0;
+
+	*slots = 0;
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		bool kept = false;
+
+		if (!names[s][0] || !d->dp.seats ||
+		    (!d->dp.seats[s].seats_in_use && !d->dp.seats[s].waiting))
+			continue;
+		for (size_t i = 0; i < cfg->n_levels && !kept; i++)
+			kept = !strncmp(cfg->levels[i].name, names[s], SLUICE_LEVEL_NAME_LEN);
+		if (!kept && d->slot_shares[s]) {
+			sum += d->slot_shares[s];
+			*slots |= 1ull << s;
+		}
+	}
+	return sum;
+}
+
+static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl_diags *diags);
+
+/* A quiescing level that has drained leaves the share sum: the
+ * configuration is applied again without it (APF digests its
+ * configuration again when a quiescing level goes idle). */
+static void check_quiescing(struct daemon *d)
+{
+	struct sl_diags diags = SL_DIAGS_INIT;
+	bool drained = false;
+
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS && !drained; s++)
+		drained = (d->quiescing & (1ull << s)) && !d->dp.seats[s].seats_in_use &&
+			  !d->dp.seats[s].waiting;
+	if (!drained)
+		return;
+	if (apply_config(d, d->cfg, &diags))
+		pr_warn("a removed level drained; applying the configuration again failed");
+	else
+		pr_info("a removed level drained: limits reallocated without its shares");
+	sl_diags_free(&diags);
+}
+
 /* Build the whole plan, then write it: a config that cannot be applied
  * leaves the maps as they were. */
 static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl_diags *diags)
 {
 	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN];
 	size_t first = diags->count;
+	uint64_t quiescing;
 	struct sl_plan plan;
 	int err;
 
@@ -215,7 +266,8 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 		pr_err("read level names: %s", strerror(-err));
 		return err;
 	}
-	err = sl_plan_build(cfg, names, d->dp.ifname, &plan, diags);
+	err = sl_plan_build_quiescing(cfg, names, d->dp.ifname,
+				      quiescing_shares(d, cfg, names, &quiescing), &plan, diags);
 	if (err) {
 		for (size_t i = first; i < diags->count; i++) {
 			char line[1024];
@@ -274,6 +326,9 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 			sl_policies_abort(d->policies);
 	}
 	if (!err) {
+		for (size_t i = 0; i < plan.n_levels; i++)
+			d->slot_shares[plan.slot_of[i]] = (uint32_t)cfg->levels[i].shares;
+		d->quiescing = quiescing;
 		pr_info("classification: %zu source and %zu local prefixes, %u client-port and "
 			"%u local-port classes, %zu table entries", plan.classes.n_src,
 			plan.classes.n_dst, plan.classes.n_sport_cls, plan.classes.n_dport_cls,
@@ -588,6 +643,8 @@ static void tick(struct daemon *d)
 	if (now - d->last_report_ns >= REPORT_INTERVAL_NS) {
 		d->last_report_ns = now;
 		report(d);
+		if (d->quiescing)
+			check_quiescing(d);
 	}
 }
 

@@ -32,10 +32,15 @@ static void plan_config(const struct sl_config *cfg, struct sluice_settings *c)
 		c->flags |= SLUICE_CFG_NO_FRAMES;
 }
 
-static int plan_limits(const struct sl_config *cfg, struct sl_plan *plan)
+/* quiescing_shares: the shares of levels removed from the configuration
+ * that still hold connections; they stay in the sum, as a deleted APF
+ * priority level's do until it is idle (apf_controller.go: sum_ncs over
+ * every level, quiescing ones included). */
+static int plan_limits(const struct sl_config *cfg, uint32_t quiescing_shares, struct sl_plan *plan)
 {
-	struct sl_limit_input in[SLUICE_MAX_LEVELS];
-	struct sl_level_limits out[SLUICE_MAX_LEVELS];
+	struct sl_limit_input in[SLUICE_MAX_LEVELS + 1];
+	struct sl_level_limits out[SLUICE_MAX_LEVELS + 1];
+	size_t n = cfg->n_levels;
 	int err;
 
 	if (!cfg->n_levels)
@@ -48,7 +53,9 @@ static int plan_limits(const struct sl_config *cfg, struct sl_plan *plan)
 		in[i].lendable_percent = (uint32_t)l->lendable_percent;
 		in[i].borrowing_limit_percent = l->borrowing_limit_percent;
 	}
-	err = sl_limits_compute(cfg->server.server_concurrency_limit, in, cfg->n_levels, out);
+	if (quiescing_shares)
+		in[n++] = (struct sl_limit_input){.shares = quiescing_shares, .borrowing_limit_percent = -1};
+	err = sl_limits_compute(cfg->server.server_concurrency_limit, in, n, out);
 	if (err)
 		return err;
 	for (size_t i = 0; i < cfg->n_levels; i++)
@@ -123,6 +130,14 @@ int sl_plan_build(const struct sl_config *cfg,
 		  const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
 		  const char *iface, struct sl_plan *plan, struct sl_diags *diags)
 {
+	return sl_plan_build_quiescing(cfg, old_names, iface, 0, plan, diags);
+}
+
+int sl_plan_build_quiescing(const struct sl_config *cfg,
+			    const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
+			    const char *iface, uint32_t quiescing_shares, struct sl_plan *plan,
+			    struct sl_diags *diags)
+{
 	const char *names[SLUICE_MAX_LEVELS];
 	int err;
 
@@ -139,7 +154,7 @@ int sl_plan_build(const struct sl_config *cfg,
 	if (err)
 		return err;
 	plan->n_levels = cfg->n_levels;
-	err = plan_limits(cfg, plan);
+	err = plan_limits(cfg, quiescing_shares, plan);
 	if (err) {
 		sl_diags_add(diags, SL_SEV_ERROR, cfg->source_file, 0, 0, NULL, NULL,
 			     "cannot compute concurrency limits (serverConcurrencyLimit %u)",

@@ -30,6 +30,12 @@ struct sl_plan {
 int sl_plan_build(const struct sl_config *cfg,
 		  const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
 		  const char *iface, struct sl_plan *plan, struct sl_diags *diags);
+/* The same, with the shares of removed levels that still hold connections
+ * kept in the share sum (Kubernetes keeps a quiescing level's). */
+int sl_plan_build_quiescing(const struct sl_config *cfg,
+			    const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
+			    const char *iface, uint32_t quiescing_shares, struct sl_plan *plan,
+			    struct sl_diags *diags);
 void sl_plan_free(struct sl_plan *plan);
 
 /* The most seats one connection of level l takes (Kubernetes

@@ -271,12 +271,31 @@ static void test_plan_refuses_overlapping_policies(void **state)
 	sl_config_free(cfg);
 }
 
+/* A removed level still holding connections keeps its shares in the sum
+ * (a quiescing APF level does): the others' nominal limits stay down. */
+static void test_plan_quiescing_shares(void **state)
+{
+	char old[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
+	struct sl_config *cfg = load(two_levels);
+	struct sl_plan plan;
+	unsigned web;
+
+	(void)state;
+	assert_int_equal(sl_plan_build_quiescing(cfg, old, "eth0", 35, &plan, NULL), 0);
+	web = plan.slot_of[2];
+	/* shares 0 + 5 + 30, and 35 quiescing: web ceil(70 x 30 / 70) = 30 */
+	assert_int_equal(plan.levels[web].seat_limit, 30);
+	sl_plan_free(&plan);
+	sl_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_levels_and_config),
 		cmocka_unit_test(test_plan_caps_seats_per_connection),
 		cmocka_unit_test(test_plan_refuses_overlapping_policies),
+		cmocka_unit_test(test_plan_quiescing_shares),
 		cmocka_unit_test(test_plan_keeps_slots_by_name),
 		cmocka_unit_test(test_dispatch_timeout),
 		cmocka_unit_test(test_plan_no_frames),
