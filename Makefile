@@ -73,7 +73,7 @@ BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 # Sanitizer reports are failures: abort on the first, leaks included.
 SAN_ENV    := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps test test-sanitized demo bench fuzz fuzz-replay clean
+.PHONY: all deps test test-sanitized demo bench fuzz fuzz-replay clean FORCE install uninstall
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -100,6 +100,44 @@ $(SKEL): $(BPF_OBJ)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) gen skeleton $< name sluice > $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the two programs, the
+# systemd unit, bash completion, and /etc/sluice/sluice.yaml from
+# configs/default.yaml unless one is there.  uninstall keeps the config.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+SBINDIR    ?= $(PREFIX)/sbin
+SYSCONFDIR ?= /etc
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+COMPLDIR   ?= $(PREFIX)/share/bash-completion/completions
+install: $(BUILD)/sluiced $(BUILD)/sluicectl
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(COMPLDIR)
+	$(Q)install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/sluice
+	$(Q)install -m 0755 $(BUILD)/sluiced $(DESTDIR)$(SBINDIR)/sluiced
+	$(Q)install -m 0755 $(BUILD)/sluicectl $(DESTDIR)$(BINDIR)/sluicectl
+	$(Q)sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		configs/systemd/sluiced.service.in >$(DESTDIR)$(UNITDIR)/sluiced.service
+	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/sluiced.service
+	$(Q)install -m 0644 configs/bash-completion/sluicectl $(DESTDIR)$(COMPLDIR)/sluicectl
+	$(Q)if [ -e $(DESTDIR)$(SYSCONFDIR)/sluice/sluice.yaml ]; then \
+		echo "  keep     $(DESTDIR)$(SYSCONFDIR)/sluice/sluice.yaml (yours)"; \
+	else install -m 0644 configs/default.yaml $(DESTDIR)$(SYSCONFDIR)/sluice/sluice.yaml; fi
+
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(SBINDIR)/sluiced $(DESTDIR)$(BINDIR)/sluicectl \
+		$(DESTDIR)$(UNITDIR)/sluiced.service $(DESTDIR)$(COMPLDIR)/sluicectl
+	$(Q)echo "  kept     $(DESTDIR)$(SYSCONFDIR)/sluice/sluice.yaml"
+
+# The version: VERSION, and the commit it was built from (git describe),
+# in a header rewritten only when it changes (lib/version.c includes it).
+SLUICE_VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+SLUICE_GIT     := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/sluice_version.h: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '#define SLUICE_VERSION "%s"\n#define SLUICE_GIT "%s"\n' '$(SLUICE_VERSION)' '$(SLUICE_GIT)' >$@.tmp
+	$(Q)cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/lib/version.o: $(BUILD)/sluice_version.h
+FORCE:
 
 # Every object may include the skeleton (the data plane's do): generate it
 # first; -MMD takes care of the rest.
@@ -237,7 +275,7 @@ FUZZ_CC    = $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-r
 	     -D_GNU_SOURCE -Iinclude -Iuser -I$(BUILD)
 FUZZ_SRCS  := $(call layer_srcs,lib) $(call layer_srcs,config) $(call layer_srcs,engine)
 
-$(BUILD)/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_SRCS)
+$(BUILD)/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_SRCS) | $(BUILD)/sluice_version.h
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(LINK_INPUTS) -o $@ -lyaml -lpcre2-8 -lm

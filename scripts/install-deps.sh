@@ -10,6 +10,7 @@ PKGS=(
   libyaml-dev libcmocka-dev libpcre2-dev libjansson-dev
   libclang-rt-14-dev
   iproute2 util-linux procps jq
+  systemd
   linux-libc-dev
 )
 # make bench also measures sluice against its peers on the same lab.

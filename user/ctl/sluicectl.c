@@ -9,6 +9,7 @@
 #include "ctl/ctl.h"
 #include "daemon/control.h"
 #include "lib/log.h"
+#include "lib/version.h"
 
 static const struct ctl_command commands[] = {
 	{"status", "per-level seats, admissions and failsafe state", ctl_status},
@@ -99,6 +100,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return CTL_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("sluicectl %s (%s, map ABI %d)\n", sl_version(), sl_version_git(),
+		       SLUICE_ABI_VERSION);
 		return CTL_OK;
 	}
 	cmd = find_command(argv[1]);

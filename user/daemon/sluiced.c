@@ -31,6 +31,7 @@
 #include "dataplane/expiry.h"
 #include "dataplane/loader.h"
 #include "lib/log.h"
+#include "lib/version.h"
 #include "daemon/metrics.h"
 #include "daemon/privileges.h"
 #include "engine/plan.h"
@@ -123,7 +124,8 @@ static void usage(FILE *f)
 		"  -P, --keep-privileges    keep every capability (by default, once started,\n"
 		"                           only CAP_BPF and CAP_NET_ADMIN remain, NoNewPrivs)\n"
 		"  -v, --verbose            debug logging, including libbpf's messages\n"
-		"  -h, --help               this text\n",
+		"  -h, --help               this text\n"
+		"  -V, --version            the version, the commit built and the map ABI\n",
 		SL_DEFAULT_PIN_DIR, SL_DEFAULT_CONTROL_SOCKET);
 }
 
@@ -142,11 +144,12 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		{"keep-privileges", no_argument, NULL, 'P'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{},
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:i:m:g:p:s:kKfPvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:i:m:g:p:s:kKfPvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->config_path = optarg; break;
 		case 'i': o->ifname = optarg; break;
@@ -169,6 +172,8 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		case 'f': o->force = true; break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(0);
+		case 'V': printf("sluiced %s (%s, map ABI %d)\n", sl_version(), sl_version_git(),
+				 SLUICE_ABI_VERSION); exit(0);
 		default: usage(stderr); return -EINVAL;
 		}
 	}

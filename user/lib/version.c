@@ -1,0 +1,13 @@
+#include "lib/version.h"
+
+#include "sluice_version.h" /* generated in the build directory */
+
+const char *sl_version(void)
+{
+	return SLUICE_VERSION;
+}
+
+const char *sl_version_git(void)
+{
+	return SLUICE_GIT;
+}
