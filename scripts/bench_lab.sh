@@ -62,6 +62,38 @@ start_sluiced() { # CONFIG
 stop_sluiced() { kill -TERM "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null; }
 
 load() { ip netns exec sl-cli "$B/lab_load" --json --quiet "$@"; }
+# The 8-seat Queue level of parts F and R (64 queues, hand 6, queue length
+# 50, BySource, handshakeTimeout 10 s) in front of 8080; $1: more Server
+# spec fields.
+level8_yaml() {
+	cat <<YAML
+apiVersion: sluice/v1
+kind: Server
+metadata: {name: bench}
+spec: {serverConcurrencyLimit: 8, handshakeTimeout: 10s, $1}
+---
+apiVersion: sluice/v1
+kind: PriorityLevelConfiguration
+metadata: {name: web}
+spec:
+  type: Limited
+  limited:
+    nominalConcurrencyShares: 100
+    limitResponse: {type: Queue, queuing: {queues: 64, handSize: 6, queueLengthLimit: 50}}
+---
+apiVersion: sluice/v1
+kind: FlowSchema
+metadata: {name: web}
+spec:
+  priorityLevelConfiguration: {name: web}
+  matchingPrecedence: 500
+  distinguisherMethod: {type: BySource}
+  rules:
+  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]
+    destinations: [{ports: ["8080"]}]
+YAML
+}
+
 # BENCH_PARTS: which parts to run (default all: A A2 B F R).  Part F: FLOOD_SECS,
 # FLOOD_RATES, FLOOD_MODES (seatAt values, default "syn auto ack"), FLOOD_LATE
 # (1: the flood starts 5 s into the clients' run).  Part R: OUTAGE_SECS.
@@ -299,32 +331,7 @@ FLOOD_RATES=${FLOOD_RATES:-4 1000 100000}
 # Each flood three times: seats at the SYN only (seatAt: syn, as before the
 # final-ACK seating existed), the default (auto) and always at the ACK (ack).
 for mode in syn auto ack; do
-cat >"$TMP/flood-$mode.yaml" <<YAML
-apiVersion: sluice/v1
-kind: Server
-metadata: {name: bench}
-spec: {serverConcurrencyLimit: 8, handshakeTimeout: 10s, halfOpen: {seatAt: $mode}}
----
-apiVersion: sluice/v1
-kind: PriorityLevelConfiguration
-metadata: {name: web}
-spec:
-  type: Limited
-  limited:
-    nominalConcurrencyShares: 100
-    limitResponse: {type: Queue, queuing: {queues: 64, handSize: 6, queueLengthLimit: 50}}
----
-apiVersion: sluice/v1
-kind: FlowSchema
-metadata: {name: web}
-spec:
-  priorityLevelConfiguration: {name: web}
-  matchingPrecedence: 500
-  distinguisherMethod: {type: BySource}
-  rules:
-  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]
-    destinations: [{ports: ["8080"]}]
-YAML
+	level8_yaml "halfOpen: {seatAt: $mode}" >"$TMP/flood-$mode.yaml"
 done
 # The spoofed sources sit behind the client namespace: 198.18.1.0/24 is
 # unreachable there (ICMP host unreachable, as the Internet answers for
@@ -414,32 +421,7 @@ if part R; then
 # after the restart until seats are back within the limit, and how much of
 # the overshoot was half-open (what the sweep, not the service, drains).
 OUTAGE=${OUTAGE_SECS:-6}
-cat >"$TMP/crash.yaml" <<'YAML'
-apiVersion: sluice/v1
-kind: Server
-metadata: {name: bench}
-spec: {serverConcurrencyLimit: 8, heartbeatTimeout: 3s, handshakeTimeout: 10s}
----
-apiVersion: sluice/v1
-kind: PriorityLevelConfiguration
-metadata: {name: web}
-spec:
-  type: Limited
-  limited:
-    nominalConcurrencyShares: 100
-    limitResponse: {type: Queue, queuing: {queues: 64, handSize: 6, queueLengthLimit: 50}}
----
-apiVersion: sluice/v1
-kind: FlowSchema
-metadata: {name: web}
-spec:
-  priorityLevelConfiguration: {name: web}
-  matchingPrecedence: 500
-  distinguisherMethod: {type: BySource}
-  rules:
-  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]
-    destinations: [{ports: ["8080"]}]
-YAML
+level8_yaml "heartbeatTimeout: 3s" >"$TMP/crash.yaml"
 ip route replace 198.18.2.0/24 via 198.18.0.2 dev sl0
 ip netns exec sl-cli sysctl -qw net.ipv4.ip_forward=1
 ip netns exec sl-cli ip route replace blackhole 198.18.2.0/24

@@ -102,15 +102,6 @@ uint32_t sl_halfopen_rt_flags(const struct sl_halfopen_rt *rt, unsigned slot)
 	return slot < SLUICE_MAX_LEVELS ? rt->flags[slot] : 0;
 }
 
-uint32_t sl_halfopen_rt_watched(const struct sl_halfopen_rt *rt)
-{
-	uint32_t n = 0;
-
-	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++)
-		n += !!(rt->flags[slot] & SLUICE_LVL_ACK_WATCH);
-	return n;
-}
-
 void sl_halfopen_rt_metrics(const struct sl_halfopen_rt *rt, FILE *f)
 {
 	sl_prom_family(f, "halfopen_timeout_seconds", SL_PROM_GAUGE,

@@ -32,10 +32,9 @@ void sl_halfopen_rt_init(struct sl_halfopen_rt *rt, const struct sl_server_cfg *
  * level); returns how many levels moved their seats to the ACK in it. */
 int sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
 			const struct sl_server_cfg *srv, uint64_t now_ns);
-/* The flags a new plan carries for a slot, and the count of watched
- * levels: a reload keeps where levels seat. */
+/* The flags a new plan carries for a slot: a reload keeps where levels
+ * seat. */
 uint32_t sl_halfopen_rt_flags(const struct sl_halfopen_rt *rt, unsigned slot);
-uint32_t sl_halfopen_rt_watched(const struct sl_halfopen_rt *rt);
 void sl_halfopen_rt_metrics(const struct sl_halfopen_rt *rt, FILE *f);
 
 #endif

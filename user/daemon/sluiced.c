@@ -249,9 +249,12 @@ static void check_quiescing(struct daemon *d)
 			  !d->dp.seats[s].waiting;
 	if (!drained)
 		return;
-	if (apply_config(d, d->cfg, &diags))
-		pr_warn("a removed level drained; applying the configuration again failed");
-	else
+	if (apply_config(d, d->cfg, &diags)) {
+		/* Said once: the limits stay as they are until the next reload. */
+		pr_warn("a removed level drained; applying the configuration again failed, "
+			"limits keep counting its shares until the next reload");
+		d->quiescing = 0;
+	} else
 		pr_info("a removed level drained: limits reallocated without its shares");
 	sl_diags_free(&diags);
 }

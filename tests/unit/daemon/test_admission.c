@@ -181,6 +181,47 @@ static void defer(struct rig *r, struct sluice_conn_key k, uint64_t now)
 	sl_adm_defer(r->adm, &de, now);
 }
 
+/* A deferral carrying its frame: a segment from 198.18.0.<host>:<port> to
+ * 198.18.0.1:8080 with these TCP flags (a SYN, or a seat-at-ACK level's
+ * final ACK).  Returns the frame's length. */
+static size_t defer_frame(struct rig *r, struct sluice_conn_key k, uint8_t host, uint16_t port,
+			  uint8_t tcp_flags, uint64_t now)
+{
+	struct sluice_defer_event de = {.ev = event(r, SLUICE_EV_DEFER, k, now), .ifindex = 1};
+	static uint8_t buf[FR_MAX_LEN];
+	struct fr_spec sp;
+	size_t n;
+
+	fr_default_v4_syn(&sp);
+	memcpy(sp.saddr4, (uint8_t[]){198, 18, 0, host}, 4);
+	memcpy(sp.daddr4, (uint8_t[]){198, 18, 0, 1}, 4);
+	sp.sport = port;
+	sp.dport = 8080;
+	sp.tcp_flags = tcp_flags;
+	n = fr_build(&sp, buf, NULL);
+	assert_true(n <= SLUICE_FRAME_MAX);
+	memcpy(de.frame, buf, n);
+	de.frame_len = (uint16_t)n;
+	sl_adm_defer(r->adm, &de, now);
+	return n;
+}
+
+/* Whether the daemon's dump WHAT of level web contains needle. */
+static bool dump_has(const struct rig *r, const char *what, const char *needle)
+{
+	char *dump = NULL;
+	size_t dump_len = 0;
+	FILE *f = open_memstream(&dump, &dump_len);
+	bool found;
+
+	assert_non_null(f);
+	sl_adm_dump(r->adm, f, what, "web");
+	fclose(f);
+	found = dump && strstr(dump, needle);
+	free(dump);
+	return found;
+}
+
 /* sock_ops closing a connection: seats back, then the close event. */
 static void close_conn(struct rig *r, struct sluice_conn_key k, uint64_t admitted, uint64_t now)
 {
@@ -368,40 +409,18 @@ static void test_stale_tickets_cleared(void **state)
 static void test_held_frame_falls_back(void **state)
 {
 	struct sluice_conn_key inline1 = key_of(50, 1000), a = key_of(60, 4242);
-	struct sluice_defer_event de;
 	struct sluice_ticket t;
-	struct fr_spec sp;
-	char *dump = NULL;
-	size_t dump_len = 0;
 	struct rig r;
-	FILE *f;
+	size_t n;
 
 	(void)state;
 	rig_up(&r, 64);
 	r.seats[r.web].seats_in_use = 2;
-	de = (struct sluice_defer_event){.ev = event(&r, SLUICE_EV_DEFER, a, T0), .ifindex = 1};
-	fr_default_v4_syn(&sp);
-	memcpy(sp.saddr4, (uint8_t[]){198, 18, 0, 60}, 4);
-	memcpy(sp.daddr4, (uint8_t[]){198, 18, 0, 1}, 4);
-	sp.sport = 4242;
-	sp.dport = 8080;
-	{
-		static uint8_t buf[FR_MAX_LEN];
-		size_t n = fr_build(&sp, buf, NULL);
-
-		assert_true(n <= SLUICE_FRAME_MAX);
-		memcpy(de.frame, buf, n);
-		de.frame_len = (uint16_t)n;
-	}
-	sl_adm_defer(r.adm, &de, T0);
+	n = defer_frame(&r, a, 60, 4242, TH_SYN, T0);
 	assert_int_equal(r.seats[r.web].waiting, 1);
 	assert_int_equal(r.seats[r.web].held_syns, 1);
-	assert_true(r.seats[r.web].held_bytes >= de.frame_len);
-	f = open_memstream(&dump, &dump_len);
-	sl_adm_dump(r.adm, f, "flows", "web");
-	fclose(f);
-	assert_non_null(strstr(dump, "\"held\":true"));
-	free(dump);
+	assert_true(r.seats[r.web].held_bytes >= n);
+	assert_true(dump_has(&r, "flows", "\"held\":true"));
 
 	close_conn(&r, inline1, T0 - SEC, T0 + 10 * MSEC);
 	assert_true(ticket(&r, a, &t));
@@ -417,11 +436,7 @@ static void test_held_frame_falls_back(void **state)
 		/* the record made for the re-injection was taken back */
 		assert_int_not_equal(bpf_map_lookup_elem(r.dp.maps.fd[SL_MAP_CONNS], &a, &c), 0);
 	}
-	f = open_memstream(&dump, &dump_len);
-	sl_adm_dump(r.adm, f, "levels", "web");
-	fclose(f);
-	assert_non_null(strstr(dump, "\"inject-failed\":1"));
-	free(dump);
+	assert_true(dump_has(&r, "levels", "\"inject-failed\":1"));
 	rig_down(&r);
 }
 
@@ -433,15 +448,10 @@ static void test_seat_at_ack_releases_unproved(void **state)
 {
 	struct sluice_conn_key inline1 = key_of(50, 1000), ack = key_of(70, 7000);
 	struct sluice_conn_key q[3] = {key_of(10, 1), key_of(11, 1), key_of(12, 1)};
-	struct sluice_defer_event de;
 	struct sluice_level lvl;
 	struct sluice_ticket t;
 	bool done[3] = {false};
-	char *dump = NULL;
-	size_t dump_len = 0;
-	struct fr_spec sp;
 	struct rig r;
-	FILE *f;
 
 	(void)state;
 	rig_up(&r, 64);
@@ -459,29 +469,11 @@ static void test_seat_at_ack_releases_unproved(void **state)
 	assert_int_equal(r.seats[r.web].waiting, 0);
 	assert_int_equal(r.seats[r.web].seats_in_use, 1); /* only the one still open */
 	assert_int_equal(r.seats[r.web].unclaimed, 0);
-	f = open_memstream(&dump, &dump_len);
-	sl_adm_dump(r.adm, f, "levels", "web");
-	fclose(f);
-	assert_non_null(strstr(dump, "\"released_unseated\":3"));
-	free(dump);
+	assert_true(dump_has(&r, "levels", "\"released_unseated\":3"));
 
 	/* Deferred at its ACK (its frame an ACK): seated at its turn. */
 	r.seats[r.web].seats_in_use = 2;
-	de = (struct sluice_defer_event){.ev = event(&r, SLUICE_EV_DEFER, ack, T0 + SEC), .ifindex = 1};
-	fr_default_v4_syn(&sp);
-	memcpy(sp.saddr4, (uint8_t[]){198, 18, 0, 70}, 4);
-	memcpy(sp.daddr4, (uint8_t[]){198, 18, 0, 1}, 4);
-	sp.sport = 7000;
-	sp.dport = 8080;
-	sp.tcp_flags = TH_ACK;
-	{
-		static uint8_t buf[FR_MAX_LEN];
-		size_t n = fr_build(&sp, buf, NULL);
-
-		memcpy(de.frame, buf, n);
-		de.frame_len = (uint16_t)n;
-	}
-	sl_adm_defer(r.adm, &de, T0 + SEC);
+	defer_frame(&r, ack, 70, 7000, TH_ACK, T0 + SEC);
 	assert_int_equal(r.seats[r.web].waiting, 1);
 	close_conn(&r, inline1, T0, T0 + SEC + 100 * MSEC);
 	/* (No device to re-inject into here: the ticket carries the seat.) */
@@ -501,10 +493,8 @@ static void test_reject_switch_publishes_no_waiting(void **state)
 	static char yaml2[sizeof(yaml) + 64];
 	struct sl_config *cfg2 = NULL;
 	struct sl_plan plan2;
-	char *dump = NULL, *at;
-	size_t dump_len = 0;
 	struct rig r;
-	FILE *f;
+	char *at;
 
 	(void)state;
 	rig_up(&r, 64);
@@ -526,11 +516,7 @@ static void test_reject_switch_publishes_no_waiting(void **state)
 	assert_int_equal(sl_adm_configure(r.adm, cfg2, &plan2, T0 + 10 * MSEC), 0);
 	assert_int_equal(r.seats[r.web].waiting, 0);
 	/* The QueueSet itself still holds them, draining. */
-	f = open_memstream(&dump, &dump_len);
-	sl_adm_dump(r.adm, f, "levels", "web");
-	fclose(f);
-	assert_non_null(strstr(dump, "\"waiting\":2"));
-	free(dump);
+	assert_true(dump_has(&r, "levels", "\"waiting\":2"));
 	rig_down(&r);
 	sl_plan_free(&plan2);
 	sl_config_free(cfg2);
