@@ -149,4 +149,12 @@ struct {
 	__type(value, __u64);
 } sl_hs_hist SEC(".maps");
 
+/* Per-FlowSchema counters (sluice_abi.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SLUICE_FS_STATS);
+	__type(key, __u32);
+	__type(value, struct sluice_fs_stats);
+} sl_fs_stats SEC(".maps");
+
 #endif /* SLUICE_BPF_MAPS_H */

@@ -304,7 +304,8 @@ static __always_inline __u32 policy_slot(const struct sluice_class *cls)
 static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 				 struct sluice_settings *cfg, const struct sluice_class *cls,
 				 struct sluice_level *lvl, struct sluice_seats *seats,
-				 struct sluice_level_stats *ls, struct sluice_stats *gs, __u64 now)
+				 struct sluice_level_stats *ls, struct sluice_fs_stats *fs,
+				 struct sluice_stats *gs, __u64 now)
 {
 	struct sluice_policy_gate *gate = NULL; /* tokens taken from this gate */
 	struct sluice_wl_stats *ws = NULL;
@@ -388,6 +389,8 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 	err = track_conn(p, cls, need, now);
 	if (!err) {
 		ls->admitted++;
+		if (fs)
+			fs->admitted_inline++;
 		if (ws) {
 			/* Both gates passed: the daemon's incoming rate and
 			 * accepted tokens (pass-through included). */
@@ -429,6 +432,8 @@ over_limit:
 	if (lvl->limit_response == SLUICE_RESP_REJECT) {
 		if (!build_rst(ctx, p)) {
 			ls->rejected++;
+			if (fs)
+				fs->rejected_inline++;
 			emit_event(cfg, gs, SLUICE_EV_REJECT, SLUICE_GATE_LEVEL, cls, &p->key, now);
 			return XDP_TX;
 		}
@@ -453,12 +458,19 @@ refund:
 }
 
 
+/* The FlowSchema's own counters, or NULL past SLUICE_FS_STATS. */
+static __always_inline struct sluice_fs_stats *schema_stats(__u32 schema)
+{
+	return bpf_map_lookup_elem(&sl_fs_stats, &schema);
+}
+
 /* The level of a classified connection, with its seats and counters, or
  * NULL when its class names no configured level (unprotected). */
 struct level_ctx {
 	struct sluice_level *lvl;
 	struct sluice_seats *seats;
 	struct sluice_level_stats *ls;
+	struct sluice_fs_stats *fs; /* NULL past SLUICE_FS_STATS */
 };
 
 static __always_inline bool level_of(const struct sluice_class *cls, struct level_ctx *l)
@@ -468,6 +480,7 @@ static __always_inline bool level_of(const struct sluice_class *cls, struct leve
 	l->lvl = bpf_map_lookup_elem(&sl_levels, &level);
 	l->seats = bpf_map_lookup_elem(&sl_seats, &level);
 	l->ls = bpf_map_lookup_elem(&sl_lvl_stats, &level);
+	l->fs = schema_stats(cls->schema);
 	return l->lvl && l->seats && l->ls && l->lvl->type != SLUICE_LEVEL_UNUSED;
 }
 
@@ -492,6 +505,8 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 		return XDP_PASS;
 	}
 	l.ls->syns++;
+	if (l.fs)
+		l.fs->syns++;
 
 	/* A retransmit of a SYN we already admitted: its seats are held. */
 	if (bpf_map_lookup_elem(&sl_conns, &p->key)) {
@@ -512,7 +527,7 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 		l.ls->unseated++;
 		return XDP_PASS;
 	}
-	return judge(ctx, p, cfg, cls, l.lvl, l.seats, l.ls, gs, now);
+	return judge(ctx, p, cfg, cls, l.lvl, l.seats, l.ls, l.fs, gs, now);
 }
 
 /* A tcp_request_sock field or two, relocated against the running kernel's
@@ -611,7 +626,7 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct syn_pkt *p)
 	verdict = ticket_verdict(ctx, p, gs, now);
 	if (verdict >= 0)
 		return verdict;
-	return judge(ctx, p, cfg, cls, l.lvl, l.seats, l.ls, gs, now);
+	return judge(ctx, p, cfg, cls, l.lvl, l.seats, l.ls, l.fs, gs, now);
 }
 
 /* ---- sock_ops ---------------------------------------------------------- */

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #endif
 
-#define SLUICE_ABI_VERSION 6
+#define SLUICE_ABI_VERSION 7
 
 /* Sizes.  Connection table size is the default; the daemon may resize. */
 #define SLUICE_MAX_LEVELS      64
@@ -35,6 +35,7 @@
 #define SLUICE_WL_SLOTS        64     /* per policy: workloads 0..62, then the default */
 #define SLUICE_WL_DEFAULT      (SLUICE_WL_SLOTS - 1)
 #define SLUICE_MTOK            1000   /* token amounts in the maps are in 1/1000 tokens */
+#define SLUICE_FS_STATS        16384  /* FlowSchemas counted one by one (sl_fs_stats) */
 
 /* Map names (pinned under <pin-dir>/maps/<name>). */
 #define SLUICE_MAP_CONFIG    "sl_config"
@@ -55,6 +56,7 @@
 #define SLUICE_MAP_WL_TOKENS "sl_wl_tokens"
 #define SLUICE_MAP_WL_STATS  "sl_wl_stats"
 #define SLUICE_MAP_HS_HIST   "sl_hs_hist"
+#define SLUICE_MAP_FS_STATS  "sl_fs_stats"
 
 /* Program names (pinned under <pin-dir>/progs/<name> by bpftool loadall). */
 #define SLUICE_PROG_XDP     "sluice_xdp"
@@ -248,6 +250,19 @@ struct sluice_level_stats {
 	__u64 shadow_passed; /* shadow mode: deferred or rejected SYNs admitted anyway */
 	__u64 unseated;   /* SYNs passed without a seat (the level seats at the ACK) */
 	__u64 acks_proved;/* unseated handshake ACKs that proved their source (then judged) */
+};
+
+/*
+ * sl_fs_stats[schema]: per-CPU counters of each FlowSchema (its index in
+ * the configuration, struct sluice_class.schema), for the metrics that
+ * carry a flow_schema label.  What only the data path sees: the daemon
+ * counts its own verdicts (re-injections, queue rejections).  Schemas at
+ * SLUICE_FS_STATS and beyond are counted per level only.
+ */
+struct sluice_fs_stats {
+	__u64 syns;            /* SYNs classified into the schema */
+	__u64 admitted_inline; /* admitted by the data path without waiting */
+	__u64 rejected_inline; /* answered with a RST by a Reject level over its limit */
 };
 
 /* sl_stats[0]: per-CPU global counters. */

@@ -9,8 +9,9 @@ PKGS=(
   libbpf-dev bpftool libelf-dev zlib1g-dev
   libyaml-dev libcmocka-dev libpcre2-dev libjansson-dev
   libclang-rt-14-dev
-  iproute2 util-linux procps jq
-  systemd
+  iproute2 util-linux procps jq curl
+  systemd libsystemd-dev
+  prometheus
   linux-libc-dev
 )
 # make bench also measures sluice against its peers on the same lab.
@@ -33,7 +34,8 @@ fi
 echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >/dev/null
-# policy-rc.d 101: packages with a service (haproxy) must not start it here.
+# policy-rc.d 101: packages with a service (haproxy, prometheus) must not
+# start it here (the suite needs only promtool).
 printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d.sluice
 chmod +x /usr/sbin/policy-rc.d.sluice
 [ -e /usr/sbin/policy-rc.d ] || ln -s policy-rc.d.sluice /usr/sbin/policy-rc.d

@@ -68,9 +68,9 @@ body=$(sed '1,/^\r$/d' <<<"$m")
 check "metrics: every sample line is name{labels} value" \
 	bash -c '! grep -v "^#" <<<"$1" | grep -Evq "^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-z_]+=\"[^\"]*\"(,[a-z_]+=\"[^\"]*\")*\})? (-?[0-9.e+-]+|NaN|\+Inf|-Inf)$"' _ "$body"
 check "metrics: every family has HELP and TYPE" \
-	bash -c '[ "$(grep -c "^# HELP" <<<"$1")" = "$(grep -c "^# TYPE" <<<"$1")" ] && grep -q "^# TYPE sluice_level_seat_limit gauge" <<<"$1"' _ "$body"
+	bash -c '[ "$(grep -c "^# HELP" <<<"$1")" = "$(grep -c "^# TYPE" <<<"$1")" ] && grep -q "^# TYPE sluice_current_limit_seats gauge" <<<"$1"' _ "$body"
 check "metrics: up, the level's limit, the policy's setpoint" \
-	bash -c 'grep -q "^sluice_up 1$" <<<"$1" && grep -Eq "^sluice_level_seat_limit\{level=\"catch-all\"\} [0-9]+$" <<<"$1" && grep -Eq "^sluice_policy_setpoint_ms\{policy=\"svc\"\} [0-9.]+" <<<"$1"' _ "$body"
+	bash -c 'grep -q "^sluice_up 1$" <<<"$1" && grep -Eq "^sluice_current_limit_seats\{priority_level=\"catch-all\"\} [0-9]+$" <<<"$1" && grep -Eq "^sluice_policy_setpoint_ms\{policy=\"svc\"\} [0-9.]+" <<<"$1"' _ "$body"
 gold=$(grep -E '^sluice_workload_admitted_total\{policy="svc",workload="gold"\}' <<<"$body" | awk '{print $2}')
 check_num "metrics: the gold workload's admissions are counted" "${gold:-0}" -gt 0
 check_num "metrics: SYNs counted" "$(grep -E '^sluice_syns_total ' <<<"$body" | awk '{print $2}')" -gt 0

@@ -17,7 +17,6 @@
 struct level_sample {
 	struct sluice_level_stats st;
 	struct sluice_seats seats;
-	struct sl_qs_stats qs;
 	uint64_t held_frames, held_bytes;
 };
 
@@ -30,60 +29,64 @@ static const char *const fallback_names[SL_FALLBACK_N] = {
 };
 
 enum level_metric_id {
-	LM_LIMIT, LM_NOMINAL, LM_SEATS, LM_WAITING, LM_SYNS, LM_ADMITTED, LM_DEFERRED,
-	LM_REJECTED, LM_RETRANSMITS, LM_CLOSED, LM_FAILSAFE, LM_EXPIRED, LM_DISPATCHED,
-	LM_REJ_FULL, LM_REJ_TIMEOUT, LM_SHADOW, LM_HELD, LM_HELD_BYTES, LM_REINJECTED, LM_RESET_HELD,
+	LM_NOMINAL, LM_LIMIT, LM_LOWER, LM_UPPER, LM_DEMAND_AVG, LM_DEMAND_STDEV, LM_DEMAND_HWM,
+	LM_DEMAND_SMOOTHED, LM_SEATS, LM_SYNS, LM_DEFERRED, LM_RETRANSMITS, LM_CLOSED, LM_FAILSAFE,
+	LM_EXPIRED, LM_SHADOW, LM_HELD, LM_HELD_BYTES, LM_REINJECTED, LM_RESET_HELD,
 	LM_RELEASED_UNSEATED,
 };
 
+/* The first eight are Kubernetes APF's, with its names
+ * (apiserver_flowcontrol_NAME); the level_ ones are sluice's own. */
 static const struct level_metric {
 	enum level_metric_id id;
 	enum sl_prom_type type;
 	const char *name, *help;
 } level_metrics[] = {
-	{LM_LIMIT, SL_PROM_GAUGE, "seat_limit", "Current concurrency limit in seats (after borrowing)."},
-	{LM_NOMINAL, SL_PROM_GAUGE, "nominal_seats", "Nominal concurrency limit in seats."},
-	{LM_SEATS, SL_PROM_GAUGE, "seats_in_use", "Seats held by admitted connections and dispatched tickets."},
-	{LM_WAITING, SL_PROM_GAUGE, "waiting", "Deferred connections waiting in the level's queues."},
-	{LM_SYNS, SL_PROM_COUNTER, "syns_total", "SYNs classified into the level."},
-	{LM_ADMITTED, SL_PROM_COUNTER, "admitted_total", "Connections admitted (inline or on a ticket)."},
-	{LM_DEFERRED, SL_PROM_COUNTER, "deferred_total", "SYNs dropped to defer the connection."},
-	{LM_REJECTED, SL_PROM_COUNTER, "rejected_total", "SYNs answered with a RST."},
-	{LM_RETRANSMITS, SL_PROM_COUNTER, "retransmits_total", "SYN retransmits of admitted connections."},
-	{LM_CLOSED, SL_PROM_COUNTER, "closed_total", "Admitted connections closed (seats returned)."},
-	{LM_FAILSAFE, SL_PROM_COUNTER, "failsafe_total", "SYNs decided by the failsafe (stale heartbeat)."},
-	{LM_EXPIRED, SL_PROM_COUNTER, "expired_total", "Admitted connections whose handshake never completed."},
-	{LM_DISPATCHED, SL_PROM_COUNTER, "dispatched_total", "Deferred connections dispatched from the queues."},
-	{LM_REJ_FULL, SL_PROM_COUNTER, "rejected_queue_full_total", "Deferred connections rejected: queue full."},
-	{LM_REJ_TIMEOUT, SL_PROM_COUNTER, "rejected_time_out_total", "Deferred connections rejected: queueWaitLimit."},
-	{LM_SHADOW, SL_PROM_COUNTER, "shadow_passed_total", "Shadow mode: SYNs a gate refused, admitted anyway."},
-	{LM_HELD, SL_PROM_GAUGE, "held_syns", "Waiting connections whose SYN the daemon holds."},
-	{LM_HELD_BYTES, SL_PROM_GAUGE, "held_syn_bytes", "Bytes the held SYNs take (counted against heldSyns)."},
-	{LM_REINJECTED, SL_PROM_COUNTER, "reinjected_total", "Held SYNs re-injected when their turn came."},
-	{LM_RESET_HELD, SL_PROM_COUNTER, "reset_held_total", "Held SYNs answered with their RST when rejected."},
-	{LM_RELEASED_UNSEATED, SL_PROM_COUNTER, "released_unseated_total",
+	{LM_NOMINAL, SL_PROM_GAUGE, "nominal_limit_seats", "Nominal concurrency limit in seats (NominalCL)."},
+	{LM_LIMIT, SL_PROM_GAUGE, "current_limit_seats", "Current concurrency limit in seats, after borrowing (CurrentCL)."},
+	{LM_LOWER, SL_PROM_GAUGE, "lower_limit_seats", "Lowest limit borrowing may set: NominalCL - LendableCL."},
+	{LM_UPPER, SL_PROM_GAUGE, "upper_limit_seats", "Highest limit borrowing may set: NominalCL + BorrowingCL."},
+	{LM_DEMAND_AVG, SL_PROM_GAUGE, "demand_seats_average", "Seat demand (seats in use and waiting), time average over the last borrowing period."},
+	{LM_DEMAND_STDEV, SL_PROM_GAUGE, "demand_seats_stdev", "Seat demand, standard deviation over the last borrowing period."},
+	{LM_DEMAND_HWM, SL_PROM_GAUGE, "demand_seats_high_watermark", "Seat demand, highest over the last borrowing period."},
+	{LM_DEMAND_SMOOTHED, SL_PROM_GAUGE, "demand_seats_smoothed", "Seat demand, smoothed envelope the borrowing allocation reads."},
+	{LM_SEATS, SL_PROM_GAUGE, "level_seats_in_use", "Seats held now: admitted connections and tickets not yet claimed (exact, unlike the sampled current_executing_seats)."},
+	{LM_SYNS, SL_PROM_COUNTER, "level_syns_total", "SYNs classified into the level."},
+	{LM_DEFERRED, SL_PROM_COUNTER, "level_deferred_total", "SYNs dropped to defer their connection."},
+	{LM_RETRANSMITS, SL_PROM_COUNTER, "level_retransmits_total", "SYN retransmits of admitted connections."},
+	{LM_CLOSED, SL_PROM_COUNTER, "level_closed_total", "Admitted connections closed (seats returned)."},
+	{LM_FAILSAFE, SL_PROM_COUNTER, "level_failsafe_total", "SYNs decided by the failsafe (stale heartbeat)."},
+	{LM_EXPIRED, SL_PROM_COUNTER, "level_expired_total", "Admitted connections whose handshake never completed."},
+	{LM_SHADOW, SL_PROM_COUNTER, "level_shadow_passed_total", "Shadow mode: SYNs a gate refused, admitted anyway."},
+	{LM_HELD, SL_PROM_GAUGE, "level_held_syns", "Waiting connections whose SYN the daemon holds."},
+	{LM_HELD_BYTES, SL_PROM_GAUGE, "level_held_syn_bytes", "Bytes the held SYNs take (counted against heldSyns)."},
+	{LM_REINJECTED, SL_PROM_COUNTER, "level_reinjected_total", "Held SYNs re-injected when their turn came."},
+	{LM_RESET_HELD, SL_PROM_COUNTER, "level_reset_held_total", "Held SYNs answered with their RST when rejected."},
+	{LM_RELEASED_UNSEATED, SL_PROM_COUNTER, "level_released_unseated_total",
 	 "Connections deferred at their SYN whose turn came once the level seated at the ACK: let through without a seat."},
 };
 
 static double level_value(enum level_metric_id id, const struct level_rt *l,
 			  const struct level_sample *s)
 {
+	bool exempt = l->type == SL_LEVEL_EXEMPT;
+
 	switch (id) {
+	case LM_NOMINAL: return exempt ? l->current_cl : l->lim.nominal;
 	case LM_LIMIT: return l->current_cl;
-	case LM_NOMINAL: return l->lim.nominal;
+	case LM_LOWER: return exempt ? l->current_cl : l->lim.min;
+	case LM_UPPER: return exempt ? l->current_cl : l->lim.max;
+	case LM_DEMAND_AVG: return l->demand.avg;
+	case LM_DEMAND_STDEV: return l->demand.stddev;
+	case LM_DEMAND_HWM: return l->demand.hwm;
+	case LM_DEMAND_SMOOTHED: return l->demand.smoothed;
 	case LM_SEATS: return (double)s->seats.seats_in_use;
-	case LM_WAITING: return (double)s->qs.waiting;
 	case LM_SYNS: return (double)s->st.syns;
-	case LM_ADMITTED: return (double)(s->st.admitted + s->seats.reinjected);
 	case LM_DEFERRED: return (double)s->st.deferred;
-	case LM_REJECTED: return (double)(s->st.rejected + s->seats.reset_held);
 	case LM_RETRANSMITS: return (double)s->st.retransmits;
 	case LM_CLOSED: return (double)s->st.closed;
 	case LM_FAILSAFE: return (double)s->st.failsafe;
 	case LM_EXPIRED: return (double)s->seats.expired;
-	case LM_DISPATCHED: return (double)(l->tickets_admit + l->reinjected);
-	case LM_REJ_FULL: return (double)s->qs.rejected_queue_full;
-	case LM_REJ_TIMEOUT: return (double)s->qs.rejected_time_out;
 	case LM_SHADOW: return (double)s->st.shadow_passed;
 	case LM_HELD: return (double)s->held_frames;
 	case LM_HELD_BYTES: return (double)s->held_bytes;
@@ -92,6 +95,37 @@ static double level_value(enum level_metric_id id, const struct level_rt *l,
 	case LM_RELEASED_UNSEATED: return (double)l->released_unseated;
 	}
 	return 0;
+}
+
+static void count_inqueue(struct sl_pending *p, void *ctx)
+{
+	struct sl_flow_series *s = sl_fm_at(ctx, p->schema);
+
+	if (s && (p->state == SL_PENDING_QUEUED || p->state == SL_PENDING_POLICY))
+		s->inqueue++;
+}
+
+/* Per (priority_level, flow_schema): the gauges set now, then the series. */
+static void flow_metrics(struct sl_admission *adm, FILE *f)
+{
+	struct sl_flow_metrics *fm = &adm->flows;
+	size_t n = fm->n < SLUICE_FS_STATS ? fm->n : SLUICE_FS_STATS;
+	struct sluice_fs_stats *reading = calloc(n ? n : 1, sizeof(*reading));
+
+	for (size_t i = 0; i < fm->n; i++) {
+		struct sl_flow_series *s = &fm->series[i];
+
+		s->inqueue = 0;
+		s->executing = i < adm->n_executing ? adm->executing[i] : 0;
+		s->executing_seats = i < adm->n_executing ? adm->executing_seats[i] : 0;
+	}
+	sl_pending_each(adm->pending, count_inqueue, fm);
+	if (reading && sl_maps_fs_stats(&adm->dp->maps, n, reading)) {
+		free(reading);
+		reading = NULL;
+	}
+	sl_fm_render(fm, f, reading, reading ? n : 0);
+	free(reading);
 }
 
 void sl_adm_metrics(struct sl_admission *adm, FILE *f)
@@ -112,21 +146,17 @@ void sl_adm_metrics(struct sl_admission *adm, FILE *f)
 		samples[s].held_bytes = hs.level_bytes[s];
 		sl_maps_level_stats(&adm->dp->maps, s, &samples[s].st);
 		samples[s].seats = adm->dp->seats[s];
-		if (l->qs)
-			sl_qs_get_stats(l->qs, &samples[s].qs);
 	}
 	for (size_t m = 0; m < sizeof(level_metrics) / sizeof(level_metrics[0]); m++) {
 		const struct level_metric *lm = &level_metrics[m];
 
-		char name[64];
-
-		snprintf(name, sizeof(name), "level_%s", lm->name);
-		sl_prom_family(f, name, lm->type, lm->help);
+		sl_prom_family(f, lm->name, lm->type, lm->help);
 		for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
 			const struct level_rt *l = &adm->levels[s];
 
 			if (l->active)
-				sl_prom_sample(f, name, level_value(lm->id, l, &samples[s]), "level", l->name, NULL);
+				sl_prom_sample(f, lm->name, level_value(lm->id, l, &samples[s]),
+					       "priority_level", l->name, NULL);
 		}
 	}
 	sl_prom_family(f, "level_ticket_fallbacks_total", SL_PROM_COUNTER,
@@ -138,14 +168,15 @@ void sl_adm_metrics(struct sl_admission *adm, FILE *f)
 		if (!l->active)
 			continue;
 		for (int r = 0; r < SL_FALLBACK_N; r++)
-			sl_prom_sample_u64(f, "level_ticket_fallbacks_total", l->fallback[r], "level", l->name,
-					   "reason", fallback_names[r], NULL);
+			sl_prom_sample_u64(f, "level_ticket_fallbacks_total", l->fallback[r],
+					   "priority_level", l->name, "reason", fallback_names[r], NULL);
 	}
 	sl_prom_single(f, "held_syn_bytes_limit", SL_PROM_GAUGE, "heldSyns.maxBytes.",
 		       adm->cfg ? adm->cfg->server.held_syns.max_bytes : 0);
 	sl_prom_single(f, "held_syn_over_budget_total", SL_PROM_COUNTER,
 		       "SYNs not held: a heldSyns budget was full.", hs.over_budget);
 	free(samples);
+	flow_metrics(adm, f);
 }
 
 /* ---- dumps -------------------------------------------------------------------- */

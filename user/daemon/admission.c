@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "daemon/policy_rt.h"
+#include "dataplane/expiry.h"
 #include "dataplane/inject.h"
 #include "dataplane/tickets.h"
 #include "engine/classifier.h"
@@ -18,6 +19,17 @@
 #include "lib/syn_retransmit.h"
 
 /* ---- held frames and tickets ------------------------------------------------ */
+
+/* The connection's per-FlowSchema series, and how long it has waited. */
+static struct sl_flow_series *series_of(struct sl_admission *adm, const struct sl_pending *p)
+{
+	return sl_fm_at(&adm->flows, p->schema);
+}
+
+static double waited_s(const struct sl_pending *p, uint64_t now)
+{
+	return now > p->arrival_ns ? (double)(now - p->arrival_ns) / 1e9 : 0;
+}
 
 /* A deferred connection is done with: its record and its held frame. */
 static void forget(struct sl_admission *adm, struct sl_pending *p)
@@ -109,6 +121,7 @@ static bool admit_held(struct level_rt *l, struct sl_pending *p, const struct sl
 	l->dispatched_total += p->seats;
 	l->reinjected++;
 	sl_seats_count_reinjected(adm->dp, p->level);
+	sl_fm_dispatched(series_of(adm, p), waited_s(p, now));
 	p->state = SL_PENDING_ADMITTED;
 	p->ticket_ns = now;
 	p->deadline_ns = now; /* no ticket to withdraw */
@@ -142,11 +155,13 @@ static struct sluice_ticket ticket_of(const struct sl_pending *p, uint32_t verdi
 	};
 }
 
-static void reject(struct level_rt *l, struct sl_pending *p, uint64_t now)
+static void reject(struct level_rt *l, struct sl_pending *p, uint64_t now,
+		   enum sl_reject_reason why)
 {
 	struct sl_admission *adm = l->adm;
 	struct sluice_ticket t;
 
+	sl_fm_rejected(series_of(adm, p), why, waited_s(p, now));
 	/* Refused after its policy admitted it: the tokens go back
 	 * (Aperture workload-scheduler/scheduler.go). */
 	if (p->policy_admitted && adm->policies)
@@ -195,6 +210,7 @@ static void release_unseated(struct level_rt *l, struct sl_pending *p, struct sl
 		sl_policies_return(adm->policies, p->policy, p->workload, now);
 	p->policy_admitted = false;
 	l->released_unseated++;
+	sl_fm_dispatched(series_of(adm, p), waited_s(p, now));
 	if (p->in_queueset && l->qs)
 		sl_qs_complete(l->qs, now, p->id, 0);
 	forget(adm, p);
@@ -239,7 +255,9 @@ static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool r
 		if (p->in_queueset && l->qs)
 			sl_qs_complete(l->qs, now, p->id, 0);
 		forget(adm, p);
+		return;
 	}
+	sl_fm_dispatched(series_of(adm, p), waited_s(p, now));
 }
 
 static void on_dispatch(void *ctx, uint64_t id, uint64_t now)
@@ -257,7 +275,7 @@ static void on_expired(void *ctx, uint64_t id)
 	struct sl_pending *p = sl_pending_by_id(l->adm->pending, id);
 
 	if (p)
-		reject(l, p, l->adm->now);
+		reject(l, p, l->adm->now, SL_REJ_TIME_OUT);
 }
 
 /* ---- events ----------------------------------------------------------------- */
@@ -296,6 +314,7 @@ static void level_gate(struct sl_admission *adm, struct sl_pending *p, uint64_t 
 		 * classified afresh. */
 		if (p->policy_admitted && adm->policies)
 			sl_policies_return(adm->policies, p->policy, p->workload, now);
+		sl_fm_rejected(series_of(adm, p), SL_REJ_CANCELLED, waited_s(p, now));
 		forget(adm, p);
 		return;
 	}
@@ -307,7 +326,7 @@ static void level_gate(struct sl_admission *adm, struct sl_pending *p, uint64_t 
 		if (reserve_now(l, p->seats))
 			admit(l, p, now, true);
 		else
-			reject(l, p, now);
+			reject(l, p, now, SL_REJ_CONCURRENCY);
 		return;
 	}
 	p->state = SL_PENDING_QUEUED;
@@ -323,12 +342,14 @@ static void level_gate(struct sl_admission *adm, struct sl_pending *p, uint64_t 
 	case SL_QS_REJECT_QUEUE_FULL:
 	case SL_QS_REJECT_CONCURRENCY:
 		p->in_queueset = false;
-		reject(l, p, now);
+		reject(l, p, now, outcome == SL_QS_REJECT_QUEUE_FULL ? SL_REJ_QUEUE_FULL
+								      : SL_REJ_CONCURRENCY);
 		break;
 	default:
 		p->in_queueset = false;
 		if (p->policy_admitted && adm->policies)
 			sl_policies_return(adm->policies, p->policy, p->workload, now);
+		sl_fm_rejected(series_of(adm, p), SL_REJ_CANCELLED, waited_s(p, now));
 		forget(adm, p);
 		break;
 	}
@@ -382,7 +403,8 @@ void sl_adm_defer(struct sl_admission *adm, const struct sluice_defer_event *de,
 	case SL_LS_QUEUED:
 		break; /* sl_adm_policy_admit / _reject tell */
 	case SL_LS_REJECTED:
-		reject(l, p, now);
+		/* Its wait would pass queue_timeout (or the load is cut to 0). */
+		reject(l, p, now, SL_REJ_TIME_OUT);
 		break;
 	default:
 		forget(adm, p);
@@ -408,7 +430,7 @@ static void on_policy_reject(void *ctx, uint64_t id, uint64_t now)
 
 	if (!p || p->state != SL_PENDING_POLICY)
 		return;
-	reject(&adm->levels[p->level], p, now);
+	reject(&adm->levels[p->level], p, now, SL_REJ_TIME_OUT);
 }
 
 void sl_adm_policy_hooks(struct sl_admission *adm, struct sl_policy_hooks *h)
@@ -428,6 +450,7 @@ void sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, uint6
 	struct sl_pending *p = sl_pending_by_key(adm->pending, &ev->key);
 	struct level_rt *l;
 
+	sl_fm_closed(sl_fm_at(&adm->flows, ev->schema), (double)ev->duration_ns / 1e9);
 	if (ev->level < SLUICE_MAX_LEVELS) {
 		l = &adm->levels[ev->level];
 		if (p && p->state == SL_PENDING_ADMITTED && p->level == ev->level) {
@@ -589,7 +612,51 @@ void sl_adm_free(struct sl_admission *adm)
 		sl_qs_free(adm->levels[s].qs);
 	sl_pending_free(adm->pending);
 	sl_held_free(adm->held);
+	sl_fm_free(&adm->flows);
+	free(adm->executing);
+	free(adm->executing_seats);
 	free(adm);
+}
+
+void sl_adm_census(struct sl_admission *adm, const struct sl_conn_census *c)
+{
+	if (!c->complete)
+		return; /* a partial walk would show too few */
+	if (!adm->executing) {
+		adm->executing = calloc(SLUICE_FS_STATS, sizeof(*adm->executing));
+		adm->executing_seats = calloc(SLUICE_FS_STATS, sizeof(*adm->executing_seats));
+		if (!adm->executing || !adm->executing_seats) {
+			free(adm->executing);
+			free(adm->executing_seats);
+			adm->executing = adm->executing_seats = NULL;
+			return;
+		}
+	}
+	adm->n_executing = c->n < SLUICE_FS_STATS ? c->n : SLUICE_FS_STATS;
+	memcpy(adm->executing, c->conns, adm->n_executing * sizeof(*adm->executing));
+	memcpy(adm->executing_seats, c->seats, adm->n_executing * sizeof(*adm->executing_seats));
+}
+
+/* The per-FlowSchema series follow the configuration's schemas, with the
+ * data path's counters read at once for both the old and the new indices. */
+static void configure_flows(struct sl_admission *adm, const struct sl_config *cfg)
+{
+	size_t n = adm->flows.n > cfg->n_schemas ? adm->flows.n : cfg->n_schemas;
+	struct sluice_fs_stats *reading;
+
+	if (n > SLUICE_FS_STATS)
+		n = SLUICE_FS_STATS;
+	reading = calloc(n ? n : 1, sizeof(*reading));
+	if (reading && sl_maps_fs_stats(&adm->dp->maps, n, reading)) {
+		free(reading);
+		reading = NULL; /* no reading: the series count from here */
+	}
+	if (sl_fm_reconfigure(&adm->flows, cfg, reading, reading ? n : 0)) {
+		/* Old series under new indices would be mislabelled. */
+		sl_fm_free(&adm->flows);
+		pr_warn("per-FlowSchema metrics: no memory; they start again at the next reload");
+	}
+	free(reading);
 }
 
 void sl_adm_set_borrow_period(struct sl_admission *adm, uint64_t period_ns)
@@ -666,6 +733,7 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 		if (l->active && l->type != SL_LEVEL_EXEMPT)
 			lr_write_limit(adm, l);
 	}
+	configure_flows(adm, cfg);
 	return 0;
 }
 

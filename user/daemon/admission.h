@@ -68,6 +68,11 @@ void sl_adm_policy_hooks(struct sl_admission *adm, struct sl_policy_hooks *h);
 /* The borrowing period (10 s by default; tests shorten it). */
 void sl_adm_set_borrow_period(struct sl_admission *adm, uint64_t period_ns);
 
+/* What the last walk of the connection table counted per FlowSchema
+ * (dataplane/expiry.h); a partial walk is ignored. */
+struct sl_conn_census;
+void sl_adm_census(struct sl_admission *adm, const struct sl_conn_census *c);
+
 /* Prometheus text for the metrics listener: per level gauges and counters. */
 void sl_adm_metrics(struct sl_admission *adm, FILE *f);
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "config/config.h"
+#include "daemon/flow_metrics.h"
 #include "dataplane/loader.h"
 #include "engine/borrowing.h"
 #include "engine/held.h"
@@ -74,6 +75,10 @@ struct sl_admission {
 	uint64_t now;           /* of the tick in progress (for callbacks) */
 	struct sl_borrow_result last_borrow;
 	struct sl_held *held;   /* the held SYN frames of waiting connections */
+	struct sl_flow_metrics flows; /* per FlowSchema (adm_report.c renders them) */
+	/* Per schema index, from the last complete walk of sl_conns. */
+	uint32_t *executing, *executing_seats;
+	size_t n_executing;
 };
 
 /* ---- level runtime (level_rt.c) ----------------------------------------------- */

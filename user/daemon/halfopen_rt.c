@@ -119,18 +119,19 @@ void sl_halfopen_rt_metrics(const struct sl_halfopen_rt *rt, FILE *f)
 	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++)
 		if (rt->name[slot][0])
 			sl_prom_sample(f, "level_seat_at_ack",
-				       !!(rt->flags[slot] & SLUICE_LVL_SEAT_AT_ACK), "level",
+				       !!(rt->flags[slot] & SLUICE_LVL_SEAT_AT_ACK), "priority_level",
 				       rt->name[slot], NULL);
 	sl_prom_family(f, "level_unfinished_handshakes_total", SL_PROM_COUNTER,
 		       "Half-open seats that timed out, and unseated SYNs no proving ACK followed.");
 	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++)
 		if (rt->name[slot][0])
 			sl_prom_sample_u64(f, "level_unfinished_handshakes_total",
-					   rt->mode[slot].unfinished_total, "level", rt->name[slot], NULL);
+					   rt->mode[slot].unfinished_total, "priority_level",
+					   rt->name[slot], NULL);
 	sl_prom_family(f, "level_seat_at_ack_engaged_total", SL_PROM_COUNTER,
 		       "Times the level moved its seats to the final ACK.");
 	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++)
 		if (rt->name[slot][0])
 			sl_prom_sample_u64(f, "level_seat_at_ack_engaged_total", rt->mode[slot].engaged,
-					   "level", rt->name[slot], NULL);
+					   "priority_level", rt->name[slot], NULL);
 }

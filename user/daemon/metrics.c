@@ -23,8 +23,7 @@ static const struct sl_reqsrv_limits metrics_limits = {
 
 struct sl_metrics {
 	struct sl_reqsrv *srv;
-	sl_metrics_render_fn render;
-	void *ctx;
+	struct sl_metrics_handlers h;
 };
 
 /* The request is complete at the blank line that ends its headers. */
@@ -75,6 +74,18 @@ static struct sl_reqsrv_more *answer(void *ctx, char *req, size_t len, FILE *out
 		respond(out, 405, "Method Not Allowed", "text/plain", "GET /metrics\n", 13, true);
 		return NULL;
 	}
+	if (!strcmp(path, "/healthz") || !strcmp(path, "/readyz")) {
+		char why[160] = "";
+		int sick = m->h.health ? m->h.health(m->h.ctx, !strcmp(path, "/readyz"), why,
+						      sizeof(why) - 1) : 0;
+
+		if (!sick || !*why)
+			snprintf(why, sizeof(why), "%s", sick ? "unhealthy" : "ok");
+		strcat(why, "\n");
+		respond(out, sick ? 503 : 200, sick ? "Service Unavailable" : "OK", "text/plain", why,
+			strlen(why), strcmp(req, "HEAD") != 0);
+		return NULL;
+	}
 	if (strcmp(path, "/metrics")) {
 		respond(out, 404, "Not Found", "text/plain", "try /metrics\n", 13, true);
 		return NULL;
@@ -82,7 +93,7 @@ static struct sl_reqsrv_more *answer(void *ctx, char *req, size_t len, FILE *out
 	f = open_memstream(&body, &body_len);
 	if (!f)
 		return NULL;
-	m->render(m->ctx, f);
+	m->h.render(m->h.ctx, f);
 	fclose(f);
 	respond(out, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", body, body_len,
 		strcmp(req, "HEAD") != 0);
@@ -91,7 +102,7 @@ static struct sl_reqsrv_more *answer(void *ctx, char *req, size_t len, FILE *out
 }
 
 int sl_metrics_open(struct sl_metrics **out, const char *address, int epoll_fd,
-		    sl_metrics_render_fn render, void *ctx)
+		    const struct sl_metrics_handlers *h)
 {
 	struct sockaddr_storage ss;
 	struct sl_metrics *m;
@@ -106,8 +117,7 @@ int sl_metrics_open(struct sl_metrics **out, const char *address, int epoll_fd,
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	m->render = render;
-	m->ctx = ctx;
+	m->h = *h;
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		goto fail;

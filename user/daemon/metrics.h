@@ -2,8 +2,10 @@
  * The metrics listener (adapter): Prometheus text exposition over HTTP on
  * Server spec.metricsAddress, served from the daemon's epoll loop without
  * blocking it (request_server.h: non-blocking, budgets and deadlines per
- * client, the least recently progressing client evicted when full).  GET /metrics answers with what `render` writes; other paths
- * get 404, other methods 405.
+ * client, the least recently progressing client evicted when full).
+ * GET /metrics answers with what `render` writes; /healthz and /readyz
+ * with 200 "ok" or 503 and the reason (Kubernetes probes); other paths get
+ * 404, other methods 405.
  */
 #ifndef SLUICE_METRICS_H
 #define SLUICE_METRICS_H
@@ -16,11 +18,20 @@ struct sl_metrics;
 
 /* Writes the exposition text (the body) to f. */
 typedef void (*sl_metrics_render_fn)(void *ctx, FILE *f);
+/* GET /healthz (ready false) and /readyz (ready true): 0 when healthy, or
+ * else a negative errno with a one-line reason in why. */
+typedef int (*sl_metrics_health_fn)(void *ctx, bool ready, char *why, size_t why_len);
+
+struct sl_metrics_handlers {
+	sl_metrics_render_fn render;
+	sl_metrics_health_fn health;
+	void *ctx;
+};
 
 /* Bind and listen on address (numeric host:port), register with epoll_fd.
  * 0 or a negative errno (logged, with the address). */
 int sl_metrics_open(struct sl_metrics **out, const char *address, int epoll_fd,
-		    sl_metrics_render_fn render, void *ctx);
+		    const struct sl_metrics_handlers *h);
 void sl_metrics_close(struct sl_metrics *m);
 /* Whether fd (from an epoll event) belongs to the listener or a client;
  * if so, handle the event. */

@@ -30,6 +30,7 @@
 #include "lib/prom.h"
 #include "dataplane/expiry.h"
 #include "dataplane/loader.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/version.h"
 #include "daemon/metrics.h"
@@ -94,6 +95,11 @@ struct daemon {
 	uint32_t slot_shares[SLUICE_MAX_LEVELS]; /* shares of the level last applied in each slot */
 	uint64_t quiescing;             /* slots of removed levels whose shares the limits count */
 	unsigned long long last_halfopen_ns;
+	struct sl_conn_census census;   /* what the sweep counted per FlowSchema */
+	/* Reloads, as Prometheus reports its own (config_last_reload_*). */
+	bool last_reload_ok;
+	double last_reload_ok_at;       /* wall-clock seconds of the last good load */
+	unsigned long long reloads[2];  /* failed, succeeded */
 };
 
 static void usage(FILE *f)
@@ -375,11 +381,14 @@ static int reload(struct daemon *d, struct sl_diags *diags, const char **msg)
 			sl_config_free(cfg);
 		}
 	}
+	d->last_reload_ok = !err;
+	d->reloads[!err]++;
 	if (err) {
 		*msg = "reload failed; the previous configuration keeps running";
 		pr_err("%s", *msg);
 		return err;
 	}
+	d->last_reload_ok_at = sl_wall_s();
 	if (strcmp(cfg->server.metrics_address ? cfg->server.metrics_address : "",
 		   d->cfg->server.metrics_address ? d->cfg->server.metrics_address : ""))
 		pr_warn("metricsAddress changed: it takes effect when sluiced restarts");
@@ -617,8 +626,11 @@ static void reconcile_step(struct daemon *d, uint64_t now)
 static void sweep(struct daemon *d, uint64_t now)
 {
 	int n = sl_expire_handshakes(&d->dp, now, d->halfopen.level_timeout_ns,
-				     d->cfg->server.half_open.min_timeout_ns, d->halfopen.lingering);
+				     d->cfg->server.half_open.min_timeout_ns, d->halfopen.lingering,
+				     d->census.conns ? &d->census : NULL);
 
+	if (d->census.conns)
+		sl_adm_census(d->adm, &d->census);
 	d->last_sweep_ns = now;
 	d->sweep_backlog = n >= SL_EXPIRE_BATCH;
 	if (n > 0)
@@ -726,8 +738,35 @@ static void render_metrics(void *ctx, FILE *f)
 	struct sluice_stats gs = {0};
 	uint64_t now = sl_mono_ns();
 
+	struct sluice_heartbeat hb = {0};
+	char abi[16];
+
+	snprintf(abi, sizeof(abi), "%d", SLUICE_ABI_VERSION);
+	sl_prom_family(f, "build_info", SL_PROM_GAUGE,
+		       "1, labelled with the version, the commit built and the map ABI.");
+	sl_prom_sample(f, "build_info", 1, "version", sl_version(), "revision", sl_version_git(),
+		       "abi", abi, NULL);
 	sl_prom_single(f, "up", SL_PROM_GAUGE, "1 while sluiced serves metrics.", 1);
 	sl_prom_single(f, "heartbeats_total", SL_PROM_COUNTER, "Heartbeats written (daemon ticks).", d->ticks);
+	/* The same loop serves this scrape: a stalled loop answers no scrape
+	 * at all, and the age shows the loop's lag otherwise. */
+	sl_maps_heartbeat(&d->dp.maps, &hb);
+	sl_prom_family(f, "heartbeat_age_seconds", SL_PROM_GAUGE,
+		       "Age of the heartbeat the data path reads (its failsafe acts past heartbeatTimeout).");
+	sl_prom_sample(f, "heartbeat_age_seconds",
+		       hb.mono_ns && now > hb.mono_ns ? (double)(now - hb.mono_ns) / 1e9 : 0, NULL);
+	sl_prom_family(f, "heartbeat_timeout_seconds", SL_PROM_GAUGE, "Server spec.heartbeatTimeout.");
+	sl_prom_sample(f, "heartbeat_timeout_seconds",
+		       (double)d->cfg->server.heartbeat_timeout_ns / 1e9, NULL);
+	sl_prom_single(f, "config_last_reload_successful", SL_PROM_GAUGE,
+		       "1 when the last load of the configuration (start or reload) was applied.",
+		       d->last_reload_ok);
+	sl_prom_family(f, "config_last_reload_success_timestamp_seconds", SL_PROM_GAUGE,
+		       "When the running configuration was applied (Unix time).");
+	sl_prom_sample(f, "config_last_reload_success_timestamp_seconds", d->last_reload_ok_at, NULL);
+	sl_prom_family(f, "config_reloads_total", SL_PROM_COUNTER, "Reloads, by result.");
+	sl_prom_sample_u64(f, "config_reloads_total", d->reloads[1], "result", "success", NULL);
+	sl_prom_sample_u64(f, "config_reloads_total", d->reloads[0], "result", "failure", NULL);
 	sl_prom_single(f, "conns_reconciled_total", SL_PROM_COUNTER,
 		       "Tracked connections released because the kernel had no socket for them "
 		       "(they closed while sock_ops did not see it).", d->reconciled);
@@ -745,6 +784,33 @@ static void render_metrics(void *ctx, FILE *f)
 	sl_halfopen_rt_metrics(&d->halfopen, f);
 	sl_adm_metrics(d->adm, f);
 	sl_policies_metrics(d->policies, f, now);
+}
+
+/*
+ * The probes.  Alive (/healthz): the loop answers, and the heartbeat it
+ * writes is younger than heartbeatTimeout, so the data path is not on its
+ * failsafe.  Ready (/readyz): alive, with a configuration applied.
+ */
+static int health(void *ctx, bool ready, char *why, size_t why_len)
+{
+	struct daemon *d = ctx;
+	struct sluice_heartbeat hb = {0};
+	uint64_t now = sl_mono_ns(), timeout = d->cfg->server.heartbeat_timeout_ns;
+
+	if (sl_maps_heartbeat(&d->dp.maps, &hb) || !hb.mono_ns) {
+		snprintf(why, why_len, "no heartbeat in %s", d->dp.pin_dir);
+		return -EIO;
+	}
+	if (timeout && now > hb.mono_ns && now - hb.mono_ns > timeout) {
+		snprintf(why, why_len, "heartbeat %.1f s old (heartbeatTimeout %.1f s): the failsafe decides",
+			 (double)(now - hb.mono_ns) / 1e9, (double)timeout / 1e9);
+		return -ETIME;
+	}
+	if (ready && !d->last_reload_ok_at) {
+		snprintf(why, why_len, "no configuration applied");
+		return -EAGAIN;
+	}
+	return 0;
 }
 
 /* The signals the loop reads from its signalfd. */
@@ -810,8 +876,10 @@ static int setup_loop(struct daemon *d)
 		d->control_fd = -1; /* the request server's now */
 	}
 	if (d->cfg->server.metrics_address) {
-		int err = sl_metrics_open(&d->metrics, d->cfg->server.metrics_address, d->epoll_fd,
-					  render_metrics, d);
+		const struct sl_metrics_handlers h = {
+			.render = render_metrics, .health = health, .ctx = d,
+		};
+		int err = sl_metrics_open(&d->metrics, d->cfg->server.metrics_address, d->epoll_fd, &h);
 
 		if (err)
 			return err;
@@ -958,8 +1026,18 @@ int main(int argc, char **argv)
 		}
 	}
 	d.shadow = d.cfg->server.shadow;
+	d.census.n = SLUICE_FS_STATS;
+	d.census.conns = calloc(d.census.n, sizeof(*d.census.conns));
+	d.census.seats = calloc(d.census.n, sizeof(*d.census.seats));
+	if (!d.census.conns || !d.census.seats) {
+		free(d.census.conns);
+		free(d.census.seats);
+		d.census.conns = d.census.seats = NULL; /* the executing gauges stay 0 */
+	}
 	err = apply_config(&d, d.cfg, &diags);
 	sl_diags_free(&diags);
+	d.last_reload_ok = !err;
+	d.last_reload_ok_at = err ? 0 : sl_wall_s();
 	/* The heartbeat before the programs: adopted maps carry the dead
 	 * daemon's, and the new XDP program would hand its first SYNs to the
 	 * failsafe. */
@@ -995,6 +1073,8 @@ out_dp:
 	ring_buffer__free(d.events);
 	sl_policies_free(d.policies);
 	sl_adm_free(d.adm);
+	free(d.census.conns);
+	free(d.census.seats);
 	close_fd(&d.sig_fd);
 	close_fd(&d.timer_fd);
 	sl_reqsrv_close(d.control);

@@ -14,7 +14,7 @@
 
 int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
 			 const uint64_t timeout_ns[SLUICE_MAX_LEVELS], uint64_t linger_ns,
-			 uint32_t lingering[SLUICE_MAX_LEVELS])
+			 uint32_t lingering[SLUICE_MAX_LEVELS], struct sl_conn_census *census)
 {
 	int fd = dp->maps.fd[SL_MAP_CONNS];
 	struct sluice_conn_key *stale, key, next;
@@ -32,10 +32,27 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
 	max_visits = 2u * (size_t)bpf_map__max_entries(dp->skel->maps.sl_conns);
 	if (lingering)
 		memset(lingering, 0, SLUICE_MAX_LEVELS * sizeof(*lingering));
-	while (n < SL_EXPIRE_BATCH && visited++ < max_visits &&
-	       !bpf_map_get_next_key(fd, prev, &next)) {
-		if (!bpf_map_lookup_elem(fd, &next, &c) && c.state == SLUICE_CONN_ADMITTED &&
-		    now_ns > c.admitted_ns) {
+	if (census) {
+		memset(census->conns, 0, census->n * sizeof(*census->conns));
+		memset(census->seats, 0, census->n * sizeof(*census->seats));
+		census->complete = false;
+	}
+	for (;;) {
+		bool found;
+
+		if (n >= SL_EXPIRE_BATCH || visited++ >= max_visits)
+			break;
+		if (bpf_map_get_next_key(fd, prev, &next)) {
+			if (census)
+				census->complete = true; /* the end of the table */
+			break;
+		}
+		found = !bpf_map_lookup_elem(fd, &next, &c);
+		if (found && census && c.schema < census->n) {
+			census->conns[c.schema]++;
+			census->seats[c.schema] += c.seats;
+		}
+		if (found && c.state == SLUICE_CONN_ADMITTED && now_ns > c.admitted_ns) {
 			uint64_t age = now_ns - c.admitted_ns;
 			unsigned lv = c.level < SLUICE_MAX_LEVELS ? c.level : 0;
 
@@ -59,6 +76,11 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
 		sl_seats_release(dp, c.level, c.seats);
 		if (c.level < SLUICE_MAX_LEVELS)
 			__atomic_fetch_add(&dp->seats[c.level].expired, 1, __ATOMIC_RELAXED);
+		if (census && c.schema < census->n && census->conns[c.schema]) {
+			census->conns[c.schema]--;
+			census->seats[c.schema] -= census->seats[c.schema] >= c.seats ? c.seats
+										: census->seats[c.schema];
+		}
 		expired++;
 	}
 	free(stale);

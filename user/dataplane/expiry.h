@@ -4,6 +4,8 @@
 #ifndef SLUICE_EXPIRY_H
 #define SLUICE_EXPIRY_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dataplane/loader.h"
@@ -17,9 +19,18 @@
  * seat times out.  Returns the number of connections expired, or a
  * negative errno. */
 #define SL_EXPIRE_BATCH 4096
+/* What the same walk counts of every tracked connection, by FlowSchema
+ * index (those at n and beyond are not counted): connections and their
+ * seats.  complete: the walk saw the whole table (it stops early at a full
+ * batch). */
+struct sl_conn_census {
+	uint32_t *conns, *seats; /* n entries each, zeroed by the walk */
+	size_t n;
+	bool complete;
+};
 int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
 			 const uint64_t timeout_ns[SLUICE_MAX_LEVELS], uint64_t linger_ns,
-			 uint32_t lingering[SLUICE_MAX_LEVELS]);
+			 uint32_t lingering[SLUICE_MAX_LEVELS], struct sl_conn_census *census);
 
 /*
  * Reconcile sl_conns with the kernel's sockets: an established entry whose

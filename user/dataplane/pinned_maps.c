@@ -28,6 +28,7 @@ const char *const sl_map_names[SL_MAP__COUNT] = {
 	[SL_MAP_WL_TOKENS] = SLUICE_MAP_WL_TOKENS,
 	[SL_MAP_WL_STATS]  = SLUICE_MAP_WL_STATS,
 	[SL_MAP_HS_HIST]   = SLUICE_MAP_HS_HIST,
+	[SL_MAP_FS_STATS]  = SLUICE_MAP_FS_STATS,
 };
 
 int sl_pin_path(char *buf, size_t len, const char *pin_dir, const char *kind, const char *name)
@@ -119,6 +120,58 @@ static int percpu_sum(int fd, unsigned key, void *out, size_t size)
 		for (size_t w = 0; w < words; w++)
 			sum[w] += vals[(size_t)c * words + w];
 out:
+	free(vals);
+	return err;
+}
+
+int sl_maps_fs_stats(const struct sl_maps *m, size_t n, struct sluice_fs_stats *out)
+{
+	enum { BATCH = 1024, WORDS = sizeof(struct sluice_fs_stats) / sizeof(__u64) };
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	__u32 *keys = NULL;
+	__u64 *vals = NULL;
+
+	if (n > SLUICE_FS_STATS)
+		return -EINVAL;
+	memset(out, 0, n * sizeof(*out));
+	if (!n)
+		return 0;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	keys = calloc(BATCH, sizeof(*keys));
+	vals = calloc((size_t)BATCH * (size_t)ncpu, sizeof(struct sluice_fs_stats));
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* The batch cursor is the kernel's token: out_batch of one call is
+	 * in_batch of the next; ENOENT says the array ended. */
+	for (__u32 from = 0, token = 0; from < n;) {
+		__u32 count = n - from < BATCH ? (__u32)(n - from) : BATCH, in = token;
+		bool last;
+		DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+		last = bpf_map_lookup_batch(m->fd[SL_MAP_FS_STATS], from ? &in : NULL, &token, keys,
+					    vals, &count, &opts) != 0;
+		if (last && errno != ENOENT) {
+			err = -errno;
+			goto out;
+		}
+		for (__u32 i = 0; i < count; i++) {
+			__u64 *sum = (__u64 *)&out[keys[i] < n ? keys[i] : 0];
+
+			if (keys[i] >= n)
+				continue;
+			for (int c = 0; c < ncpu; c++)
+				for (size_t w = 0; w < WORDS; w++)
+					sum[w] += vals[((size_t)i * (size_t)ncpu + (size_t)c) * WORDS + w];
+		}
+		from += count;
+		if (last || !count)
+			break;
+	}
+out:
+	free(keys);
 	free(vals);
 	return err;
 }

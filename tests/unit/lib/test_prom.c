@@ -88,6 +88,42 @@ static void test_single(void **state)
 	free(text);
 }
 
+/* Buckets are cumulative with le as the last label, +Inf equals _count,
+ * a value on a bound counts in that bound's bucket, and extra zeros land
+ * in every bucket. */
+static void test_histogram(void **state)
+{
+	static const double bounds[] = {0.005, 0.5, 2};
+	struct sl_hist h;
+	char *text = NULL;
+
+	(void)state;
+	sl_hist_init(&h, bounds, 3);
+	sl_hist_observe(&h, 0.5);   /* on a bound: le="0.5" */
+	sl_hist_observe(&h, 0.001);
+	sl_hist_observe(&h, 7);     /* above every bound: +Inf only */
+	sl_hist_observe(&h, NAN);   /* ignored */
+	assert_int_equal(h.count, 3);
+	CAPTURE(text,
+		sl_prom_family(f, "wait_seconds", SL_PROM_HISTOGRAM, "Waits.");
+		sl_prom_histogram(f, "wait_seconds", &h, 2, "priority_level", "web", NULL));
+	assert_string_equal(text,
+			    "# HELP sluice_wait_seconds Waits.\n"
+			    "# TYPE sluice_wait_seconds histogram\n"
+			    "sluice_wait_seconds_bucket{priority_level=\"web\",le=\"0.005\"} 3\n"
+			    "sluice_wait_seconds_bucket{priority_level=\"web\",le=\"0.5\"} 4\n"
+			    "sluice_wait_seconds_bucket{priority_level=\"web\",le=\"2\"} 4\n"
+			    "sluice_wait_seconds_bucket{priority_level=\"web\",le=\"+Inf\"} 5\n"
+			    "sluice_wait_seconds_sum{priority_level=\"web\"} 7.5010000000000003\n"
+			    "sluice_wait_seconds_count{priority_level=\"web\"} 5\n");
+	free(text);
+	/* No labels at all: le alone. */
+	CAPTURE(text, sl_prom_histogram(f, "x", &h, 0, NULL));
+	assert_non_null(strstr(text, "sluice_x_bucket{le=\"+Inf\"} 3\n"));
+	assert_non_null(strstr(text, "sluice_x_count 3\n"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -95,6 +131,7 @@ int main(void)
 		cmocka_unit_test(test_values_as_prometheus_reads_them),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_single),
+		cmocka_unit_test(test_histogram),
 	};
 
 	return cmocka_run_group_tests_name("prom", tests, NULL, NULL);
