@@ -66,7 +66,7 @@ TEST_BPF   := $(BUILD)/tests/xdp_pass.bpf.o $(BUILD)/tests/bench_baseline.bpf.o
 UNIT_SRCS  := $(wildcard tests/unit/*/test_*.c)
 UNIT_TESTS := $(patsubst %.c,$(BUILD)/%,$(UNIT_SRCS))
 PKT_TESTS  := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/packet/test_*.c))
-LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load $(BUILD)/lab_peer $(BUILD)/lab_syn
+LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load $(BUILD)/lab_peer $(BUILD)/lab_syn $(BUILD)/lab_notify
 BENCH_BINS := $(BUILD)/bench_xdp $(BUILD)/bench_engines
 BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 
@@ -154,9 +154,11 @@ $(call layer_lib,$(1)): $(call obj_of,$(call layer_srcs,$(1)))
 endef
 $(foreach l,$(LAYERS),$(eval $(call layer_archive,$(l))))
 
+# sluiced tells systemd when it is ready, reloading or stopping, and feeds
+# its watchdog (daemon/service_manager.c): libsystemd.
 $(BUILD)/sluiced: $(BUILD)/daemon/sluiced.o $(call layer_lib,daemon) $(DP_LIBS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lsystemd
 
 # sluicectl speaks the daemon's control protocol (daemon/control.h): that
 # one object, not the daemon's layer.

@@ -17,6 +17,7 @@ LAB_SERVICE=$B/lab_service
 LAB_LOAD=$B/lab_load
 LAB_PEER=$B/lab_peer
 LAB_SYN=$B/lab_syn
+LAB_NOTIFY=$B/lab_notify
 CONFIGS=$E2E_ROOT/tests/e2e/configs
 TOPO=$E2E_ROOT/tests/lab/topo.sh
 PIN_DIR=/sys/fs/bpf/sluice
@@ -112,9 +113,11 @@ start_service() {
 }
 
 # start_daemon CONFIG [extra sluiced args]: sets DAEMON_PID, waits until configured.
+# SLUICED_WRAP (an array, empty by default): a command to run sluiced under.
+SLUICED_WRAP=()
 start_daemon() {
 	local cfg=$1; shift
-	"$SLUICED" --config "$cfg" --iface sl0 --pin-dir "$PIN_DIR" --control "$E2E_TMP/ctl.sock" "$@" \
+	"${SLUICED_WRAP[@]}" "$SLUICED" --config "$cfg" --iface sl0 --pin-dir "$PIN_DIR" --control "$E2E_TMP/ctl.sock" "$@" \
 		>>"$E2E_TMP/sluiced.log" 2>&1 &
 	DAEMON_PID=$!
 	E2E_PIDS+=("$DAEMON_PID")

@@ -91,7 +91,7 @@ check "'controller x': no argument allowed" \
 	jq -e '.ok == false and (.message | test("no argument"))' <<<"$(ans 'controller x')"
 check "'shadow maybe': on or off" jq -e '.ok == false and (.message | test("on\" or"))' <<<"$(ans 'shadow maybe')"
 check "'levels web' still answers the level" jq -e '.levels | length == 1' <<<"$(ans 'levels web')"
-check_num "no reload happened" "$(grep -c 'reloading' "$E2E_TMP/sluiced.log")" -eq 0
+check_num "no reload happened" "$(grep -c 'event=reload_started' "$E2E_TMP/sluiced.log")" -eq 0
 
 # ---- the control socket's directory ------------------------------------------------
 refused() { # DESCRIPTION PATTERN CONTROL_PATH

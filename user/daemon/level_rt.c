@@ -125,8 +125,10 @@ void lr_borrow(struct sl_admission *adm, uint64_t now, bool period_end)
 
 		if (l->type == SL_LEVEL_EXEMPT || l->current_cl == cl[i])
 			continue;
-		pr_info("borrowing: level %s limit %u -> %u seats (nominal %u, demand hwm %.0f, smoothed %.1f)",
-			l->name, l->current_cl, cl[i], l->lim.nominal, l->demand.hwm, l->demand.smoothed);
+		pr_info("event=limit_changed priority_level=%s from=%u to=%u reason=%s nominal=%u "
+			"demand_hwm=%.0f demand_smoothed=%.1f",
+			l->name, l->current_cl, cl[i], period_end ? "borrowing" : "configuration",
+			l->lim.nominal, l->demand.hwm, l->demand.smoothed);
 		l->current_cl = cl[i];
 		lr_write_limit(adm, l);
 		lr_sync(l, now);

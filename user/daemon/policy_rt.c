@@ -510,6 +510,7 @@ static double read_external(struct policy_rt *p)
 static void control_period(struct policy_rt *p, uint64_t now)
 {
 	bool was = p->have_out ? p->out.pass_through : true;
+	double was_lm = p->have_out ? p->out.load_multiplier : 1;
 	double accepted = 0, rejected = 0;
 
 	sl_ls_take_period(p->ls, &accepted, &rejected);
@@ -526,11 +527,14 @@ static void control_period(struct policy_rt *p, uint64_t now)
 		sl_aimd_period(&p->aimd, now, &p->out);
 	p->have_out = true;
 	sl_ls_set_multiplier(p->ls, now, p->out.load_multiplier, p->out.pass_through);
-	if (was != p->out.pass_through || p->out.overload)
-		pr_info("policy %s: signal %.1f ms, setpoint %.1f ms, %s, load multiplier %.3f%s",
-			p->name, p->out.signal, p->out.setpoint,
-			p->out.overload ? "OVERLOAD" : "ok", p->out.load_multiplier,
-			p->out.pass_through ? " (pass-through)" : "");
+	/* logfmt, one line per change: what an operator greps for after an
+	 * incident (the per-period numbers are metrics). */
+	if (was != p->out.pass_through || was_lm != p->out.load_multiplier)
+		pr_info("event=load_multiplier policy=%s from=%.3f to=%.3f reason=%s signal_ms=%.1f "
+			"setpoint_ms=%.1f pass_through=%s",
+			p->name, was_lm, p->out.load_multiplier,
+			p->out.overload ? "overload" : p->out.pass_through ? "pass-through" : "increase",
+			p->out.signal, p->out.setpoint, p->out.pass_through ? "true" : "false");
 }
 
 void sl_policies_tick(struct sl_policies *ps, uint64_t now)

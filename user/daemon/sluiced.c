@@ -39,6 +39,7 @@
 #include "daemon/halfopen_rt.h"
 #include "daemon/policy_rt.h"
 #include "daemon/request_server.h"
+#include "daemon/service_manager.h"
 #include "dataplane/tickets.h"
 
 #define SWEEP_INTERVAL_NS 1000000000ULL
@@ -65,6 +66,7 @@ struct daemon_opts {
 	bool keep_privileges;
 	bool force;
 	bool verbose;
+	enum sl_log_level log_level;
 };
 
 struct level_report {
@@ -100,6 +102,8 @@ struct daemon {
 	bool last_reload_ok;
 	double last_reload_ok_at;       /* wall-clock seconds of the last good load */
 	unsigned long long reloads[2];  /* failed, succeeded */
+	struct sl_svcmgr svcmgr;        /* systemd's notifications and watchdog */
+	char status[256];               /* what STATUS= said last when ready */
 };
 
 static void usage(FILE *f)
@@ -129,6 +133,8 @@ static void usage(FILE *f)
 		"  -f, --force              replace an XDP program that sluice did not attach\n"
 		"  -P, --keep-privileges    keep every capability (by default, once started,\n"
 		"                           only CAP_BPF and CAP_NET_ADMIN remain, NoNewPrivs)\n"
+		"  -l, --log-level LEVEL    error, warning, info (default) or debug; under\n"
+		"                           systemd each line carries its priority (<3>...)\n"
 		"  -v, --verbose            debug logging, including libbpf's messages\n"
 		"  -h, --help               this text\n"
 		"  -V, --version            the version, the commit built and the map ABI\n",
@@ -149,13 +155,14 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		{"force", no_argument, NULL, 'f'},
 		{"keep-privileges", no_argument, NULL, 'P'},
 		{"verbose", no_argument, NULL, 'v'},
+		{"log-level", required_argument, NULL, 'l'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{},
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:i:m:g:p:s:kKfPvhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:i:m:g:p:s:l:kKfPvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->config_path = optarg; break;
 		case 'i': o->ifname = optarg; break;
@@ -176,7 +183,14 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		case 'K': o->keep_attached = o->keep_maps = true; break;
 		case 'P': o->keep_privileges = true; break;
 		case 'f': o->force = true; break;
-		case 'v': o->verbose = true; break;
+		case 'v': o->verbose = true; o->log_level = SL_LOG_DEBUG; break;
+		case 'l':
+			if (sl_log_parse_level(optarg, &o->log_level)) {
+				fprintf(stderr, "sluiced: --log-level: '%s' is not error, warning, info or debug\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("sluiced %s (%s, map ABI %d)\n", sl_version(), sl_version_git(),
 				 SLUICE_ABI_VERSION); exit(0);
@@ -365,11 +379,13 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 static int reload(struct daemon *d, struct sl_diags *diags, const char **msg)
 {
 	struct sl_config *cfg = NULL;
+	bool was_shadow = d->shadow;
+	char file[512];
 	int err;
 
-	bool was_shadow = d->shadow;
-
-	pr_info("reloading %s", d->opts.config_path);
+	pr_info("event=reload_started file=%s",
+		sl_logfmt_value(file, sizeof(file), d->opts.config_path));
+	sl_svcmgr_reloading(&d->svcmgr);
 	err = load_config(d->opts.config_path, &cfg, diags);
 	if (!err) {
 		/* A changed `shadow` in the file wins over `sluicectl shadow`. */
@@ -384,8 +400,14 @@ static int reload(struct daemon *d, struct sl_diags *diags, const char **msg)
 	d->last_reload_ok = !err;
 	d->reloads[!err]++;
 	if (err) {
+		char status[320];
+
 		*msg = "reload failed; the previous configuration keeps running";
-		pr_err("%s", *msg);
+		pr_err("event=reload result=failed file=%s reason=%s",
+		       sl_logfmt_value(file, sizeof(file), d->opts.config_path),
+		       err == -ENOMEM ? "no-memory" : "invalid-configuration");
+		snprintf(status, sizeof(status), "%s; last reload failed", d->status);
+		sl_svcmgr_ready(&d->svcmgr, status);
 		return err;
 	}
 	d->last_reload_ok_at = sl_wall_s();
@@ -395,7 +417,10 @@ static int reload(struct daemon *d, struct sl_diags *diags, const char **msg)
 	sl_config_free(d->cfg);
 	d->cfg = cfg;
 	*msg = "reloaded";
-	pr_info("reloaded %s", d->opts.config_path);
+	pr_info("event=reload result=ok file=%s levels=%zu flow_schemas=%zu policies=%zu",
+		sl_logfmt_value(file, sizeof(file), d->opts.config_path), cfg->n_levels,
+		cfg->n_schemas, cfg->n_policies);
+	sl_svcmgr_ready(&d->svcmgr, d->status);
 	return 0;
 }
 
@@ -559,7 +584,8 @@ static void report(struct daemon *d)
 		seats = d->dp.seats[slot].seats_in_use;
 		if (st.admitted != r->last.admitted || st.deferred != r->last.deferred ||
 		    st.rejected != r->last.rejected || seats != r->last_seats) {
-			pr_info("level %.*s: seats %llu/%u, +%llu admitted, +%llu deferred, +%llu rejected",
+			/* Per second: metrics say it, the log only at debug. */
+			pr_debug("level %.*s: seats %llu/%u, +%llu admitted, +%llu deferred, +%llu rejected",
 				SLUICE_LEVEL_NAME_LEN, lvl.name, seats, lvl.seat_limit,
 				(unsigned long long)(st.admitted - r->last.admitted),
 				(unsigned long long)(st.deferred - r->last.deferred),
@@ -643,6 +669,7 @@ static void tick(struct daemon *d)
 
 	if (sl_write_heartbeat(&d->dp.maps, ++d->ticks))
 		pr_warn("heartbeat write failed: %s", strerror(errno));
+	sl_svcmgr_tick(&d->svcmgr, now);
 	sl_adm_tick(d->adm, now);
 	sl_policies_tick(d->policies, now);
 	sl_metrics_sweep(d->metrics, now);
@@ -928,6 +955,7 @@ static int run_loop(struct daemon *d)
 					sl_diags_free(&diags);
 				} else {
 					pr_info("%s: detaching", strsignal((int)si.ssi_signo));
+					sl_svcmgr_stopping(&d->svcmgr);
 					return 0;
 				}
 			}
@@ -955,11 +983,12 @@ int main(int argc, char **argv)
 		pr_err("cannot block signals: %s", strerror(errno));
 		return 1;
 	}
+	d.opts.log_level = SL_LOG_INFO;
 	if (parse_args(argc, argv, &d.opts))
 		return 2;
-	if (d.opts.verbose)
-		sl_log_set_level(SL_LOG_DEBUG);
+	sl_log_set_level(d.opts.log_level);
 	sl_libbpf_log(d.opts.verbose);
+	sl_svcmgr_init(&d.svcmgr);
 
 	err = load_config(d.opts.config_path, &d.cfg, &diags);
 	sl_diags_free(&diags);
@@ -1065,6 +1094,10 @@ int main(int argc, char **argv)
 	pr_info("protecting %s (XDP %s, sock_ops on %s), pins in %s, fail mode %s", d.dp.ifname,
 		d.opts.xdp_generic ? "generic" : "native", d.dp.cgroup, d.dp.pin_dir,
 		d.cfg->server.fail_mode == SL_FAIL_CLOSED ? "closed" : "open");
+	snprintf(d.status, sizeof(d.status), "protecting %s (XDP %s), fail mode %s", d.dp.ifname,
+		 d.opts.xdp_generic ? "generic" : "native",
+		 d.cfg->server.fail_mode == SL_FAIL_CLOSED ? "closed" : "open");
+	sl_svcmgr_ready(&d.svcmgr, d.status);
 	err = run_loop(&d);
 
 out_dp:

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 enum sl_log_level {
 	SL_LOG_ERROR = 0,
@@ -12,11 +13,19 @@ enum sl_log_level {
 	SL_LOG_DEBUG = 3,
 };
 
-/* prog is printed in front of every line; timestamps are added when the
- * output is not a terminal (daemon logs end up in journald or a file). */
+/* Lines go to stderr in one of three shapes, chosen here:
+ *  - journald (JOURNAL_STREAM names stderr): "<3>text", the syslog
+ *    priority first and nothing else (journald adds time and unit);
+ *  - a file or pipe: "2026-12-01T17:00:00.000Z prog: level: text";
+ *  - a terminal: "prog: level: text". */
 void sl_log_init(const char *prog, enum sl_log_level level);
 void sl_log_set_level(enum sl_log_level level);
 enum sl_log_level sl_log_get_level(void);
+/* "error", "warning" (or "warn"), "info", "debug": 0, or -1. */
+int sl_log_parse_level(const char *s, enum sl_log_level *out);
+/* A logfmt value: v as it is, or quoted with \" \\ \n escaped when it
+ * holds a space, a quote, '=' or a control character (or is empty). */
+const char *sl_logfmt_value(char *buf, size_t len, const char *v);
 void sl_log(enum sl_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sl_vlog(enum sl_log_level level, const char *fmt, va_list ap);
 
