@@ -44,7 +44,7 @@ check_num "... at once (connect p90 < 500 ms)" "$(jq .connect_ms.p90 <<<"$r")" -
 check_num "the shared level is saturated (connections waiting)" "$("$SLUICECTL" levels shared --socket "$E2E_TMP/ctl.sock" --json | jq '.levels[0].waiting')" -gt 0
 "$SLUICECTL" flows shared --socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/flows.json"
 check "flows dump shows queued connections with their flow schema" \
-	jq -e '[.flows[] | select(.flowSchema == "shared")] | length > 0' "$E2E_TMP/flows.json"
+	jq -e '[.flows[] | select(.flow_schema == "shared")] | length > 0' "$E2E_TMP/flows.json"
 check "a retransmitting client is queued once (no duplicate 4-tuples)" \
 	jq -e '[.flows[].client] | length == (unique | length)' "$E2E_TMP/flows.json"
 "$SLUICECTL" queues shared --socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/queues.json"

@@ -52,13 +52,13 @@ check "validate without a file: exit 2" bash -c "$CTL validate >/dev/null 2>&1; 
 # limits
 j=$("$CTL" limits --config configs/default.yaml --server-concurrency 600 --json)
 check "limits --json has the documented shape" \
-	jq -e '.serverConcurrencyLimit == 600 and (.levels[0] | has("name") and has("nominal") and has("lendable") and has("borrowing") and has("min") and has("max"))' <<<"$j"
+	jq -e '.server_concurrency_limit == 600 and (.levels[0] | has("name") and has("nominal") and has("lendable") and has("borrowing") and has("min") and has("max"))' <<<"$j"
 check_num "limits: catch-all has shares 5" "$(jq '.levels[] | select(.name == "catch-all") | .shares' <<<"$j")" -eq 5
 check_num "limits: exempt borrows up to the whole budget" "$(jq '.levels[] | select(.name == "exempt") | .borrowing' <<<"$j")" -eq 600
 
 # explain
 j=$("$CTL" explain --config tests/packet/classify/labels.yaml --src 198.18.7.5 --dst 198.18.0.1 --dport 8080 --json)
-check "explain: FlowSchema by labels" jq -e '.flowSchema.name == "gold-api" and .priorityLevel.name == "gold"' <<<"$j"
+check "explain: FlowSchema by labels" jq -e '.flow_schema.name == "gold-api" and .priority_level.name == "gold"' <<<"$j"
 check "explain: labels include ConnectionLabels and built-ins" \
 	jq -e '.labels.user_tier == "gold" and .labels.svc == "api" and .labels["dst.port"] == "8080"' <<<"$j"
 check "explain: policy and workload" jq -e '.policy.name == "api" and .policy.workload == "gold"' <<<"$j"
@@ -89,4 +89,52 @@ check_num "deal: every vector of apf.json ($n)" "$bad" -eq 0
 check "deal: invalid parameters exit 1 with the reason" bash -c "
 	out=\$($CTL deal --queues 128 --hand-size 9 --hash 1 2>&1); [ \$? = 1 ] && grep -q '63 bits' <<<\"\$out\""
 check "deal: 0x hex hash" bash -c "[ \"\$($CTL deal --queues 64 --hand-size 6 --hash 0xdeadbeefcafef00d)\" = 13,15,58,32,25,48 ]"
+# ---- global options, as bpftool has them ------------------------------------------
+for c in status validate limits explain reload odds deal conns signal controller shadow top \
+	 levels queues flows replay; do
+	check "$c --help lists -j, --json and -p, --pretty" \
+		bash -c "$CTL $c --help | grep -q -- '-j, --json' && $CTL $c --help | grep -q -- '-p, --pretty'"
+done
+check "-j before the command is --json after it" \
+	bash -c "[ \"\$($CTL -j limits --config configs/default.yaml)\" = \"\$($CTL limits --config configs/default.yaml --json)\" ]"
+pretty=$("$CTL" -p limits --config configs/default.yaml)
+check "-p: the same document, indented (two spaces, one key per line)" \
+	bash -c '[ "$(jq -cS . <<<"$1")" = "$("$2" limits --config configs/default.yaml --json | jq -cS .)" ] && [ "$(wc -l <<<"$1")" -gt 20 ] && grep -q "^  \"levels\": \[$" <<<"$1"' _ "$pretty" "$CTL"
+check "--pretty after the command, on a stream of documents (odds --json)" \
+	bash -c "$CTL odds -q 64 -H 6 -e 1,2 --pretty | jq -se 'length == 1 and (.[0].odds | length) == 2' >/dev/null"
+out=$("$CTL" -j status --pin-dir /nonexistent 2>"$T/err"); rc=$?
+check_num "JSON mode, a failure: exit 1" "$rc" -eq 1
+check "... one {\"error\"} object on stdout that says why, with the exit status" \
+	jq -e '(.error | test("no such pinned map")) and .exit_status == 1' <<<"$out"
+check "... and nothing on stderr" test ! -s "$T/err"
+out=$("$CTL" limits --config configs/default.yaml --server-concurrency 0 --json 2>/dev/null); rc=$?
+check "JSON mode, a usage error: exit 2 and {\"error\"} naming the option" \
+	bash -c '[ "$1" = 2 ] && jq -e "(.error | test(\"--server-concurrency\")) and .exit_status == 2" <<<"$2" >/dev/null' _ "$rc" "$out"
+check "JSON mode, an unknown command: {\"error\"}, exit 2" \
+	bash -c "$CTL -j frobnicate | jq -e '.error | test(\"frobnicate\")' >/dev/null; [ \${PIPESTATUS[0]} = 2 ]"
+check "--version --json: version, revision and abi" \
+	bash -c "$CTL -j --version | jq -e '(.version | type) == \"string\" and (.abi | type) == \"number\"' >/dev/null"
+check "help CMD is CMD --help" bash -c "[ \"\$($CTL help deal)\" = \"\$($CTL deal --help)\" ]"
+check "help of an unknown command exits 2" bash -c "$CTL help frob >/dev/null 2>&1; [ \$? = 2 ]"
+check "deal --json: the hash is a string (64-bit values do not fit a JSON number)" \
+	bash -c "$CTL deal --queues 64 --hand-size 6 --hash 0xdeadbeefcafef00d --json | jq -e '.hash == \"0xdeadbeefcafef00d\"' >/dev/null"
+# One key case everywhere: snake_case (label names, which are data, aside).
+snake='[paths | select(.[0] != "labels") | .[] | strings] | all(test("^[a-z][a-z0-9_]*$"))'
+check "snake_case keys: limits, explain, odds, deal, validate" bash -c "
+	$CTL limits --config configs/default.yaml --json | jq -e '$snake' >/dev/null &&
+	$CTL explain --config configs/default.yaml --src 198.18.0.5 --dst 198.18.0.1 --dport 8080 --json | jq -e '$snake' >/dev/null &&
+	$CTL odds -q 64 -H 6 -e 1 --json | jq -e '$snake' >/dev/null &&
+	$CTL deal -q 64 -H 6 --hash 1 --json | jq -e '$snake' >/dev/null &&
+	$CTL validate configs/default.yaml --json | jq -e '$snake' >/dev/null"
+check "- is standard input: validate -, limits --config -" bash -c "
+	$CTL validate - <configs/default.yaml >/dev/null &&
+	[ \"\$($CTL limits --config - --json <configs/default.yaml)\" = \"\$($CTL limits --config configs/default.yaml --json)\" ]"
+"$LAB_NOTIFY" --socket "$T/signal.sock" --duration 10 --until 7.5 >"$T/signal.out" &
+lp=$!
+for _ in $(seq 50); do [ -S "$T/signal.sock" ] && break; sleep 0.05; done
+check "signal --json: what it sent" \
+	bash -c "$CTL signal --socket $T/signal.sock 42.5 7.5 --json | jq -e '.sent == 2 and .samples_ms == [42.5, 7.5]' >/dev/null"
+wait $lp
+check "... and the socket got both datagrams" bash -c 'grep -q " 42.5$" "$1" && grep -q " 7.5$" "$1"' _ "$T/signal.out"
+
 e2e_finish

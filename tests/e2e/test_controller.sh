@@ -121,6 +121,22 @@ for _ in $(seq 20); do
 	jq -e '.policies[] | select(.name == "app-socket") | .overload == true' <<<"$(ctl)" >/dev/null && { over=1; break; }
 done
 check_num "socket signal: 10x its baseline is overload" "$over" -eq 1
+# What programs read: top --json, and one key case (snake_case) in every
+# report of a running daemon.
+t=$("$SLUICECTL" top --count 2 --interval 0.5 --json --pin-dir "$PIN_DIR" --socket "$E2E_TMP/ctl.sock")
+check "top --json: one object per refresh (2 lines)" bash -c '[ "$(wc -l <<<"$1")" = 2 ] && jq -se "length == 2" <<<"$1" >/dev/null' _ "$t"
+check "top --json: the first has no rates yet (null), the second has them" \
+	bash -c 'jq -se ".[0].levels[0].admitted_per_s == null and (.[1].levels[0].admitted_per_s | type) == \"number\" and (.[1].interval_s > 0.3)" <<<"$1" >/dev/null' _ "$t"
+check "top --json: levels with their seats and limit, and the policies" \
+	bash -c 'jq -se ".[1] | (.levels | map(.name) | index(\"catch-all\")) != null and (.policies | map(.name) | index(\"svc\")) != null" <<<"$1" >/dev/null' _ "$t"
+snake='[paths | .[] | strings] | all(test("^[a-z][a-z0-9_]*$"))'
+for c in "status --pin-dir $PIN_DIR" "conns --pin-dir $PIN_DIR" "levels --socket $E2E_TMP/ctl.sock" \
+	 "queues --socket $E2E_TMP/ctl.sock" "flows --socket $E2E_TMP/ctl.sock" \
+	 "controller --socket $E2E_TMP/ctl.sock"; do
+	# shellcheck disable=SC2086
+	check "${c%% *} --json: snake_case keys" bash -c '"$1" $2 --json | jq -e "$3" >/dev/null' _ "$SLUICECTL" "$c" "$snake"
+done
+check "top --json: snake_case keys" bash -c 'jq -se "$2" <<<"$1" >/dev/null' _ "$t" "$snake"
 check "clean stop" stop_daemon
 check "the signal socket is removed on a clean stop" test ! -e "$SOCK"
 e2e_finish

@@ -60,7 +60,7 @@ mice_and_elephant() { # MODE
 	check_num "$mode: the elephant's excess was refused at once from its held SYN" \
 		"$(jq '.levels[0].reset_held' <<<"$r")" -gt 0
 	check_num "$mode: nothing fell back to a ticket but what had no frame" \
-		"$(jq '.levels[0].ticket_fallbacks | .checksum + .unparsed + .["inject-failed"]' <<<"$r")" -eq 0
+		"$(jq '.levels[0].ticket_fallbacks | .checksum + .unparsed + .inject_failed' <<<"$r")" -eq 0
 }
 
 start_daemon "$CONFIGS/held.yaml" || { not_ok "sluiced starts"; e2e_finish; }

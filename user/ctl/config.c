@@ -202,7 +202,7 @@ int ctl_limits(int argc, char **argv)
 	if (o.json) {
 		jo_init(&jo, stdout, true);
 		jo_obj_begin(&jo, NULL);
-		jo_u64(&jo, "serverConcurrencyLimit", (uint64_t)server_cl);
+		jo_u64(&jo, "server_concurrency_limit", (uint64_t)server_cl);
 		jo_arr_begin(&jo, "levels");
 		for (size_t i = 0; i < cfg->n_levels; i++) {
 			jo_obj_begin(&jo, NULL);
@@ -338,18 +338,18 @@ static void explain_json(const struct sl_config *cfg, const struct explain *e)
 		jo_str(&jo, e->labels.items[i].key, e->labels.items[i].value);
 	jo_obj_end(&jo);
 	if (fs) {
-		jo_obj_begin(&jo, "flowSchema");
+		jo_obj_begin(&jo, "flow_schema");
 		jo_str(&jo, "name", fs->name);
-		jo_u64(&jo, "matchingPrecedence", fs->precedence);
+		jo_u64(&jo, "matching_precedence", fs->precedence);
 		jo_u64(&jo, "rule", e->r.rule);
 		jo_u64(&jo, "subject", e->r.subject);
 		jo_u64(&jo, "destination", e->r.destination);
-		jo_u64(&jo, "seatsPerConnection", fs->seats_per_conn);
+		jo_u64(&jo, "seats_per_connection", fs->seats_per_conn);
 		jo_obj_end(&jo);
-		jo_obj_begin(&jo, "priorityLevel");
+		jo_obj_begin(&jo, "priority_level");
 		jo_str(&jo, "name", lvl->name);
 		jo_str(&jo, "type", lvl->type == SL_LEVEL_EXEMPT ? "Exempt" : "Limited");
-		jo_str(&jo, "limitResponse", lvl->type == SL_LEVEL_EXEMPT ? NULL :
+		jo_str(&jo, "limit_response", lvl->type == SL_LEVEL_EXEMPT ? NULL :
 			     lvl->limit_response == SL_RESP_QUEUE ? "Queue" : "Reject");
 		jo_obj_end(&jo);
 		jo_obj_begin(&jo, "flow");
@@ -362,8 +362,8 @@ static void explain_json(const struct sl_config *cfg, const struct explain *e)
 		jo_arr_end(&jo);
 		jo_obj_end(&jo);
 	} else {
-		jo_null(&jo, "flowSchema");
-		jo_null(&jo, "priorityLevel");
+		jo_null(&jo, "flow_schema");
+		jo_null(&jo, "priority_level");
 	}
 	if (e->r.policy != SL_NONE) {
 		const struct sl_policy_cfg *p = &cfg->policies[e->r.policy];

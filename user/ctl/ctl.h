@@ -3,6 +3,8 @@
 #define SLUICE_CTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 
 #include "dataplane/pinned_maps.h"
 
@@ -25,6 +27,20 @@ int ctl_open_maps(const char *pin_dir, struct sl_maps *m);
 /* Send one request over the daemon's control socket; on failure print one
  * line naming the command and the socket.  0 or a negative errno. */
 int ctl_request(const char *cmd, const char *socket_path, const char *request, char **answer);
+
+/* JSON mode (json_mode.c): between begin and end, with -j or -p, stderr
+ * is collected, and with -p stdout is re-indented.  end returns rc, after
+ * writing {"error": what the command said, "exit_status": rc} on stdout
+ * when rc is not CTL_OK (else the collected warnings go to stderr). */
+struct ctl_json_mode {
+	FILE *err, *real_err, *out, *real_out;
+	char *err_text;
+	size_t err_len;
+};
+int ctl_json_mode_begin(struct ctl_json_mode *jm);
+int ctl_json_mode_end(struct ctl_json_mode *jm, int rc);
+/* One {"error": message, "exit_status": N} line. */
+void ctl_json_error(FILE *f, const char *message, int exit_status);
 
 int ctl_status(int argc, char **argv);
 int ctl_validate(int argc, char **argv);

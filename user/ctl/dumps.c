@@ -108,7 +108,7 @@ static void print_flows(json_t *root)
 	       "QUEUE", "POS", "STATE", "SYN", "FLOW_HASH", "SEATS");
 	json_array_foreach(rows, i, r) {
 		printf("%-16s %-16s %-24s %5lld %4lld %-9s %-4s %-18s %5lld\n", s(r, "level"),
-		       s(r, "flowSchema"), s(r, "client"), n(r, "queue"), n(r, "position"),
+		       s(r, "flow_schema"), s(r, "client"), n(r, "queue"), n(r, "position"),
 		       json_is_true(json_object_get(r, "executing")) ? "executing" : "waiting",
 		       json_is_true(json_object_get(r, "held")) ? "held" : "-",
 		       s(r, "flow_hash"), n(r, "seats"));

@@ -12,6 +12,26 @@
 
 #define MAX_OPTIONS 48 /* rows per table, --help included (bits of ctl_parsed.given) */
 
+struct ctl_global ctl_global;
+
+/* The row named "json", or NULL. */
+static const struct ctl_opt *json_row(const struct ctl_opt *table)
+{
+	for (size_t i = 0; table[i].name; i++)
+		if (!strcmp(table[i].name, "json") && table[i].kind == CTL_OPT_FLAG)
+			return &table[i];
+	return NULL;
+}
+
+static const struct ctl_opt pretty_row = {
+	.name = "pretty", .short_name = 'p', .kind = CTL_OPT_FLAG,
+	.help = "JSON, indented (implies --json)",
+};
+static const struct ctl_opt json_builtin_row = {
+	.name = "json", .short_name = 'j', .kind = CTL_OPT_FLAG,
+	.help = "JSON output: the command's report as one object",
+};
+
 static size_t table_len(const struct ctl_opt *table)
 {
 	size_t n = 0;
@@ -100,9 +120,10 @@ static void usage_error(const struct ctl_command_doc *doc)
 int ctl_parse_options(const struct ctl_command_doc *doc, const struct ctl_opt *table, void *values,
 		      int argc, char **argv, struct ctl_parsed *parsed)
 {
-	struct option longs[MAX_OPTIONS + 1];
-	char shorts[3 * MAX_OPTIONS + 3], why[160];
-	size_t n = table_len(table), ns = 0;
+	struct option longs[MAX_OPTIONS + 3];
+	char shorts[3 * MAX_OPTIONS + 5], why[160];
+	size_t n = table_len(table), ns = 0, nl;
+	const struct ctl_opt *jrow = json_row(table);
 	int c, idx;
 
 	memset(parsed, 0, sizeof(*parsed));
@@ -123,9 +144,16 @@ int ctl_parse_options(const struct ctl_command_doc *doc, const struct ctl_opt *t
 				shorts[ns++] = ':';
 		}
 	}
-	longs[n] = (struct option){"help", no_argument, NULL, 'h'};
-	longs[n + 1] = (struct option){0};
+	nl = n;
+	longs[nl++] = (struct option){"help", no_argument, NULL, 'h'};
+	longs[nl++] = (struct option){"pretty", no_argument, NULL, 'p'};
+	if (!jrow)
+		longs[nl++] = (struct option){"json", no_argument, NULL, 'j'};
+	longs[nl] = (struct option){0};
 	shorts[ns++] = 'h';
+	shorts[ns++] = 'p';
+	if (!jrow)
+		shorts[ns++] = 'j';
 	shorts[ns] = '\0';
 
 	/* Positional arguments are moved, in order, to the end of argv. */
@@ -152,6 +180,14 @@ int ctl_parse_options(const struct ctl_command_doc *doc, const struct ctl_opt *t
 			rc = CTL_OK;
 			goto out;
 		}
+		if (c == 'p') {
+			ctl_global.pretty = ctl_global.json = true;
+			continue;
+		}
+		if (c == 'j' && !jrow) {
+			ctl_global.json = true;
+			continue;
+		}
 		if (c == '?' || c == ':') {
 			const char *bad = argv[optind - 1];
 
@@ -172,6 +208,8 @@ int ctl_parse_options(const struct ctl_command_doc *doc, const struct ctl_opt *t
 				if (table[i].short_name == c)
 					o = &table[i];
 		parsed->given |= 1ull << (o - table);
+		if (o == jrow)
+			ctl_global.json = true;
 		why[0] = '\0';
 		if (store(o, optarg, values, why, sizeof(why))) {
 			fprintf(stderr, "sluicectl %s: --%s: %s\n", doc->name, o->name, why);
@@ -189,6 +227,8 @@ int ctl_parse_options(const struct ctl_command_doc *doc, const struct ctl_opt *t
 			goto out;
 		}
 	}
+	if (ctl_global.json && jrow)
+		*(bool *)((char *)values + jrow->offset) = true; /* -j before the command */
 	/* After "--" everything left is positional. */
 	while (optind < argc)
 		args[n_args++] = argv[optind++];
@@ -285,6 +325,9 @@ void ctl_print_usage(FILE *f, const struct ctl_command_doc *doc, const struct ct
 	fprintf(f, "\nOptions:\n");
 	for (size_t i = 0; table[i].name; i++)
 		print_option(f, &table[i]);
+	if (!json_row(table))
+		print_option(f, &json_builtin_row);
+	print_option(f, &pretty_row);
 	print_option(f, &(struct ctl_opt){.name = "help", .short_name = 'h', .kind = CTL_OPT_FLAG,
 					  .help = "show this help and exit"});
 	if (doc->epilogue)

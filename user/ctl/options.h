@@ -54,9 +54,11 @@ struct ctl_opt {
 	  .metavar = (META), .help = (H), .flags = (FLAGS), .parse = (FN) }
 #define CTL_OPT_END { .name = NULL }
 
-/* The options most commands share, spelled the same everywhere. */
+/* The options most commands share, spelled the same everywhere.  -p is
+ * --pretty (a global option, as in bpftool), so --pin-dir has no short
+ * form. */
 #define CTL_JSON(T, F, H)    CTL_FLAG('j', "json", T, F, H)
-#define CTL_PIN_DIR(T, F)    CTL_STRING('p', "pin-dir", T, F, "DIR", \
+#define CTL_PIN_DIR(T, F)    CTL_STRING(0, "pin-dir", T, F, "DIR", \
 	"where sluiced pinned its maps (default " SL_DEFAULT_PIN_DIR ")", 0)
 #define CTL_SOCKET(T, F)     CTL_STRING('s', "socket", T, F, "PATH", \
 	"the daemon's control socket (default " SL_DEFAULT_CONTROL_SOCKET ")", 0)
@@ -77,6 +79,17 @@ struct ctl_parsed {
 	int first_arg;           /* index in argv of the first positional argument */
 	unsigned long long given; /* bit i: row i of the table appeared */
 };
+
+/*
+ * The global options, as bpftool has them: -j/--json (JSON output, and
+ * errors as {"error": ...} on stdout) and -p/--pretty (the same JSON,
+ * indented), before or after the command.  Every command's parser accepts
+ * both; a command whose table has a "json" row gets it set.
+ */
+struct ctl_global {
+	bool json, pretty;
+};
+extern struct ctl_global ctl_global;
 
 /* The parser's verdicts besides "run the command". */
 enum {

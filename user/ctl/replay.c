@@ -26,7 +26,7 @@ struct replay_opts {
 };
 
 static const struct ctl_opt replay_options[] = {
-	CTL_STRING('p', "policy", struct replay_opts, policy, "FILE",
+	CTL_STRING('P', "policy", struct replay_opts, policy, "FILE",
 		   "a sluice configuration holding an AverageLatencySchedulingPolicy", CTL_OPT_REQUIRED),
 	CTL_STRING('t', "trace", struct replay_opts, trace, "CSV",
 		   "header t_s,signal,setpoint (any order; setpoint optional),\n"

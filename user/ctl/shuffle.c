@@ -60,7 +60,7 @@ static const struct ctl_opt odds_options[] = {
 	SHUFFLE_HAND,
 	CTL_CUSTOM('e', "elephants", struct shuffle_opts, elephants, "K", parse_elephants,
 		   "elephant flows: a count or a comma-separated list (1,4,16)", CTL_OPT_REQUIRED),
-	CTL_JSON(struct shuffle_opts, json, "{\"queues\", \"handSize\", \"odds\": [{\"elephants\", \"probability\"}]}"),
+	CTL_JSON(struct shuffle_opts, json, "{\"queues\", \"hand_size\", \"odds\": [{\"elephants\", \"probability\"}]}"),
 	CTL_OPT_END,
 };
 
@@ -93,7 +93,7 @@ int ctl_odds(int argc, char **argv)
 		jo_init(&jo, stdout, true);
 		jo_obj_begin(&jo, NULL);
 		jo_u64(&jo, "queues", o.queues);
-		jo_u64(&jo, "handSize", o.hand_size);
+		jo_u64(&jo, "hand_size", o.hand_size);
 		jo_arr_begin(&jo, "odds");
 		for (size_t i = 0; i < o.elephants.n; i++) {
 			jo_obj_begin(&jo, NULL);
@@ -120,7 +120,7 @@ static const struct ctl_opt deal_options[] = {
 	SHUFFLE_HAND,
 	CTL_NUMBER(CTL_OPT_U64, 'v', "hash", struct shuffle_opts, hash, "V", 0, (double)UINT64_MAX,
 		   "the flow's 64-bit hash, decimal or 0x hex", CTL_OPT_REQUIRED),
-	CTL_JSON(struct shuffle_opts, json, "{\"queues\", \"handSize\", \"hash\", \"hand\": [...]}"),
+	CTL_JSON(struct shuffle_opts, json, "{\"queues\", \"hand_size\", \"hash\", \"hand\": [...]}"),
 	CTL_OPT_END,
 };
 
@@ -154,8 +154,14 @@ int ctl_deal(int argc, char **argv)
 		jo_init(&jo, stdout, false);
 		jo_obj_begin(&jo, NULL);
 		jo_u64(&jo, "queues", o.queues);
-		jo_u64(&jo, "handSize", o.hand_size);
-		jo_u64(&jo, "hash", o.hash);
+		jo_u64(&jo, "hand_size", o.hand_size);
+		{
+			char hash[24];
+
+			/* Hashes are strings (0x + 16 hex digits), as explain writes them. */
+			snprintf(hash, sizeof(hash), "0x%016" PRIx64, o.hash);
+			jo_str(&jo, "hash", hash);
+		}
 		jo_arr_begin(&jo, "hand");
 		for (uint32_t i = 0; i < o.hand_size; i++)
 			jo_u64(&jo, NULL, cards[i]);

@@ -15,14 +15,17 @@
 
 #include "ctl/ctl.h"
 #include "ctl/options.h"
+#include "lib/json_out.h"
 
 struct signal_opts {
 	const char *socket;
+	bool json;
 };
 
 static const struct ctl_opt signal_options[] = {
 	CTL_STRING('s', "socket", struct signal_opts, socket, "PATH", "the policy's external_socket",
 		   CTL_OPT_REQUIRED),
+	CTL_JSON(struct signal_opts, json, "{\"socket\", \"sent\": N, \"samples_ms\": [...]}"),
 	CTL_OPT_END,
 };
 
@@ -81,5 +84,19 @@ int ctl_signal(int argc, char **argv)
 		}
 	}
 	close(fd);
+	if (rc == CTL_OK && o.json) {
+		struct json_out jo;
+
+		jo_init(&jo, stdout, false);
+		jo_obj_begin(&jo, NULL);
+		jo_str(&jo, "socket", path);
+		jo_u64(&jo, "sent", (uint64_t)(argc - parsed.first_arg));
+		jo_arr_begin(&jo, "samples_ms");
+		for (int i = parsed.first_arg; i < argc; i++)
+			jo_double(&jo, NULL, strtod(argv[i], NULL));
+		jo_arr_end(&jo);
+		jo_obj_end(&jo);
+		jo_finish(&jo);
+	}
 	return rc;
 }

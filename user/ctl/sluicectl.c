@@ -3,11 +3,15 @@
  * and tune.  Reads need no running daemon.
  */
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl/ctl.h"
+#include "ctl/options.h"
 #include "daemon/control.h"
+#include "lib/json_out.h"
 #include "lib/log.h"
 #include "lib/version.h"
 
@@ -35,13 +39,18 @@ static const struct ctl_command commands[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: sluicectl COMMAND [OPTIONS]\n"
-		"       sluicectl COMMAND --help\n\n"
+		"Usage: sluicectl [-j|--json] [-p|--pretty] COMMAND [OPTIONS]\n"
+		"       sluicectl help [COMMAND]\n\n"
 		"Inspect and control sluice, the connection-level overload protector.\n\n"
 		"Commands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nCommon options: --pin-dir DIR (default %s), --json, --help.\n"
+	fprintf(f, "\nGlobal options, before or after the command:\n"
+		   "  -j, --json     JSON on stdout; errors too, as {\"error\": \"...\"}\n"
+		   "  -p, --pretty   the same JSON, indented\n"
+		   "  -V, --version  the version, the commit built and the map ABI\n"
+		   "Common options: --pin-dir DIR (default %s), --socket PATH, --help.\n"
+		   "A FILE argument may be - for standard input.\n"
 		   "Commands may be abbreviated to any unique prefix.\n", SL_DEFAULT_PIN_DIR);
 }
 
@@ -89,29 +98,99 @@ int ctl_request(const char *cmd, const char *socket_path, const char *request, c
 	return err;
 }
 
-int main(int argc, char **argv)
+static bool is_json_flag(const char *a) { return !strcmp(a, "-j") || !strcmp(a, "--json"); }
+static bool is_pretty_flag(const char *a) { return !strcmp(a, "-p") || !strcmp(a, "--pretty"); }
+
+/* -j and -p anywhere before "--" (the command's own parser takes them too,
+ * but what is done with errors must be known before it runs). */
+static void scan_globals(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (is_json_flag(argv[i]))
+			ctl_global.json = true;
+		if (is_pretty_flag(argv[i]))
+			ctl_global.pretty = ctl_global.json = true;
+	}
+}
+
+static int version(void)
+{
+	if (ctl_global.json) {
+		struct json_out jo;
+
+		jo_init(&jo, stdout, false);
+		jo_obj_begin(&jo, NULL);
+		jo_str(&jo, "version", sl_version());
+		jo_str(&jo, "revision", sl_version_git());
+		jo_u64(&jo, "abi", SLUICE_ABI_VERSION);
+		jo_obj_end(&jo);
+		jo_finish(&jo);
+	} else {
+		printf("sluicectl %s (%s, map ABI %d)\n", sl_version(), sl_version_git(),
+		       SLUICE_ABI_VERSION);
+	}
+	return CTL_OK;
+}
+
+/* What sluicectl itself says (not a command): one line, or its JSON. */
+static int fail(int rc, const char *fmt, const char *arg)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	if (ctl_global.json)
+		ctl_json_error(stdout, msg, rc);
+	else
+		fprintf(stderr, "sluicectl: %s\n\n", msg);
+	if (!ctl_global.json)
+		usage(stderr);
+	return rc;
+}
+
+static int run(int argc, char **argv)
 {
 	const struct ctl_command *cmd;
+	int i = 1;
 
-	sl_log_init("sluicectl", SL_LOG_WARN);
-	if (argc < 2) {
+	/* Global options before the command. */
+	while (i < argc && (is_json_flag(argv[i]) || is_pretty_flag(argv[i])))
+		i++;
+	if (i >= argc) {
+		if (ctl_global.json)
+			return fail(CTL_USAGE, "%s", "no command given");
 		usage(stderr);
 		return CTL_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "help")) {
+		/* help COMMAND is COMMAND --help. */
+		if (!strcmp(argv[i], "help") && i + 1 < argc) {
+			char *help_argv[] = {argv[i + 1], "--help", NULL};
+
+			cmd = find_command(argv[i + 1]);
+			if (!cmd)
+				return fail(CTL_USAGE, "help: unknown or ambiguous command '%s'", argv[i + 1]);
+			return cmd->run(2, help_argv);
+		}
 		usage(stdout);
 		return CTL_OK;
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("sluicectl %s (%s, map ABI %d)\n", sl_version(), sl_version_git(),
-		       SLUICE_ABI_VERSION);
-		return CTL_OK;
-	}
-	cmd = find_command(argv[1]);
-	if (!cmd) {
-		fprintf(stderr, "sluicectl: unknown or ambiguous command '%s'\n\n", argv[1]);
-		usage(stderr);
-		return CTL_USAGE;
-	}
-	return cmd->run(argc - 1, argv + 1);
+	if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V"))
+		return version();
+	cmd = find_command(argv[i]);
+	if (!cmd)
+		return fail(CTL_USAGE, "unknown or ambiguous command '%s'", argv[i]);
+	return cmd->run(argc - i, argv + i);
+}
+
+int main(int argc, char **argv)
+{
+	struct ctl_json_mode jm;
+	int rc;
+
+	sl_log_init("sluicectl", SL_LOG_WARN);
+	scan_globals(argc, argv);
+	if (ctl_json_mode_begin(&jm))
+		return CTL_FAIL;
+	rc = run(argc, argv);
+	return ctl_json_mode_end(&jm, rc);
 }

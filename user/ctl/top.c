@@ -28,6 +28,7 @@ struct top_opts {
 	uint32_t count;
 	const char *pin_dir;
 	const char *socket;
+	bool json;
 };
 
 static const struct ctl_opt top_options[] = {
@@ -37,6 +38,10 @@ static const struct ctl_opt top_options[] = {
 		   "stop after N refreshes (default: until interrupted)", 0),
 	CTL_PIN_DIR(struct top_opts, pin_dir),
 	CTL_SOCKET(struct top_opts, socket),
+	CTL_JSON(struct top_opts, json,
+		 "one JSON object per refresh, one per line: {\"time\", \"interval_s\",\n"
+		 "\"shadow\", \"levels\": [...], \"policies\": [...] or null}\n"
+		 "(rates are null in the first, which has no interval yet)"),
 	CTL_OPT_END,
 };
 
@@ -74,6 +79,65 @@ static int snap_levels(const struct sl_maps *m, struct level_snap *out)
 static double rate(__u64 now, __u64 before, double dt)
 {
 	return dt > 0 && now >= before ? (double)(now - before) / dt : 0;
+}
+
+/* The controller's policies as sluiced answers them, or NULL. */
+static json_t *policies_of(const char *sock)
+{
+	char *answer = NULL;
+	json_t *root, *p;
+
+	if (sl_control_request(sock, "controller", &answer))
+		return NULL;
+	root = json_loads(answer, 0, NULL);
+	free(answer);
+	p = root ? json_incref(json_object_get(root, "policies")) : NULL;
+	json_decref(root);
+	return p;
+}
+
+static json_t *rate_or_null(bool have, double r)
+{
+	return have ? json_real(r) : json_null();
+}
+
+/* One refresh as a JSON object on its own line. */
+static void print_json(const struct level_snap *cur, const struct level_snap *prev, double dt,
+		       bool shadow, const char *sock)
+{
+	json_t *root = json_object(), *levels = json_array(), *pol = policies_of(sock);
+
+	json_object_set_new(root, "time", json_real((double)time(NULL)));
+	json_object_set_new(root, "interval_s", dt > 0 ? json_real(dt) : json_null());
+	json_object_set_new(root, "shadow", json_boolean(shadow));
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		const struct level_snap *l = &cur[s], *p = &prev[s];
+		bool have = p->used && dt > 0;
+		json_t *o;
+
+		if (!l->used)
+			continue;
+		o = json_object();
+		json_object_set_new(o, "name", json_string(l->cfg.name));
+		json_object_set_new(o, "type", json_string(l->cfg.type == SLUICE_LEVEL_EXEMPT ? "Exempt"
+										     : "Limited"));
+		json_object_set_new(o, "seats_in_use", json_integer((json_int_t)l->seats.seats_in_use));
+		json_object_set_new(o, "seat_limit", l->cfg.type == SLUICE_LEVEL_EXEMPT ? json_null() :
+				    json_integer(l->cfg.seat_limit));
+		json_object_set_new(o, "waiting", json_integer((json_int_t)l->seats.waiting));
+		json_object_set_new(o, "admitted_per_s",
+				    rate_or_null(have, rate(l->st.admitted, p->st.admitted, dt)));
+		json_object_set_new(o, "deferred_per_s",
+				    rate_or_null(have, rate(l->st.deferred, p->st.deferred, dt)));
+		json_object_set_new(o, "rejected_per_s",
+				    rate_or_null(have, rate(l->st.rejected, p->st.rejected, dt)));
+		json_array_append_new(levels, o);
+	}
+	json_object_set_new(root, "levels", levels);
+	json_object_set_new(root, "policies", pol ? pol : json_null());
+	json_dumpf(root, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(root);
 }
 
 static void print_policies(const char *sock)
@@ -143,6 +207,10 @@ int ctl_top(int argc, char **argv)
 			fprintf(stderr, "sluicectl top: reading maps in %s: %s\n", o.pin_dir, strerror(-err));
 			break;
 		}
+		if (o.json) {
+			print_json(cur, prev, dt, cfg.flags & SLUICE_CFG_SHADOW, o.socket);
+			goto next;
+		}
 		if (isatty(STDOUT_FILENO))
 			printf("\033[H\033[2J");
 		else if (n)
@@ -170,6 +238,7 @@ int ctl_top(int argc, char **argv)
 			       p->used ? rate(l->st.rejected, p->st.rejected, dt) : 0);
 		}
 		print_policies(o.socket);
+next:
 		fflush(stdout);
 		tmp = prev, prev = cur, cur = tmp;
 		t_prev = now;

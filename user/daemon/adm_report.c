@@ -27,6 +27,14 @@ static const char *const fallback_names[SL_FALLBACK_N] = {
 	[SL_FALLBACK_BUDGET] = "budget",
 	[SL_FALLBACK_INJECT] = "inject-failed",
 };
+/* The same as JSON keys (snake_case, as every key sluicectl shows). */
+static const char *const fallback_keys[SL_FALLBACK_N] = {
+	[SL_FALLBACK_NO_FRAME] = "no_frame",
+	[SL_FALLBACK_UNPARSED] = "unparsed",
+	[SL_FALLBACK_CHECKSUM] = "checksum",
+	[SL_FALLBACK_BUDGET] = "budget",
+	[SL_FALLBACK_INJECT] = "inject_failed",
+};
 
 enum level_metric_id {
 	LM_NOMINAL, LM_LIMIT, LM_LOWER, LM_UPPER, LM_DEMAND_AVG, LM_DEMAND_STDEV, LM_DEMAND_HWM,
@@ -231,7 +239,7 @@ static void dump_level(struct sl_admission *adm, struct json_out *jo, struct lev
 	jo_u64(jo, "released_unseated", l->released_unseated);
 	jo_obj_begin(jo, "ticket_fallbacks");
 	for (int r = 0; r < SL_FALLBACK_N; r++)
-		jo_u64(jo, fallback_names[r], l->fallback[r]);
+		jo_u64(jo, fallback_keys[r], l->fallback[r]);
 	jo_obj_end(jo);
 	jo_u64(jo, "rejected_queue_full", qs.rejected_queue_full);
 	jo_u64(jo, "rejected_time_out", qs.rejected_time_out);
@@ -258,7 +266,7 @@ static int dump_request(void *ctx, const struct sl_qs_req_info *r)
 	if (p) {
 		const struct sl_config *cfg = fc->adm->cfg;
 
-		jo_str(fc->jo, "flowSchema", cfg && p->schema < cfg->n_schemas ? cfg->schemas[p->schema].name : NULL);
+		jo_str(fc->jo, "flow_schema", cfg && p->schema < cfg->n_schemas ? cfg->schemas[p->schema].name : NULL);
 		jo_str(fc->jo, "client", sl_fmt_endpoint(p->key.saddr, p->key.sport, buf, sizeof(buf)));
 		jo_str(fc->jo, "local", sl_fmt_endpoint(p->key.daddr, p->key.dport, buf, sizeof(buf)));
 	}

@@ -97,13 +97,20 @@ void jo_str(struct json_out *jo, const char *key, const char *val)
 void jo_u64(struct json_out *jo, const char *key, uint64_t val)
 {
 	prefix(jo, key);
-	fprintf(jo->f, "%" PRIu64, val);
+	/* Past 2^53 a JSON reader's double would round it: a string. */
+	if (val > JO_MAX_SAFE_INTEGER)
+		fprintf(jo->f, "\"%" PRIu64 "\"", val);
+	else
+		fprintf(jo->f, "%" PRIu64, val);
 }
 
 void jo_i64(struct json_out *jo, const char *key, int64_t val)
 {
 	prefix(jo, key);
-	fprintf(jo->f, "%" PRId64, val);
+	if (val > (int64_t)JO_MAX_SAFE_INTEGER || val < -(int64_t)JO_MAX_SAFE_INTEGER)
+		fprintf(jo->f, "\"%" PRId64 "\"", val);
+	else
+		fprintf(jo->f, "%" PRId64, val);
 }
 
 const char *json_double_shortest(double v, char *buf, size_t len)

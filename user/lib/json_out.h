@@ -23,6 +23,9 @@ void jo_obj_end(struct json_out *jo);
 void jo_arr_begin(struct json_out *jo, const char *key);
 void jo_arr_end(struct json_out *jo);
 void jo_str(struct json_out *jo, const char *key, const char *val); /* NULL -> null */
+/* Integers above 2^53 (where a double, which most JSON readers use, stops
+ * being exact) are written as decimal strings. */
+#define JO_MAX_SAFE_INTEGER (1ULL << 53)
 void jo_u64(struct json_out *jo, const char *key, uint64_t val);
 void jo_i64(struct json_out *jo, const char *key, int64_t val);
 void jo_double(struct json_out *jo, const char *key, double val); /* non-finite -> null */

@@ -436,7 +436,7 @@ static void test_held_frame_falls_back(void **state)
 		/* the record made for the re-injection was taken back */
 		assert_int_not_equal(bpf_map_lookup_elem(r.dp.maps.fd[SL_MAP_CONNS], &a, &c), 0);
 	}
-	assert_true(dump_has(&r, "levels", "\"inject-failed\":1"));
+	assert_true(dump_has(&r, "levels", "\"inject_failed\":1"));
 	rig_down(&r);
 }
 
