@@ -47,6 +47,18 @@ check "flows dump shows queued connections with their flow schema" \
 	jq -e '[.flows[] | select(.flow_schema == "shared")] | length > 0' "$E2E_TMP/flows.json"
 check "a retransmitting client is queued once (no duplicate 4-tuples)" \
 	jq -e '[.flows[].client] | length == (unique | length)' "$E2E_TMP/flows.json"
+# explain with the daemon's per-boot key: the queues it shows for the
+# elephant are the ones the daemon queues it in.
+j=$("$SLUICECTL" explain --config "$E2E_TMP/apf.yaml" --src 198.18.0.10 --dst $SRV4 --dport 8080 \
+	--socket "$E2E_TMP/ctl.sock" --json)
+q=$(jq -c '[.flows[] | select(.client | startswith("198.18.0.10")) | .queue] | unique' "$E2E_TMP/flows.json")
+diag "elephant waits in queues $q; explain (daemon's key) deals $(jq -c .flow.hand <<<"$j")"
+check "explain asks the running daemon for the hash (hash_key daemon)" jq -e '.flow.hash_key == "daemon"' <<<"$j"
+check "... and every queue the elephant waits in is in the hand it shows" \
+	jq -e --argjson q "$q" '($q | length) > 0 and ($q - .flow.hand) == []' <<<"$j"
+check "without a daemon, explain says its numbers come from a fixed key" \
+	bash -c '"$1" explain --config "$2" --src 198.18.0.10 --dst 198.18.0.1 --dport 8080 --socket /nonexistent | grep -q "fixed all-zero key"' \
+	_ "$SLUICECTL" "$E2E_TMP/apf.yaml"
 "$SLUICECTL" queues shared --socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/queues.json"
 check_num "queues dump has the 16 queues" "$(jq '.queues | length' "$E2E_TMP/queues.json")" -eq 16
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <jansson.h>
 
 #include "engine/classifier.h"
 #include "engine/limits.h"
@@ -16,6 +17,7 @@
 #include "ctl/ctl.h"
 #include "engine/plan.h"
 #include "ctl/options.h"
+#include "daemon/control.h"
 #include "lib/flowhash.h"
 #include "lib/fmt.h"
 #include "lib/json_out.h"
@@ -278,6 +280,7 @@ struct explain_opts {
 	uint16_t sport, dport;
 	const char *iface;
 	uint8_t hash_key[16];
+	const char *socket;
 	bool json;
 };
 
@@ -294,7 +297,9 @@ static const struct ctl_opt explain_options[] = {
 	CTL_STRING('i', "iface", struct explain_opts, iface, "IFNAME", "the interface the SYN arrives on", 0),
 	CTL_CUSTOM('k', "hash-key", struct explain_opts, hash_key, "HEX32", parse_hex_key,
 		   "the 128-bit flow-hash key as 32 hex digits (the daemon\n"
-		   "draws its own at random; default all zero)", 0),
+		   "draws its own at random; default: ask the daemon, else\n"
+		   "all zero)", 0),
+	CTL_SOCKET(struct explain_opts, socket),
 	CTL_JSON(struct explain_opts, json, "one JSON object"),
 	CTL_OPT_END,
 };
@@ -305,8 +310,16 @@ static const struct ctl_command_doc explain_doc = {
 		"Why a connection lands where it does: its labels, the FlowSchema that matches\n"
 		"it (which rule, subject and destination), the priority level, the flow\n"
 		"distinguisher and its hash (and the queues dealt to it), and the\n"
-		"AverageLatencySchedulingPolicy and workload that select it.\n",
+		"AverageLatencySchedulingPolicy and workload that select it.\n\n"
+		"The hash, and so the queues, depend on a 128-bit key that sluiced draws\n"
+		"at random when it starts (clients cannot aim at a queue).  Without\n"
+		"--hash-key, explain asks the running daemon (--socket) for the flow's\n"
+		"real hash and queues; when it cannot, it says that its numbers come from\n"
+		"a fixed all-zero key and are not the daemon's.\n",
 };
+
+/* Where the hash came from. */
+enum hash_source { HASH_FIXED, HASH_GIVEN, HASH_DAEMON };
 
 struct explain {
 	struct sl_conn_tuple t;
@@ -316,7 +329,40 @@ struct explain {
 	uint64_t hash;
 	uint32_t hand[SL_SHUFFLE_MAX_HAND];
 	uint32_t hand_size;
+	enum hash_source source;
+	const char *socket; /* asked, for the note when it did not answer */
 };
+
+static const char *const source_names[] = {
+	[HASH_FIXED] = "fixed", [HASH_GIVEN] = "given", [HASH_DAEMON] = "daemon",
+};
+
+/* The running daemon's hash and hand for the flow; false when it does not
+ * answer (not running, another configuration, no access). */
+static bool ask_daemon(struct explain *e, const char *schema, const char *socket)
+{
+	char req[SL_CONTROL_REQUEST_MAX], *answer = NULL;
+	json_t *root, *h, *c;
+	bool ok = false;
+	size_t i;
+
+	if (snprintf(req, sizeof(req), "hand %s=%s", schema, e->distinguisher) >= (int)sizeof(req) ||
+	    sl_control_request(socket, req, &answer))
+		return false;
+	root = json_loads(answer, 0, NULL);
+	free(answer);
+	if (root && json_is_true(json_object_get(root, "ok")) &&
+	    json_is_string(h = json_object_get(root, "hash")) &&
+	    json_array_size(json_object_get(root, "hand")) <= SL_SHUFFLE_MAX_HAND) {
+		e->hash = strtoull(json_string_value(h), NULL, 16);
+		e->hand_size = 0;
+		json_array_foreach(json_object_get(root, "hand"), i, c)
+			e->hand[e->hand_size++] = (uint32_t)json_integer_value(c);
+		ok = true;
+	}
+	json_decref(root);
+	return ok;
+}
 
 static void explain_json(const struct sl_config *cfg, const struct explain *e)
 {
@@ -356,6 +402,7 @@ static void explain_json(const struct sl_config *cfg, const struct explain *e)
 		jo_str(&jo, "distinguisher", e->distinguisher);
 		snprintf(buf, sizeof(buf), "0x%016" PRIx64, e->hash);
 		jo_str(&jo, "hash", buf);
+		jo_str(&jo, "hash_key", source_names[e->source]);
 		jo_arr_begin(&jo, "hand");
 		for (uint32_t i = 0; i < e->hand_size; i++)
 			jo_u64(&jo, NULL, e->hand[i]);
@@ -427,6 +474,11 @@ static void explain_text(const struct sl_config *cfg, const struct explain *e)
 			printf("%s%u", i ? "," : " ", e->hand[i]);
 	}
 	printf("\n");
+	if (e->source == HASH_DAEMON)
+		printf("            (hash and queues of the running daemon, asked on %s)\n", e->socket);
+	else if (e->source == HASH_FIXED)
+		printf("            (from a fixed all-zero key, not the daemon's per-boot key, so the\n"
+		       "            daemon deals other queues; it did not answer on %s)\n", e->socket);
 	if (e->r.policy != SL_NONE) {
 		const struct sl_policy_cfg *p = &cfg->policies[e->r.policy];
 
@@ -439,7 +491,7 @@ static void explain_text(const struct sl_config *cfg, const struct explain *e)
 
 int ctl_explain(int argc, char **argv)
 {
-	struct explain_opts o = {.sport = 40000};
+	struct explain_opts o = {.sport = 40000, .socket = SL_DEFAULT_CONTROL_SOCKET};
 	struct explain e = {.labels = SL_LABELS_INIT};
 	struct ctl_parsed parsed;
 	struct sl_config *cfg;
@@ -475,6 +527,11 @@ int ctl_explain(int argc, char **argv)
 		if (l->type == SL_LEVEL_LIMITED && l->limit_response == SL_RESP_QUEUE &&
 		    l->queues > 1 && !sl_shuffle_deal(l->queues, l->hand_size, e.hash, e.hand))
 			e.hand_size = l->hand_size;
+		e.socket = o.socket;
+		if (ctl_option_given(explain_options, &parsed, "hash-key"))
+			e.source = HASH_GIVEN;
+		else if (ask_daemon(&e, fs->name, o.socket))
+			e.source = HASH_DAEMON;
 	}
 	if (o.json)
 		explain_json(cfg, &e);

@@ -2,15 +2,18 @@
  * What admission reports: Prometheus text per level and the JSON dumps
  * (levels, queues, flows) of sluicectl.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/admission.h"
 #include "daemon/admission_int.h"
 #include "dataplane/tickets.h"
+#include "lib/flowhash.h"
 #include "lib/fmt.h"
 #include "lib/json_out.h"
 #include "lib/prom.h"
+#include "lib/shuffle.h"
 
 /* ---- metrics ------------------------------------------------------------------- */
 
@@ -396,4 +399,47 @@ void sl_adm_dump(struct sl_admission *adm, FILE *f, const char *what, const char
 	while (d && sl_adm_dump_next(d, f))
 		;
 	sl_adm_dump_free(d);
+}
+
+/* ---- a flow's hand, with the daemon's own key ---------------------------------- */
+
+int sl_adm_hand(struct sl_admission *adm, FILE *f, const char *schema, const char *dist,
+		const char **why)
+{
+	const struct sl_config *cfg = adm->cfg;
+	const struct sl_flow_schema *fs = NULL;
+	const struct sl_level_cfg *lc;
+	uint32_t hand[SL_SHUFFLE_MAX_HAND];
+	struct json_out jo;
+	uint64_t hash;
+	char buf[24];
+	bool dealt;
+
+	for (size_t i = 0; cfg && i < cfg->n_schemas && !fs; i++)
+		if (!strcmp(cfg->schemas[i].name, schema))
+			fs = &cfg->schemas[i];
+	if (!fs) {
+		*why = "no FlowSchema of that name in the running configuration";
+		return -ENOENT;
+	}
+	lc = &cfg->levels[fs->level];
+	hash = sl_flow_hash(adm->hash_key, fs->name, dist);
+	dealt = lc->type == SL_LEVEL_LIMITED && lc->limit_response == SL_RESP_QUEUE && lc->queues > 1 &&
+		!sl_shuffle_deal(lc->queues, lc->hand_size, hash, hand);
+	jo_init(&jo, f, false);
+	jo_obj_begin(&jo, NULL);
+	jo_bool(&jo, "ok", true);
+	jo_str(&jo, "flow_schema", fs->name);
+	jo_str(&jo, "priority_level", lc->name);
+	jo_str(&jo, "distinguisher", dist);
+	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)hash);
+	jo_str(&jo, "hash", buf);
+	jo_u64(&jo, "queues", lc->queues);
+	jo_arr_begin(&jo, "hand");
+	for (uint32_t i = 0; dealt && i < lc->hand_size; i++)
+		jo_u64(&jo, NULL, hand[i]);
+	jo_arr_end(&jo);
+	jo_obj_end(&jo);
+	jo_finish(&jo);
+	return 0;
 }

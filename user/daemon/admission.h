@@ -76,6 +76,13 @@ void sl_adm_census(struct sl_admission *adm, const struct sl_conn_census *c);
 /* Prometheus text for the metrics listener: per level gauges and counters. */
 void sl_adm_metrics(struct sl_admission *adm, FILE *f);
 
+/* `hand SCHEMA=DISTINGUISHER`: the flow's hash with the daemon's per-boot
+ * key and the queues its level deals it, as one JSON object
+ * {"ok", "flow_schema", "priority_level", "distinguisher", "hash",
+ * "queues", "hand"}; or -ENOENT with why (no such FlowSchema). */
+int sl_adm_hand(struct sl_admission *adm, FILE *f, const char *schema, const char *dist,
+		const char **why);
+
 /* JSON dumps for sluicectl: "levels", "queues" and "flows" (level NULL:
  * every level).  sl_adm_dump writes it whole; a dump of many queues is
  * also written in parts: begin writes the first (NULL when that was all),

@@ -14,7 +14,7 @@
 
 #define CONTROL_TIMEOUT_MS 10000
 
-enum arg_rule { ARG_NONE, ARG_LEVEL, ARG_ON_OFF };
+enum arg_rule { ARG_NONE, ARG_LEVEL, ARG_ON_OFF, ARG_FLOW };
 
 static const struct {
 	const char *word;
@@ -27,6 +27,7 @@ static const struct {
 	{"controller", SL_CTL_CONTROLLER, ARG_NONE},
 	{"reload", SL_CTL_RELOAD, ARG_NONE},
 	{"shadow", SL_CTL_SHADOW, ARG_ON_OFF},
+	{"hand", SL_CTL_HAND, ARG_FLOW},
 };
 
 int sl_control_parse(char *line, struct sl_control_req *out, const char **why)
@@ -61,6 +62,13 @@ int sl_control_parse(char *line, struct sl_control_req *out, const char **why)
 				return -EINVAL;
 			}
 			break;
+		case ARG_FLOW:
+			/* A distinguisher may be empty: "hand web=". */
+			if (!arg || !strchr(arg, '=') || arg[0] == '=') {
+				*why = "expected \"hand SCHEMA=DISTINGUISHER\"";
+				return -EINVAL;
+			}
+			break;
 		}
 		out->cmd = requests[i].cmd;
 		out->word = requests[i].word;
@@ -68,7 +76,7 @@ int sl_control_parse(char *line, struct sl_control_req *out, const char **why)
 		return 0;
 	}
 	*why = "unknown request; the daemon answers levels, queues, flows, controller, reload, "
-	       "shadow on|off";
+	       "shadow on|off, hand SCHEMA=DIST";
 	return -EINVAL;
 }
 

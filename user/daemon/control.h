@@ -11,6 +11,8 @@
  *   queues [LEVEL]    {"what":"queues","queues":[{"level","index","waiting",..}]}
  *   flows  [LEVEL]    {"what":"flows","flows":[{"level","queue","state",..}]}
  *   controller        {"policies":[..]}  (policy_rt.c's dump)
+ *   hand SCHEMA=DIST  {"ok","flow_schema","priority_level","distinguisher","hash","queues","hand"}
+ *                     a flow's queues under the daemon's own (per-boot) hash key
  *   reload            {"ok","message","shadow","config","diagnostics":[..]}
  *   shadow on|off     {"ok","message","shadow","config","diagnostics":[]}
  *
@@ -32,12 +34,13 @@ enum sl_control_cmd {
 	SL_CTL_CONTROLLER,
 	SL_CTL_RELOAD,
 	SL_CTL_SHADOW,
+	SL_CTL_HAND,
 };
 
 struct sl_control_req {
 	enum sl_control_cmd cmd;
 	const char *word;  /* the request word, as in the table above */
-	const char *arg;   /* LEVEL, "on"/"off", or NULL */
+	const char *arg;   /* LEVEL, "on"/"off", SCHEMA=DIST, or NULL */
 };
 
 /* Parse one request line (its "\n" stripped or not; the buffer is

@@ -536,6 +536,15 @@ static struct sl_reqsrv_more *answer_control(void *ctx, char *request, size_t le
 		case SL_CTL_SHADOW:
 			err = set_shadow(d, !strcmp(req.arg, "on"), &msg);
 			break;
+		case SL_CTL_HAND: {
+			char *eq = strchr(req.arg, '=');
+
+			*eq = '\0';
+			err = sl_adm_hand(d->adm, out, req.arg, eq + 1, &msg);
+			if (!err)
+				return NULL;
+			break;
+		}
 		}
 	}
 	write_outcome(out, d, err, msg, &diags);
