@@ -53,6 +53,8 @@ static void test_words(void **state)
 	expect_ok("reload\n", SL_CTL_RELOAD, NULL);
 	expect_ok("shadow on", SL_CTL_SHADOW, "on");
 	expect_ok("shadow off\n", SL_CTL_SHADOW, "off");
+	expect_ok("hand web=198.18.3.0/24\n", SL_CTL_HAND, "web=198.18.3.0/24");
+	expect_ok("hand web=", SL_CTL_HAND, "web="); /* no distinguisher */
 }
 
 static void test_exact(void **state)
@@ -70,6 +72,9 @@ static void test_exact(void **state)
 	expect_bad("shadow on off", "at most one argument");
 	expect_bad("levels ", "at most one argument");
 	expect_bad("levels  web", "at most one argument");
+	expect_bad("hand", "hand SCHEMA=DISTINGUISHER");
+	expect_bad("hand web", "hand SCHEMA=DISTINGUISHER");
+	expect_bad("hand =198.18.0.1", "hand SCHEMA=DISTINGUISHER");
 }
 
 int main(void)
