@@ -73,7 +73,7 @@ BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 # Sanitizer reports are failures: abort on the first, leaks included.
 SAN_ENV    := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps test test-sanitized demo bench fuzz fuzz-replay clean FORCE install uninstall
+.PHONY: all deps test test-sanitized demo bench fuzz fuzz-replay clean FORCE install uninstall man
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -101,17 +101,42 @@ $(SKEL): $(BPF_OBJ)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) gen skeleton $< name sluice > $@
 
+# Man pages from the programs' own --help and --version (help2man), with
+# the sections --help does not have in configs/man/*.h2m; sluicectl's page
+# carries every command's --help under COMMANDS.
+MANPAGES := $(BUILD)/man/sluiced.8 $(BUILD)/man/sluicectl.8
+man: $(MANPAGES)
+$(BUILD)/man/sluiced.8: $(BUILD)/sluiced configs/man/sluiced.h2m
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)help2man --no-info --section 8 --name "connection-level overload protection" \
+		--include configs/man/sluiced.h2m $(BUILD)/sluiced >$@.tmp && mv $@.tmp $@
+$(BUILD)/man/sluicectl.8: $(BUILD)/sluicectl configs/man/sluicectl.h2m
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q){ cat configs/man/sluicectl.h2m; echo; echo "[COMMANDS]"; \
+	  for c in $$($(BUILD)/sluicectl --help | awk '/^Commands:/ { f = 1; next } /^$$/ { f = 0 } f { print $$1 }'); do \
+	    echo ".SS $$c"; echo ".nf"; \
+	    $(BUILD)/sluicectl $$c --help | sed -e 's/\\/\\e/g' -e "s/^\([.']\)/\\\\\&\1/"; \
+	    echo ".fi"; \
+	  done; } >$(BUILD)/man/sluicectl.h2m
+	$(Q)help2man --no-info --section 8 --name "inspect, explain and control sluice" \
+		--include $(BUILD)/man/sluicectl.h2m $(BUILD)/sluicectl >$@.tmp && mv $@.tmp $@
+
 # make install [PREFIX=/usr/local] [DESTDIR=...]: the two programs, the
-# systemd unit, bash completion, and /etc/sluice/sluice.yaml from
-# configs/default.yaml unless one is there.  uninstall keeps the config.
+# systemd unit, bash completion, the man pages, and /etc/sluice/sluice.yaml
+# from configs/default.yaml unless one is there.  uninstall keeps the config.
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 SBINDIR    ?= $(PREFIX)/sbin
 SYSCONFDIR ?= /etc
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
 COMPLDIR   ?= $(PREFIX)/share/bash-completion/completions
-install: $(BUILD)/sluiced $(BUILD)/sluicectl
-	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(COMPLDIR)
+MAN8DIR    ?= $(PREFIX)/share/man/man8
+install: $(BUILD)/sluiced $(BUILD)/sluicectl $(MANPAGES)
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(COMPLDIR) \
+		$(DESTDIR)$(MAN8DIR)
+	$(Q)install -m 0644 $(MANPAGES) $(DESTDIR)$(MAN8DIR)/
 	$(Q)install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/sluice
 	$(Q)install -m 0755 $(BUILD)/sluiced $(DESTDIR)$(SBINDIR)/sluiced
 	$(Q)install -m 0755 $(BUILD)/sluicectl $(DESTDIR)$(BINDIR)/sluicectl
@@ -125,7 +150,8 @@ install: $(BUILD)/sluiced $(BUILD)/sluicectl
 
 uninstall:
 	$(Q)rm -f $(DESTDIR)$(SBINDIR)/sluiced $(DESTDIR)$(BINDIR)/sluicectl \
-		$(DESTDIR)$(UNITDIR)/sluiced.service $(DESTDIR)$(COMPLDIR)/sluicectl
+		$(DESTDIR)$(UNITDIR)/sluiced.service $(DESTDIR)$(COMPLDIR)/sluicectl \
+		$(DESTDIR)$(MAN8DIR)/sluiced.8 $(DESTDIR)$(MAN8DIR)/sluicectl.8
 	$(Q)echo "  kept     $(DESTDIR)$(SYSCONFDIR)/sluice/sluice.yaml"
 
 # The version: VERSION, and the commit it was built from (git describe),

@@ -10,7 +10,7 @@ PKGS=(
   libyaml-dev libcmocka-dev libpcre2-dev libjansson-dev
   libclang-rt-14-dev
   iproute2 util-linux procps jq curl
-  systemd libsystemd-dev
+  systemd libsystemd-dev help2man man-db
   prometheus
   linux-libc-dev
 )

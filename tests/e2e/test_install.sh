@@ -18,6 +18,15 @@ for f in usr/sbin/sluiced usr/bin/sluicectl; do
 done
 check "the unit is installed" test -f "$ROOT/usr/lib/systemd/system/sluiced.service"
 check "the completion is installed" test -f "$ROOT/usr/share/bash-completion/completions/sluicectl"
+for m in sluiced sluicectl; do
+	page=$ROOT/usr/share/man/man8/$m.8
+	check "the man page $m(8) is installed" test -f "$page"
+	check "$m(8) renders without a warning" bash -c '[ -z "$(MANWIDTH=80 man --warnings -l "$1" 2>&1 >/dev/null)" ]' _ "$page"
+done
+check "sluiced(8) has its options, its signals and its files" \
+	bash -c 'MANWIDTH=80 man -l "$1" 2>/dev/null | grep -q -- "--keep-attached" && MANWIDTH=80 man -l "$1" 2>/dev/null | grep -q "^SIGNALS" && MANWIDTH=80 man -l "$1" 2>/dev/null | grep -q "^FILES"' _ "$ROOT/usr/share/man/man8/sluiced.8"
+check "sluicectl(8) has every command's usage under COMMANDS" \
+	bash -c 'txt=$(MANWIDTH=80 man -l "$1" 2>/dev/null); for c in status top levels explain reload replay signal; do grep -q "Usage: sluicectl $c" <<<"$txt" || exit 1; done' _ "$ROOT/usr/share/man/man8/sluicectl.8"
 check "the default configuration is installed" cmp -s "$ROOT/etc/sluice/sluice.yaml" "$E2E_ROOT/configs/default.yaml"
 want="$(cat "$E2E_ROOT/VERSION")"
 check "sluiced --version says VERSION ($want)" bash -c "'$ROOT/usr/sbin/sluiced' --version | grep -q '^sluiced $want ('"
@@ -55,7 +64,8 @@ check "install again" ins install
 check "an edited configuration is kept" grep -q "^# mine" "$ROOT/etc/sluice/sluice.yaml"
 check "make uninstall" ins uninstall
 for f in usr/sbin/sluiced usr/bin/sluicectl usr/lib/systemd/system/sluiced.service \
-	 usr/share/bash-completion/completions/sluicectl; do
+	 usr/share/bash-completion/completions/sluicectl usr/share/man/man8/sluiced.8 \
+	 usr/share/man/man8/sluicectl.8; do
 	check "uninstall removed $f" test ! -e "$ROOT/$f"
 done
 check "uninstall kept the configuration" grep -q "^# mine" "$ROOT/etc/sluice/sluice.yaml"
