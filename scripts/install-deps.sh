@@ -11,12 +11,12 @@ PKGS=(
   libclang-rt-14-dev
   iproute2 util-linux procps jq curl
   systemd libsystemd-dev help2man man-db
-  prometheus
+  prometheus gnuplot-nox
   linux-libc-dev
 )
 # make bench also measures sluice against its peers on the same lab.
 if [ "${1:-}" = "--bench" ]; then
-  PKGS+=(nftables haproxy gnuplot-nox)
+  PKGS+=(nftables haproxy)
 fi
 
 missing=()

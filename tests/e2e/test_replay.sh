@@ -110,4 +110,28 @@ err=$(head -c 1000 /dev/zero | timeout 20 "$CTL" replay --policy "$CONFIGS/repla
 check_num "NUL bytes on standard input: exit 1" "$rc" -eq 1
 check "NUL bytes: file:line:column" grep -q -- "-:1:1: NUL byte in the trace" <<<"$err"
 
+# ---- --plot: a picture of the decisions --------------------------------------------
+# 40 periods: calm at 50 ms, a surge at 400 ms from period 10 to 19, calm again;
+# the rates columns (ignored by the controller) go to a third panel.
+{ echo "t_s,signal,admitted,deferred,rejected"
+  for i in $(seq 0 39); do
+	if [ "$i" -ge 10 ] && [ "$i" -lt 20 ]; then echo "$i,400,60,30,10"; else echo "$i,50,80,0,0"; fi
+  done; } >"$T/surge.csv"
+# png_size FILE: "WIDTHxHEIGHT" from the IHDR chunk.
+png_size() { od -An -tu1 -j16 -N8 "$1" | awk '{ printf "%dx%d", $3 * 256 + $4, $7 * 256 + $8 }'; }
+out=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/surge.csv" --plot "$T/surge.png" --json); rc=$?
+check_num "--plot: exit 0" "$rc" -eq 0
+check "--plot: the decisions are still printed (40 records)" jq -e 'length == 40' <<<"$out"
+check "--plot: the surge is an overload the controller cut (multiplier below 1)" \
+	jq -e '[.[] | select(.overload)] | length > 0 and ([.[] | select(.pass_through | not) | .load_multiplier] | min) < 1' <<<"$out"
+check "--plot: a PNG" bash -c '[ "$(head -c 8 "$1" | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a ]' _ "$T/surge.png"
+check "--plot: three panels with the rates (1000x900: $(png_size "$T/surge.png"))" test "$(png_size "$T/surge.png")" = 1000x900
+cut -d, -f1,2 "$T/surge.csv" >"$T/surge2.csv"
+"$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/surge2.csv" --plot "$T/surge2.png" >/dev/null
+check "--plot: two without rates in the trace (1000x640: $(png_size "$T/surge2.png"))" test "$(png_size "$T/surge2.png")" = 1000x640
+check_num "--plot: not just a blank canvas (more than 10 KB)" "$(stat -c %s "$T/surge.png")" -gt 10000
+err=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/surge.csv" --plot /nonexistent/dir/x.png 2>&1 >/dev/null); rc=$?
+check_num "--plot into a missing directory: exit 1" "$rc" -eq 1
+check "... saying gnuplot failed" grep -q "gnuplot failed" <<<"$err"
+
 e2e_finish

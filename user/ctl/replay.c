@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "ctl/ctl.h"
 #include "ctl/options.h"
+#include "ctl/plot.h"
 #include "ctl/trace.h"
 #include "lib/read_file.h"
 #include "lib/json_out.h"
@@ -20,7 +21,7 @@
 #define MAX_TRACE_BYTES (64u << 20) /* ~2 million rows: days of 100 ms samples */
 
 struct replay_opts {
-	const char *policy, *trace, *name;
+	const char *policy, *trace, *name, *plot;
 	uint32_t observed_window;
 	bool baseline_includes_overload, verbose, json;
 };
@@ -46,6 +47,10 @@ static const struct ctl_opt replay_options[] = {
 		 "Aperture's baseline (overloaded periods included; it can\n"
 		 "ratchet up under sustained overload)."),
 	CTL_FLAG('v', "verbose", struct replay_opts, verbose, "also print signal, setpoint and observed"),
+	CTL_STRING('o', "plot", struct replay_opts, plot, "FILE.png",
+		   "also draw it (gnuplot): latency against setpoint with the\n"
+		   "overloaded periods, the load multiplier applied, and the\n"
+		   "trace's admitted/deferred/rejected per second if it has them", 0),
 	CTL_JSON(struct replay_opts, json,
 		 "a JSON array of {t_s, overload, gradient, integrator,\n"
 		 "load_multiplier, pass_through} with every digit (shortest\n"
@@ -139,6 +144,7 @@ int ctl_replay(int argc, char **argv)
 	struct ctl_parsed parsed;
 	struct sl_aimd st;
 	struct ctl_trace_row *rows = NULL;
+	struct ctl_plot_point *pts = NULL;
 	double *applied = NULL;
 	size_t n_rows = 0;
 	bool has_setpoint;
@@ -178,7 +184,8 @@ int ctl_replay(int argc, char **argv)
 		goto out;
 	}
 	applied = calloc(n_rows ? n_rows : 1, sizeof(*applied));
-	if (!applied) {
+	pts = opt.plot ? calloc(n_rows ? n_rows : 1, sizeof(*pts)) : NULL;
+	if (!applied || (opt.plot && !pts)) {
 		fprintf(stderr, "sluicectl replay: out of memory\n");
 		sl_aimd_free(&st);
 		rc = CTL_FAIL;
@@ -212,6 +219,13 @@ int ctl_replay(int argc, char **argv)
 		else
 			sl_aimd_period_signal(&st, rows[k].signal, obs, &o);
 		applied[k] = o.pass_through ? 1.0 : o.load_multiplier;
+		if (pts)
+			pts[k] = (struct ctl_plot_point){
+				.t_s = rows[k].t_s, .signal = o.signal, .setpoint = o.setpoint,
+				.multiplier = applied[k], .overload = o.overload,
+				.admitted = rows[k].admitted, .deferred = rows[k].deferred,
+				.rejected = rows[k].rejected,
+			};
 
 		if (opt.json) {
 			jo_obj_begin(&jo, NULL);
@@ -247,7 +261,15 @@ int ctl_replay(int argc, char **argv)
 	}
 	sl_aimd_free(&st);
 	rc = fflush(stdout) ? CTL_FAIL : CTL_OK;
+	if (rc == CTL_OK && pts) {
+		char title[160];
+
+		snprintf(title, sizeof(title), "sluicectl replay: policy %s over %s", pol->name, opt.trace);
+		if (ctl_plot_replay(opt.plot, title, pts, n_rows))
+			rc = CTL_FAIL;
+	}
 out:
+	free(pts);
 	free(applied);
 	free(rows);
 	sl_config_free(cfg);

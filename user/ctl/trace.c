@@ -1,6 +1,7 @@
 /*
  * The replay trace format (sluicectl replay --trace): CSV with a header
- * naming t_s, signal and optionally setpoint in any order, one row per
+ * naming t_s, signal and optionally setpoint (and admitted, deferred,
+ * rejected, which replay --plot draws) in any order, one row per
  * control period, an empty cell for "no valid value".  See trace.h.
  */
 #include <errno.h>
@@ -12,8 +13,9 @@
 
 #include "ctl/trace.h"
 
-enum { COL_T, COL_SIGNAL, COL_SETPOINT, COL_N };
-static const char *const col_names[COL_N] = {"t_s", "signal", "setpoint"};
+enum { COL_T, COL_SIGNAL, COL_SETPOINT, COL_ADMITTED, COL_DEFERRED, COL_REJECTED, COL_N };
+static const char *const col_names[COL_N] = {"t_s", "signal", "setpoint", "admitted", "deferred",
+					     "rejected"};
 
 static char *trim(char *s, char **end_out)
 {
@@ -47,7 +49,7 @@ int ctl_trace_parse(const char *path, char *text, size_t text_len, struct ctl_tr
 		char *nl = memchr(line, '\n', (size_t)(text + text_len - line));
 		char *p = line, *blank;
 		int field = 0;
-		struct ctl_trace_row r = {NAN, NAN, NAN};
+		struct ctl_trace_row r = {NAN, NAN, NAN, NAN, NAN, NAN};
 
 		next = nl ? nl + 1 : text + text_len;
 		len = (size_t)(next - line);
@@ -81,7 +83,7 @@ int ctl_trace_parse(const char *path, char *text, size_t text_len, struct ctl_tr
 					if (!strcmp(cell, col_names[c]))
 						break;
 				if (c == COL_N) {
-					fprintf(stderr, "%s:%u:%zu: column %d: unknown column '%s' (expected t_s, signal, setpoint)\n",
+					fprintf(stderr, "%s:%u:%zu: column %d: unknown column '%s' (expected t_s, signal, setpoint, admitted, deferred, rejected)\n",
 						path, lineno, col, nfields + 1, cell);
 					goto out;
 				}
@@ -133,7 +135,10 @@ int ctl_trace_parse(const char *path, char *text, size_t text_len, struct ctl_tr
 			switch (colidx[field]) {
 			case COL_T: r.t_s = v; break;
 			case COL_SIGNAL: r.signal = v; break;
-			default: r.setpoint = v; break;
+			case COL_SETPOINT: r.setpoint = v; break;
+			case COL_ADMITTED: r.admitted = v; break;
+			case COL_DEFERRED: r.deferred = v; break;
+			default: r.rejected = v; break;
 			}
 			if (colidx[field] == COL_T && !isfinite(v)) {
 				fprintf(stderr, "%s:%u:%zu: column %d (t_s): a time in seconds is required\n",

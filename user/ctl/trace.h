@@ -6,8 +6,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Optional columns admitted, deferred, rejected (connections per second
+ * in the period) are not the controller's input: replay --plot draws them. */
 struct ctl_trace_row {
 	double t_s, signal, setpoint; /* NaN: no valid value (t_s never) */
+	double admitted, deferred, rejected; /* NaN when absent */
 };
 
 /* Parse text (text_len bytes, modified in place; NUL bytes are an error).

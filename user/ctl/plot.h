@@ -1,0 +1,22 @@
+/* Pictures for people (gnuplot): what replay decided, over time. */
+#ifndef SLUICE_CTL_PLOT_H
+#define SLUICE_CTL_PLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One control period as replay --plot draws it; NaN: no value. */
+struct ctl_plot_point {
+	double t_s, signal, setpoint;
+	double multiplier; /* what was applied: 1 in pass-through */
+	bool overload;
+	double admitted, deferred, rejected; /* per second, from the trace */
+};
+
+/* Write a PNG to path: latency against setpoint (overloaded periods
+ * marked), the load multiplier, and admitted/deferred/rejected per second
+ * when any point has them.  0, or -1 after one line on stderr (gnuplot
+ * missing or failing, the file not writable). */
+int ctl_plot_replay(const char *path, const char *title, const struct ctl_plot_point *p, size_t n);
+
+#endif
