@@ -71,6 +71,20 @@ check "metrics: every family has HELP and TYPE" \
 	bash -c '[ "$(grep -c "^# HELP" <<<"$1")" = "$(grep -c "^# TYPE" <<<"$1")" ] && grep -q "^# TYPE sluice_current_limit_seats gauge" <<<"$1"' _ "$body"
 check "metrics: up, the level's limit, the policy's setpoint" \
 	bash -c 'grep -q "^sluice_up 1$" <<<"$1" && grep -Eq "^sluice_current_limit_seats\{priority_level=\"catch-all\"\} [0-9]+$" <<<"$1" && grep -Eq "^sluice_policy_setpoint_ms\{policy=\"svc\"\} [0-9.]+" <<<"$1"' _ "$body"
+# The Grafana dashboard in configs/ queries only what this scrape has, and
+# every query parses as PromQL (promtool, as recording rules).
+DASH=$E2E_ROOT/configs/grafana/sluice-dashboard.json
+check "the dashboard is JSON with panels, unique ids and a query in every non-row panel" \
+	jq -e '(.panels | length) > 5 and ([.panels[].id] | length == (unique | length)) and all(.panels[] | select(.type != "row"); (.targets | length) > 0 and all(.targets[]; (.expr | length) > 0))' "$DASH"
+missing=""
+for m in $(jq -r '.panels[].targets[]?.expr' "$DASH" | grep -o 'sluice_[a-z_]*' | sort -u); do
+	fam=${m%_bucket}
+	grep -q "^# TYPE $fam " <<<"$body" || missing+=" $m"
+done
+check "every metric the dashboard queries is in a real scrape (missing:${missing:- none})" test -z "$missing"
+jq -r '"groups:\n- name: dashboard\n  rules:", ([.panels[].targets[]?.expr] | to_entries[] | "  - record: sluice:dashboard_\(.key)\n    expr: \(.value | @json)")' "$DASH" >"$E2E_TMP/dashboard-rules.yaml"
+check "every dashboard query parses (promtool check rules: SUCCESS, no lint)" \
+	bash -c 'out=$(promtool check rules "$1" 2>&1) && grep -q "SUCCESS" <<<"$out" && ! grep -q "FAILED" <<<"$out"' _ "$E2E_TMP/dashboard-rules.yaml"
 gold=$(grep -E '^sluice_workload_admitted_total\{policy="svc",workload="gold"\}' <<<"$body" | awk '{print $2}')
 check_num "metrics: the gold workload's admissions are counted" "${gold:-0}" -gt 0
 check_num "metrics: SYNs counted" "$(grep -E '^sluice_syns_total ' <<<"$body" | awk '{print $2}')" -gt 0
