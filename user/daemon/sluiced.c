@@ -39,6 +39,7 @@
 #include "daemon/halfopen_rt.h"
 #include "daemon/policy_rt.h"
 #include "daemon/request_server.h"
+#include "daemon/config_watch.h"
 #include "daemon/service_manager.h"
 #include "dataplane/tickets.h"
 
@@ -66,6 +67,7 @@ struct daemon_opts {
 	bool keep_privileges;
 	bool force;
 	bool verbose;
+	bool watch_config;
 	enum sl_log_level log_level;
 };
 
@@ -103,6 +105,7 @@ struct daemon {
 	double last_reload_ok_at;       /* wall-clock seconds of the last good load */
 	unsigned long long reloads[2];  /* failed, succeeded */
 	struct sl_svcmgr svcmgr;        /* systemd's notifications and watchdog */
+	struct sl_config_watch watch;   /* --watch-config (fd -1 without) */
 	char status[256];               /* what STATUS= said last when ready */
 };
 
@@ -133,6 +136,9 @@ static void usage(FILE *f)
 		"  -f, --force              replace an XDP program that sluice did not attach\n"
 		"  -P, --keep-privileges    keep every capability (by default, once started,\n"
 		"                           only CAP_BPF and CAP_NET_ADMIN remain, NoNewPrivs)\n"
+		"  -W, --watch-config       reload when FILE changes (a Kubernetes ConfigMap\n"
+		"                           volume's update, an editor's save); unchanged\n"
+		"                           bytes are not reloaded\n"
 		"  -l, --log-level LEVEL    error, warning, info (default) or debug; under\n"
 		"                           systemd each line carries its priority (<3>...)\n"
 		"  -v, --verbose            debug logging, including libbpf's messages\n"
@@ -156,13 +162,14 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		{"keep-privileges", no_argument, NULL, 'P'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"log-level", required_argument, NULL, 'l'},
+		{"watch-config", no_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{},
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:i:m:g:p:s:l:kKfPvhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:i:m:g:p:s:l:kKfPvhVW", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->config_path = optarg; break;
 		case 'i': o->ifname = optarg; break;
@@ -184,6 +191,7 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		case 'P': o->keep_privileges = true; break;
 		case 'f': o->force = true; break;
 		case 'v': o->verbose = true; o->log_level = SL_LOG_DEBUG; break;
+		case 'W': o->watch_config = true; break;
 		case 'l':
 			if (sl_log_parse_level(optarg, &o->log_level)) {
 				fprintf(stderr, "sluiced: --log-level: '%s' is not error, warning, info or debug\n",
@@ -376,15 +384,15 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 /* All or nothing: a file that does not load, or a plan that cannot be
  * built, leaves the running configuration exactly as it was (the apply
  * itself flips generations only after everything is written). */
-static int reload(struct daemon *d, struct sl_diags *diags, const char **msg)
+static int reload(struct daemon *d, struct sl_diags *diags, const char **msg, const char *reason)
 {
 	struct sl_config *cfg = NULL;
 	bool was_shadow = d->shadow;
 	char file[512];
 	int err;
 
-	pr_info("event=reload_started file=%s",
-		sl_logfmt_value(file, sizeof(file), d->opts.config_path));
+	pr_info("event=reload_started file=%s reason=%s",
+		sl_logfmt_value(file, sizeof(file), d->opts.config_path), reason);
 	sl_svcmgr_reloading(&d->svcmgr);
 	err = load_config(d->opts.config_path, &cfg, diags);
 	if (!err) {
@@ -403,8 +411,8 @@ static int reload(struct daemon *d, struct sl_diags *diags, const char **msg)
 		char status[320];
 
 		*msg = "reload failed; the previous configuration keeps running";
-		pr_err("event=reload result=failed file=%s reason=%s",
-		       sl_logfmt_value(file, sizeof(file), d->opts.config_path),
+		pr_err("event=reload result=failed file=%s reason=%s error=%s",
+		       sl_logfmt_value(file, sizeof(file), d->opts.config_path), reason,
 		       err == -ENOMEM ? "no-memory" : "invalid-configuration");
 		snprintf(status, sizeof(status), "%s; last reload failed", d->status);
 		sl_svcmgr_ready(&d->svcmgr, status);
@@ -417,9 +425,10 @@ static int reload(struct daemon *d, struct sl_diags *diags, const char **msg)
 	sl_config_free(d->cfg);
 	d->cfg = cfg;
 	*msg = "reloaded";
-	pr_info("event=reload result=ok file=%s levels=%zu flow_schemas=%zu policies=%zu",
-		sl_logfmt_value(file, sizeof(file), d->opts.config_path), cfg->n_levels,
+	pr_info("event=reload result=ok file=%s reason=%s levels=%zu flow_schemas=%zu policies=%zu",
+		sl_logfmt_value(file, sizeof(file), d->opts.config_path), reason, cfg->n_levels,
 		cfg->n_schemas, cfg->n_policies);
+	sl_config_watch_loaded(&d->watch);
 	sl_svcmgr_ready(&d->svcmgr, d->status);
 	return 0;
 }
@@ -531,7 +540,7 @@ static struct sl_reqsrv_more *answer_control(void *ctx, char *request, size_t le
 			sl_policies_dump(d->policies, out, sl_mono_ns());
 			return NULL;
 		case SL_CTL_RELOAD:
-			err = reload(d, &diags, &msg);
+			err = reload(d, &diags, &msg, "control-socket");
 			break;
 		case SL_CTL_SHADOW:
 			err = set_shadow(d, !strcmp(req.arg, "on"), &msg);
@@ -679,6 +688,13 @@ static void tick(struct daemon *d)
 	if (sl_write_heartbeat(&d->dp.maps, ++d->ticks))
 		pr_warn("heartbeat write failed: %s", strerror(errno));
 	sl_svcmgr_tick(&d->svcmgr, now);
+	if (sl_config_watch_due(&d->watch, now)) {
+		struct sl_diags diags = SL_DIAGS_INIT;
+		const char *msg;
+
+		reload(d, &diags, &msg, "file-changed");
+		sl_diags_free(&diags);
+	}
 	sl_adm_tick(d->adm, now);
 	sl_policies_tick(d->policies, now);
 	sl_metrics_sweep(d->metrics, now);
@@ -921,6 +937,13 @@ static int setup_loop(struct daemon *d)
 			return err;
 		pr_info("metrics on http://%s/metrics", d->cfg->server.metrics_address);
 	}
+	if (d->opts.watch_config) {
+		int err = sl_config_watch_open(&d->watch, d->opts.config_path, d->epoll_fd);
+
+		if (err)
+			return err;
+		pr_info("watching %s: a change is reloaded", d->opts.config_path);
+	}
 	return 0;
 }
 
@@ -947,6 +970,8 @@ static int run_loop(struct daemon *d)
 					tick(d);
 			} else if (fd == rb_fd) {
 				ring_buffer__consume(d->events);
+			} else if (sl_config_watch_handle(&d->watch, fd, sl_mono_ns())) {
+				/* a change: the tick reloads once it settles */
 			} else if (sl_reqsrv_handle(d->control, fd, evs[i].events)) {
 				/* answered (or progressed) */
 			} else if (sl_metrics_handle(d->metrics, fd, evs[i].events)) {
@@ -960,7 +985,7 @@ static int run_loop(struct daemon *d)
 					struct sl_diags diags = SL_DIAGS_INIT;
 					const char *msg;
 
-					reload(d, &diags, &msg);
+					reload(d, &diags, &msg, "sighup");
 					sl_diags_free(&diags);
 				} else {
 					pr_info("%s: detaching", strsignal((int)si.ssi_signo));
@@ -982,6 +1007,7 @@ static void close_fd(int *fd)
 int main(int argc, char **argv)
 {
 	struct daemon d = {.sig_fd = -1, .timer_fd = -1, .epoll_fd = -1, .control_fd = -1,
+			   .watch = {.fd = -1},
 			   .sock_dump = SL_SOCK_DUMP_INIT};
 	struct sl_dataplane_opts dpo = {0};
 	struct sl_diags diags = SL_DIAGS_INIT;
@@ -1117,6 +1143,7 @@ out_dp:
 	sl_adm_free(d.adm);
 	free(d.census.conns);
 	free(d.census.seats);
+	sl_config_watch_close(&d.watch);
 	close_fd(&d.sig_fd);
 	close_fd(&d.timer_fd);
 	sl_reqsrv_close(d.control);
