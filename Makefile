@@ -66,7 +66,8 @@ TEST_BPF   := $(BUILD)/tests/xdp_pass.bpf.o $(BUILD)/tests/bench_baseline.bpf.o
 UNIT_SRCS  := $(wildcard tests/unit/*/test_*.c)
 UNIT_TESTS := $(patsubst %.c,$(BUILD)/%,$(UNIT_SRCS))
 PKT_TESTS  := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/packet/test_*.c))
-LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load $(BUILD)/lab_peer $(BUILD)/lab_syn $(BUILD)/lab_notify
+LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load $(BUILD)/lab_peer $(BUILD)/lab_syn $(BUILD)/lab_notify \
+              $(BUILD)/lab_yaml2json
 BENCH_BINS := $(BUILD)/bench_xdp $(BUILD)/bench_engines
 BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 
@@ -191,6 +192,11 @@ $(BUILD)/sluiced: $(BUILD)/daemon/sluiced.o $(call layer_lib,daemon) $(DP_LIBS)
 $(BUILD)/sluicectl: $(BUILD)/ctl/sluicectl.o $(call layer_lib,ctl) $(BUILD)/daemon/control.o $(DP_LIBS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -ljansson
+
+# The manifests' checker reads YAML (libyaml) and writes JSON (jansson).
+$(BUILD)/lab_yaml2json: tests/lab/lab_yaml2json.c tests/lab/lab_cli.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@ -lyaml -ljansson
 
 $(BUILD)/lab_%: tests/lab/lab_%.c tests/lab/lab_cli.h
 	$(call msg,CC,$@)

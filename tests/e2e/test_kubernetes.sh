@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# configs/kubernetes as a cluster would take it: every manifest parses as
+# Kubernetes objects (apiVersion, kind, metadata.name, its namespace), the
+# kustomization names every file, the ConfigMap's payload is a valid sluice
+# configuration, and the DaemonSet agrees with the rest: its selector with
+# its pods, its volumes with its mounts, its options with what sluiced
+# accepts, its capabilities with the systemd unit's, its probes with the
+# payload's metricsAddress, the Service with the pods and the
+# ServiceMonitor with the Service.  Needs no cluster, no root.
+source "$(dirname "$0")/lib.sh"
+K=$E2E_ROOT/configs/kubernetes
+T=$(mktemp -d /tmp/sluice-k8s.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+for f in "$K"/*.yaml; do
+	n=$(basename "$f")
+	[ "$n" = sluice.yaml ] && continue # the payload, a sluice configuration
+	if "$LAB_YAML2JSON" "$f" >"$T/$n.json" 2>"$T/err"; then ok "$n parses as YAML"
+	else not_ok "$n parses as YAML: $(cat "$T/err")"; fi
+	check "$n: every object has apiVersion, kind and metadata.name (or is the kustomization)" \
+		jq -se 'length > 0 and all(.[]; (.apiVersion | type) == "string" and (.kind | type) == "string" and ((.metadata.name | type) == "string" or .kind == "Kustomization"))' "$T/$n.json"
+done
+cat "$T"/*.yaml.json >"$T/all.json"
+obj() { jq -c --arg k "$1" 'select(.kind == $k)' "$T/all.json"; }
+kus=$(obj Kustomization)
+ds=$(obj DaemonSet)
+svc=$(obj Service)
+sm=$(obj ServiceMonitor)
+check "one each: Kustomization, Namespace, DaemonSet, Service, ServiceMonitor" \
+	bash -c 'for k in Kustomization Namespace DaemonSet Service ServiceMonitor; do [ "$(jq -c --arg k "$k" "select(.kind == \$k)" "$1" | wc -l)" = 1 ] || exit 1; done' _ "$T/all.json"
+ns=$(jq -r .namespace <<<"$kus")
+check "namespaced objects are in the kustomization's namespace ($ns), which it creates" \
+	bash -c 'jq -se --arg ns "$2" "all(.[] | select(.kind != \"Namespace\" and .kind != \"Kustomization\"); .metadata.namespace == \$ns) and any(.[]; .kind == \"Namespace\" and .metadata.name == \$ns)" "$1" >/dev/null' _ "$T/all.json" "$ns"
+check "the kustomization lists every manifest there is, and only those" \
+	bash -c '[ "$(jq -r ".resources[]" <<<"$1" | sort)" = "$(cd "$2" && ls *.yaml | grep -vx -e kustomization.yaml -e sluice.yaml | sort)" ]' _ "$kus" "$K"
+cm=$(jq -r '.configMapGenerator[0].name' <<<"$kus")
+payload=$K/$(jq -r '.configMapGenerator[0].files[0]' <<<"$kus")
+check "the ConfigMap keeps its name across edits (no hash suffix: pods reload, not roll)" \
+	jq -e '.generatorOptions.disableNameSuffixHash == true' <<<"$kus"
+check "the ConfigMap's payload is a valid sluice configuration (sluicectl validate)" "$SLUICECTL" validate "$payload"
+check "... and one sluiced would apply (its levels fit: sluicectl limits)" "$SLUICECTL" limits --config "$payload"
+
+# The DaemonSet.
+tmpl=$(jq -c .spec.template <<<"$ds")
+pod=$(jq -c .spec <<<"$tmpl")
+c=$(jq -c '.containers[0]' <<<"$pod")
+check "DaemonSet: its selector matches its pods' labels" \
+	jq -e '.spec.selector.matchLabels as $m | .spec.template.metadata.labels as $l | all($m | to_entries[]; $l[.key] == .value)' <<<"$ds"
+check "DaemonSet: hostNetwork (XDP on the node's interface, metrics on the node)" jq -e '.hostNetwork == true' <<<"$pod"
+check "DaemonSet: every volumeMount names a volume" \
+	jq -e '[.volumes[].name] as $v | all(.containers[].volumeMounts[]; .name as $n | $v | index($n) != null)' <<<"$pod"
+check "DaemonSet: the ConfigMap volume is the kustomization's ConfigMap ($cm)" \
+	jq -e --arg cm "$cm" 'any(.volumes[]; .configMap.name == $cm)' <<<"$pod"
+arg() { jq -r --arg o "$1" '.args[] | select(startswith($o + "=")) | sub("^[^=]*="; "")' <<<"$c"; }
+mount_of() { jq -r --arg p "$1" '.volumeMounts[] | select(.mountPath == $p) | .name' <<<"$c"; }
+hostpath_of() { jq -r --arg n "$1" '.volumes[] | select(.name == $n) | .hostPath.path // empty' <<<"$pod"; }
+cfg=$(arg --config)
+check "DaemonSet: --config ($cfg) is the payload's file in the ConfigMap mount" \
+	bash -c '[ "$(jq -r --arg d "$(dirname "$1")" ".volumeMounts[] | select(.mountPath == \$d) | .name" <<<"$2")" = config ] && [ "$(basename "$1")" = "$(basename "$3")" ]' _ "$cfg" "$c" "$payload"
+cg=$(arg --cgroup)
+check "DaemonSet: --cgroup ($cg) is the host's /sys/fs/cgroup, not the pod's namespace" \
+	test "$(hostpath_of "$(mount_of "$cg")")" = /sys/fs/cgroup
+pin=$(arg --pin-dir)
+check "DaemonSet: --pin-dir ($pin) is on the host's bpffs (the pins outlive the pod)" \
+	bash -c '[ "$(jq -r --arg n "$(jq -r ".volumeMounts[] | select(.mountPath == \"/sys/fs/bpf\") | .name" <<<"$2")" ".volumes[] | select(.name == \$n) | .hostPath.path" <<<"$3")" = /sys/fs/bpf ] && [ "${1#/sys/fs/bpf/}" != "$1" ]' _ "$pin" "$c" "$pod"
+check "DaemonSet: --watch-config (an edited ConfigMap is reloaded) and --keep-attached (a rolling update adopts)" \
+	jq -e '(.args | index("--watch-config")) != null and (.args | index("--keep-attached")) != null' <<<"$c"
+opts=$("$SLUICED" --help)
+bad=""
+for o in $(jq -r '.args[] | sub("=.*"; "")' <<<"$c"); do grep -q -- " $o" <<<"$opts" || bad+=" $o"; done
+check "DaemonSet: every option it passes is one sluiced --help knows (unknown:${bad:- none})" test -z "$bad"
+sock=$(arg --control)
+check "DaemonSet: the control socket's directory is a volume ($(dirname "$sock"))" test -n "$(mount_of "$(dirname "$sock")")"
+unit_caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$E2E_ROOT/configs/systemd/sluiced.service.in" | tr ' ' '\n' | sed 's/^CAP_//' | sort | tr '\n' ' ')
+pod_caps=$(jq -r '.securityContext.capabilities.add[]' <<<"$c" | sort | tr '\n' ' ')
+check "DaemonSet: the capabilities are the systemd unit's ($pod_caps= $unit_caps), all others dropped, not privileged" \
+	bash -c '[ "$1" = "$2" ] && jq -e ".securityContext.capabilities.drop == [\"ALL\"] and .securityContext.privileged == false" <<<"$3" >/dev/null' _ "$pod_caps" "$unit_caps" "$c"
+maddr=$(sed -n 's/^ *metricsAddress: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' "$payload")
+mport=${maddr##*:}
+check "DaemonSet: the metrics port ($(jq -r '.ports[0].containerPort' <<<"$c")) is the payload's metricsAddress ($maddr)" \
+	jq -e --argjson p "$mport" '.ports[] | select(.name == "metrics") | .containerPort == $p' <<<"$c"
+check "DaemonSet: liveness on /healthz, readiness on /readyz, both on that port" \
+	jq -e '.livenessProbe.httpGet.path == "/healthz" and .readinessProbe.httpGet.path == "/readyz" and .livenessProbe.httpGet.port == "metrics" and .readinessProbe.httpGet.port == "metrics"' <<<"$c"
+check "DaemonSet: the metrics listener binds every address of the node (the kubelet probes the node's IP)" \
+	test "${maddr%:*}" = 0.0.0.0
+
+# Service and ServiceMonitor.
+check "Service: selects the DaemonSet's pods" \
+	jq -e --argjson l "$(jq -c .metadata.labels <<<"$tmpl")" 'all(.spec.selector | to_entries[]; $l[.key] == .value)' <<<"$svc"
+check "Service: its port targets the container's metrics port by name" jq -e '.spec.ports[0].targetPort == "metrics"' <<<"$svc"
+check "ServiceMonitor: selects the Service, scrapes its metrics port at /metrics" \
+	bash -c 'jq -e --argjson l "$(jq -c .metadata.labels <<<"$2")" --arg p "$(jq -r ".spec.ports[0].name" <<<"$2")" "all(.spec.selector.matchLabels | to_entries[]; \$l[.key] == .value) and .spec.endpoints[0].port == \$p and .spec.endpoints[0].path == \"/metrics\"" <<<"$1" >/dev/null' _ "$sm" "$svc"
+check "ServiceMonitor: looks in the namespace the Service is in" \
+	bash -c 'jq -e --arg ns "$2" ".spec.namespaceSelector.matchNames | index(\$ns) != null" <<<"$1" >/dev/null' _ "$sm" "$ns"
+check "the Containerfile builds what the DaemonSet runs (its ENTRYPOINT is sluiced)" \
+	grep -q 'ENTRYPOINT \["/usr/sbin/sluiced"\]' "$K/Containerfile"
+
+e2e_finish
