@@ -115,10 +115,12 @@ start_service() {
 
 # start_daemon CONFIG [extra sluiced args]: sets DAEMON_PID, waits until configured.
 # SLUICED_WRAP (an array, empty by default): a command to run sluiced under.
+# DAEMON_IFACES: its interface options (empty: Server spec.interfaces).
 SLUICED_WRAP=()
+DAEMON_IFACES=(--iface sl0)
 start_daemon() {
 	local cfg=$1; shift
-	"${SLUICED_WRAP[@]}" "$SLUICED" --config "$cfg" --iface sl0 --pin-dir "$PIN_DIR" --control "$E2E_TMP/ctl.sock" "$@" \
+	"${SLUICED_WRAP[@]}" "$SLUICED" --config "$cfg" "${DAEMON_IFACES[@]}" --pin-dir "$PIN_DIR" --control "$E2E_TMP/ctl.sock" "$@" \
 		>>"$E2E_TMP/sluiced.log" 2>&1 &
 	DAEMON_PID=$!
 	E2E_PIDS+=("$DAEMON_PID")

@@ -30,6 +30,7 @@
 #define SL_API_VERSION        "sluice/v1"
 #define SL_LEVEL_NAME_SIZE    48 /* names are at most 47 characters */
 #define SL_IFNAME_SIZE        16 /* IFNAMSIZ: names are 1..15 characters */
+#define SL_MAX_INTERFACES     32 /* one daemon's interfaces */
 #define SL_MAX_LEVELS         64 /* SLUICE_MAX_LEVELS, mandatory levels included */
 
 /* Numeric values match enum sluice_fail_mode / sluice_level_type /
@@ -66,8 +67,9 @@ struct sl_server_cfg {
 	uint64_t heartbeat_timeout_ns;    /* heartbeatTimeout, 3s; 0 = failsafe off */
 	uint64_t tick_ns;                 /* tick, 100ms (1ms..10s) */
 	uint64_t handshake_timeout_ns;    /* handshakeTimeout, 10s */
-	char (*interfaces)[SL_IFNAME_SIZE]; /* interfaces, NULL if none */
+	char (*interfaces)[SL_IFNAME_SIZE]; /* interfaces, NULL if none (at most SL_MAX_INTERFACES) */
 	size_t n_interfaces;
+	unsigned interfaces_line, interfaces_column; /* where the list is, for diagnostics */
 	char *pin_dir;                    /* pinDir, "/sys/fs/bpf/sluice" */
 	struct {
 		uint32_t connections;     /* tableSizes.connections, 65536 (1024..16777216) */

@@ -150,10 +150,12 @@ static void decode_interfaces(struct ctx *c, const struct sl_ynode *v,
 		    cd_describe(v).s);
 		return;
 	}
+	s->interfaces_line = v->line;
+	s->interfaces_column = v->column;
 	if (!v->n_items)
 		return;
-	if (v->n_items > 4096) {
-		cd_err(c, v, "%zu interfaces listed; at most 4096 allowed", v->n_items);
+	if (v->n_items > SL_MAX_INTERFACES) {
+		cd_err(c, v, "%zu interfaces listed; at most %d allowed", v->n_items, SL_MAX_INTERFACES);
 		return;
 	}
 	s->interfaces = calloc(v->n_items, sizeof(*s->interfaces));

@@ -80,8 +80,14 @@ int ctl_validate(int argc, char **argv)
 			char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
 			struct sl_plan plan;
 
-			sl_plan_build(cfg, names, cfg->server.n_interfaces ? cfg->server.interfaces[0] : "",
-				      &plan, &all);
+			if (!sl_plan_build(cfg, names, cfg->server.n_interfaces ? cfg->server.interfaces[0] : "",
+					   &plan, &all) && cfg->server.n_interfaces > 1) {
+				const char *ifs[SL_MAX_INTERFACES];
+
+				for (size_t k = 0; k < cfg->server.n_interfaces; k++)
+					ifs[k] = cfg->server.interfaces[k];
+				sl_plan_check_interfaces(cfg, &plan, ifs, cfg->server.n_interfaces, &all);
+			}
 			sl_plan_free(&plan);
 			sl_config_free(cfg);
 		}

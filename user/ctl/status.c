@@ -6,6 +6,7 @@
 
 #include "ctl/ctl.h"
 #include "ctl/options.h"
+#include "dataplane/attachments.h"
 #include "lib/json_out.h"
 
 struct status_level {
@@ -23,6 +24,9 @@ struct status {
 	bool stale;        /* the failsafe decides */
 	bool undispatched; /* nobody dispatches: deferral is off */
 	struct status_level levels[SLUICE_MAX_LEVELS];
+	uint32_t xdp_prog_id;                 /* the pinned program's, 0: none */
+	struct sl_xdp_attachment ifaces[64]; /* where it is attached */
+	size_t n_ifaces;
 	unsigned n_levels;
 };
 
@@ -43,12 +47,15 @@ static bool older_than(unsigned long long hb_ns, unsigned long long now, unsigne
 	return limit && (!hb_ns || (now > hb_ns && now - hb_ns > limit));
 }
 
-static int read_status(const struct sl_maps *m, struct status *s)
+static int read_status(const struct sl_maps *m, const char *pin_dir, struct status *s)
 {
 	unsigned long long now = sl_mono_ns();
 	int err;
 
 	memset(s, 0, sizeof(*s));
+	/* Not fatal: the levels are worth showing without it. */
+	sl_xdp_attachments(pin_dir, &s->xdp_prog_id, s->ifaces,
+			   sizeof(s->ifaces) / sizeof(s->ifaces[0]), &s->n_ifaces);
 	if ((err = sl_maps_config(m, &s->cfg)) || (err = sl_maps_heartbeat(m, &s->hb)) ||
 	    (err = sl_maps_global_stats(m, &s->gs)))
 		return err;
@@ -100,6 +107,17 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 	jo_bool(&jo, "dispatching", !s->undispatched);
 	jo_u64(&jo, "dispatch_timeout_ms", s->cfg.dispatch_timeout_ns / 1000000);
 	jo_bool(&jo, "shadow", s->cfg.flags & SLUICE_CFG_SHADOW);
+	jo_u64(&jo, "xdp_prog_id", s->xdp_prog_id);
+	jo_arr_begin(&jo, "interfaces");
+	for (size_t i = 0; i < s->n_ifaces; i++) {
+		jo_obj_begin(&jo, NULL);
+		jo_str(&jo, "name", s->ifaces[i].ifname);
+		jo_u64(&jo, "ifindex", (uint64_t)s->ifaces[i].ifindex);
+		jo_str(&jo, "xdp_mode", s->ifaces[i].mode);
+		jo_u64(&jo, "prog_id", s->ifaces[i].prog_id);
+		jo_obj_end(&jo);
+	}
+	jo_arr_end(&jo);
 	jo_obj_begin(&jo, "failsafe");
 	jo_str(&jo, "mode", fail_mode_name(s->cfg.fail_mode));
 	jo_bool(&jo, "active", s->stale);
@@ -177,6 +195,13 @@ static void print_table(const struct status *s, const char *pin_dir)
 	       s->stale ? "  FAILSAFE ACTIVE (heartbeat stale)" :
 	       s->undispatched ? "  NOT DISPATCHING (daemon silent: nothing deferred)" : "",
 	       s->cfg.flags & SLUICE_CFG_SHADOW ? "  SHADOW MODE (verdicts counted, not enforced)" : "");
+	printf("interfaces ");
+	for (size_t i = 0; i < s->n_ifaces; i++)
+		printf(" %s (%s, prog %u)%s", s->ifaces[i].ifname, s->ifaces[i].mode, s->ifaces[i].prog_id,
+		       i + 1 < s->n_ifaces ? "," : "");
+	if (!s->n_ifaces)
+		printf(" none: XDP is not attached%s", s->xdp_prog_id ? "" : " (no program pinned)");
+	printf("\n");
 	printf("%-24s %-8s %9s %7s %10s %10s %10s %8s %-4s\n", "LEVEL", "TYPE", "SEATS", "LIMIT",
 	       "ADMITTED", "DEFERRED", "REJECTED", "EXPIRED", "AT");
 	for (unsigned i = 0; i < s->n_levels; i++) {
@@ -247,7 +272,7 @@ int ctl_status(int argc, char **argv)
 	if (ctl_open_maps(o.pin_dir, &m))
 		return CTL_FAIL;
 	for (long n = 0;; n++) {
-		err = read_status(&m, &s);
+		err = read_status(&m, o.pin_dir, &s);
 		if (err) {
 			fprintf(stderr, "sluicectl status: reading maps in %s: %s\n", o.pin_dir, strerror(-err));
 			break;

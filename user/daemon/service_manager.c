@@ -32,7 +32,7 @@ static void notify(const char *what)
 
 static void notify_with_status(const char *what, const char *status)
 {
-	char msg[512];
+	char msg[1024];
 
 	snprintf(msg, sizeof(msg), "%s%sSTATUS=%s", what, *what ? "\n" : "", status ? status : "");
 	notify(msg);

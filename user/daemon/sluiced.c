@@ -57,7 +57,8 @@
 
 struct daemon_opts {
 	const char *config_path;
-	const char *ifname;
+	const char *ifnames[SL_DP_MAX_IFACES]; /* --iface, repeated; else Server spec.interfaces */
+	size_t n_ifnames;
 	const char *pin_dir;
 	const char *cgroup;
 	const char *control_path;
@@ -106,7 +107,7 @@ struct daemon {
 	unsigned long long reloads[2];  /* failed, succeeded */
 	struct sl_svcmgr svcmgr;        /* systemd's notifications and watchdog */
 	struct sl_config_watch watch;   /* --watch-config (fd -1 without) */
-	char status[256];               /* what STATUS= said last when ready */
+	char status[768];               /* what STATUS= said last when ready */
 };
 
 static void usage(FILE *f)
@@ -118,8 +119,8 @@ static void usage(FILE *f)
 		"configuration, and keep it running.  SIGHUP reloads FILE (all or nothing);\n"
 		"SIGTERM/SIGINT detach and remove the pins.\n\n"
 		"  -c, --config FILE        YAML configuration (required)\n"
-		"  -i, --iface IFNAME       interface to attach XDP to (default: the first of\n"
-		"                           Server spec.interfaces)\n"
+		"  -i, --iface IFNAME       an interface to attach XDP to; repeat it for more\n"
+		"                           (default: every one of Server spec.interfaces)\n"
 		"  -m, --xdp-mode MODE      native (default) or generic\n"
 		"  -g, --cgroup PATH        cgroup v2 directory for sock_ops (default: the\n"
 		"                           cgroup2 mount found in /proc/mounts)\n"
@@ -172,7 +173,13 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 	while ((c = getopt_long(argc, argv, "c:i:m:g:p:s:l:kKfPvhVW", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->config_path = optarg; break;
-		case 'i': o->ifname = optarg; break;
+		case 'i':
+			if (o->n_ifnames == SL_DP_MAX_IFACES) {
+				fprintf(stderr, "sluiced: --iface: at most %d interfaces\n", SL_DP_MAX_IFACES);
+				return -EINVAL;
+			}
+			o->ifnames[o->n_ifnames++] = optarg;
+			break;
 		case 'm':
 			if (!strcmp(optarg, "generic") || !strcmp(optarg, "skb")) {
 				o->xdp_generic = true;
@@ -302,8 +309,10 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 		pr_err("read level names: %s", strerror(-err));
 		return err;
 	}
-	err = sl_plan_build_quiescing(cfg, names, d->dp.ifname,
+	err = sl_plan_build_quiescing(cfg, names, d->opts.ifnames[0],
 				      quiescing_shares(d, cfg, names, &quiescing), &plan, diags);
+	if (!err)
+		err = sl_plan_check_interfaces(cfg, &plan, d->opts.ifnames, d->opts.n_ifnames, diags);
 	if (err) {
 		for (size_t i = first; i < diags->count; i++) {
 			char line[1024];
@@ -408,7 +417,7 @@ static int reload(struct daemon *d, struct sl_diags *diags, const char **msg, co
 	d->last_reload_ok = !err;
 	d->reloads[!err]++;
 	if (err) {
-		char status[320];
+		char status[832];
 
 		*msg = "reload failed; the previous configuration keeps running";
 		pr_err("event=reload result=failed file=%s reason=%s error=%s",
@@ -1030,9 +1039,10 @@ int main(int argc, char **argv)
 	if (err)
 		return 1;
 	sl_halfopen_rt_init(&d.halfopen, &d.cfg->server);
-	if (!d.opts.ifname && d.cfg->server.n_interfaces)
-		d.opts.ifname = d.cfg->server.interfaces[0];
-	if (!d.opts.ifname) {
+	if (!d.opts.n_ifnames)
+		for (size_t i = 0; i < d.cfg->server.n_interfaces && i < SL_DP_MAX_IFACES; i++)
+			d.opts.ifnames[d.opts.n_ifnames++] = d.cfg->server.interfaces[i];
+	if (!d.opts.n_ifnames) {
 		pr_err("no interface: pass --iface IFNAME or set Server spec.interfaces");
 		err = -EINVAL;
 		goto out_cfg;
@@ -1059,7 +1069,8 @@ int main(int argc, char **argv)
 	}
 
 	dpo.pin_dir = d.opts.pin_dir;
-	dpo.ifname = d.opts.ifname;
+	dpo.ifnames = d.opts.ifnames;
+	dpo.n_ifnames = d.opts.n_ifnames;
 	dpo.xdp_generic = d.opts.xdp_generic;
 	dpo.cgroup = d.opts.cgroup;
 	dpo.force = d.opts.force;
@@ -1126,10 +1137,10 @@ int main(int argc, char **argv)
 		pr_err("start-up failed: %s", strerror(-err));
 		goto out_dp;
 	}
-	pr_info("protecting %s (XDP %s, sock_ops on %s), pins in %s, fail mode %s", d.dp.ifname,
+	pr_info("protecting %s (XDP %s, sock_ops on %s), pins in %s, fail mode %s", d.dp.ifnames,
 		d.opts.xdp_generic ? "generic" : "native", d.dp.cgroup, d.dp.pin_dir,
 		d.cfg->server.fail_mode == SL_FAIL_CLOSED ? "closed" : "open");
-	snprintf(d.status, sizeof(d.status), "protecting %s (XDP %s), fail mode %s", d.dp.ifname,
+	snprintf(d.status, sizeof(d.status), "protecting %s (XDP %s), fail mode %s", d.dp.ifnames,
 		 d.opts.xdp_generic ? "generic" : "native",
 		 d.cfg->server.fail_mode == SL_FAIL_CLOSED ? "closed" : "open");
 	sl_svcmgr_ready(&d.svcmgr, d.status);

@@ -194,61 +194,92 @@ static int pin_progs(struct sl_dataplane *dp)
 	return 0;
 }
 
-static int attach_xdp(struct sl_dataplane *dp, bool force, __u32 own_old_id)
+static int attach_xdp(struct sl_dataplane *dp, struct sl_dp_iface *ifc, bool force, __u32 own_old_id)
 {
 	int prog_fd = bpf_program__fd(dp->skel->progs.sluice_xdp);
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
 	__u32 cur_id = 0;
 	int err, old_fd = -1;
 
-	err = bpf_xdp_query_id(dp->ifindex, 0, &cur_id);
+	err = bpf_xdp_query_id(ifc->ifindex, 0, &cur_id);
 	if (err && err != -ENOENT) {
-		pr_err("query XDP on %s: %s", dp->ifname, strerror(-err));
+		pr_err("query XDP on %s: %s", ifc->name, strerror(-err));
 		return err;
 	}
 	if (cur_id) {
 		if (cur_id != own_old_id && !force) {
 			pr_err("%s already has XDP program id %u that sluice did not attach; "
-			       "remove it or use --force to replace it", dp->ifname, cur_id);
+			       "remove it or use --force to replace it", ifc->name, cur_id);
 			return -EBUSY;
 		}
-		pr_info("replacing XDP program id %u on %s (%s)", cur_id, dp->ifname,
+		pr_info("replacing XDP program id %u on %s (%s)", cur_id, ifc->name,
 			cur_id == own_old_id ? "a previous sluiced" : "--force");
 		/* It may sit in the other mode (generic vs native); the kernel
 		 * refuses two modes at once, so remove it first. */
 		old_fd = bpf_prog_get_fd_by_id(cur_id);
-		bpf_xdp_detach(dp->ifindex, XDP_FLAGS_SKB_MODE, NULL);
-		bpf_xdp_detach(dp->ifindex, XDP_FLAGS_DRV_MODE, NULL);
+		bpf_xdp_detach(ifc->ifindex, XDP_FLAGS_SKB_MODE, NULL);
+		bpf_xdp_detach(ifc->ifindex, XDP_FLAGS_DRV_MODE, NULL);
 	}
-	err = bpf_xdp_attach(dp->ifindex, prog_fd, dp->xdp_flags | XDP_FLAGS_UPDATE_IF_NOEXIST, &opts);
+	err = bpf_xdp_attach(ifc->ifindex, prog_fd, dp->xdp_flags | XDP_FLAGS_UPDATE_IF_NOEXIST, &opts);
 	if (old_fd >= 0)
 		close(old_fd);
 	if (err) {
 		if (err == -EOPNOTSUPP)
-			pr_err("attach XDP to %s: driver has no native XDP; try --xdp-mode generic", dp->ifname);
+			pr_err("attach XDP to %s: driver has no native XDP; try --xdp-mode generic", ifc->name);
 		else if (err == -ERANGE)
-			pr_err("attach XDP to %s: MTU too large for XDP on this device", dp->ifname);
+			pr_err("attach XDP to %s: MTU too large for XDP on this device", ifc->name);
 		else
-			pr_err("attach XDP to %s: %s", dp->ifname, strerror(-err));
+			pr_err("attach XDP to %s: %s", ifc->name, strerror(-err));
 		return err;
 	}
-	dp->xdp_attached = true;
+	ifc->attached = true;
 	return 0;
 }
 
-static void detach_xdp(struct sl_dataplane *dp)
+static void detach_xdp(struct sl_dataplane *dp, struct sl_dp_iface *ifc)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts,
 		    .old_prog_fd = bpf_program__fd(dp->skel->progs.sluice_xdp));
 	int err;
 
-	if (!dp->xdp_attached)
+	if (!ifc->attached)
 		return;
 	/* Only if it is still ours: never remove someone else's program. */
-	err = bpf_xdp_detach(dp->ifindex, dp->xdp_flags | XDP_FLAGS_REPLACE, &opts);
+	err = bpf_xdp_detach(ifc->ifindex, dp->xdp_flags | XDP_FLAGS_REPLACE, &opts);
 	if (err)
-		pr_warn("detach XDP from %s: %s", dp->ifname, strerror(-err));
-	dp->xdp_attached = false;
+		pr_warn("detach XDP from %s: %s", ifc->name, strerror(-err));
+	ifc->attached = false;
+}
+
+static bool listed(const struct sl_dataplane *dp, int ifindex)
+{
+	for (size_t i = 0; i < dp->n_ifaces; i++)
+		if (dp->ifaces[i].ifindex == ifindex)
+			return true;
+	return false;
+}
+
+/* A previous sluiced (--keep-attached) may have protected an interface the
+ * configuration no longer lists: its program, ours by its pinned id, goes. */
+static void detach_orphans(struct sl_dataplane *dp, __u32 own_old_id)
+{
+	struct if_nameindex *all = if_nameindex();
+
+	if (!all || !own_old_id) {
+		if (all)
+			if_freenameindex(all);
+		return;
+	}
+	for (struct if_nameindex *i = all; i->if_index; i++) {
+		__u32 id = 0;
+
+		if (listed(dp, (int)i->if_index) || bpf_xdp_query_id((int)i->if_index, 0, &id) || id != own_old_id)
+			continue;
+		bpf_xdp_detach((int)i->if_index, XDP_FLAGS_SKB_MODE, NULL);
+		bpf_xdp_detach((int)i->if_index, XDP_FLAGS_DRV_MODE, NULL);
+		pr_info("detached a previous sluiced's XDP program from %s: no longer listed", i->if_name);
+	}
+	if_freenameindex(all);
 }
 
 /* The sock_ops link is pinned so it outlives a crashed daemon: seats are
@@ -412,13 +443,28 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 	memset(dp, 0, sizeof(*dp));
 	dp->lock_fd = -1;
 	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s", o->pin_dir);
-	snprintf(dp->ifname, sizeof(dp->ifname), "%s", o->ifname);
 	dp->xdp_flags = o->xdp_generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
-	dp->ifindex = (int)if_nametoindex(o->ifname);
-	if (!dp->ifindex) {
-		err = -errno;
-		pr_err("interface %s: %s", o->ifname, strerror(-err));
-		return err;
+	if (!o->n_ifnames || o->n_ifnames > SL_DP_MAX_IFACES) {
+		pr_err("%zu interfaces: between 1 and %d", o->n_ifnames, SL_DP_MAX_IFACES);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < o->n_ifnames; i++) {
+		struct sl_dp_iface *ifc = &dp->ifaces[i];
+		size_t used = strlen(dp->ifnames);
+
+		snprintf(ifc->name, sizeof(ifc->name), "%s", o->ifnames[i]);
+		ifc->ifindex = (int)if_nametoindex(o->ifnames[i]);
+		if (!ifc->ifindex) {
+			err = -errno;
+			pr_err("interface %s: %s", o->ifnames[i], strerror(-err));
+			return err;
+		}
+		if (listed(dp, ifc->ifindex)) {
+			pr_err("interface %s is listed twice", o->ifnames[i]);
+			return -EINVAL;
+		}
+		dp->n_ifaces = i + 1;
+		snprintf(dp->ifnames + used, sizeof(dp->ifnames) - used, "%s%s", i ? ", " : "", ifc->name);
 	}
 
 	err = sl_ensure_bpffs(dp->pin_dir);
@@ -476,10 +522,14 @@ fail:
 
 int sl_dataplane_attach(struct sl_dataplane *dp, const struct sl_dataplane_opts *o)
 {
-	int err = attach_xdp(dp, o->force, dp->own_old_xdp);
+	int err = 0;
 
+	for (size_t i = 0; i < dp->n_ifaces && !err; i++)
+		err = attach_xdp(dp, &dp->ifaces[i], o->force, dp->own_old_xdp);
 	if (!err)
 		err = attach_sockops(dp, o->cgroup);
+	if (!err)
+		detach_orphans(dp, dp->own_old_xdp);
 	return err;
 }
 
@@ -492,9 +542,11 @@ void sl_dataplane_stop(struct sl_dataplane *dp, enum sl_stop_mode mode)
 		if (dp->sockops_link)
 			bpf_link__destroy(dp->sockops_link);
 		dp->sockops_link = NULL;
-		dp->xdp_attached = false;
+		for (size_t i = 0; i < dp->n_ifaces; i++)
+			dp->ifaces[i].attached = false;
 	} else if (dp->skel) {
-		detach_xdp(dp);
+		for (size_t i = 0; i < dp->n_ifaces; i++)
+			detach_xdp(dp, &dp->ifaces[i]);
 		detach_sockops(dp);
 		remove_pins(dp, mode == SL_STOP_KEEP_MAPS);
 	}

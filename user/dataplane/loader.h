@@ -16,9 +16,13 @@
 struct sluice; /* the generated skeleton */
 struct bpf_link;
 
+/* The interfaces one daemon protects (Server spec.interfaces, --iface). */
+#define SL_DP_MAX_IFACES 32
+
 struct sl_dataplane_opts {
 	const char *pin_dir;
-	const char *ifname;
+	const char *const *ifnames; /* n_ifnames interfaces, each attached the same way */
+	size_t n_ifnames;
 	bool xdp_generic;          /* generic (skb) mode instead of native */
 	const char *cgroup;        /* NULL: the cgroup v2 root from /proc/mounts */
 	bool force;                /* replace an XDP program we did not attach */
@@ -26,14 +30,20 @@ struct sl_dataplane_opts {
 	uint32_t class_table_size; /* per generation; 0: the object's default */
 };
 
+struct sl_dp_iface {
+	char name[IFNAMSIZ];
+	int ifindex;
+	bool attached;
+};
+
 struct sl_dataplane {
 	struct sluice *skel;
 	char pin_dir[256];
-	char ifname[IFNAMSIZ];
+	struct sl_dp_iface ifaces[SL_DP_MAX_IFACES];
+	size_t n_ifaces;
+	char ifnames[SL_DP_MAX_IFACES * (IFNAMSIZ + 2)]; /* "eth0, eth1": for messages */
 	char cgroup[256];
-	int ifindex;
 	uint32_t xdp_flags;
-	bool xdp_attached;
 	struct bpf_link *sockops_link;
 	struct sl_maps maps;        /* borrowed from skel */
 	struct sluice_seats *seats; /* sl_seats mmapped: SLUICE_MAX_LEVELS entries */
@@ -52,8 +62,11 @@ struct sl_dataplane {
  * everything already done is undone; returns a negative errno after
  * logging one line that says what failed and why. */
 int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *o);
-/* Attach XDP (replacing our previous program atomically) and sock_ops.
- * Same error contract; on failure the caller stops the data plane. */
+/* Attach XDP to every interface (replacing our previous program on each
+ * atomically) and sock_ops; a previous sluiced's program left on an
+ * interface no longer listed is detached.  Same error contract; on
+ * failure the caller stops the data plane (which detaches what was
+ * attached). */
 int sl_dataplane_attach(struct sl_dataplane *dp, const struct sl_dataplane_opts *o);
 /* How much of the data path a stop leaves behind. */
 enum sl_stop_mode {

@@ -505,3 +505,23 @@ void sl_compiled_free(struct sl_compiled *c)
 	free(c->entries);
 	memset(c, 0, sizeof(*c));
 }
+
+static bool prefixes_equal(const struct sl_prefix_class *a, const struct sl_prefix_class *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (memcmp(a[i].addr, b[i].addr, sizeof(a[i].addr)) || a[i].prefix_len != b[i].prefix_len ||
+		    a[i].cls != b[i].cls)
+			return false;
+	return true;
+}
+
+bool sl_compiled_equal(const struct sl_compiled *a, const struct sl_compiled *b)
+{
+	return a->n_src == b->n_src && a->n_dst == b->n_dst && a->n_sport_cls == b->n_sport_cls &&
+	       a->n_dport_cls == b->n_dport_cls && a->n_entries == b->n_entries &&
+	       prefixes_equal(a->src, b->src, a->n_src) && prefixes_equal(a->dst, b->dst, a->n_dst) &&
+	       !memcmp(a->sport_cls, b->sport_cls, 65536 * sizeof(*a->sport_cls)) &&
+	       !memcmp(a->dport_cls, b->dport_cls, 65536 * sizeof(*a->dport_cls)) &&
+	       !memcmp(a->entries, b->entries, a->n_entries * sizeof(*a->entries)) &&
+	       !memcmp(&a->default_class, &b->default_class, sizeof(a->default_class));
+}

@@ -13,6 +13,7 @@
 #ifndef SLUICE_CLASS_COMPILER_H
 #define SLUICE_CLASS_COMPILER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,5 +51,7 @@ int sl_compile_classes(const struct sl_config *cfg, const unsigned *level_slot,
 		       const char *iface, size_t max_entries,
 		       struct sl_compiled *out, struct sl_diags *diags);
 void sl_compiled_free(struct sl_compiled *c);
+/* Whether two compilations give the data path the same tables. */
+bool sl_compiled_equal(const struct sl_compiled *a, const struct sl_compiled *b);
 
 #endif

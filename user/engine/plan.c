@@ -190,3 +190,33 @@ void sl_plan_free(struct sl_plan *plan)
 {
 	sl_compiled_free(&plan->classes);
 }
+
+int sl_plan_check_interfaces(const struct sl_config *cfg, const struct sl_plan *plan,
+			     const char *const *ifaces, size_t n_ifaces, struct sl_diags *diags)
+{
+	for (size_t i = 1; i < n_ifaces; i++) {
+		struct sl_compiled other;
+		bool same;
+		int err;
+
+		err = sl_compile_classes(cfg, plan->slot_of, ifaces[i],
+					 cfg->server.table_sizes.classes ? cfg->server.table_sizes.classes
+									 : SLUICE_DEFAULT_CLASSES,
+					 &other, diags);
+		if (err)
+			return err;
+		same = sl_compiled_equal(&plan->classes, &other);
+		sl_compiled_free(&other);
+		if (!same) {
+			sl_diags_add(diags, SL_SEV_ERROR, cfg->source_file, cfg->server.interfaces_line,
+				     cfg->server.interfaces_column, "Server", "spec.interfaces",
+				     "connections classify differently on %s than on %s (a FlowSchema subject "
+				     "or a policy selector on the `iface` label); one sluiced applies one set of "
+				     "tables to all its interfaces: protect them with separate "
+				     "configurations, or match on addresses and ports instead",
+				     ifaces[i], ifaces[0]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

@@ -38,6 +38,13 @@ int sl_plan_build_quiescing(const struct sl_config *cfg,
 			    struct sl_diags *diags);
 void sl_plan_free(struct sl_plan *plan);
 
+/* Several interfaces share one set of tables, built for ifaces[0]: fine
+ * unless the classification depends on the `iface` label.  0 when the
+ * tables for every other interface come out the same, else -EINVAL with a
+ * diagnostic at Server spec.interfaces. */
+int sl_plan_check_interfaces(const struct sl_config *cfg, const struct sl_plan *plan,
+			     const char *const *ifaces, size_t n_ifaces, struct sl_diags *diags);
+
 /* The most seats one connection of level l takes (Kubernetes
  * max_seats.go, Queue levels), 0 = no cap. */
 uint32_t sl_level_max_seats(const struct sl_level_cfg *l, uint32_t nominal);

@@ -1,0 +1,71 @@
+#include "dataplane/attachments.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/if_link.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dataplane/pinned_maps.h"
+#include "sluice_abi.h"
+
+static uint32_t pinned_id(const char *pin_dir)
+{
+	struct bpf_prog_info info = {0};
+	__u32 len = sizeof(info);
+	char path[4096];
+	int fd;
+
+	if (sl_pin_path(path, sizeof(path), pin_dir, "progs", SLUICE_PROG_XDP))
+		return 0;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
+}
+
+static const char *mode_name(__u8 mode)
+{
+	switch (mode) {
+	case XDP_ATTACHED_DRV: return "native";
+	case XDP_ATTACHED_SKB: return "generic";
+	case XDP_ATTACHED_HW: return "offload";
+	default: return "multi";
+	}
+}
+
+int sl_xdp_attachments(const char *pin_dir, uint32_t *prog_id, struct sl_xdp_attachment *out,
+		       size_t max, size_t *n)
+{
+	struct if_nameindex *all, *i;
+
+	*n = 0;
+	*prog_id = pinned_id(pin_dir);
+	if (!*prog_id)
+		return 0;
+	all = if_nameindex();
+	if (!all)
+		return -errno;
+	for (i = all; i->if_index && *n < max; i++) {
+		LIBBPF_OPTS(bpf_xdp_query_opts, q);
+		struct sl_xdp_attachment *a;
+
+		if (bpf_xdp_query((int)i->if_index, 0, &q) || q.attach_mode == XDP_ATTACHED_NONE)
+			continue;
+		if (q.prog_id != *prog_id && q.drv_prog_id != *prog_id && q.skb_prog_id != *prog_id &&
+		    q.hw_prog_id != *prog_id)
+			continue;
+		a = &out[(*n)++];
+		snprintf(a->ifname, sizeof(a->ifname), "%s", i->if_name);
+		a->ifindex = (int)i->if_index;
+		a->mode = q.skb_prog_id == *prog_id ? "generic" : q.drv_prog_id == *prog_id ? "native" :
+			  q.hw_prog_id == *prog_id ? "offload" : mode_name(q.attach_mode);
+		a->prog_id = *prog_id;
+	}
+	if_freenameindex(all);
+	return 0;
+}
