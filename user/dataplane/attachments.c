@@ -10,24 +10,6 @@
 #include "dataplane/pinned_maps.h"
 #include "sluice_abi.h"
 
-static uint32_t pinned_id(const char *pin_dir)
-{
-	struct bpf_prog_info info = {0};
-	__u32 len = sizeof(info);
-	char path[4096];
-	int fd;
-
-	if (sl_pin_path(path, sizeof(path), pin_dir, "progs", SLUICE_PROG_XDP))
-		return 0;
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return 0;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		info.id = 0;
-	close(fd);
-	return info.id;
-}
-
 static const char *mode_name(__u8 mode)
 {
 	switch (mode) {
@@ -44,7 +26,7 @@ int sl_xdp_attachments(const char *pin_dir, uint32_t *prog_id, struct sl_xdp_att
 	struct if_nameindex *all, *i;
 
 	*n = 0;
-	*prog_id = pinned_id(pin_dir);
+	*prog_id = sl_pinned_prog_id(pin_dir, SLUICE_PROG_XDP);
 	if (!*prog_id)
 		return 0;
 	all = if_nameindex();

@@ -155,25 +155,6 @@ static int pin_maps(struct sl_dataplane *dp)
 	return 0;
 }
 
-/* Id of the program pinned at <pin>/progs/<name>, 0 if none. */
-static __u32 pinned_prog_id(const char *pin_dir, const char *name)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	char path[4096];
-	int fd;
-
-	if (sl_pin_path(path, sizeof(path), pin_dir, "progs", name))
-		return 0;
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return 0;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		info.id = 0;
-	close(fd);
-	return info.id;
-}
-
 static int pin_progs(struct sl_dataplane *dp)
 {
 	struct bpf_program *prog;
@@ -509,7 +490,7 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 	err = pin_maps(dp);
 	if (err)
 		goto fail;
-	dp->own_old_xdp = pinned_prog_id(dp->pin_dir, SLUICE_PROG_XDP);
+	dp->own_old_xdp = sl_pinned_prog_id(dp->pin_dir, SLUICE_PROG_XDP);
 	err = pin_progs(dp);
 	if (err)
 		goto fail;

@@ -230,3 +230,21 @@ int sl_maps_level_names(const struct sl_maps *m,
 	}
 	return 0;
 }
+
+uint32_t sl_pinned_prog_id(const char *pin_dir, const char *name)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	char path[4096];
+	int fd;
+
+	if (sl_pin_path(path, sizeof(path), pin_dir, "progs", name))
+		return 0;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
+}
