@@ -78,6 +78,8 @@ struct sl_server_cfg {
 	char *metrics_address;            /* metricsAddress "host:port", NULL if unset */
 	uint32_t events_per_second;       /* eventsPerSecond, 1000; 0 = no cap */
 	char *control_socket;             /* controlSocket, "/run/sluice/sluiced.sock" (absolute, < 108 bytes) */
+	char *read_group;                 /* readGroup: a group that may read the pins and ask the
+					   * control socket for reports (not for changes); NULL: none */
 	bool shadow;                      /* shadow: verdicts counted, none enforced (false) */
 	double ticket_overbooking;        /* ticketOverbooking: a Queue level may dispatch beyond its
 					     limit by up to this x the limit in unclaimed tickets (1; 0..16) */

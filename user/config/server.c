@@ -45,7 +45,7 @@ static const struct enumval fail_modes[] = {
 enum {
 	SV_LIMIT, SV_FAIL_MODE, SV_HEARTBEAT, SV_TICK, SV_HANDSHAKE,
 	SV_INTERFACES, SV_PIN_DIR, SV_TABLE_SIZES, SV_METRICS, SV_EVENTS,
-	SV_CONTROL, SV_SHADOW, SV_OVERBOOK, SV_HELD, SV_HALF_OPEN, SV_N
+	SV_CONTROL, SV_SHADOW, SV_OVERBOOK, SV_HELD, SV_HALF_OPEN, SV_READ_GROUP, SV_N
 };
 
 #define SRV struct sl_server_cfg
@@ -65,6 +65,7 @@ static const struct fdesc server_fields[SV_N] = {
 	[SV_OVERBOOK] = F_NUM("ticketOverbooking", SRV, ticket_overbooking, 0, 16),
 	[SV_HELD] = F_CUSTOM("heldSyns"),
 	[SV_HALF_OPEN] = F_CUSTOM("halfOpen"),
+	[SV_READ_GROUP] = F_STR("readGroup", SRV, read_group),
 };
 
 static const struct enumval seat_ats[] = {
@@ -120,6 +121,7 @@ void cd_server_release(struct sl_server_cfg *s)
 	free(s->pin_dir);
 	free(s->metrics_address);
 	free(s->control_socket);
+	free(s->read_group);
 	free(s->file);
 	memset(s, 0, sizeof(*s));
 }
@@ -262,6 +264,21 @@ static void decode_server_spec(struct ctx *c, const struct sl_ynode *spec,
 		else if (strlen(s->control_socket) >= 108)
 			cd_err(c, v, "path is %zu bytes long; a Unix socket path holds at most 107",
 			       strlen(s->control_socket));
+		cd_path_pop(c, o2);
+	}
+	if (h[SV_READ_GROUP].value && h[SV_READ_GROUP].ok) {
+		size_t o2 = cd_path_push(c, "readGroup");
+		const char *g = s->read_group;
+		bool ok = *g && strlen(g) <= 32 && (*g == '_' || (*g >= 'a' && *g <= 'z'));
+		QBUF;
+
+		for (const char *p = g; ok && *p; p++)
+			ok = *p == '_' || *p == '-' || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+			     (*p == '$' && !p[1]);
+		if (!ok)
+			cd_err(c, h[SV_READ_GROUP].value,
+			       "'%s' is not a group name (1..32 of a-z, 0-9, '_', '-', starting with a letter or '_')",
+			       Q(h[SV_READ_GROUP].value));
 		cd_path_pop(c, o2);
 	}
 	if (h[SV_METRICS].value && h[SV_METRICS].ok) {

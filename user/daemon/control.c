@@ -93,7 +93,7 @@ static int fill_addr(struct sockaddr_un *sa, const char *path)
 /* The socket's directory: made 0700 when missing; otherwise it must be a
  * real directory of ours that nobody else can write (else another user
  * could replace the socket under the CLI's feet). */
-static int check_dir(const char *path, char *why, size_t why_len)
+static int check_dir(const char *path, int gid, char *why, size_t why_len)
 {
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct stat st;
@@ -108,7 +108,7 @@ static int check_dir(const char *path, char *why, size_t why_len)
 	else
 		*slash = '\0';
 	if (!mkdir(dir, 0700))
-		return 0;
+		goto group;
 	if (errno != EEXIST) {
 		int err = -errno;
 
@@ -131,6 +131,16 @@ static int check_dir(const char *path, char *why, size_t why_len)
 			 "and be writable by nobody else (chmod go-w, or choose another --control path)",
 			 dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
 		return -EPERM;
+	}
+group:
+	/* The read group may enter (0750), never write. */
+	if (gid >= 0 && (chown(dir, (uid_t)-1, (gid_t)gid) || chmod(dir, 0750))) {
+		int err = -errno;
+
+		snprintf(why, why_len, "directory %s: giving it to group %d: %s%s", dir, gid, strerror(-err),
+			 err == -EPERM ? " (needs membership of the group or CAP_CHOWN: "
+					 "SupplementaryGroups= in the systemd unit)" : "");
+		return err;
 	}
 	return 0;
 }
@@ -161,7 +171,7 @@ static int clear_path(const char *path, const struct sockaddr_un *sa, char *why,
 	return 0;
 }
 
-int sl_control_listen(const char *path, char *why, size_t why_len)
+int sl_control_listen(const char *path, int gid, char *why, size_t why_len)
 {
 	struct sockaddr_un sa;
 	int fd, err;
@@ -171,12 +181,13 @@ int sl_control_listen(const char *path, char *why, size_t why_len)
 		snprintf(why, why_len, "path is longer than a Unix socket path can be");
 		return err;
 	}
-	if ((err = check_dir(path, why, why_len)) || (err = clear_path(path, &sa, why, why_len)))
+	if ((err = check_dir(path, gid, why, why_len)) || (err = clear_path(path, &sa, why, why_len)))
 		return err;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0600) || listen(fd, 16)) {
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, gid >= 0 ? 0660 : 0600) ||
+	    (gid >= 0 && chown(path, (uid_t)-1, (gid_t)gid)) || listen(fd, 16)) {
 		err = -errno;
 		snprintf(why, why_len, "%s", strerror(-err));
 		close(fd);

@@ -17,7 +17,7 @@
  *   shadow on|off     {"ok","message","shadow","config","diagnostics":[]}
  *
  * Anything else is answered {"ok":false,"message":"<why>",...} in the
- * reload/shadow shape.
+ * reload/shadow shape; so is a change asked by anyone but the daemon's user.
  */
 #ifndef SLUICE_CONTROL_H
 #define SLUICE_CONTROL_H
@@ -50,9 +50,15 @@ int sl_control_parse(char *line, struct sl_control_req *out, const char **why);
 /* Listen on path.  Its directory is created 0700 when missing; an existing
  * one must be a directory owned by this user and writable by nobody else,
  * a socket left by a daemon that died is replaced, anything else at path
- * (a file, a live daemon's socket) is refused.  Returns the listening fd
+ * (a file, a live daemon's socket) is refused.  gid >= 0 (Server
+ * spec.readGroup): the directory becomes 0750 and the socket 0660, both of
+ * that group, whose members may then ask (the daemon answers changes only
+ * to its own user: SL_CONTROL_CHANGES).  Returns the listening fd
  * (non-blocking) or a negative errno with why filled in. */
-int sl_control_listen(const char *path, char *why, size_t why_len);
+int sl_control_listen(const char *path, int gid, char *why, size_t why_len);
+/* Whether a request changes the daemon (reload, shadow): for the daemon's
+ * own user only; the read group gets the reports. */
+#define SL_CONTROL_CHANGES(cmd) ((cmd) == SL_CTL_RELOAD || (cmd) == SL_CTL_SHADOW)
 
 /* Client side: send request, read the whole answer into a malloc'd
  * string (*answer).  0 or a negative errno. */

@@ -48,7 +48,8 @@ static void respond(FILE *out, int status, const char *reason, const char *type,
 }
 
 /* The request line is all that matters: METHOD SP PATH SP VERSION. */
-static struct sl_reqsrv_more *answer(void *ctx, char *req, size_t len, FILE *out)
+static struct sl_reqsrv_more *answer(void *ctx, const struct sl_reqsrv_peer *peer, char *req,
+				     size_t len, FILE *out)
 {
 	struct sl_metrics *m = ctx;
 	char *nl = memchr(req, '\n', len), *sp, *path, *q;
@@ -56,6 +57,7 @@ static struct sl_reqsrv_more *answer(void *ctx, char *req, size_t len, FILE *out
 	size_t body_len = 0;
 	FILE *f;
 
+	(void)peer; /* HTTP: anyone who reaches the address */
 	*nl = '\0';
 	sp = strchr(req, ' ');
 	if (!sp) {

@@ -31,6 +31,7 @@ struct client {
 	struct sl_reqsrv_more *more; /* renders the rest, or NULL */
 	uint64_t accepted_ns;
 	uint64_t progress_ns;   /* last time bytes moved (eviction order) */
+	struct sl_reqsrv_peer peer;
 };
 
 struct sl_reqsrv {
@@ -137,7 +138,7 @@ static void start_answer(struct sl_reqsrv *s, struct client *c, size_t req_len)
 		drop(s, c);
 		return;
 	}
-	c->more = s->answer(s->ctx, c->req, req_len, f);
+	c->more = s->answer(s->ctx, &c->peer, c->req, req_len, f);
 	if (fclose(f) || !c->out) {
 		drop(s, c);
 		return;
@@ -302,6 +303,15 @@ static void accept_clients(struct sl_reqsrv *s)
 		c->state = CL_READING;
 		c->req_len = 0;
 		c->accepted_ns = c->progress_ns = sl_mono_ns();
+		{
+			struct ucred cred;
+			socklen_t len = sizeof(cred);
+
+			c->peer = (struct sl_reqsrv_peer){0};
+			if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) && len == sizeof(cred))
+				c->peer = (struct sl_reqsrv_peer){.known = true, .uid = cred.uid,
+								  .gid = cred.gid, .pid = cred.pid};
+		}
 		/* The request is often there already: answer it now, before
 		 * more arrivals can compete for the slot. */
 		on_readable(s, c);

@@ -48,11 +48,20 @@ struct sl_reqsrv_more {
 	void (*release)(struct sl_reqsrv_more *more);
 };
 
-/* Answer a complete request (NUL-terminated at len): write the answer, or
- * its first part, to out, an in-memory stream.  Returns NULL when that is
- * the whole answer, else what renders the rest. */
-typedef struct sl_reqsrv_more *(*sl_reqsrv_answer_fn)(void *ctx, char *request, size_t len,
-						      FILE *out);
+/* Who asked: the peer's credentials as the kernel gave them at accept
+ * (SO_PEERCRED, Unix sockets only; known false elsewhere). */
+struct sl_reqsrv_peer {
+	bool known;
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+};
+
+/* Answer a complete request (NUL-terminated at len) from peer: write the
+ * answer, or its first part, to out, an in-memory stream.  Returns NULL
+ * when that is the whole answer, else what renders the rest. */
+typedef struct sl_reqsrv_more *(*sl_reqsrv_answer_fn)(void *ctx, const struct sl_reqsrv_peer *peer,
+						      char *request, size_t len, FILE *out);
 
 struct sl_reqsrv_stats {
 	uint64_t accepted;

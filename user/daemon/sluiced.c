@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,7 @@ struct daemon {
 	unsigned long long reloads[2];  /* failed, succeeded */
 	struct sl_svcmgr svcmgr;        /* systemd's notifications and watchdog */
 	struct sl_config_watch watch;   /* --watch-config (fd -1 without) */
+	int read_gid;                   /* Server spec.readGroup at start, -1: none */
 	char status[768];               /* what STATUS= said last when ready */
 };
 
@@ -431,6 +433,9 @@ static int reload(struct daemon *d, struct sl_diags *diags, const char **msg, co
 	if (strcmp(cfg->server.metrics_address ? cfg->server.metrics_address : "",
 		   d->cfg->server.metrics_address ? d->cfg->server.metrics_address : ""))
 		pr_warn("metricsAddress changed: it takes effect when sluiced restarts");
+	if (strcmp(cfg->server.read_group ? cfg->server.read_group : "",
+		   d->cfg->server.read_group ? d->cfg->server.read_group : ""))
+		pr_warn("readGroup changed: it takes effect when sluiced restarts");
 	sl_config_free(d->cfg);
 	d->cfg = cfg;
 	*msg = "reloaded";
@@ -529,7 +534,8 @@ static struct sl_reqsrv_more *dump_answer(struct daemon *d, FILE *out, const cha
 
 /* One control request (control.h), answered into memory: the request
  * server sends it without ever waiting on the client. */
-static struct sl_reqsrv_more *answer_control(void *ctx, char *request, size_t len, FILE *out)
+static struct sl_reqsrv_more *answer_control(void *ctx, const struct sl_reqsrv_peer *peer,
+					     char *request, size_t len, FILE *out)
 {
 	struct sl_diags diags = SL_DIAGS_INIT;
 	struct daemon *d = ctx;
@@ -539,6 +545,12 @@ static struct sl_reqsrv_more *answer_control(void *ctx, char *request, size_t le
 
 	(void)len;
 	err = sl_control_parse(request, &req, &msg);
+	/* The read group reaches the socket; changes stay the daemon's user's. */
+	if (!err && SL_CONTROL_CHANGES(req.cmd) && (!peer->known || peer->uid != geteuid())) {
+		err = -EPERM;
+		msg = "changes (reload, shadow) are for the daemon's user; the read group may ask for "
+		      "reports only";
+	}
 	if (!err) {
 		switch (req.cmd) {
 		case SL_CTL_LEVELS:
@@ -1016,7 +1028,7 @@ static void close_fd(int *fd)
 int main(int argc, char **argv)
 {
 	struct daemon d = {.sig_fd = -1, .timer_fd = -1, .epoll_fd = -1, .control_fd = -1,
-			   .watch = {.fd = -1},
+			   .watch = {.fd = -1}, .read_gid = -1,
 			   .sock_dump = SL_SOCK_DUMP_INIT};
 	struct sl_dataplane_opts dpo = {0};
 	struct sl_diags diags = SL_DIAGS_INIT;
@@ -1054,12 +1066,23 @@ int main(int argc, char **argv)
 								   : SL_DEFAULT_CONTROL_SOCKET;
 	if (geteuid() != 0)
 		pr_warn("not running as root: loading BPF will most likely fail");
+	if (d.cfg->server.read_group) {
+		struct group *g = getgrnam(d.cfg->server.read_group);
+
+		if (!g) {
+			pr_err("%s: Server spec.readGroup: no group '%s' on this host (groupadd --system %s)",
+			       d.opts.config_path, d.cfg->server.read_group, d.cfg->server.read_group);
+			err = -ENOENT;
+			goto out_cfg;
+		}
+		d.read_gid = (int)g->gr_gid;
+	}
 	{
 		/* Before the data path: a socket that cannot be ours changes
 		 * nothing on the host. */
 		char why[256];
 
-		d.control_fd = sl_control_listen(d.opts.control_path, why, sizeof(why));
+		d.control_fd = sl_control_listen(d.opts.control_path, d.read_gid, why, sizeof(why));
 		if (d.control_fd < 0) {
 			pr_err("control socket %s: %s", d.opts.control_path, why);
 			err = d.control_fd;
@@ -1076,6 +1099,7 @@ int main(int argc, char **argv)
 	dpo.force = d.opts.force;
 	dpo.conn_table_size = d.cfg->server.table_sizes.connections;
 	dpo.class_table_size = d.cfg->server.table_sizes.classes;
+	dpo.read_gid = d.read_gid;
 	err = sl_dataplane_start(&d.dp, &dpo);
 	if (err)
 		goto out_cfg;

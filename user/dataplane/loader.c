@@ -155,6 +155,38 @@ static int pin_maps(struct sl_dataplane *dp)
 	return 0;
 }
 
+/* Who may read the maps: the daemon's user only (0700 directories, 0600
+ * pins), or also the read group (0750 and 0640, that group): enough to
+ * open each map read-only and look it up, never to write.  Programs and
+ * links stay the daemon's. */
+static int share_maps(struct sl_dataplane *dp, int gid)
+{
+	mode_t dir_mode = gid >= 0 ? 0750 : 0700, pin_mode = gid >= 0 ? 0640 : 0600;
+	struct bpf_map *map;
+	char path[4096];
+	int err;
+
+	/* The pin directory, its maps directory, then every map. */
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s%s", dp->pin_dir, i ? "/maps" : "");
+		if ((gid >= 0 && chown(path, (uid_t)-1, (gid_t)gid)) || chmod(path, dir_mode))
+			goto fail;
+	}
+	bpf_object__for_each_map(map, dp->skel->obj) {
+		if (sl_pin_path(path, sizeof(path), dp->pin_dir, "maps", bpf_map__name(map)))
+			continue;
+		if ((gid >= 0 && chown(path, (uid_t)-1, (gid_t)gid)) || chmod(path, pin_mode))
+			goto fail;
+	}
+	return 0;
+fail:
+	err = -errno;
+	pr_err("readGroup: %s: %s%s", path, strerror(-err),
+	       err == -EPERM ? " (giving a file to a group needs membership of it or CAP_CHOWN: "
+			       "SupplementaryGroups= in the systemd unit)" : "");
+	return err;
+}
+
 static int pin_progs(struct sl_dataplane *dp)
 {
 	struct bpf_program *prog;
@@ -488,6 +520,8 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 	if (err)
 		goto fail;
 	err = pin_maps(dp);
+	if (!err)
+		err = share_maps(dp, o->read_gid);
 	if (err)
 		goto fail;
 	dp->own_old_xdp = sl_pinned_prog_id(dp->pin_dir, SLUICE_PROG_XDP);

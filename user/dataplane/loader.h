@@ -28,6 +28,7 @@ struct sl_dataplane_opts {
 	bool force;                /* replace an XDP program we did not attach */
 	uint32_t conn_table_size;  /* 0: the object's default */
 	uint32_t class_table_size; /* per generation; 0: the object's default */
+	int read_gid;              /* Server spec.readGroup's gid, -1: none */
 };
 
 struct sl_dp_iface {

@@ -40,6 +40,7 @@ int sl_pin_path(char *buf, size_t len, const char *pin_dir, const char *kind, co
 
 int sl_maps_open_pinned(const char *pin_dir, struct sl_maps *m, char *what, size_t what_len)
 {
+	LIBBPF_OPTS(bpf_obj_get_opts, ro, .file_flags = BPF_F_RDONLY);
 	char path[4096];
 	int i, err;
 
@@ -50,7 +51,9 @@ int sl_maps_open_pinned(const char *pin_dir, struct sl_maps *m, char *what, size
 		err = sl_pin_path(path, sizeof(path), pin_dir, "maps", sl_map_names[i]);
 		if (err)
 			goto fail;
-		m->fd[i] = bpf_obj_get(path);
+		/* Read-only: the CLI never writes a map, and a member of the
+		 * read group may open no more than that. */
+		m->fd[i] = bpf_obj_get_opts(path, &ro);
 		if (m->fd[i] < 0) {
 			err = -errno;
 			goto fail;

@@ -50,7 +50,7 @@ int sl_pin_path(char *buf, size_t len, const char *pin_dir, const char *kind, co
 /* Id of the program pinned at <pin_dir>/progs/<name>, 0 if none. */
 uint32_t sl_pinned_prog_id(const char *pin_dir, const char *name);
 
-/* Open every pinned map.  On failure returns a negative errno and, in
+/* Open every pinned map, read-only.  On failure returns a negative errno and, in
  * what (if not NULL), the path that could not be opened. */
 int sl_maps_open_pinned(const char *pin_dir, struct sl_maps *m, char *what, size_t what_len);
 void sl_maps_close(struct sl_maps *m);

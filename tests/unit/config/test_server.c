@@ -96,7 +96,11 @@ static const struct bad_case bad_cases[] = {
 	{ "bad_server_unknown_field_typo", SRV "  heartbeatTimout: 1s\n", 5, 3, SRV_OBJ,
 	  "spec.heartbeatTimout", "did you mean 'heartbeatTimeout'?" },
 	{ "bad_server_unknown_field_list", SRV "  colour: blue\n", 5, 3, SRV_OBJ, "spec.colour",
-	  "unknown field 'colour' (known fields: serverConcurrencyLimit, failMode, heartbeatTimeout, tick, handshakeTimeout, interfaces, pinDir, tableSizes, metricsAddress, eventsPerSecond, controlSocket, shadow, ticketOverbooking, heldSyns, halfOpen)" },
+	  "unknown field 'colour' (known fields: serverConcurrencyLimit, failMode, heartbeatTimeout, tick, handshakeTimeout, interfaces, pinDir, tableSizes, metricsAddress, eventsPerSecond, controlSocket, shadow, ticketOverbooking, heldSyns, halfOpen, readGroup)" },
+	{ "bad_server_read_group_name", SRV "  readGroup: \"Sluice Readers\"\n", 5, 14, SRV_OBJ, "spec.readGroup",
+	  "'Sluice Readers' is not a group name" },
+	{ "bad_server_read_group_digit", SRV "  readGroup: 1sluice\n", 5, 14, SRV_OBJ, "spec.readGroup",
+	  "'1sluice' is not a group name" },
 	{ "bad_server_duplicate", API "kind: Server\nmetadata: {name: a}\n---\n" API "kind: Server\nmetadata: {name: b}\n",
 	  6, 7, "Server/b", "kind", "only one Server object is allowed; also defined at t.yaml:2:7" },
 
@@ -141,6 +145,10 @@ static void test_server_empty_spec_defaults(void **state)
 	assert_int_equal(cfg->server.tick_ns, 100 * MS);
 	assert_int_equal(cfg->server.fail_mode, SL_FAIL_OPEN);
 	assert_string_equal(cfg->server.control_socket, "/run/sluice/sluiced.sock");
+	assert_null(cfg->server.read_group);
+	sl_config_free(cfg);
+	cfg = load_ok(SRV "  readGroup: sluice_ro-1\n");
+	assert_string_equal(cfg->server.read_group, "sluice_ro-1");
 	sl_config_free(cfg);
 	cfg = load_ok(API "kind: Server\nmetadata: {name: main}\nspec:\n");
 	assert_true(cfg->server.present);

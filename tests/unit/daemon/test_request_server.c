@@ -65,7 +65,8 @@ static void parts_release(struct sl_reqsrv_more *m)
 
 static int released;
 
-static struct sl_reqsrv_more *answer(void *ctx, char *req, size_t len, FILE *out)
+static struct sl_reqsrv_more *answer(void *ctx, const struct sl_reqsrv_peer *peer, char *req,
+				     size_t len, FILE *out)
 {
 	struct parts *p;
 	int n;
@@ -79,6 +80,10 @@ static struct sl_reqsrv_more *answer(void *ctx, char *req, size_t len, FILE *out
 		p->released = &released;
 		fprintf(out, "parts:");
 		return &p->more;
+	}
+	if (!strcmp(req, "who\n")) {
+		fprintf(out, "%d %u %d", peer->known, (unsigned)peer->uid, (int)peer->pid);
+		return NULL;
 	}
 	fprintf(out, "pong:%.*s", (int)len - 1, req);
 	return NULL;
@@ -164,6 +169,25 @@ static void test_whole_answer(void **state)
 	assert_int_equal(send(c, "ping\n", 5, 0), 5);
 	read_all(c, buf, sizeof(buf), s, ep);
 	assert_string_equal(buf, "pong:ping");
+	close(c);
+	sl_reqsrv_close(s);
+	close(ep);
+}
+
+/* The answer callback learns who asked: the peer's uid and pid. */
+static void test_peer_credentials(void **state)
+{
+	struct sl_reqsrv *s;
+	char buf[64], want[64];
+	int ep, c;
+
+	(void)state;
+	setup_server(&s, &ep);
+	c = client();
+	assert_int_equal(send(c, "who\n", 4, 0), 4);
+	read_all(c, buf, sizeof(buf), s, ep);
+	snprintf(want, sizeof(want), "1 %u %d", (unsigned)getuid(), (int)getpid());
+	assert_string_equal(buf, want);
 	close(c);
 	sl_reqsrv_close(s);
 	close(ep);
@@ -320,6 +344,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_whole_answer),
+		cmocka_unit_test(test_peer_credentials),
 		cmocka_unit_test(test_answer_in_parts),
 		cmocka_unit_test(test_eviction),
 		cmocka_unit_test(test_deadline_and_budget),
