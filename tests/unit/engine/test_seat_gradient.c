@@ -1,0 +1,454 @@
+/*
+ * Unit tests for sluice's adaptive mode (user/engine/seat_gradient.c): the
+ * decisions one by one, then the control law in closed loop with a
+ * processor-sharing service modelled here (8 cores, 50 ms of work per
+ * connection: 160 connections/s of capacity), as the surge issue measured
+ * it: step surges of 2x, 3x and 10x after 40 s at half capacity, and a
+ * slow loss of half the cores.  Bounds asserted: throughput in surge at
+ * least 70 % of capacity, median time in service within 3x the unloaded
+ * 50 ms, the pile-up of the first window bounded, pass-through again within
+ * 60 s of the surge's end.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "engine/seat_gradient.h"
+
+#define MSEC 1000000ULL
+#define SEC  1000000000ULL
+
+static struct sl_sg_params params(uint32_t max_limit)
+{
+	struct sl_sg_params p;
+
+	sl_sg_params_default(&p, max_limit);
+	return p;
+}
+
+/* n completions of `ms` each, admitted at `admitted`. */
+static void complete(struct sl_sg *sg, int n, uint64_t admitted, double ms)
+{
+	for (int i = 0; i < n; i++)
+		sl_sg_complete(sg, admitted, (uint64_t)(ms * MSEC));
+}
+
+/* A controller started at *t that has learnt a 50 ms baseline (target
+ * 62.5 ms) from one healthy window; *t moves to the window's end. */
+static void with_baseline(struct sl_sg *sg, const struct sl_sg_params *p, uint64_t *t)
+{
+	struct sl_sg_decision d;
+
+	sl_sg_init(sg, p, *t);
+	complete(sg, 20, *t, 50);
+	assert_true(sl_sg_step(sg, *t += 250 * MSEC, 4, 0, &d));
+	assert_true(fabs(d.baseline_ms - 50) < 1e-9);
+}
+
+/* The variables every decision test uses, the baseline learnt. */
+#define FIXTURE(max_limit)                                     \
+	struct sl_sg_params p = params(max_limit);             \
+	struct sl_sg_decision d;                               \
+	struct sl_sg sg;                                       \
+	uint64_t t = 10 * SEC;                                 \
+	with_baseline(&sg, &p, &t)
+
+static void test_params_are_checked(void **state)
+{
+	struct sl_sg_params p = params(100);
+	char why[128];
+
+	(void)state;
+	assert_int_equal(sl_sg_params_check(&p, why, sizeof(why)), 0);
+	p.tolerance = 0.9;
+	assert_int_not_equal(sl_sg_params_check(&p, why, sizeof(why)), 0);
+	p = params(1);
+	assert_int_not_equal(sl_sg_params_check(&p, why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "min_limit < max_limit"));
+	p = params(100);
+	p.min_gradient = 1;
+	assert_int_not_equal(sl_sg_params_check(&p, why, sizeof(why)), 0);
+}
+
+/* Without history nothing is limited; a healthy window makes the baseline. */
+static void test_baseline_first(void **state)
+{
+	struct sl_sg_params p = params(100);
+	struct sl_sg_decision d;
+	struct sl_sg sg;
+	uint64_t t = 10 * SEC;
+
+	(void)state;
+	sl_sg_init(&sg, &p, t);
+	assert_int_equal(sl_sg_limit(&sg), UINT32_MAX);
+	complete(&sg, 9, t, 50);
+	assert_false(sl_sg_step(&sg, t + 200 * MSEC, 4, 0, &d)); /* 9 < min_samples */
+	complete(&sg, 11, t, 50);
+	assert_true(sl_sg_step(&sg, t + 250 * MSEC, 4, 0, &d));
+	assert_int_equal(d.reason, SL_SG_PASS_THROUGH);
+	assert_true(fabs(d.baseline_ms - 50) < 1e-9);
+	assert_true(fabs(d.target_ms - 62.5) < 1e-9);
+	assert_int_equal(sl_sg_limit(&sg), UINT32_MAX);
+}
+
+/* Overload from pass-through: the cut starts from what is in flight and
+ * lands on throughput x target; connections admitted before it do not
+ * count as fresh afterwards. */
+static void test_cut_from_in_flight_and_dead_time(void **state)
+{
+	FIXTURE(1000);
+
+	(void)state;
+	/* A window of 160 completions/s with 40 in flight: 250 ms by Little. */
+	complete(&sg, 16, t, 250);
+	assert_true(sl_sg_step(&sg, t + 100 * MSEC, 40, 0, &d));
+	assert_int_equal(d.reason, SL_SG_OVERLOAD);
+	assert_true(fabs(d.little_ms - 250) < 1);
+	assert_true(fabs(d.gradient - 0.5) < 1e-9); /* 62.5 / 250 = 0.25, floored at 0.5 */
+	assert_int_equal(d.limit_after, 20);
+	assert_int_equal(sl_sg_limit(&sg), 20);
+	t += 100 * MSEC;
+	/* The pile-up drains: long durations, but of connections admitted before
+	 * the cut.  Not fresh: only Little's estimate judges the window, and at
+	 * 20 in flight and 320/s that is 62.5 ms: no second cut. */
+	complete(&sg, 32, t - 50 * MSEC, 900);
+	assert_true(sl_sg_step(&sg, t + 100 * MSEC, 20, 5, &d));
+	assert_true(isnan(d.fresh_ms));
+	assert_true(fabs(d.little_ms - 62.5) < 1);
+	assert_int_not_equal(d.reason, SL_SG_OVERLOAD);
+}
+
+/* Near the baseline: growth while the limit binds, none while it does
+ * not (anti-windup), pass-through at the maximum. */
+static void test_increase_hold_pass_through(void **state)
+{
+	FIXTURE(30);
+
+	(void)state;
+	complete(&sg, 20, t, 300);
+	assert_true(sl_sg_step(&sg, t += 100 * MSEC, 40, 0, &d));
+	assert_int_equal(d.reason, SL_SG_OVERLOAD);
+	assert_int_equal(sl_sg_limit(&sg), 20);
+	/* Healthy, but only 5 in flight of 20 (100/s of 50 ms): hold. */
+	complete(&sg, 20, t, 50);
+	assert_true(sl_sg_step(&sg, t += 200 * MSEC, 5, 0, &d));
+	assert_int_equal(d.reason, SL_SG_HOLD);
+	assert_int_equal(sl_sg_limit(&sg), 20);
+	/* Healthy and binding (20 in flight, 400/s of 50 ms): +25 %. */
+	complete(&sg, 20, t, 50);
+	assert_true(sl_sg_step(&sg, t += 100 * MSEC, 20, 3, &d));
+	assert_int_equal(d.reason, SL_SG_INCREASE);
+	assert_int_equal(sl_sg_limit(&sg), 25);
+	complete(&sg, 50, t, 50);
+	assert_true(sl_sg_step(&sg, t += 100 * MSEC, 25, 3, &d));
+	assert_int_equal(d.reason, SL_SG_PASS_THROUGH); /* 25 + 6 reaches the maximum */
+	assert_int_equal(sl_sg_limit(&sg), UINT32_MAX);
+}
+
+/* A limit left unused while healthy is released after release_ns. */
+static void test_unused_limit_is_released(void **state)
+{
+	FIXTURE(1000);
+	uint64_t until;
+
+	(void)state;
+	complete(&sg, 20, t, 300);
+	sl_sg_step(&sg, t += 100 * MSEC, 40, 0, &d);
+	assert_int_equal(d.reason, SL_SG_OVERLOAD);
+	until = t + p.release_ns;
+	while (t < until) {
+		complete(&sg, 10, t, 50); /* 2 in flight, 100/s */
+		assert_true(sl_sg_step(&sg, t += 100 * MSEC, 2, 0, &d));
+		if (t < until)
+			assert_int_equal(d.reason, SL_SG_HOLD);
+	}
+	complete(&sg, 10, t, 50);
+	assert_true(sl_sg_step(&sg, t += 100 * MSEC, 2, 0, &d));
+	assert_int_equal(d.reason, SL_SG_PASS_THROUGH);
+	assert_int_equal(sl_sg_limit(&sg), UINT32_MAX);
+}
+
+/* A stalled service (nothing completes) is overload after four times the
+ * target latency, without waiting for a completion. */
+static void test_stall_is_overload(void **state)
+{
+	FIXTURE(1000);
+
+	(void)state;
+	assert_false(sl_sg_step(&sg, t + 50 * MSEC, 6, 0, &d)); /* before window_min */
+	assert_false(sl_sg_step(&sg, t + 200 * MSEC, 6, 0, &d)); /* not yet 4 x 62.5 ms */
+	assert_true(sl_sg_step(&sg, t + 260 * MSEC, 6, 0, &d));
+	assert_int_equal(d.reason, SL_SG_OVERLOAD);
+	assert_true(isinf(d.little_ms));
+	assert_int_equal(d.limit_after, 3); /* the deepest cut, from the 6 in flight */
+}
+
+/* A pile-up forming (80 in flight where the last window's 80/s carries 5
+ * at the target) is judged at the window's minimum length, by Little's
+ * law, before its completions: they would take a second. */
+static void test_pile_up_is_judged_early(void **state)
+{
+	FIXTURE(1000);
+
+	(void)state;
+	complete(&sg, 2, t - 40 * MSEC, 50);
+	assert_false(sl_sg_step(&sg, t + 50 * MSEC, 80, 0, &d));
+	assert_true(sl_sg_step(&sg, t + 100 * MSEC, 80, 0, &d));
+	assert_int_equal(d.reason, SL_SG_OVERLOAD);
+	assert_true(d.little_ms > 1000); /* 80 in flight at 20 completions/s: 4 s */
+	assert_int_equal(d.limit_after, 40);
+	/* Until what was admitted drains under the new limit, no second cut. */
+	complete(&sg, 5, t, 900);
+	assert_false(sl_sg_step(&sg, t + 400 * MSEC, 75, 0, &d));
+	assert_false(sl_sg_step(&sg, t + 900 * MSEC, 41, 0, &d));
+	assert_int_equal(sl_sg_limit(&sg), 40);
+}
+
+/* ---- closed loop: a processor-sharing service --------------------------------- */
+
+struct job {
+	double work_ms;     /* left to do */
+	uint64_t admitted;  /* when it entered the service */
+};
+
+struct sim {
+	double cores, work_ms, rate;  /* service and offered load (connections/s) */
+	struct job *jobs;
+	size_t n, cap;
+	uint64_t *queue;              /* arrival times waiting for the limit */
+	size_t qhead, qtail, qcap;
+	uint64_t rng;
+	struct sl_sg sg;
+	/* Measurements. */
+	uint64_t completed, refused;
+	double *durations;            /* in service, ms, of completions in [from, to) */
+	size_t n_dur, cap_dur;
+	uint64_t from, to;
+	uint64_t surge_from;          /* the pile-up is measured from the surge's first moment */
+	size_t max_in_flight;
+	uint64_t passed_through_at;   /* first pass-through at or after `to` */
+};
+
+static double uniform(struct sim *s)
+{
+	s->rng = s->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(s->rng >> 11) / 9007199254740992.0;
+}
+
+/* Arrivals in dt: Poisson with mean rate x dt (Knuth; small means). */
+static int arrivals(struct sim *s, double dt_s)
+{
+	double l = exp(-s->rate * dt_s), p = 1;
+	int k = 0;
+
+	do {
+		k++;
+		p *= uniform(s);
+	} while (p > l);
+	return k - 1;
+}
+
+static void admit(struct sim *s, uint64_t now)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->jobs = realloc(s->jobs, s->cap * sizeof(*s->jobs));
+		assert_non_null(s->jobs);
+	}
+	s->jobs[s->n++] = (struct job){.work_ms = s->work_ms, .admitted = now};
+	if (s->n > s->max_in_flight && now >= s->surge_from && now < s->to)
+		s->max_in_flight = s->n;
+}
+
+static void enqueue(struct sim *s, uint64_t now)
+{
+	if (s->qtail - s->qhead == s->qcap) {
+		size_t ncap = s->qcap ? 2 * s->qcap : 1024;
+		uint64_t *nq = calloc(ncap, sizeof(*nq));
+
+		assert_non_null(nq);
+		for (size_t i = s->qhead; i < s->qtail; i++)
+			nq[i - s->qhead] = s->queue[i % s->qcap];
+		free(s->queue);
+		s->queue = nq;
+		s->qtail -= s->qhead;
+		s->qhead = 0;
+		s->qcap = ncap;
+	}
+	s->queue[s->qtail++ % s->qcap] = now;
+}
+
+/* One millisecond: arrivals, admissions within the limit (a waiting
+ * connection gives up after 10 s), service shared among the jobs. */
+static void step_ms(struct sim *s, uint64_t now)
+{
+	uint32_t limit = sl_sg_limit(&s->sg);
+	int a = arrivals(s, 0.001);
+	double share;
+
+	for (int i = 0; i < a; i++)
+		enqueue(s, now);
+	while (s->qtail > s->qhead && now - s->queue[s->qhead % s->qcap] > 10 * SEC) {
+		s->qhead++;
+		s->refused++;
+	}
+	while (s->qtail > s->qhead && s->n < limit) {
+		s->qhead++;
+		admit(s, now);
+	}
+	share = s->n ? fmin(1.0, s->cores / (double)s->n) : 0;
+	for (size_t i = 0; i < s->n;) {
+		s->jobs[i].work_ms -= share;
+		if (s->jobs[i].work_ms > 1e-9) {
+			i++;
+			continue;
+		}
+		sl_sg_complete(&s->sg, s->jobs[i].admitted, now - s->jobs[i].admitted);
+		s->completed++;
+		if (now >= s->from && now < s->to) {
+			if (s->n_dur == s->cap_dur) {
+				s->cap_dur = s->cap_dur ? 2 * s->cap_dur : 4096;
+				s->durations = realloc(s->durations, s->cap_dur * sizeof(double));
+				assert_non_null(s->durations);
+			}
+			s->durations[s->n_dur++] = (double)(now - s->jobs[i].admitted) / MSEC;
+		}
+		s->jobs[i] = s->jobs[--s->n];
+	}
+	if (now % (10 * MSEC) == 0)
+		sl_sg_step(&s->sg, now, (uint32_t)s->n, (uint32_t)(s->qtail - s->qhead), NULL);
+	if (!s->passed_through_at && now >= s->to && sl_sg_limit(&s->sg) == UINT32_MAX)
+		s->passed_through_at = now;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct outcome {
+	double throughput, median_ms;
+	size_t max_in_flight;
+	double recovered_s; /* from the surge's end to pass-through; -1: never */
+	bool unlimited_before; /* the surge met pass-through */
+};
+
+/* 40 s at base_rate (half the capacity: 80/s), `surge_s` at `factor` x
+ * capacity, 60 s at base_rate: measured over the surge less its first
+ * 10 s; the pile-up over all of it. */
+static struct outcome run_surge_from(double base_rate, double factor, double surge_s,
+				     double cores_after)
+{
+	struct sl_sg_params p = params(2000);
+	struct sim s = {.cores = 8, .work_ms = 50, .rng = 42};
+	uint64_t t0 = 40 * SEC, t1 = t0 + (uint64_t)(surge_s * SEC), end = t1 + 60 * SEC;
+	struct outcome o = {0};
+
+	sl_sg_init(&s.sg, &p, 0);
+	s.from = t0 + 10 * SEC;
+	s.surge_from = t0;
+	s.to = t1;
+	for (uint64_t now = MSEC; now < end; now += MSEC) {
+		double capacity = s.cores / s.work_ms * 1000;
+
+		s.rate = now < t0 || now >= t1 ? base_rate : factor * 160;
+		if (now == t0)
+			o.unlimited_before = sl_sg_limit(&s.sg) == UINT32_MAX;
+		if (cores_after && now >= t0)
+			s.cores = 8 - (8 - cores_after) * fmin(1, (double)(now - t0) / (double)(t1 - t0));
+		(void)capacity;
+		step_ms(&s, now);
+	}
+	qsort(s.durations, s.n_dur, sizeof(double), cmp_d);
+	o.throughput = (double)s.n_dur / ((double)(s.to - s.from) / SEC);
+	o.median_ms = s.n_dur ? s.durations[s.n_dur / 2] : NAN;
+	o.max_in_flight = s.max_in_flight;
+	o.recovered_s = s.passed_through_at ? (double)(s.passed_through_at - t1) / SEC : -1;
+	print_message("surge %.0fx%s: %.1f completions/s, median %.1f ms in service, most in flight %zu, "
+		      "pass-through %.1f s after\n", factor, cores_after ? " with cores lost" : "",
+		      o.throughput, o.median_ms, o.max_in_flight, o.recovered_s);
+	free(s.jobs);
+	free(s.queue);
+	free(s.durations);
+	return o;
+}
+
+static struct outcome run_surge(double factor, double surge_s, double cores_after)
+{
+	return run_surge_from(80, factor, surge_s, cores_after);
+}
+
+/* The pile-up when the surge hits the service in pass-through: what
+ * arrives in the first windows (about 250 ms) over the limit the
+ * controller then sets (X x T, about 10): a rate limit deciding every 10 s
+ * would let in 10 s of it. */
+static void check_surge(double factor)
+{
+	struct outcome o = run_surge(factor, 60, 0);
+	size_t pile_up = (size_t)(0.25 * factor * 160) + 20;
+
+	assert_true(o.throughput >= 0.7 * 160);
+	assert_true(o.median_ms <= 3 * 50);
+	assert_true(o.max_in_flight <= pile_up);
+	assert_true(o.recovered_s >= 0 && o.recovered_s <= 60);
+}
+
+/* A quiet service (40/s) in pass-through when 10x arrives: the first
+ * windows cut at once; what piles up is a quarter second of arrivals. */
+static void test_surge_into_pass_through(void **state)
+{
+	struct outcome o = run_surge_from(40, 10, 30, 0);
+
+	(void)state;
+	assert_true(o.unlimited_before);
+	assert_true(o.max_in_flight > 20); /* it did pile up for a moment... */
+	assert_true(o.max_in_flight <= (size_t)(0.25 * 10 * 160) + 20); /* ...a bounded one */
+	assert_true(o.throughput >= 0.7 * 160);
+	assert_true(o.median_ms <= 3 * 50);
+}
+
+static void test_surge_2x(void **state) { (void)state; check_surge(2); }
+static void test_surge_3x(void **state) { (void)state; check_surge(3); }
+static void test_surge_10x(void **state) { (void)state; check_surge(10); }
+
+/* Half the cores go, slowly, over a 120 s surge of 1.5x: the limit follows
+ * the capacity that is left (4 cores at the end: 80/s). */
+static void test_slow_loss_of_capacity(void **state)
+{
+	struct outcome o;
+
+	(void)state;
+	o = run_surge(1.5, 120, 4);
+	/* Over the last 110 s the capacity falls from about 147/s to 80/s:
+	 * its mean is about 113/s. */
+	assert_true(o.throughput >= 0.7 * 113);
+	assert_true(o.median_ms <= 3 * 50);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_params_are_checked),
+		cmocka_unit_test(test_baseline_first),
+		cmocka_unit_test(test_cut_from_in_flight_and_dead_time),
+		cmocka_unit_test(test_increase_hold_pass_through),
+		cmocka_unit_test(test_stall_is_overload),
+		cmocka_unit_test(test_pile_up_is_judged_early),
+		cmocka_unit_test(test_unused_limit_is_released),
+		cmocka_unit_test(test_surge_into_pass_through),
+		cmocka_unit_test(test_surge_2x),
+		cmocka_unit_test(test_surge_3x),
+		cmocka_unit_test(test_surge_10x),
+		cmocka_unit_test(test_slow_loss_of_capacity),
+	};
+
+	return cmocka_run_group_tests_name("seat_gradient", tests, NULL, NULL);
+}
