@@ -322,7 +322,13 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 			sl_diag_format(&diags->items[i], line, sizeof(line));
 			pr_err("%s", line);
 		}
-		pr_err("%s: configuration cannot be applied: %s", cfg->source_file, strerror(-err));
+		/* The diagnostics above say why; an errno's words ("Argument
+		 * list too long") would not. */
+		if (diags->count > first)
+			pr_err("%s: configuration cannot be applied (see above)", cfg->source_file);
+		else
+			pr_err("%s: configuration cannot be applied: %s", cfg->source_file,
+			       err == -ENOMEM ? "out of memory" : strerror(-err));
 		sl_plan_free(&plan);
 		return err;
 	}
