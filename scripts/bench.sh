@@ -11,6 +11,9 @@ fi
 echo "== XDP data path"
 build/bench_xdp "${BENCH_CONFIG:-tests/packet/classify/labels.yaml}"
 echo
+echo "== classification at scale: compile time, table size, XDP cost per SYN by FlowSchema count"
+build/bench_classify
+echo
 echo "== daemon engines"
 build/bench_engines
 echo
