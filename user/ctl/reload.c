@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon/control.h"
 #include "ctl/ctl.h"
@@ -10,11 +11,14 @@
 
 struct reload_opts {
 	const char *socket;
+	double timeout;
 	bool json;
 };
 
 static const struct ctl_opt reload_options[] = {
 	CTL_SOCKET(struct reload_opts, socket),
+	CTL_NUMBER(CTL_OPT_DOUBLE, 't', "timeout", struct reload_opts, timeout, "SECONDS", 0.1, 86400,
+		   "how long to wait for the outcome (default 600)", 0),
 	CTL_JSON(struct reload_opts, json, "print the daemon's answer as JSON"),
 	CTL_OPT_END,
 };
@@ -24,7 +28,9 @@ static const struct ctl_command_doc reload_doc = {
 	.description =
 		"Make sluiced reload its configuration file (like SIGHUP) and report the\n"
 		"outcome.  An invalid file changes nothing: the old configuration keeps\n"
-		"running and the errors are printed here.\n",
+		"running and the errors are printed here.  sluiced compiles it off its\n"
+		"event loop (it keeps protecting meanwhile); this waits for the end.  A\n"
+		"reload asked while another one compiles replaces it.\n",
 	.epilogue = "Exit status: 0 reloaded, 1 not reloaded (or no daemon), 2 usage error.\n",
 };
 
@@ -63,9 +69,39 @@ static bool print_answer(const char *answer)
 	return ok;
 }
 
+/* Poll reload-status N until the answer is no longer pending. */
+static char *wait_outcome(const struct reload_opts *o, char *answer)
+{
+	double waited = 0;
+
+	for (;;) {
+		json_t *root = json_loads(answer, 0, NULL);
+		bool pending = root && json_is_true(json_object_get(root, "pending"));
+		json_int_t gen = root ? json_integer_value(json_object_get(root, "generation")) : 0;
+		char req[64];
+
+		json_decref(root);
+		if (!pending)
+			return answer;
+		free(answer);
+		answer = NULL;
+		if (waited >= o->timeout) {
+			fprintf(stderr, "sluicectl reload: no outcome after %g s (the reload goes on; "
+					"see the daemon's log or sluice_config_last_reload_successful)\n",
+				o->timeout);
+			return NULL;
+		}
+		usleep(100000);
+		waited += 0.1;
+		snprintf(req, sizeof(req), "reload-status %lld", (long long)gen);
+		if (ctl_request("reload", o->socket, req, &answer))
+			return NULL;
+	}
+}
+
 int ctl_reload(int argc, char **argv)
 {
-	struct reload_opts o = {.socket = SL_DEFAULT_CONTROL_SOCKET};
+	struct reload_opts o = {.socket = SL_DEFAULT_CONTROL_SOCKET, .timeout = 600};
 	struct ctl_parsed parsed;
 	char *answer = NULL;
 	bool ok;
@@ -75,6 +111,9 @@ int ctl_reload(int argc, char **argv)
 	if (rc != CTL_PARSE_RUN)
 		return rc;
 	if (ctl_request("reload", o.socket, "reload", &answer))
+		return CTL_FAIL;
+	answer = wait_outcome(&o, answer);
+	if (!answer)
 		return CTL_FAIL;
 	if (o.json) {
 		json_t *root = json_loads(answer, 0, NULL);

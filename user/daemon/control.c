@@ -14,7 +14,7 @@
 
 #define CONTROL_TIMEOUT_MS 10000
 
-enum arg_rule { ARG_NONE, ARG_LEVEL, ARG_ON_OFF, ARG_FLOW };
+enum arg_rule { ARG_NONE, ARG_LEVEL, ARG_ON_OFF, ARG_FLOW, ARG_NUMBER };
 
 static const struct {
 	const char *word;
@@ -28,6 +28,7 @@ static const struct {
 	{"reload", SL_CTL_RELOAD, ARG_NONE},
 	{"shadow", SL_CTL_SHADOW, ARG_ON_OFF},
 	{"hand", SL_CTL_HAND, ARG_FLOW},
+	{"reload-status", SL_CTL_RELOAD_STATUS, ARG_NUMBER},
 };
 
 int sl_control_parse(char *line, struct sl_control_req *out, const char **why)
@@ -62,6 +63,12 @@ int sl_control_parse(char *line, struct sl_control_req *out, const char **why)
 				return -EINVAL;
 			}
 			break;
+		case ARG_NUMBER:
+			if (!arg || strspn(arg, "0123456789") != strlen(arg) || strlen(arg) > 19) {
+				*why = "expected \"reload-status N\" (the number reload answered)";
+				return -EINVAL;
+			}
+			break;
 		case ARG_FLOW:
 			/* A distinguisher may be empty: "hand web=". */
 			if (!arg || !strchr(arg, '=') || arg[0] == '=') {
@@ -76,7 +83,7 @@ int sl_control_parse(char *line, struct sl_control_req *out, const char **why)
 		return 0;
 	}
 	*why = "unknown request; the daemon answers levels, queues, flows, controller, reload, "
-	       "shadow on|off, hand SCHEMA=DIST";
+	       "shadow on|off, hand SCHEMA=DIST, reload-status N";
 	return -EINVAL;
 }
 

@@ -13,7 +13,10 @@
  *   controller        {"policies":[..]}  (policy_rt.c's dump)
  *   hand SCHEMA=DIST  {"ok","flow_schema","priority_level","distinguisher","hash","queues","hand"}
  *                     a flow's queues under the daemon's own (per-boot) hash key
- *   reload            {"ok","message","shadow","config","diagnostics":[..]}
+ *   reload            {"ok":true,"pending":true,"generation":N,..}: started (or
+ *                     replacing the one running); the outcome comes from
+ *   reload-status N   the same, pending, until a reload covering request N
+ *                     ended: {"ok","message","shadow","config","diagnostics":[..]}
  *   shadow on|off     {"ok","message","shadow","config","diagnostics":[]}
  *
  * Anything else is answered {"ok":false,"message":"<why>",...} in the
@@ -35,12 +38,13 @@ enum sl_control_cmd {
 	SL_CTL_RELOAD,
 	SL_CTL_SHADOW,
 	SL_CTL_HAND,
+	SL_CTL_RELOAD_STATUS,
 };
 
 struct sl_control_req {
 	enum sl_control_cmd cmd;
 	const char *word;  /* the request word, as in the table above */
-	const char *arg;   /* LEVEL, "on"/"off", SCHEMA=DIST, or NULL */
+	const char *arg;   /* LEVEL, "on"/"off", SCHEMA=DIST, N, or NULL */
 };
 
 /* Parse one request line (its "\n" stripped or not; the buffer is
@@ -58,7 +62,8 @@ int sl_control_parse(char *line, struct sl_control_req *out, const char **why);
 int sl_control_listen(const char *path, int gid, char *why, size_t why_len);
 /* Whether a request changes the daemon (reload, shadow): for the daemon's
  * own user only; the read group gets the reports. */
-#define SL_CONTROL_CHANGES(cmd) ((cmd) == SL_CTL_RELOAD || (cmd) == SL_CTL_SHADOW)
+#define SL_CONTROL_CHANGES(cmd) ((cmd) == SL_CTL_RELOAD || (cmd) == SL_CTL_SHADOW || \
+				 (cmd) == SL_CTL_RELOAD_STATUS)
 
 /* Client side: send request, read the whole answer into a malloc'd
  * string (*answer).  0 or a negative errno. */

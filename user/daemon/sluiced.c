@@ -41,6 +41,7 @@
 #include "daemon/policy_rt.h"
 #include "daemon/request_server.h"
 #include "daemon/config_watch.h"
+#include "daemon/reload_job.h"
 #include "daemon/service_manager.h"
 #include "dataplane/tickets.h"
 
@@ -108,6 +109,15 @@ struct daemon {
 	unsigned long long reloads[2];  /* failed, succeeded */
 	struct sl_svcmgr svcmgr;        /* systemd's notifications and watchdog */
 	struct sl_config_watch watch;   /* --watch-config (fd -1 without) */
+	/* Reloads (reload_start, reload_finish): the job off the loop, the
+	 * numbered requests, the outcome of the last one that ended. */
+	struct sl_reload_job *job;
+	bool reload_again;
+	char reload_reason[32];
+	unsigned long long reload_seq, job_seq, outcome_seq;
+	int outcome_err;
+	char outcome_msg[128];
+	struct sl_diags outcome_diags;
 	int read_gid;                   /* Server spec.readGroup at start, -1: none */
 	char status[768];               /* what STATUS= said last when ready */
 };
@@ -248,27 +258,22 @@ static int load_config(const char *path, struct sl_config **out, struct sl_diags
 /* The shares of levels the new configuration removes (or an earlier one
  * removed) that still hold connections or have some waiting: they stay in
  * the share sum while they drain, as a quiescing APF level's do. */
+/* Slots that hold or queue connections now. */
+static uint64_t busy_slots(const struct daemon *d)
+{
+	uint64_t busy = 0;
+
+	for (unsigned s = 0; d->dp.seats && s < SLUICE_MAX_LEVELS; s++)
+		if (d->dp.seats[s].seats_in_use || d->dp.seats[s].waiting)
+			busy |= 1ull << s;
+	return busy;
+}
+
 static uint32_t quiescing_shares(const struct daemon *d, const struct sl_config *cfg,
 				 const char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
 				 uint64_t *slots)
 {
-	uint32_t sum = 0;
-
-	*slots = 0;
-	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
-		bool kept = false;
-
-		if (!names[s][0] || !d->dp.seats ||
-		    (!d->dp.seats[s].seats_in_use && !d->dp.seats[s].waiting))
-			continue;
-		for (size_t i = 0; i < cfg->n_levels && !kept; i++)
-			kept = !strncmp(cfg->levels[i].name, names[s], SLUICE_LEVEL_NAME_LEN);
-		if (!kept && d->slot_shares[s]) {
-			sum += d->slot_shares[s];
-			*slots |= 1ull << s;
-		}
-	}
-	return sum;
+	return sl_plan_quiescing_shares(cfg, names, busy_slots(d), d->slot_shares, slots);
 }
 
 static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl_diags *diags);
@@ -284,8 +289,8 @@ static void check_quiescing(struct daemon *d)
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS && !drained; s++)
 		drained = (d->quiescing & (1ull << s)) && !d->dp.seats[s].seats_in_use &&
 			  !d->dp.seats[s].waiting;
-	if (!drained)
-		return;
+	if (!drained || d->job)
+		return; /* a reload on its way applies it anyway */
 	if (apply_config(d, d->cfg, &diags)) {
 		/* Said once: the limits stay as they are until the next reload. */
 		pr_warn("a removed level drained; applying the configuration again failed, "
@@ -296,8 +301,102 @@ static void check_quiescing(struct daemon *d)
 	sl_diags_free(&diags);
 }
 
-/* Build the whole plan, then write it: a config that cannot be applied
- * leaves the maps as they were. */
+/* Print the diagnostics from index first on: as errors, or (failed false)
+ * the warnings of a configuration that is applied. */
+static void print_diags(const struct sl_diags *diags, size_t first, bool failed)
+{
+	for (size_t i = first; i < diags->count; i++) {
+		char line[1024];
+
+		sl_diag_format(&diags->items[i], line, sizeof(line));
+		sl_log(failed || diags->items[i].severity == SL_SEV_ERROR ? SL_LOG_ERROR : SL_LOG_WARN,
+		       "%s", line);
+	}
+}
+
+/* A built plan into the data path (committed, if the job staged it in
+ * staged_gen; else written whole), then admission and policies. */
+static int apply_plan(struct daemon *d, const struct sl_config *cfg, struct sl_plan *plan,
+		      int staged_gen, uint64_t quiescing)
+{
+	int err;
+
+	/* Shadow mode as running: the file's value, unless `sluicectl shadow`
+	 * changed it since (reload_finish() decides). */
+	if (d->shadow)
+		plan->config.flags |= SLUICE_CFG_SHADOW;
+	else
+		plan->config.flags &= ~(__u32)SLUICE_CFG_SHADOW;
+	/* A surviving level keeps its current (borrowed) limit until the
+	 * allocation that sl_adm_configure runs right after the flip. */
+	for (unsigned slot = 0; d->adm && slot < SLUICE_MAX_LEVELS; slot++) {
+		uint32_t cur = sl_adm_level_limit(d->adm, slot);
+
+		if (cur && plan->levels[slot].type == SLUICE_LEVEL_LIMITED)
+			plan->levels[slot].seat_limit = cur;
+	}
+	/* Where levels seat survives a reload (a flood does not stop for
+	 * one); seatAt: ack applies at once. */
+	plan->config.ack_watch_levels = 0;
+	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
+		struct sluice_level *l = &plan->levels[slot];
+
+		if (l->type != SLUICE_LEVEL_LIMITED)
+			continue;
+		l->flags = sl_halfopen_rt_flags(&d->halfopen, slot);
+		if (cfg->server.half_open.seat_at == SL_SEAT_AT_ACK)
+			l->flags |= SLUICE_LVL_SEAT_AT_ACK | SLUICE_LVL_ACK_WATCH;
+		if (l->flags & SLUICE_LVL_ACK_WATCH)
+			plan->config.ack_watch_levels++;
+	}
+	/* What can fail comes before the data path switches generation. */
+	err = d->policies ? sl_policies_prepare(d->policies, cfg, sl_mono_ns()) : 0;
+	if (!err)
+		err = staged_gen >= 0 ? sl_apply_commit(&d->dp.maps, plan, (uint8_t)staged_gen)
+				      : sl_apply_plan(&d->dp.maps, plan);
+	if (!err && d->adm)
+		err = sl_adm_configure(d->adm, cfg, plan, sl_mono_ns());
+	if (d->policies) {
+		if (!err)
+			sl_policies_commit(d->policies, sl_mono_ns());
+		else
+			sl_policies_abort(d->policies);
+	}
+	if (!err) {
+		for (size_t i = 0; i < plan->n_levels; i++)
+			d->slot_shares[plan->slot_of[i]] = (uint32_t)cfg->levels[i].shares;
+		d->quiescing = quiescing;
+		pr_info("classification: %zu source and %zu local prefixes, %u client-port and "
+			"%u local-port classes, %zu table entries", plan->classes.n_src,
+			plan->classes.n_dst, plan->classes.n_sport_cls, plan->classes.n_dport_cls,
+			plan->classes.n_entries);
+		for (size_t i = 0; i < plan->n_levels; i++) {
+			const struct sluice_level *l = &plan->levels[plan->slot_of[i]];
+
+			pr_info("level %s (slot %u): %s, limit %u seats, over limit: %s", l->name,
+				plan->slot_of[i], l->type == SLUICE_LEVEL_EXEMPT ? "exempt" : "limited",
+				l->seat_limit, l->limit_response == SLUICE_RESP_QUEUE ? "defer (queue)" : "reject (RST)");
+		}
+	}
+	return err;
+}
+
+/* The plan failed: the diagnostics say why, or else the errno. */
+static void say_not_applied(const struct sl_config *cfg, const struct sl_diags *diags, size_t first,
+			    int err)
+{
+	print_diags(diags, first, true);
+	/* An errno's words ("Argument list too long") would not say why. */
+	if (diags->count > first)
+		pr_err("%s: configuration cannot be applied (see above)", cfg->source_file);
+	else
+		pr_err("%s: configuration cannot be applied: %s", cfg->source_file,
+		       err == -ENOMEM ? "out of memory" : strerror(-err));
+}
+
+/* Build the whole plan, then write it, here and now (at start, and when a
+ * quiescing level drained): a config that cannot be applied leaves the
+ * maps as they were.  Reloads build theirs off the loop (reload_start). */
 static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl_diags *diags)
 {
 	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN];
@@ -316,141 +415,147 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 	if (!err)
 		err = sl_plan_check_interfaces(cfg, &plan, d->opts.ifnames, d->opts.n_ifnames, diags);
 	if (err) {
-		for (size_t i = first; i < diags->count; i++) {
-			char line[1024];
-
-			sl_diag_format(&diags->items[i], line, sizeof(line));
-			pr_err("%s", line);
-		}
-		/* The diagnostics above say why; an errno's words ("Argument
-		 * list too long") would not. */
-		if (diags->count > first)
-			pr_err("%s: configuration cannot be applied (see above)", cfg->source_file);
-		else
-			pr_err("%s: configuration cannot be applied: %s", cfg->source_file,
-			       err == -ENOMEM ? "out of memory" : strerror(-err));
+		say_not_applied(cfg, diags, first, err);
 		sl_plan_free(&plan);
 		return err;
 	}
-	for (size_t i = first; i < diags->count; i++) {
-		char line[1024];
-
-		sl_diag_format(&diags->items[i], line, sizeof(line));
-		pr_warn("%s", line);
-	}
-	/* Shadow mode as running: the file's value, unless `sluicectl shadow`
-	 * changed it since (reload() decides). */
-	if (d->shadow)
-		plan.config.flags |= SLUICE_CFG_SHADOW;
-	else
-		plan.config.flags &= ~(__u32)SLUICE_CFG_SHADOW;
-	/* A surviving level keeps its current (borrowed) limit until the
-	 * allocation that sl_adm_configure runs right after the flip. */
-	for (unsigned slot = 0; d->adm && slot < SLUICE_MAX_LEVELS; slot++) {
-		uint32_t cur = sl_adm_level_limit(d->adm, slot);
-
-		if (cur && plan.levels[slot].type == SLUICE_LEVEL_LIMITED)
-			plan.levels[slot].seat_limit = cur;
-	}
-	/* Where levels seat survives a reload (a flood does not stop for
-	 * one); seatAt: ack applies at once. */
-	plan.config.ack_watch_levels = 0;
-	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
-		struct sluice_level *l = &plan.levels[slot];
-
-		if (l->type != SLUICE_LEVEL_LIMITED)
-			continue;
-		l->flags = sl_halfopen_rt_flags(&d->halfopen, slot);
-		if (cfg->server.half_open.seat_at == SL_SEAT_AT_ACK)
-			l->flags |= SLUICE_LVL_SEAT_AT_ACK | SLUICE_LVL_ACK_WATCH;
-		if (l->flags & SLUICE_LVL_ACK_WATCH)
-			plan.config.ack_watch_levels++;
-	}
-	/* What can fail comes before the data path switches generation. */
-	err = d->policies ? sl_policies_prepare(d->policies, cfg, sl_mono_ns()) : 0;
-	if (!err)
-		err = sl_apply_plan(&d->dp.maps, &plan);
-	if (!err && d->adm)
-		err = sl_adm_configure(d->adm, cfg, &plan, sl_mono_ns());
-	if (d->policies) {
-		if (!err)
-			sl_policies_commit(d->policies, sl_mono_ns());
-		else
-			sl_policies_abort(d->policies);
-	}
-	if (!err) {
-		for (size_t i = 0; i < plan.n_levels; i++)
-			d->slot_shares[plan.slot_of[i]] = (uint32_t)cfg->levels[i].shares;
-		d->quiescing = quiescing;
-		pr_info("classification: %zu source and %zu local prefixes, %u client-port and "
-			"%u local-port classes, %zu table entries", plan.classes.n_src,
-			plan.classes.n_dst, plan.classes.n_sport_cls, plan.classes.n_dport_cls,
-			plan.classes.n_entries);
-		for (size_t i = 0; i < plan.n_levels; i++) {
-			const struct sluice_level *l = &plan.levels[plan.slot_of[i]];
-
-			pr_info("level %s (slot %u): %s, limit %u seats, over limit: %s", l->name,
-				plan.slot_of[i], l->type == SLUICE_LEVEL_EXEMPT ? "exempt" : "limited",
-				l->seat_limit, l->limit_response == SLUICE_RESP_QUEUE ? "defer (queue)" : "reject (RST)");
-		}
-	}
+	print_diags(diags, first, false);
+	err = apply_plan(d, cfg, &plan, -1, quiescing);
 	sl_plan_free(&plan);
 	return err;
 }
 
-/* All or nothing: a file that does not load, or a plan that cannot be
- * built, leaves the running configuration exactly as it was (the apply
- * itself flips generations only after everything is written). */
-static int reload(struct daemon *d, struct sl_diags *diags, const char **msg, const char *reason)
+/*
+ * Reloads, off the loop.  reload_start() snapshots what the plan needs
+ * and starts a job (daemon/reload_job.h): load, plan, stage into the idle
+ * generation.  The loop goes on ticking; reload_finish() runs when the
+ * job's eventfd fires and commits in one short turn.  A reload asked while
+ * a job runs replaces it: the running one's result is dropped when it
+ * ends, and a new job reads the file as it is then.  Every request gets a
+ * number; `reload-status N` answers once a job covering N has ended.
+ */
+static unsigned long long reload_start(struct daemon *d, const char *reason)
 {
-	struct sl_config *cfg = NULL;
+	struct sl_reload_input in = {
+		.config_path = d->opts.config_path, .maps = &d->dp.maps,
+		.ifnames = d->opts.ifnames, .n_ifnames = d->opts.n_ifnames,
+		.busy_slots = busy_slots(d),
+	};
+	struct epoll_event ev = {.events = EPOLLIN};
+	char file[512];
+	int err;
+
+	d->reload_seq++;
+	snprintf(d->reload_reason, sizeof(d->reload_reason), "%s", reason);
+	if (d->job) {
+		d->reload_again = true; /* replaces the one running */
+		pr_info("event=reload_queued file=%s reason=%s: the running reload is replaced",
+			sl_logfmt_value(file, sizeof(file), d->opts.config_path), reason);
+		return d->reload_seq;
+	}
+	memcpy(in.slot_shares, d->slot_shares, sizeof(in.slot_shares));
+	err = sl_maps_level_names(&d->dp.maps, in.names);
+	if (!err)
+		err = sl_reload_job_start(&d->job, &in);
+	if (!err) {
+		ev.data.fd = sl_reload_job_fd(d->job);
+		if (epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+			pr_warn("reload: epoll: %s (its end is seen at the next tick)", strerror(errno));
+	}
+	if (err) {
+		pr_err("event=reload result=failed file=%s reason=%s error=%s",
+		       sl_logfmt_value(file, sizeof(file), d->opts.config_path), reason, strerror(-err));
+		d->job = NULL;
+		d->reloads[0]++;
+		d->last_reload_ok = false;
+		d->outcome_seq = d->reload_seq;
+		d->outcome_err = err;
+		snprintf(d->outcome_msg, sizeof(d->outcome_msg), "reload could not start: %s",
+			 strerror(-err));
+		return d->reload_seq;
+	}
+	d->job_seq = d->reload_seq;
+	pr_info("event=reload_started file=%s reason=%s",
+		sl_logfmt_value(file, sizeof(file), d->opts.config_path), reason);
+	sl_svcmgr_reloading(&d->svcmgr);
+	return d->reload_seq;
+}
+
+static void reload_finish(struct daemon *d)
+{
+	struct sl_reload_result r;
 	bool was_shadow = d->shadow;
 	char file[512];
 	int err;
 
-	pr_info("event=reload_started file=%s reason=%s",
-		sl_logfmt_value(file, sizeof(file), d->opts.config_path), reason);
-	sl_svcmgr_reloading(&d->svcmgr);
-	err = load_config(d->opts.config_path, &cfg, diags);
+	epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, sl_reload_job_fd(d->job), NULL);
+	sl_reload_job_finish(d->job, &r);
+	d->job = NULL;
+	if (d->reload_again) {
+		char reason[sizeof(d->reload_reason)];
+
+		d->reload_again = false;
+		pr_info("event=reload result=replaced file=%s seconds=%.3f",
+			sl_logfmt_value(file, sizeof(file), d->opts.config_path), r.seconds);
+		sl_reload_result_free(&r);
+		memcpy(reason, d->reload_reason, sizeof(reason));
+		d->reload_seq--; /* the new job covers the request that replaced this one */
+		reload_start(d, reason);
+		return;
+	}
+	err = r.err;
 	if (!err) {
+		print_diags(&r.diags, 0, false);
 		/* A changed `shadow` in the file wins over `sluicectl shadow`. */
-		if (cfg->server.shadow != d->cfg->server.shadow)
-			d->shadow = cfg->server.shadow;
-		err = apply_config(d, cfg, diags);
-		if (err) {
+		if (r.cfg->server.shadow != d->cfg->server.shadow)
+			d->shadow = r.cfg->server.shadow;
+		err = apply_plan(d, r.cfg, &r.plan, r.gen, r.quiescing_slots);
+		if (err)
 			d->shadow = was_shadow;
-			sl_config_free(cfg);
-		}
+	} else if (r.cfg) {
+		say_not_applied(r.cfg, &r.diags, 0, err);
+	} else {
+		print_diags(&r.diags, 0, true);
+		pr_err("%s: configuration not applied (%zu error%s)", d->opts.config_path,
+		       sl_diags_error_count(&r.diags), sl_diags_error_count(&r.diags) == 1 ? "" : "s");
 	}
 	d->last_reload_ok = !err;
 	d->reloads[!err]++;
+	d->outcome_seq = d->job_seq;
+	d->outcome_err = err;
+	sl_diags_free(&d->outcome_diags);
+	d->outcome_diags = r.diags;
+	sl_diags_init(&r.diags);
 	if (err) {
 		char status[832];
 
-		*msg = "reload failed; the previous configuration keeps running";
-		pr_err("event=reload result=failed file=%s reason=%s error=%s",
-		       sl_logfmt_value(file, sizeof(file), d->opts.config_path), reason,
-		       err == -ENOMEM ? "no-memory" : "invalid-configuration");
+		snprintf(d->outcome_msg, sizeof(d->outcome_msg), "%s",
+			 "reload failed; the previous configuration keeps running");
+		pr_err("event=reload result=failed file=%s reason=%s error=%s seconds=%.3f",
+		       sl_logfmt_value(file, sizeof(file), d->opts.config_path), d->reload_reason,
+		       err == -ENOMEM ? "no-memory" : "invalid-configuration", r.seconds);
 		snprintf(status, sizeof(status), "%s; last reload failed", d->status);
 		sl_svcmgr_ready(&d->svcmgr, status);
-		return err;
+		sl_reload_result_free(&r);
+		return;
 	}
 	d->last_reload_ok_at = sl_wall_s();
-	if (strcmp(cfg->server.metrics_address ? cfg->server.metrics_address : "",
+	if (strcmp(r.cfg->server.metrics_address ? r.cfg->server.metrics_address : "",
 		   d->cfg->server.metrics_address ? d->cfg->server.metrics_address : ""))
 		pr_warn("metricsAddress changed: it takes effect when sluiced restarts");
-	if (strcmp(cfg->server.read_group ? cfg->server.read_group : "",
+	if (strcmp(r.cfg->server.read_group ? r.cfg->server.read_group : "",
 		   d->cfg->server.read_group ? d->cfg->server.read_group : ""))
 		pr_warn("readGroup changed: it takes effect when sluiced restarts");
 	sl_config_free(d->cfg);
-	d->cfg = cfg;
-	*msg = "reloaded";
-	pr_info("event=reload result=ok file=%s reason=%s levels=%zu flow_schemas=%zu policies=%zu",
-		sl_logfmt_value(file, sizeof(file), d->opts.config_path), reason, cfg->n_levels,
-		cfg->n_schemas, cfg->n_policies);
+	d->cfg = r.cfg; /* admission points at it now */
+	r.cfg = NULL;
+	snprintf(d->outcome_msg, sizeof(d->outcome_msg), "%s", "reloaded");
+	pr_info("event=reload result=ok file=%s reason=%s levels=%zu flow_schemas=%zu policies=%zu "
+		"seconds=%.3f", sl_logfmt_value(file, sizeof(file), d->opts.config_path),
+		d->reload_reason, d->cfg->n_levels, d->cfg->n_schemas, d->cfg->n_policies, r.seconds);
 	sl_config_watch_loaded(&d->watch);
 	sl_svcmgr_ready(&d->svcmgr, d->status);
-	return 0;
+	sl_reload_result_free(&r);
 }
 
 /* `sluicectl shadow on|off`: flip the data path's shadow flag now (one
@@ -482,6 +587,30 @@ static int set_shadow(struct daemon *d, bool on, const char **msg)
 }
 
 /* The reply of reload and shadow requests (and of a bad request). */
+static void write_outcome(FILE *f, const struct daemon *d, int err, const char *msg,
+			  const struct sl_diags *diags);
+
+/* The reload that covers request seq: pending while a job runs for it (or
+ * a newer one waits), then the outcome of the last one that ended. */
+static void write_reload_status(FILE *f, const struct daemon *d, unsigned long long seq)
+{
+	struct json_out jo;
+
+	if (d->outcome_seq >= seq && seq) {
+		write_outcome(f, d, d->outcome_err, d->outcome_msg, &d->outcome_diags);
+		return;
+	}
+	jo_init(&jo, f, false);
+	jo_obj_begin(&jo, NULL);
+	jo_bool(&jo, "ok", true);
+	jo_bool(&jo, "pending", true);
+	jo_u64(&jo, "generation", seq);
+	jo_str(&jo, "message", seq > d->reload_seq ? "no such reload" : "reloading");
+	jo_str(&jo, "config", d->opts.config_path);
+	jo_obj_end(&jo);
+	jo_finish(&jo);
+}
+
 static void write_outcome(FILE *f, const struct daemon *d, int err, const char *msg,
 			  const struct sl_diags *diags)
 {
@@ -566,9 +695,16 @@ static struct sl_reqsrv_more *answer_control(void *ctx, const struct sl_reqsrv_p
 		case SL_CTL_CONTROLLER:
 			sl_policies_dump(d->policies, out, sl_mono_ns());
 			return NULL;
-		case SL_CTL_RELOAD:
-			err = reload(d, &diags, &msg, "control-socket");
-			break;
+		case SL_CTL_RELOAD: {
+			/* Started, not done: `reload-status N` tells the end. */
+			unsigned long long seq = reload_start(d, "control-socket");
+
+			write_reload_status(out, d, seq);
+			return NULL;
+		}
+		case SL_CTL_RELOAD_STATUS:
+			write_reload_status(out, d, strtoull(req.arg, NULL, 10));
+			return NULL;
 		case SL_CTL_SHADOW:
 			err = set_shadow(d, !strcmp(req.arg, "on"), &msg);
 			break;
@@ -715,13 +851,10 @@ static void tick(struct daemon *d)
 	if (sl_write_heartbeat(&d->dp.maps, ++d->ticks))
 		pr_warn("heartbeat write failed: %s", strerror(errno));
 	sl_svcmgr_tick(&d->svcmgr, now);
-	if (sl_config_watch_due(&d->watch, now)) {
-		struct sl_diags diags = SL_DIAGS_INIT;
-		const char *msg;
-
-		reload(d, &diags, &msg, "file-changed");
-		sl_diags_free(&diags);
-	}
+	if (sl_config_watch_due(&d->watch, now))
+		reload_start(d, "file-changed");
+	if (d->job && sl_reload_job_done(d->job))
+		reload_finish(d); /* in case its eventfd was not in the epoll set */
 	sl_adm_tick(d->adm, now);
 	sl_policies_tick(d->policies, now);
 	sl_metrics_sweep(d->metrics, now);
@@ -997,6 +1130,9 @@ static int run_loop(struct daemon *d)
 					tick(d);
 			} else if (fd == rb_fd) {
 				ring_buffer__consume(d->events);
+			} else if (d->job && fd == sl_reload_job_fd(d->job)) {
+				if (sl_reload_job_done(d->job))
+					reload_finish(d);
 			} else if (sl_config_watch_handle(&d->watch, fd, sl_mono_ns())) {
 				/* a change: the tick reloads once it settles */
 			} else if (sl_reqsrv_handle(d->control, fd, evs[i].events)) {
@@ -1009,11 +1145,7 @@ static int run_loop(struct daemon *d)
 				if (read(fd, &si, sizeof(si)) != sizeof(si))
 					continue;
 				if (si.ssi_signo == SIGHUP) {
-					struct sl_diags diags = SL_DIAGS_INIT;
-					const char *msg;
-
-					reload(d, &diags, &msg, "sighup");
-					sl_diags_free(&diags);
+					reload_start(d, "sighup");
 				} else {
 					pr_info("%s: detaching", strsignal((int)si.ssi_signo));
 					sl_svcmgr_stopping(&d->svcmgr);
@@ -1185,6 +1317,13 @@ out_dp:
 	free(d.census.conns);
 	free(d.census.seats);
 	sl_config_watch_close(&d.watch);
+	if (d.job) {
+		struct sl_reload_result r;
+
+		sl_reload_job_finish(d.job, &r); /* waits: it writes the maps */
+		sl_reload_result_free(&r);
+	}
+	sl_diags_free(&d.outcome_diags);
 	close_fd(&d.sig_fd);
 	close_fd(&d.timer_fd);
 	sl_reqsrv_close(d.control);

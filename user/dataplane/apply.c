@@ -10,10 +10,6 @@
 
 #include "lib/log.h"
 
-/* After the flip, XDP programs still running with the old generation
- * finish within microseconds; wait well past that before deleting. */
-#define GRACE_NS 10000000L
-
 static int update(int fd, const void *key, const void *val, const char *what)
 {
 	if (bpf_map_update_elem(fd, key, val, BPF_ANY)) {
@@ -131,21 +127,19 @@ static int write_classes(int fd, const struct sl_compiled *c, __u8 gen)
 	return 0;
 }
 
-int sl_apply_plan(const struct sl_maps *m, const struct sl_plan *plan)
+int sl_apply_stage(const struct sl_maps *m, const struct sl_plan *plan, uint8_t *gen_out)
 {
-	struct timespec grace = {.tv_nsec = GRACE_NS};
-	struct sluice_level unused;
-	struct sluice_settings cur = {}, next = plan->config;
+	struct sluice_settings cur = {};
 	__u32 zero = 0;
-	__u8 gen, old;
+	__u8 gen;
 	int err;
 
 	if (bpf_map_lookup_elem(m->fd[SL_MAP_CONFIG], &zero, &cur))
 		return -errno;
-	old = cur.generation & 1;
-	gen = (cur.flags & SLUICE_CFG_ACTIVE) ? old ^ 1 : 0;
+	gen = (cur.flags & SLUICE_CFG_ACTIVE) ? (cur.generation & 1) ^ 1 : 0;
 
-	/* 1. The idle generation, from scratch. */
+	/* The idle generation, from scratch (what the last configuration
+	 * before the running one left there goes now). */
 	clear_lpm_gen(m->fd[SL_MAP_SRC_CLS], gen);
 	clear_lpm_gen(m->fd[SL_MAP_DST_CLS], gen);
 	clear_classes_gen(m->fd[SL_MAP_CLASSES], gen);
@@ -156,8 +150,24 @@ int sl_apply_plan(const struct sl_maps *m, const struct sl_plan *plan)
 	    (err = write_ports(m->fd[SL_MAP_PORT_CLS], &plan->classes, gen)) ||
 	    (err = write_classes(m->fd[SL_MAP_CLASSES], &plan->classes, gen)))
 		return err;
+	*gen_out = gen;
+	return 0;
+}
 
-	/* 2. Levels the new classification points to (slots are stable by
+int sl_apply_commit(const struct sl_maps *m, const struct sl_plan *plan, uint8_t gen)
+{
+	struct sluice_level unused;
+	struct sluice_settings cur = {}, next = plan->config;
+	__u32 zero = 0;
+	int err;
+
+	/* Staged against the generation that still runs, or it is stale. */
+	if (bpf_map_lookup_elem(m->fd[SL_MAP_CONFIG], &zero, &cur))
+		return -errno;
+	if ((cur.flags & SLUICE_CFG_ACTIVE) && (cur.generation & 1) == gen)
+		return -ESTALE;
+
+	/* Levels the new classification points to (slots are stable by
 	 * name, so a surviving level keeps its seats and counters). */
 	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
 		if (plan->levels[slot].type == SLUICE_LEVEL_UNUSED)
@@ -166,18 +176,13 @@ int sl_apply_plan(const struct sl_maps *m, const struct sl_plan *plan)
 			return err;
 	}
 
-	/* 3. The flip: one map update. */
+	/* The flip: one map update.  The old generation stays behind it
+	 * until the next stage clears it: the tables hold two, and no packet
+	 * can still be reading what is deleted. */
 	next.generation = gen;
 	if ((err = update(m->fd[SL_MAP_CONFIG], &zero, &next, SLUICE_MAP_CONFIG)))
 		return err;
 
-	/* 4. Clean up behind it. */
-	nanosleep(&grace, NULL);
-	if (cur.flags & SLUICE_CFG_ACTIVE) {
-		clear_lpm_gen(m->fd[SL_MAP_SRC_CLS], old);
-		clear_lpm_gen(m->fd[SL_MAP_DST_CLS], old);
-		clear_classes_gen(m->fd[SL_MAP_CLASSES], old);
-	}
 	/* A removed level keeps its name in its slot: connections it
 	 * admitted still release there, `status` shows them, and if the
 	 * level comes back it gets the same slot (and its seats) again. */
@@ -193,6 +198,14 @@ int sl_apply_plan(const struct sl_maps *m, const struct sl_plan *plan)
 		update(m->fd[SL_MAP_LEVELS], &slot, &unused, SLUICE_MAP_LEVELS);
 	}
 	return 0;
+}
+
+int sl_apply_plan(const struct sl_maps *m, const struct sl_plan *plan)
+{
+	uint8_t gen;
+	int err = sl_apply_stage(m, plan, &gen);
+
+	return err ? err : sl_apply_commit(m, plan, gen);
 }
 
 int sl_write_heartbeat(const struct sl_maps *m, unsigned long long seq)

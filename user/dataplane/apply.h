@@ -14,6 +14,13 @@
  * Returns 0 or a negative errno (logged).
  */
 int sl_apply_plan(const struct sl_maps *m, const struct sl_plan *plan);
+/* The same in two steps, so that the slow one may run off the event loop:
+ * stage writes the classification into the idle generation (nothing the
+ * data path reads), commit writes the levels and flips to it; commit
+ * returns -ESTALE when another commit flipped since the stage. */
+#include <stdint.h>
+int sl_apply_stage(const struct sl_maps *m, const struct sl_plan *plan, uint8_t *gen_out);
+int sl_apply_commit(const struct sl_maps *m, const struct sl_plan *plan, uint8_t gen);
 
 /* Write the heartbeat (CLOCK_MONOTONIC now). */
 int sl_write_heartbeat(const struct sl_maps *m, unsigned long long seq);

@@ -220,3 +220,26 @@ int sl_plan_check_interfaces(const struct sl_config *cfg, const struct sl_plan *
 	}
 	return 0;
 }
+
+uint32_t sl_plan_quiescing_shares(const struct sl_config *cfg,
+				  const char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
+				  uint64_t busy_slots, const uint32_t slot_shares[SLUICE_MAX_LEVELS],
+				  uint64_t *slots)
+{
+	uint32_t sum = 0;
+
+	*slots = 0;
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		bool kept = false;
+
+		if (!names[s][0] || !(busy_slots & (1ull << s)))
+			continue;
+		for (size_t i = 0; i < cfg->n_levels && !kept; i++)
+			kept = !strncmp(cfg->levels[i].name, names[s], SLUICE_LEVEL_NAME_LEN);
+		if (!kept && slot_shares[s]) {
+			sum += slot_shares[s];
+			*slots |= 1ull << s;
+		}
+	}
+	return sum;
+}

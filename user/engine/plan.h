@@ -38,6 +38,15 @@ int sl_plan_build_quiescing(const struct sl_config *cfg,
 			    struct sl_diags *diags);
 void sl_plan_free(struct sl_plan *plan);
 
+/* The shares of levels cfg removes (or an earlier one removed) that still
+ * hold or queue connections (busy_slots: bit s for slot s): they stay in
+ * the share sum while they drain, as a quiescing APF level's do.  *slots
+ * gets the slots counted. */
+uint32_t sl_plan_quiescing_shares(const struct sl_config *cfg,
+				  const char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
+				  uint64_t busy_slots, const uint32_t slot_shares[SLUICE_MAX_LEVELS],
+				  uint64_t *slots);
+
 /* Several interfaces share one set of tables, built for ifaces[0]: fine
  * unless the classification depends on the `iface` label.  0 when the
  * tables for every other interface come out the same, else -EINVAL with a
