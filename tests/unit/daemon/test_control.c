@@ -55,6 +55,7 @@ static void test_words(void **state)
 	expect_ok("shadow off\n", SL_CTL_SHADOW, "off");
 	expect_ok("hand web=198.18.3.0/24\n", SL_CTL_HAND, "web=198.18.3.0/24");
 	expect_ok("hand web=", SL_CTL_HAND, "web="); /* no distinguisher */
+	expect_ok("reload-status 17\n", SL_CTL_RELOAD_STATUS, "17");
 }
 
 static void test_exact(void **state)
@@ -75,6 +76,9 @@ static void test_exact(void **state)
 	expect_bad("hand", "hand SCHEMA=DISTINGUISHER");
 	expect_bad("hand web", "hand SCHEMA=DISTINGUISHER");
 	expect_bad("hand =198.18.0.1", "hand SCHEMA=DISTINGUISHER");
+	expect_bad("reload-status", "reload-status N");
+	expect_bad("reload-status x1", "reload-status N");
+	expect_bad("reload-status 12345678901234567890", "reload-status N");
 }
 
 int main(void)
