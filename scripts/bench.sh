@@ -13,6 +13,7 @@ build/bench_xdp "${BENCH_CONFIG:-tests/packet/classify/labels.yaml}"
 echo
 echo "== classification at scale: compile time, table size, XDP cost per SYN by FlowSchema count"
 build/bench_classify
+build/bench_classify --mixed 50 200 400 800
 echo
 echo "== daemon engines"
 build/bench_engines

@@ -6,10 +6,13 @@
  * at all (and why not), and the XDP cost of a SYN of the last tenant
  * (BPF_PROG_TEST_RUN, its 4-tuple already tracked, so the figure is
  * classification and lookups), as a ratio to the smallest N.  The growth
- * exponent is fitted over the sizes that compiled.  Reports, asserts
- * nothing (docs/BENCHMARKS.md).
+ * exponent is fitted over the sizes that compiled.  With --mixed every
+ * other tenant is named by a ConnectionLabels rule and matched by its
+ * label (a Labels subject), and a policy selects the tenants' ports with
+ * two workloads: labels and policies through the same compile.  Reports,
+ * asserts nothing (docs/BENCHMARKS.md).
  *
- *   bench_classify [N ...]     default 50 200 800 1600 3200 10000
+ *   bench_classify [--mixed] [N ...]     default 50 200 800 1600 3200 10000
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -36,7 +39,11 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Tenant i: 10.(i/256).(i%256).0/24 to local port 10000 + i. */
+static bool mixed;
+
+/* Tenant i: 10.(i/256).(i%256).0/24 to local port 10000 + i.  Mixed: odd
+ * tenants are labelled tenant=tI by ConnectionLabels and matched by that
+ * label; a policy selects port range 10000-29999 with two workloads. */
 static char *tenants_yaml(unsigned n, size_t *len)
 {
 	char *text = NULL;
@@ -49,12 +56,36 @@ static char *tenants_yaml(unsigned n, size_t *len)
 		   "apiVersion: sluice/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: tenants}\n"
 		   "spec:\n  type: Limited\n  limited:\n    nominalConcurrencyShares: 100\n"
 		   "    limitResponse: {type: Queue, queuing: {queues: 64, handSize: 6, queueLengthLimit: 50}}\n");
-	for (unsigned i = 0; i < n; i++)
+	if (mixed) {
+		fprintf(f, "---\napiVersion: sluice/v1\nkind: ConnectionLabels\nmetadata: {name: tenants}\n"
+			   "spec:\n  rules:\n");
+		for (unsigned i = 1; i < n; i += 2)
+			fprintf(f, "  - sources: [10.%u.%u.0/24]\n    labels: {tenant: t%u}\n",
+				(i / 256) % 256, i % 256, i);
+		fprintf(f, "  - sources: [10.0.0.0/16]\n    labels: {tier: gold}\n"
+			   "---\napiVersion: sluice/v1\nkind: AverageLatencySchedulingPolicy\n"
+			   "metadata: {name: tenants}\nspec:\n  load_scheduling_core:\n"
+			   "    aimd_load_scheduler:\n      load_scheduler:\n        selectors:\n"
+			   "        - control_point: ingress\n          label_matcher:\n"
+			   "            match_expressions: [{key: dst.port, operator: In, values: [\"10000-29999\"]}]\n"
+			   "        scheduler:\n          workloads:\n"
+			   "          - name: gold\n            label_matcher: {match_labels: {tier: gold}}\n"
+			   "            parameters: {priority: 4}\n"
+			   "          - name: odd\n            label_matcher:\n"
+			   "              expression: {label_matches: {label: tenant, regex: \"^t[0-9]*[13579]$\"}}\n"
+			   "            parameters: {priority: 2}\n");
+	}
+	for (unsigned i = 0; i < n; i++) {
 		fprintf(f, "---\napiVersion: sluice/v1\nkind: FlowSchema\nmetadata: {name: t%u}\n"
 			   "spec:\n  priorityLevelConfiguration: {name: tenants}\n  matchingPrecedence: %u\n"
-			   "  rules:\n  - subjects: [{kind: Network, network: {cidrs: [10.%u.%u.0/24]}}]\n"
-			   "    destinations: [{ports: [%u]}]\n",
-			i, 1000 + i % 9000, (i / 256) % 256, i % 256, 10000 + i);
+			   "  rules:\n", i, 1000 + i % 9000);
+		if (mixed && i % 2)
+			fprintf(f, "  - subjects: [{kind: Labels, labels: {matchLabels: {tenant: t%u}}}]\n", i);
+		else
+			fprintf(f, "  - subjects: [{kind: Network, network: {cidrs: [10.%u.%u.0/24]}}]\n",
+				(i / 256) % 256, i % 256);
+		fprintf(f, "    destinations: [{ports: [%u]}]\n", 10000 + i);
+	}
 	fclose(f);
 	return text;
 }
@@ -102,8 +133,13 @@ int main(int argc, char **argv)
 	struct sluice_heartbeat hb = {0};
 	__u32 zero = 0;
 
-	for (int i = 1; i < argc && n_sizes < 32; i++)
+	for (int i = 1; i < argc && n_sizes < 32; i++) {
+		if (!strcmp(argv[i], "--mixed")) {
+			mixed = true;
+			continue;
+		}
 		sizes[n_sizes++] = (unsigned)strtoul(argv[i], NULL, 10);
+	}
 	if (!n_sizes)
 		for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 			sizes[n_sizes++] = defaults[i];
@@ -115,6 +151,8 @@ int main(int argc, char **argv)
 	sl_maps_from_skel(skel, &maps);
 	hb.mono_ns = sl_mono_ns() + 3600ULL * 1000000000ULL;
 	bpf_map_update_elem(maps.fd[SL_MAP_HEARTBEAT], &zero, &hb, BPF_ANY);
+	printf("%s\n", mixed ? "mixed: every other tenant by its ConnectionLabels label, a policy with two workloads"
+			     : "each tenant its own /24 and port");
 	printf("%8s %9s %10s %9s %11s %10s %9s %8s  %s\n", "schemas", "load_s", "compile_s", "entries",
 	       "combinations", "map_KiB", "syn_ns", "x_50", "outcome");
 	for (size_t k = 0; k < n_sizes; k++) {
