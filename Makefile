@@ -193,10 +193,11 @@ $(BUILD)/sluicectl: $(BUILD)/ctl/sluicectl.o $(call layer_lib,ctl) $(BUILD)/daem
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -ljansson
 
-# The manifests' checker reads YAML (libyaml) and writes JSON (jansson).
-$(BUILD)/lab_yaml2json: tests/lab/lab_yaml2json.c tests/lab/lab_cli.h
+# The manifests' checker reads YAML as the configuration loader does
+# (config/yaml_doc) and writes JSON (jansson).
+$(BUILD)/lab_yaml2json: tests/lab/lab_yaml2json.c tests/lab/lab_cli.h $(CORE_LIBS)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@ -lyaml -ljansson
+	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -ljansson
 
 $(BUILD)/lab_%: tests/lab/lab_%.c tests/lab/lab_cli.h
 	$(call msg,CC,$@)

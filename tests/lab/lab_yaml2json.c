@@ -1,189 +1,108 @@
 /*
  * lab_yaml2json: every YAML document of FILE ('-': stdin) as one line of
- * JSON, so that jq can check Kubernetes manifests in the suite.  Plain
- * scalars become null, booleans and numbers where YAML 1.2's core schema
- * says so; quoted ones stay strings.  Anchors and aliases are refused.
+ * JSON, so that jq can check Kubernetes manifests in the suite.  It reads
+ * YAML the way sluice's configuration loader does (config/yaml_doc.h: the
+ * YAML 1.2 core schema for plain scalars, quoted ones are strings) and
+ * refuses a duplicate key or nesting past SL_YAML_MAX_DEPTH (a recursive
+ * alias).
  */
 #define PROG "lab_yaml2json"
 #include "lab_cli.h"
 
 #include <jansson.h>
-#include <regex.h>
 #include <stdbool.h>
-#include <yaml.h>
 
-static yaml_parser_t parser;
+#include "config/yaml_doc.h"
+#include "lib/read_file.h"
 
-static bool next_event(yaml_event_t *ev)
+static json_t *node(const struct sl_ynode *n, int depth)
 {
-	if (!yaml_parser_parse(&parser, ev)) {
-		fprintf(stderr, PROG ": line %zu: %s\n", parser.problem_mark.line + 1,
-			parser.problem ? parser.problem : "parse error");
-		return false;
+	json_t *out;
+
+	if (depth > SL_YAML_MAX_DEPTH) {
+		fprintf(stderr, PROG ": line %u: nested deeper than %d (a recursive alias?)\n", n->line,
+			SL_YAML_MAX_DEPTH);
+		return NULL;
 	}
-	return true;
-}
-
-static bool matches(const char *re, const char *s)
-{
-	regex_t r;
-	bool m;
-
-	if (regcomp(&r, re, REG_EXTENDED | REG_NOSUB))
-		return false;
-	m = !regexec(&r, s, 0, NULL, 0);
-	regfree(&r);
-	return m;
-}
-
-/* YAML 1.2 core schema for plain scalars. */
-static json_t *scalar(const yaml_event_t *ev)
-{
-	const char *v = (const char *)ev->data.scalar.value;
-
-	if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return json_string(v);
-	if (!*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") || !strcmp(v, "NULL"))
+	switch (n->type) {
+	case SL_Y_NULL:
 		return json_null();
-	if (matches("^(true|True|TRUE)$", v))
-		return json_true();
-	if (matches("^(false|False|FALSE)$", v))
-		return json_false();
-	if (matches("^[-+]?[0-9]+$", v))
-		return json_integer(strtoll(v, NULL, 10));
-	if (matches("^[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?$", v))
-		return json_real(strtod(v, NULL));
-	return json_string(v);
-}
+	case SL_Y_BOOL: {
+		bool b = false;
 
-/* The node that starts with ev (consumed). */
-static json_t *node(yaml_event_t *ev)
-{
-	json_t *out = NULL;
+		sl_ynode_bool(n, &b);
+		return json_boolean(b);
+	}
+	case SL_Y_INT: {
+		int64_t v;
 
-	switch (ev->type) {
-	case YAML_SCALAR_EVENT:
-		if (ev->data.scalar.anchor)
-			goto alias;
-		out = scalar(ev);
-		break;
-	case YAML_SEQUENCE_START_EVENT:
-		if (ev->data.sequence_start.anchor)
-			goto alias;
+		return sl_ynode_int(n, &v) ? json_stringn(n->str, n->len) : json_integer(v);
+	}
+	case SL_Y_FLOAT:
+		return json_real(strtod(n->str, NULL));
+	case SL_Y_STR:
+		return json_stringn(n->str, n->len);
+	case SL_Y_SEQ:
 		out = json_array();
-		for (;;) {
-			yaml_event_t e;
-			json_t *item;
+		for (size_t i = 0; i < n->n_items; i++) {
+			json_t *item = node(n->items[i], depth + 1);
 
-			if (!next_event(&e))
-				goto fail;
-			if (e.type == YAML_SEQUENCE_END_EVENT) {
-				yaml_event_delete(&e);
-				break;
+			if (!item) {
+				json_decref(out);
+				return NULL;
 			}
-			item = node(&e);
-			if (!item)
-				goto fail;
 			json_array_append_new(out, item);
 		}
-		break;
-	case YAML_MAPPING_START_EVENT:
-		if (ev->data.mapping_start.anchor)
-			goto alias;
+		return out;
+	case SL_Y_MAP:
 		out = json_object();
-		for (;;) {
-			yaml_event_t k, v;
+		for (size_t i = 0; i < n->n_pairs; i++) {
+			const char *key = sl_ynode_str(n->pairs[i].key);
 			json_t *value;
-			char *key;
 
-			if (!next_event(&k))
-				goto fail;
-			if (k.type == YAML_MAPPING_END_EVENT) {
-				yaml_event_delete(&k);
-				break;
+			if (!key || json_object_get(out, key)) {
+				fprintf(stderr, PROG ": line %u: %s key\n", n->pairs[i].key->line,
+					key ? "duplicate" : "a non-string");
+				json_decref(out);
+				return NULL;
 			}
-			if (k.type != YAML_SCALAR_EVENT) {
-				fprintf(stderr, PROG ": line %zu: a key that is not a scalar\n",
-					k.start_mark.line + 1);
-				yaml_event_delete(&k);
-				goto fail;
-			}
-			key = strdup((const char *)k.data.scalar.value);
-			yaml_event_delete(&k);
-			if (!next_event(&v) || !(value = node(&v))) {
-				free(key);
-				goto fail;
-			}
-			if (json_object_get(out, key)) {
-				fprintf(stderr, PROG ": duplicate key '%s'\n", key);
-				free(key);
-				json_decref(value);
-				goto fail;
+			value = node(n->pairs[i].value, depth + 1);
+			if (!value) {
+				json_decref(out);
+				return NULL;
 			}
 			json_object_set_new(out, key, value);
-			free(key);
 		}
-		break;
-	case YAML_ALIAS_EVENT:
-		goto alias;
-	default:
-		fprintf(stderr, PROG ": line %zu: unexpected event\n", ev->start_mark.line + 1);
-		break;
+		return out;
 	}
-	yaml_event_delete(ev);
-	return out;
-alias:
-	fprintf(stderr, PROG ": line %zu: anchors and aliases are not supported\n",
-		ev->start_mark.line + 1);
-fail:
-	yaml_event_delete(ev);
-	json_decref(out);
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	FILE *f;
-	int rc = 0;
+	struct sl_diags diags = SL_DIAGS_INIT;
+	struct sl_ystream ys = {0};
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = 0, err;
 
 	if (argc != 2 || !strcmp(argv[1], "--help")) {
 		printf("usage: " PROG " FILE|-\n\nEach YAML document of FILE as one line of JSON.\n"
 		       "Exit 0, 1 on a parse error, 2 on usage error.\n");
 		return argc == 2 ? 0 : 2;
 	}
-	f = strcmp(argv[1], "-") ? fopen(argv[1], "r") : stdin;
-	if (!f) {
-		warn_errno(argv[1]);
+	err = sl_read_file(argv[1], 16u << 20, &buf, &len);
+	if (err) {
+		fprintf(stderr, PROG ": %s: %s\n", argv[1], strerror(-err));
 		return 1;
 	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	for (;;) {
-		yaml_event_t ev;
-		json_t *doc;
+	if (sl_ystream_load(&ys, argv[1], buf, len, &diags)) {
+		sl_diags_print(&diags, stderr);
+		rc = 1;
+	}
+	for (size_t i = 0; !rc && i < ys.n_docs; i++) {
+		json_t *doc = node(ys.docs[i].root, 0);
 
-		if (!next_event(&ev)) {
-			rc = 1;
-			break;
-		}
-		if (ev.type == YAML_STREAM_END_EVENT) {
-			yaml_event_delete(&ev);
-			break;
-		}
-		if (ev.type != YAML_DOCUMENT_START_EVENT) {
-			yaml_event_delete(&ev);
-			continue; /* stream start */
-		}
-		yaml_event_delete(&ev);
-		if (!next_event(&ev)) {
-			rc = 1;
-			break;
-		}
-		if (ev.type == YAML_DOCUMENT_END_EVENT) {
-			yaml_event_delete(&ev); /* an empty document */
-			continue;
-		}
-		doc = node(&ev);
 		if (!doc) {
 			rc = 1;
 			break;
@@ -191,14 +110,9 @@ int main(int argc, char **argv)
 		json_dumpf(doc, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		putchar('\n');
 		json_decref(doc);
-		if (!next_event(&ev)) { /* document end */
-			rc = 1;
-			break;
-		}
-		yaml_event_delete(&ev);
 	}
-	yaml_parser_delete(&parser);
-	if (f != stdin)
-		fclose(f);
+	sl_ystream_free(&ys);
+	sl_diags_free(&diags);
+	free(buf);
 	return rc;
 }
