@@ -12,7 +12,9 @@
 #include "lib/log.h"
 #include "lib/read_file.h"
 
-#define MAX_CONFIG_BYTES (64u << 20)
+/* As much as the configuration loader reads (config.c): a larger file is
+ * refused by the reload anyway. */
+#define MAX_CONFIG_BYTES (16u << 20)
 
 /* FNV-1a over the file's bytes; 0 when it cannot be read (a reload then
  * says why). */

@@ -5,7 +5,10 @@
  * `systemctl status`, and WATCHDOG=1 from the main loop, so that a loop
  * that stalls is killed and restarted by systemd (the data path then sees
  * a stale heartbeat and its failsafe decides until the new daemon adopts
- * it).  Without $NOTIFY_SOCKET every call does nothing.
+ * it).  Without $NOTIFY_SOCKET every call does nothing.  sd_notify sends one
+ * datagram to the service manager's socket (PID 1 drains it, with a queue of
+ * megabytes); it is not a client's socket, and nothing a client does can
+ * fill it.
  */
 #ifndef SLUICE_SERVICE_MANAGER_H
 #define SLUICE_SERVICE_MANAGER_H
