@@ -51,8 +51,10 @@ static void add_since(struct sluice_fs_stats *a, const struct sluice_fs_stats *b
 		aw[w] += bw[w] > cw[w] ? bw[w] - cw[w] : 0;
 }
 
-struct sluice_fs_stats sl_fm_datapath(const struct sl_flow_metrics *fm, size_t i,
-				      const struct sluice_fs_stats *reading, size_t n_reading)
+/* The data path's counter of series i as of reading (n_reading entries):
+ * what it carried plus what its index counted since its baseline. */
+static struct sluice_fs_stats datapath(const struct sl_flow_metrics *fm, size_t i,
+				       const struct sluice_fs_stats *reading, size_t n_reading)
 {
 	struct sluice_fs_stats v = {0};
 
@@ -96,7 +98,7 @@ int sl_fm_reconfigure(struct sl_flow_metrics *fm, const struct sl_config *cfg,
 	}
 	/* What the data path counted for each old series, at its old index. */
 	for (size_t i = 0; i < fm->n; i++) {
-		fm->series[i].carried = sl_fm_datapath(fm, i, reading, n_reading);
+		fm->series[i].carried = datapath(fm, i, reading, n_reading);
 		old[i] = &fm->series[i];
 	}
 	qsort(old, fm->n, sizeof(*old), by_names);
@@ -201,7 +203,7 @@ void sl_fm_render(const struct sl_flow_metrics *fm, FILE *f, const struct sluice
 		return;
 	}
 	for (size_t i = 0; i < fm->n; i++) {
-		dp[i] = sl_fm_datapath(fm, i, reading, n_reading);
+		dp[i] = datapath(fm, i, reading, n_reading);
 		shown[i] = seen(&fm->series[i], &dp[i]);
 	}
 

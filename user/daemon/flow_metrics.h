@@ -71,10 +71,6 @@ void sl_fm_dispatched(struct sl_flow_series *s, double waited_s);
 void sl_fm_rejected(struct sl_flow_series *s, enum sl_reject_reason why, double waited_s);
 void sl_fm_closed(struct sl_flow_series *s, double lasted_s);
 
-/* The data path's counter of series i as of reading (n_reading entries). */
-struct sluice_fs_stats sl_fm_datapath(const struct sl_flow_metrics *fm, size_t i,
-				      const struct sluice_fs_stats *reading, size_t n_reading);
-
 /* Every family, with reading the data path's counters now. */
 void sl_fm_render(const struct sl_flow_metrics *fm, FILE *f, const struct sluice_fs_stats *reading,
 		  size_t n_reading);

@@ -426,15 +426,17 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 }
 
 /*
- * Reloads, off the loop.  reload_start() snapshots what the plan needs
- * and starts a job (daemon/reload_job.h): load, plan, stage into the idle
- * generation.  The loop goes on ticking; reload_finish() runs when the
+ * Reloads, off the loop.  reload_start() numbers the request; start_job()
+ * snapshots what the plan needs and starts a job (daemon/reload_job.h):
+ * load, plan, stage into the idle generation.  The loop goes on ticking; reload_finish() runs when the
  * job's eventfd fires and commits in one short turn.  A reload asked while
  * a job runs replaces it: the running one's result is dropped when it
  * ends, and a new job reads the file as it is then.  Every request gets a
  * number; `reload-status N` answers once a job covering N has ended.
  */
-static unsigned long long reload_start(struct daemon *d, const char *reason)
+/* A job for every request up to d->reload_seq, with what the plan needs
+ * snapshot now.  A job that cannot start ends those requests at once. */
+static void start_job(struct daemon *d)
 {
 	struct sl_reload_input in = {
 		.config_path = d->opts.config_path, .maps = &d->dp.maps,
@@ -442,17 +444,10 @@ static unsigned long long reload_start(struct daemon *d, const char *reason)
 		.busy_slots = busy_slots(d),
 	};
 	struct epoll_event ev = {.events = EPOLLIN};
+	const char *reason = d->reload_reason;
 	char file[512];
 	int err;
 
-	d->reload_seq++;
-	snprintf(d->reload_reason, sizeof(d->reload_reason), "%s", reason);
-	if (d->job) {
-		d->reload_again = true; /* replaces the one running */
-		pr_info("event=reload_queued file=%s reason=%s: the running reload is replaced",
-			sl_logfmt_value(file, sizeof(file), d->opts.config_path), reason);
-		return d->reload_seq;
-	}
 	memcpy(in.slot_shares, d->slot_shares, sizeof(in.slot_shares));
 	err = sl_maps_level_names(&d->dp.maps, in.names);
 	if (!err)
@@ -472,12 +467,29 @@ static unsigned long long reload_start(struct daemon *d, const char *reason)
 		d->outcome_err = err;
 		snprintf(d->outcome_msg, sizeof(d->outcome_msg), "reload could not start: %s",
 			 strerror(-err));
-		return d->reload_seq;
+		return;
 	}
 	d->job_seq = d->reload_seq;
 	pr_info("event=reload_started file=%s reason=%s",
 		sl_logfmt_value(file, sizeof(file), d->opts.config_path), reason);
 	sl_svcmgr_reloading(&d->svcmgr);
+}
+
+/* A reload request: its number, and a job (or, while one runs, the
+ * promise of a new one when it ends: the running one is replaced). */
+static unsigned long long reload_start(struct daemon *d, const char *reason)
+{
+	char file[512];
+
+	d->reload_seq++;
+	snprintf(d->reload_reason, sizeof(d->reload_reason), "%s", reason);
+	if (d->job) {
+		d->reload_again = true;
+		pr_info("event=reload_queued file=%s reason=%s: the running reload is replaced",
+			sl_logfmt_value(file, sizeof(file), d->opts.config_path), reason);
+	} else {
+		start_job(d);
+	}
 	return d->reload_seq;
 }
 
@@ -492,15 +504,12 @@ static void reload_finish(struct daemon *d)
 	sl_reload_job_finish(d->job, &r);
 	d->job = NULL;
 	if (d->reload_again) {
-		char reason[sizeof(d->reload_reason)];
-
+		/* A newer request came: its job covers every request so far. */
 		d->reload_again = false;
 		pr_info("event=reload result=replaced file=%s seconds=%.3f",
 			sl_logfmt_value(file, sizeof(file), d->opts.config_path), r.seconds);
 		sl_reload_result_free(&r);
-		memcpy(reason, d->reload_reason, sizeof(reason));
-		d->reload_seq--; /* the new job covers the request that replaced this one */
-		reload_start(d, reason);
+		start_job(d);
 		return;
 	}
 	err = r.err;
