@@ -32,7 +32,7 @@ ok "sluiced starts on Server spec.interfaces (no --iface)"
 st=$(status_json)
 diag "status interfaces: $(jq -c .interfaces <<<"$st")"
 check "status: both interfaces, native XDP, the pinned program's id on each" \
-	jq -e '(.interfaces | map(.name) | sort) == ["sl0", "sl2"] and all(.interfaces[]; .xdp_mode == "native" and .prog_id == (.prog_id | tostring | tonumber)) and ([.interfaces[].prog_id] | unique | length) == 1 and .interfaces[0].prog_id == .xdp_prog_id' <<<"$st"
+	jq -e '(.interfaces | map(.name) | sort) == ["sl0", "sl2"] and all(.interfaces[]; .xdp_mode == "native" and .prog_id > 0) and ([.interfaces[].prog_id] | unique | length) == 1 and .interfaces[0].prog_id == .xdp_prog_id' <<<"$st"
 check "status (text): an interfaces line naming both" \
 	bash -c '"$1" status --pin-dir "$2" | grep -Eq "^interfaces +sl0 \(native, prog [0-9]+\), sl2 \(native, prog [0-9]+\)$"' _ "$SLUICECTL" "$PIN_DIR"
 for link in sl0 sl2; do
