@@ -20,7 +20,7 @@
  * says why). */
 static uint64_t digest_of(const char *path)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a 64 offset basis */
 	char *buf = NULL;
 	size_t len = 0;
 
