@@ -261,7 +261,7 @@ $(BUILD)/tests/unit/dataplane/test_sockets: tests/unit/dataplane/test_sockets.c 
 
 # Packet tests: one file per subject over one harness (tests/packet/harness.c);
 # the classification differential test brings its own.
-$(BUILD)/tests/packet/test_classify: tests/packet/test_classify.c $(DP_LIBS) | $(SKEL)
+$(BUILD)/tests/packet/test_classify: tests/packet/test_classify.c tests/packet/tenants.c $(DP_LIBS) | $(SKEL)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/packet $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
@@ -271,9 +271,9 @@ $(BUILD)/tests/packet/test_%: tests/packet/test_%.c tests/packet/harness.c $(DP_
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/packet $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
 
-$(BUILD)/bench_%: tests/bench/bench_%.c tests/packet/frames.h $(DP_LIBS) | $(SKEL)
+$(BUILD)/bench_%: tests/bench/bench_%.c tests/packet/frames.h tests/packet/tenants.c $(DP_LIBS) | $(SKEL)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/packet $< $(DP_LIBS) -o $@ $(LDLIBS_BPF) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/packet $< tests/packet/tenants.c $(DP_LIBS) -o $@ $(LDLIBS_BPF) $(LDLIBS)
 
 # Every suite needs root and BPF; the runner fails loudly without them.
 # Without SANITIZE=1, the unit and packet suites run a second time built

@@ -161,17 +161,51 @@ static __always_inline bool older_than(__u64 age, __u64 limit)
 	return limit && age > limit;
 }
 
-/* Classify a connection (its SYN, or its handshake's ACK) with the tables
- * the daemon compiled: four O(1) lookups give the class ids, the
- * class-product table the verdict input. */
+/* The lowest-ranked entry of one kind for these class ids (tuple space
+ * search: one hash lookup per mask in use, at most 15). */
 static __always_inline const struct sluice_class *
-classify(const struct sluice_settings *cfg, const struct syn_pkt *p)
+best_entry(__u16 masks, const struct sluice_class_key *ids, __u8 kind, __u32 *best_rank)
 {
+	const struct sluice_class *best = 0, *c;
+	struct sluice_class_key k;
+
+	__builtin_memset(&k, 0, sizeof(k));
+	k.gen = ids->gen;
+	k.kind = kind;
+	for (__u32 m = 1; m < SLUICE_MASKS; m++) {
+		__u32 rank;
+
+		if (!(masks & (1u << m)))
+			continue;
+		k.mask = (__u8)m;
+		k.src = (m & SLUICE_DIM_SRC) ? ids->src : 0;
+		k.dst = (m & SLUICE_DIM_DST) ? ids->dst : 0;
+		k.sport = (m & SLUICE_DIM_SPORT) ? ids->sport : 0;
+		k.dport = (m & SLUICE_DIM_DPORT) ? ids->dport : 0;
+		c = bpf_map_lookup_elem(&sl_classes, &k);
+		if (!c)
+			continue;
+		rank = kind == SLUICE_KIND_SCHEMA ? SLUICE_SCHEMA_RANK(c) : SLUICE_POLICY_RANK(c);
+		if (rank < *best_rank) {
+			*best_rank = rank;
+			best = c;
+		}
+	}
+	return best;
+}
+
+/* Classify a connection (its SYN, or its handshake's ACK) with the tables
+ * the daemon compiled: four O(1) lookups give the class ids, then the
+ * lowest-ranked schema and policy entries under them (sluice_abi.h).
+ * The result is built in *out. */
+static __always_inline const struct sluice_class *
+classify(const struct sluice_settings *cfg, const struct syn_pkt *p, struct sluice_class *out)
+{
+	const struct sluice_class *c;
 	struct sluice_lpm_key lk;
 	struct sluice_class_key ck;
 	struct sluice_lpm_val *lv;
-	struct sluice_class *c;
-	__u32 base, idx, *pc;
+	__u32 base, idx, *pc, rank;
 	__u8 gen = cfg->generation & 1;
 
 	/* Field by field: an initialiser would become a .rodata template,
@@ -196,8 +230,24 @@ classify(const struct sluice_settings *cfg, const struct syn_pkt *p)
 	pc = bpf_map_lookup_elem(&sl_port_cls, &idx);
 	ck.dport = pc ? (__u16)*pc : 0;
 
-	c = bpf_map_lookup_elem(&sl_classes, &ck);
-	return c ? c : &cfg->default_class;
+	*out = cfg->default_class;
+	rank = SLUICE_SCHEMA_RANK(out);
+	c = best_entry(cfg->masks[SLUICE_KIND_SCHEMA], &ck, SLUICE_KIND_SCHEMA, &rank);
+	if (c) {
+		out->level = c->level;
+		out->schema = c->schema;
+		out->seats = c->seats;
+		out->distinguisher = c->distinguisher;
+		out->prefix_v4 = c->prefix_v4;
+		out->prefix_v6 = c->prefix_v6;
+	}
+	rank = SLUICE_POLICY_RANK(out);
+	c = best_entry(cfg->masks[SLUICE_KIND_POLICY], &ck, SLUICE_KIND_POLICY, &rank);
+	if (c) {
+		out->policy = c->policy;
+		out->workload = c->workload;
+	}
+	return out;
 }
 
 /* The client's SYN sequence number, from its SYN or from its ACK (which
@@ -487,6 +537,7 @@ static __always_inline bool level_of(const struct sluice_class *cls, struct leve
 static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 {
 	struct sluice_stats *gs = global_stats();
+	struct sluice_class cls_buf;
 	const struct sluice_class *cls;
 	struct sluice_settings *cfg;
 	struct level_ctx l;
@@ -499,7 +550,7 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	if (!cfg || !(cfg->flags & SLUICE_CFG_ACTIVE))
 		return XDP_PASS; /* not configured yet: sluice is transparent */
 
-	cls = classify(cfg, p);
+	cls = classify(cfg, p, &cls_buf);
 	if (!level_of(cls, &l)) {
 		STAT_INC(gs, unprotected);
 		return XDP_PASS;
@@ -599,6 +650,7 @@ static __always_inline bool handshake_proved(struct xdp_md *ctx, const struct sy
  */
 static __always_inline int handle_ack(struct xdp_md *ctx, struct syn_pkt *p)
 {
+	struct sluice_class cls_buf;
 	const struct sluice_class *cls;
 	struct sluice_settings *cfg;
 	struct sluice_stats *gs;
@@ -612,7 +664,7 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct syn_pkt *p)
 		return XDP_PASS;
 	if (bpf_map_lookup_elem(&sl_conns, &p->key))
 		return XDP_PASS; /* seated: an established connection's segment */
-	cls = classify(cfg, p);
+	cls = classify(cfg, p, &cls_buf);
 	if (!level_of(cls, &l) || !(l.lvl->flags & SLUICE_LVL_ACK_WATCH) ||
 	    l.lvl->type != SLUICE_LEVEL_LIMITED)
 		return XDP_PASS;

@@ -21,14 +21,14 @@
 #include <stdint.h>
 #endif
 
-#define SLUICE_ABI_VERSION 7
+#define SLUICE_ABI_VERSION 8
 
 /* Sizes.  Connection table size is the default; the daemon may resize. */
 #define SLUICE_MAX_LEVELS      64
 #define SLUICE_LEVEL_NAME_LEN  48
 #define SLUICE_DEFAULT_CONNS   65536
-#define SLUICE_LPM_ENTRIES     16384  /* per trie, both generations */
-#define SLUICE_DEFAULT_CLASSES 65536  /* class-product entries per generation */
+#define SLUICE_LPM_ENTRIES     65536  /* per trie, both generations */
+#define SLUICE_DEFAULT_CLASSES 65536  /* class-table entries per generation */
 #define SLUICE_NONE16          0xffff
 #define SLUICE_MAX_POLICIES    64     /* AverageLatencySchedulingPolicy objects */
 #define SLUICE_MAX_WORKLOADS   63     /* per policy, besides the default workload */
@@ -78,12 +78,18 @@ enum sluice_fail_mode {
  *
  * Each dimension of a SYN maps to a class id: source address and local
  * address through LPM tries (the class of the longest matching prefix; 0 =
- * no prefix), client and local port through arrays.  The 4 ids key the
- * class-product table, whose value is the verdict input; a miss means the
- * default class held in sl_config.  Every table exists twice (generation
- * 0 and 1): the daemon fills the idle generation, then flips
- * sl_config.generation in one map update, so a reload is atomic for the
- * data path.
+ * no prefix), client and local port through arrays.  Then tuple space
+ * search over those ids: every entry of sl_classes names the dimensions it
+ * constrains (its mask; the others are 0 in the key) and is a candidate
+ * with a rank.  The data path looks up the SYN's ids under each mask in
+ * use (sluice_settings.masks) and keeps the lowest rank, once for the
+ * FlowSchema (kind SCHEMA, rank = schema index: first match in
+ * precedence order) and once for the policy and workload (kind POLICY,
+ * rank = policy * SLUICE_WL_SLOTS + workload, the default workload last).
+ * The candidates of mask 0 are sluice_settings.default_class.  Every table
+ * exists twice (generation 0 and 1): the daemon fills the idle
+ * generation, then flips sl_config.generation in one map update, so a
+ * reload is atomic for the data path.
  */
 struct sluice_class {
 	__u32 level;        /* level slot */
@@ -124,13 +130,36 @@ enum sluice_port_dir {
 };
 #define SLUICE_PORT_CLS_ENTRIES (2 * 2 * 65536)
 
+/* Ranks: lower wins.  No schema (SLUICE_NONE16) and no policy rank last. */
+#define SLUICE_SCHEMA_RANK(c) ((__u32)(c)->schema)
+#define SLUICE_POLICY_RANK(c)                                                         \
+	((__u32)(c)->policy * SLUICE_WL_SLOTS +                                         \
+	 ((c)->workload < SLUICE_MAX_WORKLOADS ? (__u32)(c)->workload : SLUICE_WL_DEFAULT))
+
+enum sluice_class_kind {
+	SLUICE_KIND_SCHEMA = 0, /* value: level, schema, seats, distinguisher, prefixes */
+	SLUICE_KIND_POLICY = 1, /* value: policy, workload */
+	SLUICE_KINDS       = 2,
+};
+
+/* Dimensions, as bits of a mask. */
+enum sluice_dim {
+	SLUICE_DIM_SRC   = 1, /* client address class */
+	SLUICE_DIM_DST   = 2, /* local address class */
+	SLUICE_DIM_SPORT = 4, /* client port class */
+	SLUICE_DIM_DPORT = 8, /* local port class */
+};
+#define SLUICE_MASKS 16 /* every subset of the four dimensions */
+
 struct sluice_class_key {
-	__u16 src;
+	__u16 src;   /* class ids; 0 for a dimension outside mask */
 	__u16 dst;
 	__u16 sport;
 	__u16 dport;
 	__u8  gen;
-	__u8  pad[3];
+	__u8  kind;  /* enum sluice_class_kind */
+	__u8  mask;  /* enum sluice_dim bits, 1..15 */
+	__u8  pad;
 };
 
 /* sl_config[0]: the data path's runtime settings, written by the daemon
@@ -154,7 +183,13 @@ struct sluice_settings {
 	/* Levels with SLUICE_LVL_ACK_WATCH set: 0 = XDP leaves every ACK
 	 * alone (one compare per ACK is all it costs then). */
 	__u32 ack_watch_levels;
-	struct sluice_class default_class; /* class-product miss */
+	/* masks[kind]: bit m set = sl_classes holds entries of mask m for
+	 * that kind; the data path looks up no other. */
+	__u16 masks[SLUICE_KINDS];
+	__u32 pad_masks;
+	/* The candidates of mask 0, schema part and policy part: what a SYN
+	 * gets when no entry of sl_classes ranks lower. */
+	struct sluice_class default_class;
 };
 
 enum sluice_config_flags {

@@ -12,8 +12,8 @@ echo "== XDP data path"
 build/bench_xdp "${BENCH_CONFIG:-tests/packet/classify/labels.yaml}"
 echo
 echo "== classification at scale: compile time, table size, XDP cost per SYN by FlowSchema count"
-build/bench_classify
-build/bench_classify --mixed 50 200 400 800
+build/bench_classify 50 200 800 3200 10000 20000
+build/bench_classify --mixed 50 200 800 3200 10000 20000
 echo
 echo "== daemon engines"
 build/bench_engines

@@ -43,7 +43,7 @@
 #define DROUNDS  40    /* deferral figures: median of DROUNDS rounds, the cases interleaved */
 #define EV_CHUNK 1000  /* runs per call while every SYN sends an event: 370 KB of the 1 MiB ring */
 #define N_INJECT 20000 /* held SYN re-injections timed */
-#define MAX_KEYS 8     /* class-product keys of the bench's SYNs (client port intervals) */
+#define MAX_KEYS 8     /* class keys of the bench's SYNs (client port intervals) */
 #define TOKENS   1000  /* milli-tokens one SYN takes in the policy cases (1 token) */
 
 static struct sluice *skel;
@@ -218,10 +218,11 @@ static void put_config(const struct sluice_settings *c)
 }
 
 /* The classification of the bench's SYNs, found the way classify() in
- * bpf/sluice.bpf.c finds it: an entry of sl_classes, or the default class. */
+ * bpf/sluice.bpf.c finds it: per kind, the lowest-ranked entry of
+ * sl_classes under the masks in use, or the default class. */
 struct bench_class {
-	struct sluice_class_key key;
-	bool in_table;
+	struct sluice_class_key key[SLUICE_KINDS];
+	bool in_table[SLUICE_KINDS];
 };
 
 static uint32_t port_cls(uint8_t gen, unsigned dir, uint16_t port)
@@ -232,51 +233,99 @@ static uint32_t port_cls(uint8_t gen, unsigned dir, uint16_t port)
 	return v;
 }
 
+static uint32_t rank_of(const struct sluice_class *c, unsigned kind)
+{
+	return kind == SLUICE_KIND_SCHEMA ? SLUICE_SCHEMA_RANK(c) : SLUICE_POLICY_RANK(c);
+}
+
 static struct bench_class find_class(uint16_t sport)
 {
 	struct sluice_settings cfg = get_config();
 	struct sluice_conn_key k = conn_key(sport);
 	struct sluice_lpm_key lk = {.prefixlen = SLUICE_LPM_FULL};
+	struct sluice_class_key ids = {0};
 	struct sluice_lpm_val lv;
-	struct sluice_class c;
 	struct bench_class b = {0};
 	uint8_t gen = cfg.generation & 1;
 
 	lk.gen = gen;
 	memcpy(lk.addr, k.saddr, 16);
-	b.key.src = bpf_map_lookup_elem(maps.fd[SL_MAP_SRC_CLS], &lk, &lv) ? 0 : (uint16_t)lv.cls;
+	ids.src = bpf_map_lookup_elem(maps.fd[SL_MAP_SRC_CLS], &lk, &lv) ? 0 : (uint16_t)lv.cls;
 	memcpy(lk.addr, k.daddr, 16);
-	b.key.dst = bpf_map_lookup_elem(maps.fd[SL_MAP_DST_CLS], &lk, &lv) ? 0 : (uint16_t)lv.cls;
-	b.key.sport = (uint16_t)port_cls(gen, SLUICE_PORT_SRC, sport);
-	b.key.dport = (uint16_t)port_cls(gen, SLUICE_PORT_DST, 8080);
-	b.key.gen = gen;
-	b.in_table = !bpf_map_lookup_elem(maps.fd[SL_MAP_CLASSES], &b.key, &c);
+	ids.dst = bpf_map_lookup_elem(maps.fd[SL_MAP_DST_CLS], &lk, &lv) ? 0 : (uint16_t)lv.cls;
+	ids.sport = (uint16_t)port_cls(gen, SLUICE_PORT_SRC, sport);
+	ids.dport = (uint16_t)port_cls(gen, SLUICE_PORT_DST, 8080);
+	for (unsigned kind = 0; kind < SLUICE_KINDS; kind++) {
+		uint32_t best = rank_of(&cfg.default_class, kind);
+
+		for (unsigned m = 1; m < SLUICE_MASKS; m++) {
+			struct sluice_class_key key = {
+				.src = (m & SLUICE_DIM_SRC) ? ids.src : 0,
+				.dst = (m & SLUICE_DIM_DST) ? ids.dst : 0,
+				.sport = (m & SLUICE_DIM_SPORT) ? ids.sport : 0,
+				.dport = (m & SLUICE_DIM_DPORT) ? ids.dport : 0,
+				.gen = gen, .kind = (uint8_t)kind, .mask = (uint8_t)m,
+			};
+			struct sluice_class c;
+
+			if (!(cfg.masks[kind] & (1u << m)) ||
+			    bpf_map_lookup_elem(maps.fd[SL_MAP_CLASSES], &key, &c) || rank_of(&c, kind) >= best)
+				continue;
+			best = rank_of(&c, kind);
+			b.key[kind] = key;
+			b.in_table[kind] = true;
+		}
+	}
 	return b;
 }
 
 static struct sluice_class get_class(const struct bench_class *b)
 {
-	struct sluice_class c;
+	struct sluice_class out = get_config().default_class, c;
 
-	if (!b->in_table)
-		return get_config().default_class;
-	if (bpf_map_lookup_elem(maps.fd[SL_MAP_CLASSES], &b->key, &c))
-		fail("class entry vanished");
-	return c;
+	if (b->in_table[SLUICE_KIND_SCHEMA]) {
+		if (bpf_map_lookup_elem(maps.fd[SL_MAP_CLASSES], &b->key[SLUICE_KIND_SCHEMA], &c))
+			fail("class entry vanished");
+		c.policy = out.policy;
+		c.workload = out.workload;
+		out = c;
+	}
+	if (b->in_table[SLUICE_KIND_POLICY]) {
+		if (bpf_map_lookup_elem(maps.fd[SL_MAP_CLASSES], &b->key[SLUICE_KIND_POLICY], &c))
+			fail("class entry vanished");
+		out.policy = c.policy;
+		out.workload = c.workload;
+	}
+	return out;
 }
 
+/* Each part where the data path finds it: the schema part in its entry
+ * (or the default), the policy part in its entry (or the default). */
 static void put_class(const struct bench_class *b, const struct sluice_class *c)
 {
-	struct sluice_settings cfg;
+	struct sluice_settings cfg = get_config();
+	bool cfg_changed = false;
 
-	if (b->in_table) {
-		if (bpf_map_update_elem(maps.fd[SL_MAP_CLASSES], &b->key, c, BPF_EXIST))
-			fail("cannot write the class entry");
-		return;
+	for (unsigned kind = 0; kind < SLUICE_KINDS; kind++) {
+		if (b->in_table[kind]) {
+			if (bpf_map_update_elem(maps.fd[SL_MAP_CLASSES], &b->key[kind], c, BPF_EXIST))
+				fail("cannot write the class entry");
+			continue;
+		}
+		if (kind == SLUICE_KIND_SCHEMA) {
+			uint16_t pol = cfg.default_class.policy, wl = cfg.default_class.workload;
+
+			cfg.default_class = *c;
+			cfg.default_class.policy = pol;
+			cfg.default_class.workload = wl;
+		} else {
+			cfg.default_class.policy = c->policy;
+			cfg.default_class.workload = c->workload;
+		}
+		cfg_changed = true;
 	}
-	cfg = get_config();
-	cfg.default_class = *c;
-	put_config(&cfg);
+	if (cfg_changed)
+		put_config(&cfg);
 }
 
 static void put_gate(unsigned pol, uint32_t mode, int64_t credit_mtok)
@@ -601,8 +650,7 @@ int main(int argc, char **argv)
 		else if (memcmp(&v, &orig, sizeof(v)))
 			continue; /* a port the config classifies differently */
 		for (j = 0; j < b.n_bc; j++)
-			if (!memcmp(&c.key, &b.bc[j].key, sizeof(c.key)) &&
-			    c.in_table == b.bc[j].in_table)
+			if (!memcmp(&c, &b.bc[j], sizeof(c)))
 				break;
 		if (j == b.n_bc) {
 			if (b.n_bc == MAX_KEYS)

@@ -141,12 +141,13 @@ void put_level(uint32_t slot, uint32_t type, uint32_t resp, uint32_t limit,
 }
 
 /* Classify local port `port` into `level` (generation 0): the port gets its
- * own local-port class, and the class-product entry for it (all other
+ * own local-port class, and a schema entry under the local-port mask (all other
  * dimensions class 0) names the level. */
 void put_port(uint16_t port, uint32_t level)
 {
 	uint32_t idx = SLUICE_PORT_DST * 65536 + port, cls = n_classed + 1;
-	struct sluice_class_key k = { .dport = (uint16_t)cls, .gen = 0 };
+	struct sluice_class_key k = { .dport = (uint16_t)cls, .gen = 0,
+				      .kind = SLUICE_KIND_SCHEMA, .mask = SLUICE_DIM_DPORT };
 	struct sluice_class v = {
 		.level = level, .schema = (uint16_t)level,
 		.seats = level < SLUICE_MAX_LEVELS + 8 ? level_spc[level] : 1,
@@ -188,7 +189,10 @@ void put_config(uint64_t timeout, uint32_t fail_mode, uint32_t evps, uint32_t fl
 		.fail_mode = fail_mode,
 		.events_per_sec = evps, .abi_version = SLUICE_ABI_VERSION,
 		.flags = flags, .generation = 0,
-		/* A class-table miss names no level: the SYN passes unprotected. */
+		/* Entries are of local-port classes (put_port); a miss names
+		 * no level: the SYN passes unprotected. */
+		.masks = { [SLUICE_KIND_SCHEMA] = 1u << SLUICE_DIM_DPORT,
+			   [SLUICE_KIND_POLICY] = 1u << SLUICE_DIM_DPORT },
 		.default_class = { .level = SLUICE_MAX_LEVELS, .seats = 1,
 				   .schema = SLUICE_NONE16, .policy = SLUICE_NONE16,
 				   .workload = SLUICE_NONE16 },
@@ -825,13 +829,16 @@ size_t queue_syn(uint8_t *f, uint16_t sport)
 void put_policy_port(uint16_t port, uint32_t level, uint16_t wl)
 {
 	uint32_t idx = SLUICE_PORT_DST * 65536 + port, cls = n_classed + 1;
-	struct sluice_class_key k = { .dport = (uint16_t)cls, .gen = 0 };
+	struct sluice_class_key k = { .dport = (uint16_t)cls, .gen = 0,
+				      .kind = SLUICE_KIND_SCHEMA, .mask = SLUICE_DIM_DPORT };
 	struct sluice_class v = {
 		.level = level, .schema = 9, .seats = 1, .policy = POL, .workload = wl,
 	};
 
 	classed_ports[n_classed++] = port;
 	assert_int_equal(bpf_map_update_elem(fd_port_cls, &idx, &cls, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(fd_classes, &k, &v, BPF_ANY), 0);
+	k.kind = SLUICE_KIND_POLICY; /* the same class's policy part */
 	assert_int_equal(bpf_map_update_elem(fd_classes, &k, &v, BPF_ANY), 0);
 }
 

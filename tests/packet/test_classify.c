@@ -1,7 +1,9 @@
 /*
  * Differential test: the data path's compiled classification against the
- * reference classifier (user/classifier.c), on random tuples, for several
- * configurations, and across a reload (generation flip).
+ * reference classifier (user/engine/classifier.c), on random tuples (half
+ * of them aimed at the classes of a table entry), for several
+ * configurations, 10,000 FlowSchemas among them, and across reloads
+ * (generation flips).
  *
  * Each tuple becomes a real SYN frame run through sluice_xdp with
  * BPF_PROG_TEST_RUN.  Every level is made exempt so each SYN is admitted and
@@ -27,6 +29,8 @@
 #include "config/config.h"
 #include "lib/fmt.h"
 #include "frames.h"
+#include "tenants.h"
+#include "../unit/load_config.h"
 #include "engine/plan.h"
 #include "sluice.skel.h"
 
@@ -36,6 +40,7 @@ static struct sluice *skel;
 static struct sl_maps maps;
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static unsigned long tuples_per_config = DEFAULT_TUPLES;
+static size_t schemas_hit; /* distinct schemas the last run_tuples reached */
 
 static uint64_t rnd(void)
 {
@@ -72,19 +77,6 @@ static int group_teardown(void **state)
 	(void)state;
 	sluice__destroy(skel);
 	return 0;
-}
-
-static struct sl_config *load(const char *path)
-{
-	struct sl_diags d = SL_DIAGS_INIT;
-	struct sl_config *cfg = NULL;
-
-	if (sl_config_load_file(path, &cfg, &d)) {
-		sl_diags_print(&d, stderr);
-		fail_msg("%s did not load", path);
-	}
-	sl_diags_free(&d);
-	return cfg;
 }
 
 /* Apply like the daemon does, then make every level exempt so each SYN is
@@ -159,6 +151,81 @@ static uint16_t random_port(const uint16_t *cls)
 	return p;
 }
 
+/* First and last port of each port class (classes are intervals). */
+struct port_spans {
+	uint16_t lo[65536], hi[65536];
+};
+
+static void port_spans(const uint16_t *cls, struct port_spans *s)
+{
+	for (unsigned p = 0; p < 65536; p++) {
+		if (!p || cls[p] != cls[p - 1])
+			s->lo[cls[p]] = (uint16_t)p;
+		s->hi[cls[p]] = (uint16_t)p;
+	}
+}
+
+static void addr_in(const struct sl_prefix_class *p, uint8_t out[16])
+{
+	uint64_t a = rnd(), b = rnd();
+
+	memcpy(out, &a, 8);
+	memcpy(out + 8, &b, 8);
+	for (unsigned bit = 0; bit < p->prefix_len; bit++) {
+		uint8_t m = (uint8_t)(0x80 >> (bit % 8));
+
+		out[bit / 8] = (uint8_t)((out[bit / 8] & ~m) | (p->addr[bit / 8] & m));
+	}
+}
+
+static bool prefix_is_v4(const struct sl_prefix_class *p)
+{
+	static const uint8_t v4map[12] = {[10] = 0xff, [11] = 0xff};
+
+	return p->prefix_len >= 96 && !memcmp(p->addr, v4map, 12);
+}
+
+/* A tuple aimed at one entry of the compiled table: inside the prefixes
+ * and port classes it names (the others at random), so with thousands of
+ * schemas most tuples still land on a schema's own classes, not on the
+ * catch-all.  false when the entry cannot be aimed at (class 0). */
+static bool aimed_tuple(const struct sl_plan *plan, const struct port_spans *sp,
+			const struct port_spans *dp, struct sl_conn_tuple *t)
+{
+	const struct sl_class_entry *e = &plan->classes.entries[rnd() % plan->classes.n_entries];
+	const struct sl_prefix_class *src = NULL, *dst = NULL;
+	int family;
+
+	if (e->key.mask & SLUICE_DIM_SRC) {
+		if (!e->key.src)
+			return false;
+		src = &plan->classes.src[e->key.src - 1];
+	}
+	if (e->key.mask & SLUICE_DIM_DST) {
+		if (!e->key.dst)
+			return false;
+		dst = &plan->classes.dst[e->key.dst - 1];
+	}
+	family = src ? (prefix_is_v4(src) ? 4 : 6) : dst ? (prefix_is_v4(dst) ? 4 : 6) : 4;
+	if ((src && dst && prefix_is_v4(src) != prefix_is_v4(dst)))
+		return false;
+	if (src)
+		addr_in(src, t->saddr);
+	else
+		random_addr(plan->classes.src, plan->classes.n_src, family, t->saddr);
+	if (dst)
+		addr_in(dst, t->daddr);
+	else
+		random_addr(plan->classes.dst, plan->classes.n_dst, family, t->daddr);
+	t->sport = (e->key.mask & SLUICE_DIM_SPORT) ?
+			   (uint16_t)(sp->lo[e->key.sport] + rnd() % (sp->hi[e->key.sport] - sp->lo[e->key.sport] + 1u)) :
+			   random_port(plan->classes.sport_cls);
+	t->dport = (e->key.mask & SLUICE_DIM_DPORT) ?
+			   (uint16_t)(dp->lo[e->key.dport] + rnd() % (dp->hi[e->key.dport] - dp->lo[e->key.dport] + 1u)) :
+			   random_port(plan->classes.dport_cls);
+	return true;
+}
+
 static void build_syn(const struct sl_conn_tuple *t, uint8_t *buf, size_t *len)
 {
 	struct fr_layout lay;
@@ -185,7 +252,16 @@ static unsigned long run_tuples(const struct sl_config *cfg, const struct sl_pla
 	struct sl_labels labels = SL_LABELS_INIT;
 	unsigned long mismatches = 0;
 	int prog = bpf_program__fd(skel->progs.sluice_xdp);
+	struct port_spans *sp = malloc(sizeof(*sp)), *dp = malloc(sizeof(*dp));
 
+	assert_non_null(sp);
+	assert_non_null(dp);
+	uint8_t *hit = calloc(cfg->n_schemas + 1, 1);
+
+	assert_non_null(hit);
+	schemas_hit = 0;
+	port_spans(plan->classes.sport_cls, sp);
+	port_spans(plan->classes.dport_cls, dp);
 	for (unsigned long i = 0; i < n; i++) {
 		struct sl_conn_tuple t = {.iface = "sl0"};
 		struct sluice_conn_key k = {0};
@@ -198,10 +274,13 @@ static unsigned long run_tuples(const struct sl_config *cfg, const struct sl_pla
 		LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = frame, .data_out = out,
 			    .data_size_out = sizeof(out));
 
-		random_addr(plan->classes.src, plan->classes.n_src, family, t.saddr);
-		random_addr(plan->classes.dst, plan->classes.n_dst, family, t.daddr);
-		t.sport = random_port(plan->classes.sport_cls);
-		t.dport = random_port(plan->classes.dport_cls);
+		/* Half aimed at a table entry, half anywhere. */
+		if (!plan->classes.n_entries || (rnd() & 1) || !aimed_tuple(plan, sp, dp, &t)) {
+			random_addr(plan->classes.src, plan->classes.n_src, family, t.saddr);
+			random_addr(plan->classes.dst, plan->classes.n_dst, family, t.daddr);
+			t.sport = random_port(plan->classes.sport_cls);
+			t.dport = random_port(plan->classes.dport_cls);
+		}
 		if (!t.sport)
 			t.sport = 1; /* port 0 is not a connection */
 		build_syn(&t, frame, &len);
@@ -224,6 +303,8 @@ static unsigned long run_tuples(const struct sl_config *cfg, const struct sl_pla
 		assert_int_equal(sl_conn_labels(cfg, &t, &labels), 0);
 		sl_classify(cfg, &t, &labels, &r);
 		assert_true(r.schema != SL_NONE);
+		schemas_hit += !hit[r.schema];
+		hit[r.schema] = 1;
 		want_schema = (unsigned)r.schema;
 		want_level = plan->slot_of[cfg->schemas[r.schema].level];
 		want_policy = r.policy == SL_NONE ? SLUICE_NONE16 : (unsigned)r.policy;
@@ -245,19 +326,23 @@ static unsigned long run_tuples(const struct sl_config *cfg, const struct sl_pla
 		}
 	}
 	sl_labels_free(&labels);
+	free(sp);
+	free(dp);
+	free(hit);
 	return mismatches;
 }
 
 static void differential(const char *path)
 {
-	struct sl_config *cfg = load(path);
+	struct sl_config *cfg = load_config_file(path);
 	struct sl_plan plan;
 	unsigned long bad;
 
 	apply(cfg, &plan);
 	bad = run_tuples(cfg, &plan, tuples_per_config);
-	printf("# %s: %lu tuples, %zu table entries, %zu combinations, %lu mismatches\n", path,
-	       tuples_per_config, plan.classes.n_entries, plan.classes.n_combinations, bad);
+	printf("# %s: %lu tuples, %zu table entries from %zu terms (%zu combinations shadowed), "
+	       "%lu mismatches\n", path, tuples_per_config, plan.classes.n_entries,
+	       plan.classes.n_terms, plan.classes.n_shadowed, bad);
 	sl_plan_free(&plan);
 	sl_config_free(cfg);
 	assert_int_equal(bad, 0);
@@ -267,6 +352,52 @@ static void test_networks(void **state) { (void)state; differential("tests/packe
 static void test_labels(void **state) { (void)state; differential("tests/packet/classify/labels.yaml"); }
 static void test_default_config(void **state) { (void)state; differential("configs/default.yaml"); }
 static void test_mandatory_only(void **state) { (void)state; differential("tests/unit/configs/empty.yaml"); }
+
+static struct sl_config *load_tenants(unsigned n, bool mixed)
+{
+	size_t len;
+	char *yaml = tenants_yaml(n, mixed, &len);
+	struct sl_config *cfg;
+
+	assert_non_null(yaml);
+	cfg = load_config_text("tenants.yaml", yaml, len);
+	free(yaml);
+	return cfg;
+}
+
+/* 10,000 FlowSchemas, one per tenant, and the same with labels and a
+ * policy; then back, across two generation flips. */
+static void test_ten_thousand_tenants(void **state)
+{
+	struct sl_config *plain = load_tenants(10000, false), *mixed = load_tenants(10000, true);
+	unsigned long n = tuples_per_config / 2, bad;
+	struct sl_plan pp, pm;
+
+	(void)state;
+	apply(plain, &pp);
+	assert_true(pp.classes.n_entries >= 10000);
+	bad = run_tuples(plain, &pp, n);
+	printf("# 10000 tenants: %lu tuples reached %zu schemas, %zu table entries, %lu mismatches\n",
+	       n, schemas_hit, pp.classes.n_entries, bad);
+	assert_int_equal(bad, 0);
+	assert_true(schemas_hit > 3000); /* half the aimed tuples aim at policy entries */ /* the tenants' own schemas, not only the catch-all */
+
+	apply(mixed, &pm);
+	assert_true(pm.classes.masks[SLUICE_KIND_POLICY] != 0);
+	bad = run_tuples(mixed, &pm, n);
+	printf("# 10000 tenants, mixed: %lu tuples reached %zu schemas, %zu table entries, "
+	       "%lu mismatches\n", n, schemas_hit, pm.classes.n_entries, bad);
+	assert_int_equal(bad, 0);
+	assert_true(schemas_hit > 3000); /* half the aimed tuples aim at policy entries */
+
+	sl_plan_free(&pp);
+	apply(plain, &pp);
+	assert_int_equal(run_tuples(plain, &pp, n / 2), 0);
+	sl_plan_free(&pp);
+	sl_plan_free(&pm);
+	sl_config_free(plain);
+	sl_config_free(mixed);
+}
 
 /* Count LPM entries of one generation. */
 static size_t lpm_entries(int fd, uint8_t gen)
@@ -288,8 +419,8 @@ static size_t lpm_entries(int fd, uint8_t gen)
  * next reload's stage writes that generation from scratch. */
 static void test_reload_flips_generation(void **state)
 {
-	struct sl_config *a = load("tests/packet/classify/networks.yaml");
-	struct sl_config *b = load("tests/packet/classify/labels.yaml");
+	struct sl_config *a = load_config_file("tests/packet/classify/networks.yaml");
+	struct sl_config *b = load_config_file("tests/packet/classify/labels.yaml");
 	struct sluice_settings cfg;
 	struct sl_plan pa, pb;
 	uint32_t zero = 0;
@@ -330,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_default_config),
 		cmocka_unit_test(test_mandatory_only),
 		cmocka_unit_test(test_reload_flips_generation),
+		cmocka_unit_test(test_ten_thousand_tenants),
 	};
 
 	return cmocka_run_group_tests_name("classify_differential", tests, group_setup, group_teardown);

@@ -73,7 +73,7 @@ struct sl_server_cfg {
 	char *pin_dir;                    /* pinDir, "/sys/fs/bpf/sluice" */
 	struct {
 		uint32_t connections;     /* tableSizes.connections, 65536 (1024..16777216) */
-		uint32_t classes;         /* tableSizes.classes: class-product table, 65536 (1024..1048576) */
+		uint32_t classes;         /* tableSizes.classes: class-table entries a generation, 65536 (1024..1048576) */
 	} table_sizes;
 	char *metrics_address;            /* metricsAddress "host:port", NULL if unset */
 	uint32_t events_per_second;       /* eventsPerSecond, 1000; 0 = no cap */

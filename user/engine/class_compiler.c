@@ -3,103 +3,22 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/class_labels.h"
+#include "engine/class_terms.h"
 #include "engine/classifier.h"
 #include "lib/fmt.h"
-
-typedef unsigned __int128 u128;
-
-#define MAX_COMBINATIONS (1u << 22)
-
-static u128 addr_to_u128(const uint8_t a[16])
-{
-	u128 v = 0;
-
-	for (int i = 0; i < 16; i++)
-		v = (v << 8) | a[i];
-	return v;
-}
-
-static void u128_to_addr(u128 v, uint8_t a[16])
-{
-	for (int i = 15; i >= 0; i--) {
-		a[i] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-static u128 prefix_first(const struct sl_prefix_class *p)
-{
-	return addr_to_u128(p->addr);
-}
-
-static u128 prefix_last(const struct sl_prefix_class *p)
-{
-	u128 host = p->prefix_len >= 128 ? 0 :
-		    p->prefix_len == 0 ? ~(u128)0 : (((u128)1 << (128 - p->prefix_len)) - 1);
-
-	return addr_to_u128(p->addr) | host;
-}
+#include "lib/grow.h"
+#include "lib/id_index.h"
 
 /* ---- collecting the cuts ------------------------------------------------- */
 
-struct prefix_set {
-	struct sl_prefix_class *v;
-	size_t n, cap;
-};
-
-static int prefix_add(struct prefix_set *s, const uint8_t addr[16], unsigned len)
-{
-	struct sl_prefix_class p = {.prefix_len = (uint8_t)len};
-
-	memcpy(p.addr, addr, 16);
-	for (unsigned b = len; b < 128; b++) /* host bits off */
-		p.addr[b / 8] &= (uint8_t)~(0x80 >> (b % 8));
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].prefix_len == p.prefix_len && !memcmp(s->v[i].addr, p.addr, 16))
-			return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		void *v = realloc(s->v, cap * sizeof(*s->v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
-	s->v[s->n++] = p;
-	return 0;
-}
-
-static int prefix_add_cidrs(struct prefix_set *s, const struct sl_cidr *c, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		int err = prefix_add(s, c[i].addr, c[i].prefix_len);
-
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-struct port_cuts {
-	uint8_t cut[65537]; /* cut[p]: a new class starts at port p */
-};
-
-static void port_cut_ranges(struct port_cuts *pc, const struct sl_port_range *r, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		pc->cut[r[i].lo] = 1;
-		pc->cut[(unsigned)r[i].hi + 1] = 1;
-	}
-}
-
 struct collect {
 	const struct sl_config *cfg;
-	struct prefix_set src, dst;
-	struct port_cuts *sport, *dport;
+	struct sl_dims *dims;
 	struct sl_diags *diags;
 	const char *where; /* object being visited, for diagnostics */
 	int err;
@@ -123,7 +42,7 @@ static void visit_ref(const struct sl_lm_ref *ref, void *ctx)
 		c->err = -EINVAL;
 		return;
 	}
-	for (size_t i = 0; i < ref->n_values; i++) {
+	for (size_t i = 0; i < ref->n_values && !c->err; i++) {
 		const char *v = ref->values[i];
 
 		if (is_src_ip || is_dst_ip) {
@@ -132,17 +51,13 @@ static void visit_ref(const struct sl_lm_ref *ref, void *ctx)
 			/* A value that is not an address can never be equal
 			 * to the label: no cut needed. */
 			if (sl_parse_addr(v, a) > 0)
-				prefix_add(is_src_ip ? &c->src : &c->dst, a, 128);
+				c->err = sl_addr_dim_add(is_src_ip ? &c->dims->src : &c->dims->dst, a, 128);
 		} else {
 			char *end;
 			unsigned long p = strtoul(v, &end, 10);
 
-			if (*v && !*end && p <= 65535) {
-				struct port_cuts *pc = is_sport ? c->sport : c->dport;
-
-				pc->cut[p] = 1;
-				pc->cut[p + 1] = 1;
-			}
+			if (*v && !*end && p <= 65535)
+				sl_port_dim_cut_port(is_sport ? &c->dims->sport : &c->dims->dport, (unsigned)p);
 		}
 	}
 }
@@ -156,12 +71,14 @@ static void visit_matcher(struct collect *c, const struct sl_label_matcher *m, c
 static int collect_cuts(struct collect *c)
 {
 	const struct sl_config *cfg = c->cfg;
+	struct sl_dims *dims = c->dims;
 	static const uint8_t v4_mapped[16] = {[10] = 0xff, [11] = 0xff};
 	char where[128];
 	int err = 0;
 
 	/* ip.version must be constant per class: split the families. */
-	if ((err = prefix_add(&c->src, v4_mapped, 96)) || (err = prefix_add(&c->dst, v4_mapped, 96)))
+	if ((err = sl_addr_dim_add(&dims->src, v4_mapped, 96)) ||
+	    (err = sl_addr_dim_add(&dims->dst, v4_mapped, 96)))
 		return err;
 
 	for (size_t i = 0; i < cfg->n_schemas; i++) {
@@ -175,7 +92,7 @@ static int collect_cuts(struct collect *c)
 				const struct sl_subject *sub = &rule->subjects[s];
 
 				if (sub->kind == SL_SUBJECT_NETWORK) {
-					err = prefix_add_cidrs(&c->src, sub->cidrs, sub->n_cidrs);
+					err = sl_addr_dim_add_cidrs(&dims->src, sub->cidrs, sub->n_cidrs);
 				} else {
 					visit_matcher(c, &sub->labels, where);
 					err = c->err;
@@ -186,8 +103,8 @@ static int collect_cuts(struct collect *c)
 			for (size_t d = 0; d < rule->n_destinations; d++) {
 				const struct sl_destination *dst = &rule->destinations[d];
 
-				port_cut_ranges(c->dport, dst->ports, dst->n_ports);
-				if ((err = prefix_add_cidrs(&c->dst, dst->addresses, dst->n_addresses)))
+				sl_port_dim_cut_ranges(&dims->dport, dst->ports, dst->n_ports);
+				if ((err = sl_addr_dim_add_cidrs(&dims->dst, dst->addresses, dst->n_addresses)))
 					return err;
 			}
 		}
@@ -198,10 +115,10 @@ static int collect_cuts(struct collect *c)
 		for (size_t r = 0; r < obj->n_rules; r++) {
 			const struct sl_label_rule *rule = &obj->rules[r];
 
-			if ((err = prefix_add_cidrs(&c->src, rule->sources, rule->n_sources)) ||
-			    (err = prefix_add_cidrs(&c->dst, rule->destinations, rule->n_destinations)))
+			if ((err = sl_addr_dim_add_cidrs(&dims->src, rule->sources, rule->n_sources)) ||
+			    (err = sl_addr_dim_add_cidrs(&dims->dst, rule->destinations, rule->n_destinations)))
 				return err;
-			port_cut_ranges(c->dport, rule->ports, rule->n_ports);
+			sl_port_dim_cut_ranges(&dims->dport, rule->ports, rule->n_ports);
 		}
 	}
 	for (size_t p = 0; p < cfg->n_policies; p++) {
@@ -216,127 +133,198 @@ static int collect_cuts(struct collect *c)
 	return c->err;
 }
 
-/* ---- classes and representatives ---------------------------------------- */
+/* ---- the table under construction ---------------------------------------- */
 
-static int cmp_prefix(const void *a, const void *b)
-{
-	const struct sl_prefix_class *x = a, *y = b;
-	int c = memcmp(x->addr, y->addr, 16);
-
-	if (c)
-		return c;
-	return (int)x->prefix_len - (int)y->prefix_len;
-}
-
-/* The first address in [lo, hi] not covered by any prefix strictly more
- * specific than `len` inside it.  Prefixes are sorted by (addr, len), so
- * the candidates come in address order.  false when fully covered. */
-static bool first_uncovered(const struct prefix_set *s, u128 lo, u128 hi, int len, u128 *out)
-{
-	u128 next = lo;
-
-	for (size_t i = 0; i < s->n; i++) {
-		u128 f = prefix_first(&s->v[i]), l = prefix_last(&s->v[i]);
-
-		if ((int)s->v[i].prefix_len <= len || f < lo || l > hi)
-			continue; /* not a strict sub-prefix of this range */
-		if (f > next) {
-			*out = next;
-			return true;
-		}
-		if (l >= next) {
-			if (l == hi)
-				return false;
-			next = l + 1;
-		}
-	}
-	*out = next;
-	return next <= hi;
-}
-
-struct dim_class {
-	uint8_t rep[16]; /* representative address */
-	bool empty;      /* fully covered by more specific prefixes */
+struct slot {
+	uint64_t id; /* hash of the key */
+	struct sl_class_entry e;
 };
 
-/* Class ids: 0 = no prefix, i + 1 = prefix i (sorted).  Representatives
- * are addresses whose longest match is exactly that prefix. */
-static int addr_classes(struct prefix_set *s, struct dim_class **out)
-{
-	struct dim_class *dc = calloc(s->n + 1, sizeof(*dc));
-	u128 rep;
+struct build {
+	const struct sl_config *cfg;
+	const unsigned *level_slot;
+	struct sl_dims dims;
+	struct sl_label_eval *labels;
+	struct sl_diags *diags;
+	size_t max_entries;
+	struct slot *slots; /* max_entries, stable: the index points into it */
+	size_t n_slots;
+	struct sl_idx idx;
+	bool have_default[SLUICE_KINDS];
+	struct sluice_class dflt[SLUICE_KINDS];
+	uint16_t masks[SLUICE_KINDS];
+	size_t n_terms, n_shadowed;
+	/* the term being expanded */
+	uint8_t kind;
+	const struct sluice_class *val;
+	const char *object; /* "FlowSchema/x", for diagnostics */
+	const char *file;
+	unsigned line, column;
+};
 
-	if (!dc)
-		return -ENOMEM;
-	qsort(s->v, s->n, sizeof(*s->v), cmp_prefix);
-	dc[0].empty = !first_uncovered(s, 0, ~(u128)0, -1, &rep);
-	if (!dc[0].empty)
-		u128_to_addr(rep, dc[0].rep);
-	for (size_t i = 0; i < s->n; i++) {
-		s->v[i].cls = (uint16_t)(i + 1);
-		dc[i + 1].empty = !first_uncovered(s, prefix_first(&s->v[i]), prefix_last(&s->v[i]),
-						   s->v[i].prefix_len, &rep);
-		if (!dc[i + 1].empty)
-			u128_to_addr(rep, dc[i + 1].rep);
+static uint64_t key_id(uint8_t kind, uint8_t mask, const uint16_t ids[SL_DIMS])
+{
+	uint64_t packed = (uint64_t)ids[0] | (uint64_t)ids[1] << 16 | (uint64_t)ids[2] << 32 |
+			  (uint64_t)ids[3] << 48;
+
+	return packed ^ ((uint64_t)(kind * SLUICE_MASKS + mask) * 0x9e3779b97f4a7c15ULL);
+}
+
+static void make_key(uint8_t kind, uint8_t mask, const uint16_t ids[SL_DIMS],
+		     struct sluice_class_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->kind = kind;
+	k->mask = mask;
+	k->src = (mask & SLUICE_DIM_SRC) ? ids[SL_D_SRC] : 0;
+	k->dst = (mask & SLUICE_DIM_DST) ? ids[SL_D_DST] : 0;
+	k->sport = (mask & SLUICE_DIM_SPORT) ? ids[SL_D_SPORT] : 0;
+	k->dport = (mask & SLUICE_DIM_DPORT) ? ids[SL_D_DPORT] : 0;
+}
+
+static bool have_entry(const struct build *b, uint8_t kind, uint8_t mask, const uint16_t ids[SL_DIMS])
+{
+	struct sluice_class_key k;
+	size_t pos = 0;
+	struct slot *s;
+
+	make_key(kind, mask, ids, &k);
+	while ((s = sl_idx_next(&b->idx, key_id(kind, mask, (const uint16_t[]){k.src, k.dst, k.sport, k.dport}), &pos)))
+		if (!memcmp(&s->e.key, &k, sizeof(k)))
+			return true;
+	return false;
+}
+
+/* One combination of the current term: an entry unless an entry under a
+ * sub-mask (an earlier term: lower or equal rank) already decides it. */
+static int put_combination(const uint16_t ids[SL_DIMS], uint8_t mask, void *ctx)
+{
+	struct build *b = ctx;
+	uint16_t masked[SL_DIMS];
+	struct slot *s;
+
+	if (b->have_default[b->kind]) {
+		b->n_shadowed++;
+		return 0;
 	}
-	*out = dc;
+	for (uint8_t sub = mask; sub; sub = (uint8_t)((sub - 1) & mask)) {
+		if (have_entry(b, b->kind, sub, ids)) {
+			b->n_shadowed++;
+			return 0;
+		}
+	}
+	if (!mask) {
+		b->have_default[b->kind] = true;
+		b->dflt[b->kind] = *b->val;
+		return 0;
+	}
+	if (b->n_slots == b->max_entries) {
+		sl_diags_add(b->diags, SL_SEV_ERROR, b->file ? b->file : b->cfg->source_file, b->line,
+			     b->column, b->object, NULL,
+			     "classification needs more than %zu class-table entries (full at this "
+			     "object); raise Server spec.tableSizes.classes, or use fewer distinct "
+			     "CIDRs and ports inside one rule", b->max_entries);
+		return -ENOSPC;
+	}
+	s = &b->slots[b->n_slots++];
+	make_key(b->kind, mask, ids, &s->e.key);
+	s->e.val = *b->val;
+	for (unsigned d = 0; d < SL_DIMS; d++)
+		masked[d] = (mask & (1u << d)) ? ids[d] : 0;
+	s->id = key_id(b->kind, mask, masked);
+	sl_idx_put(&b->idx, s);
+	b->masks[b->kind] |= (uint16_t)(1u << mask);
 	return 0;
 }
 
-/* Port classes: intervals between cuts.  Fills map[65536], returns the
- * representative (first port) of each class in reps. */
-static uint16_t port_classes(const struct port_cuts *pc, uint16_t *map, uint16_t *reps)
+static int put_term(struct build *b, const struct sl_term *t)
 {
-	uint16_t cls = 0;
+	size_t size = sl_term_size(t);
 
-	reps[0] = 0;
-	for (unsigned p = 0; p <= 65535; p++) {
-		if (p > 0 && pc->cut[p]) {
-			cls++;
-			reps[cls] = (uint16_t)p;
-		}
-		map[p] = cls;
+	if (t->none)
+		return 0;
+	b->n_terms++;
+	/* Shadowed combinations take no entry but cost time: bound them too. */
+	if (size > 16 * b->max_entries + 16) {
+		sl_diags_add(b->diags, SL_SEV_ERROR, b->file ? b->file : b->cfg->source_file, b->line,
+			     b->column, b->object, NULL,
+			     "one of its rules covers %zu class combinations; the class table holds %zu: "
+			     "raise Server spec.tableSizes.classes, or split the rule", size, b->max_entries);
+		return -ENOSPC;
 	}
-	return (uint16_t)(cls + 1);
+	return sl_term_expand(t, put_combination, b);
 }
 
-/* Two policies select the same connections: Aperture would run both load
- * schedulers on them, the data path has one gate per connection.  Refused
- * with both names and an example, at the second policy. */
-static void refuse_overlap(const struct sl_config *cfg, const struct sl_class_result *r,
-			   const struct sl_conn_tuple *t, struct sl_diags *diags)
-{
-	const struct sl_policy_cfg *a = &cfg->policies[r->policy], *b = &cfg->policies[r->also_policy];
-	char object[SL_LEVEL_NAME_SIZE + 40], src[64], dst[64];
+/* ---- terms of the configuration ------------------------------------------ */
 
-	snprintf(object, sizeof(object), "AverageLatencySchedulingPolicy/%s", b->name);
-	sl_fmt_endpoint(t->saddr, htons(t->sport), src, sizeof(src));
-	sl_fmt_endpoint(t->daddr, htons(t->dport), dst, sizeof(dst));
-	sl_diags_add(diags, SL_SEV_ERROR, b->file, b->line, b->column, object, "spec",
-		     "its selectors and those of AverageLatencySchedulingPolicy/%s (%s:%u) both select "
-		     "connections such as %s -> %s; Aperture would run both load schedulers on them, sluice "
-		     "runs one per connection: make the selectors disjoint",
-		     a->name, a->file ? a->file : "", a->line, src, dst);
+static int ids_term(struct build *b, unsigned dim, const struct sl_cls_range *r, size_t n,
+		    struct sl_term *t)
+{
+	uint16_t *ids = NULL;
+	size_t n_ids = 0;
+	struct sl_factor f;
+	int err;
+
+	if ((err = sl_dims_live_in(&b->dims, dim, r, n, &ids, &n_ids)))
+		goto out;
+	if (n_ids == b->dims.n_live[dim])
+		goto out; /* every class: no constraint */
+	if (!(err = sl_factor_of_ids(&f, dim, ids, n_ids)))
+		err = sl_term_and(t, &f);
+out:
+	free(ids);
+	return err;
 }
 
-static void result_to_class(const struct sl_config *cfg, const unsigned *level_slot,
-			    const struct sl_class_result *r, struct sluice_class *out)
+static int cidr_term(struct build *b, unsigned dim, const struct sl_cidr *c, size_t n,
+		     struct sl_term *t)
 {
-	const struct sl_flow_schema *fs;
+	struct sl_cls_range *r = NULL;
+	size_t n_r = 0;
+	int err = sl_addr_dim_ranges(dim == SL_D_SRC ? &b->dims.src : &b->dims.dst, c, n, &r, &n_r);
+
+	if (!err)
+		err = ids_term(b, dim, r, n_r, t);
+	free(r);
+	return err;
+}
+
+static int port_term(struct build *b, const struct sl_port_range *p, size_t n, struct sl_term *t)
+{
+	struct sl_cls_range *r = NULL;
+	size_t n_r = 0;
+	int err = sl_port_dim_ranges(&b->dims.dport, p, n, &r, &n_r);
+
+	if (!err)
+		err = ids_term(b, SL_D_DPORT, r, n_r, t);
+	free(r);
+	return err;
+}
+
+static int matcher_term(struct build *b, const struct sl_label_matcher *m, struct sl_term *t)
+{
+	size_t space = 0;
+	int err = sl_label_eval_term(b->labels, m, t, &space);
+
+	if (err == -E2BIG)
+		sl_diags_add(b->diags, SL_SEV_ERROR, b->file ? b->file : b->cfg->source_file, b->line,
+			     b->column, b->object, NULL,
+			     "a label selector whose labels depend on several of the client address, "
+			     "local address and ports together covers %zu class combinations; at most "
+			     "%u can be evaluated: select on labels of one dimension each", space,
+			     SL_LABEL_SPACE_MAX);
+	return err;
+}
+
+static void schema_value(const struct build *b, size_t i, struct sluice_class *out)
+{
+	const struct sl_flow_schema *fs = &b->cfg->schemas[i];
 
 	memset(out, 0, sizeof(*out));
-	out->policy = r->policy == SL_NONE ? SLUICE_NONE16 : (uint16_t)r->policy;
-	out->workload = r->workload == SL_NONE ? SLUICE_NONE16 : (uint16_t)r->workload;
-	if (r->schema == SL_NONE) {
-		/* Cannot happen with the mandatory catch-all; be explicit. */
-		out->schema = SLUICE_NONE16;
-		out->level = SLUICE_MAX_LEVELS; /* no such slot: passes as unprotected */
-		out->seats = 1;
-		return;
-	}
-	fs = &cfg->schemas[r->schema];
-	out->schema = (uint16_t)r->schema;
-	out->level = level_slot[fs->level];
+	out->policy = SLUICE_NONE16;
+	out->workload = SLUICE_NONE16;
+	out->schema = (uint16_t)i;
+	out->level = b->level_slot[fs->level];
 	out->seats = (uint16_t)(fs->seats_per_conn ? fs->seats_per_conn : 1);
 	out->distinguisher = fs->distinguisher == SL_DIST_BY_SOURCE ? SLUICE_DIST_SOURCE :
 			     fs->distinguisher == SL_DIST_BY_DESTINATION ? SLUICE_DIST_DEST :
@@ -345,152 +333,381 @@ static void result_to_class(const struct sl_config *cfg, const unsigned *level_s
 	out->prefix_v6 = fs->prefix_len_v6;
 }
 
-static size_t class_count(const struct sl_compiled *out, const struct dim_class *sc,
-			  const struct dim_class *dc)
+static void set_object(struct build *b, const char *kind, const char *name, const char *file,
+		       unsigned line, unsigned column, char *buf, size_t len)
 {
-	size_t ns = 0, nd = 0;
-
-	for (size_t i = 0; i <= out->n_src; i++)
-		ns += !sc[i].empty;
-	for (size_t i = 0; i <= out->n_dst; i++)
-		nd += !dc[i].empty;
-	return ns * nd * out->n_sport_cls * out->n_dport_cls;
+	snprintf(buf, len, "%s/%s", kind, name);
+	b->object = buf;
+	b->file = file;
+	b->line = line;
+	b->column = column;
 }
 
-static int enumerate(const struct sl_config *cfg, const unsigned *level_slot, const char *iface,
-		     size_t max_entries, const struct dim_class *sc, const struct dim_class *dc,
-		     const uint16_t *sport_rep, const uint16_t *dport_rep,
-		     struct sl_compiled *out, struct sl_diags *diags)
+static int schema_terms(struct build *b)
 {
-	struct sl_labels labels = SL_LABELS_INIT;
-	size_t cap = 0;
+	char object[SL_LEVEL_NAME_SIZE + 16];
+	struct sluice_class val;
 	int err = 0;
-	bool have_default = false;
 
-	/* The default class (a table miss) is the first combination's
-	 * result; only combinations that differ from it take entries. */
-	for (size_t s = 0; s <= out->n_src && !err; s++) {
-		if (sc[s].empty)
-			continue;
-		for (size_t d = 0; d <= out->n_dst && !err; d++) {
-			if (dc[d].empty)
-				continue;
-			for (unsigned sp = 0; sp < out->n_sport_cls && !err; sp++) {
-				for (unsigned dp = 0; dp < out->n_dport_cls && !err; dp++) {
-					struct sl_conn_tuple t = {.sport = sport_rep[sp], .dport = dport_rep[dp], .iface = iface};
-					struct sl_class_result r;
-					struct sluice_class val;
+	b->kind = SLUICE_KIND_SCHEMA;
+	b->val = &val;
+	for (size_t i = 0; i < b->cfg->n_schemas && !err; i++) {
+		const struct sl_flow_schema *fs = &b->cfg->schemas[i];
 
-					memcpy(t.saddr, sc[s].rep, 16);
-					memcpy(t.daddr, dc[d].rep, 16);
-					if ((err = sl_conn_labels(cfg, &t, &labels)))
-						break;
-					sl_classify(cfg, &t, &labels, &r);
-					if (r.also_policy != SL_NONE) {
-						refuse_overlap(cfg, &r, &t, diags);
-						err = -EINVAL;
-						break;
-					}
-					result_to_class(cfg, level_slot, &r, &val);
-					if (!have_default) {
-						out->default_class = val;
-						have_default = true;
-					}
-					if (!memcmp(&val, &out->default_class, sizeof(val)))
-						continue;
-					if (out->n_entries == max_entries) {
-						sl_diags_add(diags, SL_SEV_ERROR, cfg->source_file, 0, 0, NULL, NULL,
-							     "classification needs more than %zu class-table entries "
-							     "(%zu address/port class combinations); raise Server "
-							     "spec.tableSizes.classes or use fewer distinct CIDRs and ports",
-							     max_entries, out->n_combinations);
-						err = -ENOSPC;
-						break;
-					}
-					if (out->n_entries == cap) {
-						size_t nc = cap ? cap * 2 : 256;
-						void *v = realloc(out->entries, nc * sizeof(*out->entries));
+		set_object(b, "FlowSchema", fs->name, fs->file, fs->line, fs->column, object,
+			   sizeof(object));
+		schema_value(b, i, &val);
+		for (size_t r = 0; r < fs->n_rules && !err; r++) {
+			const struct sl_fs_rule *rule = &fs->rules[r];
 
-						if (!v) {
-							err = -ENOMEM;
-							break;
-						}
-						out->entries = v;
-						cap = nc;
-					}
-					memset(&out->entries[out->n_entries], 0, sizeof(out->entries[0]));
-					out->entries[out->n_entries].key.src = (uint16_t)s;
-					out->entries[out->n_entries].key.dst = (uint16_t)d;
-					out->entries[out->n_entries].key.sport = (uint16_t)sp;
-					out->entries[out->n_entries].key.dport = (uint16_t)dp;
-					out->entries[out->n_entries].val = val;
-					out->n_entries++;
+			for (size_t s = 0; s < rule->n_subjects && !err; s++) {
+				const struct sl_subject *sub = &rule->subjects[s];
+				struct sl_term subject = {0};
+
+				if (sub->kind == SL_SUBJECT_NETWORK)
+					err = cidr_term(b, SL_D_SRC, sub->cidrs, sub->n_cidrs, &subject);
+				else
+					err = matcher_term(b, &sub->labels, &subject);
+				for (size_t d = 0; d < rule->n_destinations && !err && !subject.none; d++) {
+					const struct sl_destination *dst = &rule->destinations[d];
+					struct sl_term t;
+
+					if ((err = sl_term_copy(&t, &subject)))
+						break;
+					if (dst->n_ports && !t.none)
+						err = port_term(b, dst->ports, dst->n_ports, &t);
+					if (!err && dst->n_addresses && !t.none)
+						err = cidr_term(b, SL_D_DST, dst->addresses, dst->n_addresses, &t);
+					if (!err)
+						err = put_term(b, &t);
+					sl_term_free(&t);
 				}
+				sl_term_free(&subject);
 			}
 		}
 	}
-	sl_labels_free(&labels);
 	return err;
+}
+
+/* ---- policies ------------------------------------------------------------ */
+
+struct sel_combos {
+	uint8_t mask;
+	uint16_t ids[SL_DIMS];
+};
+
+struct combo_list {
+	struct sel_combos *v;
+	size_t n, cap, limit;
+};
+
+static int collect_combo(const uint16_t ids[SL_DIMS], uint8_t mask, void *ctx)
+{
+	struct combo_list *l = ctx;
+
+	if (l->n == l->limit)
+		return -ENOSPC;
+	if (sl_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
+		return -ENOMEM;
+	l->v[l->n].mask = mask;
+	memcpy(l->v[l->n].ids, ids, sizeof(l->v[l->n].ids));
+	l->n++;
+	return 0;
+}
+
+struct proj {
+	uint64_t id;
+	const struct sel_combos *c;
+};
+
+static uint64_t proj_id(const uint16_t ids[SL_DIMS], uint8_t common)
+{
+	uint16_t m[SL_DIMS];
+
+	for (unsigned d = 0; d < SL_DIMS; d++)
+		m[d] = (common & (1u << d)) ? ids[d] : 0;
+	return key_id(0, common, m);
+}
+
+static bool agree_on(const uint16_t a[SL_DIMS], const uint16_t b[SL_DIMS], uint8_t common)
+{
+	for (unsigned d = 0; d < SL_DIMS; d++)
+		if ((common & (1u << d)) && a[d] != b[d])
+			return false;
+	return true;
+}
+
+/* A combination both selector sets match, or false.  For each pair of
+ * masks, one set's combinations are indexed by their projection on the
+ * dimensions the two share, and the other's probe it. */
+static int find_overlap(const struct combo_list *a, const struct combo_list *b, uint16_t out[SL_DIMS],
+			bool *found)
+{
+	struct proj *p = malloc((a->n + 1) * sizeof(*p));
+	int err = 0;
+
+	*found = false;
+	if (!p)
+		return -ENOMEM;
+	for (unsigned ma = 0; ma < SLUICE_MASKS && !*found && !err; ma++) {
+		for (unsigned mb = 0; mb < SLUICE_MASKS && !*found && !err; mb++) {
+			uint8_t common = (uint8_t)(ma & mb);
+			struct sl_idx idx;
+			size_t n = 0;
+
+			sl_idx_init(&idx, offsetof(struct proj, id));
+			for (size_t i = 0; i < a->n; i++)
+				if (a->v[i].mask == ma)
+					p[n++] = (struct proj){proj_id(a->v[i].ids, common), &a->v[i]};
+			if (!n || (err = sl_idx_reserve(&idx, n))) {
+				sl_idx_free(&idx);
+				continue;
+			}
+			for (size_t i = 0; i < n; i++)
+				sl_idx_put(&idx, &p[i]);
+			for (size_t j = 0; j < b->n && !*found; j++) {
+				struct proj *hit;
+				size_t pos = 0;
+
+				if (b->v[j].mask != mb)
+					continue;
+				while ((hit = sl_idx_next(&idx, proj_id(b->v[j].ids, common), &pos))) {
+					if (!agree_on(hit->c->ids, b->v[j].ids, common))
+						continue;
+					for (unsigned d = 0; d < SL_DIMS; d++)
+						out[d] = (ma & (1u << d)) ? hit->c->ids[d] : b->v[j].ids[d];
+					*found = true;
+					break;
+				}
+			}
+			sl_idx_free(&idx);
+		}
+	}
+	free(p);
+	return err;
+}
+
+static void example_tuple(const struct build *b, const uint16_t ids[SL_DIMS], uint8_t mask,
+			  struct sl_conn_tuple *t)
+{
+	uint16_t c[SL_DIMS];
+
+	for (unsigned d = 0; d < SL_DIMS; d++)
+		c[d] = (mask & (1u << d)) ? ids[d] : b->dims.live[d][0];
+	memset(t, 0, sizeof(*t));
+	memcpy(t->saddr, b->dims.src.rep[c[SL_D_SRC]], 16);
+	memcpy(t->daddr, b->dims.dst.rep[c[SL_D_DST]], 16);
+	t->sport = b->dims.sport.rep[c[SL_D_SPORT]];
+	t->dport = b->dims.dport.rep[c[SL_D_DPORT]];
+}
+
+/* Two policies select the same connections: Aperture would run both load
+ * schedulers on them, the data path has one gate per connection.  Refused
+ * with both names and an example, at the second policy. */
+static void refuse_overlap(const struct build *b, size_t first, size_t second,
+			   const struct sl_conn_tuple *t)
+{
+	const struct sl_policy_cfg *a = &b->cfg->policies[first], *p = &b->cfg->policies[second];
+	char object[SL_LEVEL_NAME_SIZE + 40], src[64], dst[64];
+
+	snprintf(object, sizeof(object), "AverageLatencySchedulingPolicy/%s", p->name);
+	sl_fmt_endpoint(t->saddr, htons(t->sport), src, sizeof(src));
+	sl_fmt_endpoint(t->daddr, htons(t->dport), dst, sizeof(dst));
+	sl_diags_add(b->diags, SL_SEV_ERROR, p->file, p->line, p->column, object, "spec",
+		     "its selectors and those of AverageLatencySchedulingPolicy/%s (%s:%u) both select "
+		     "connections such as %s -> %s; Aperture would run both load schedulers on them, sluice "
+		     "runs one per connection: make the selectors disjoint",
+		     a->name, a->file ? a->file : "", a->line, src, dst);
+}
+
+static void free_terms(struct sl_term *t, size_t n)
+{
+	for (size_t i = 0; t && i < n; i++)
+		sl_term_free(&t[i]);
+	free(t);
+}
+
+static int policy_terms(struct build *b)
+{
+	size_t n_pol = b->cfg->n_policies;
+	struct sl_term **sel = calloc(n_pol + 1, sizeof(*sel));
+	struct combo_list *sets = calloc(n_pol + 1, sizeof(*sets));
+	char object[SL_LEVEL_NAME_SIZE + 40];
+	struct sluice_class val;
+	int err = 0;
+
+	if (!sel || !sets) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* Each policy's selectors (OR-ed), and the combinations they cover. */
+	for (size_t p = 0; p < n_pol && !err; p++) {
+		const struct sl_policy_cfg *pol = &b->cfg->policies[p];
+
+		set_object(b, "AverageLatencySchedulingPolicy", pol->name, pol->file, pol->line,
+			   pol->column, object, sizeof(object));
+		sel[p] = calloc(pol->n_selectors + 1, sizeof(**sel));
+		if (!sel[p]) {
+			err = -ENOMEM;
+			break;
+		}
+		sets[p].limit = 16 * b->max_entries + 16;
+		for (size_t s = 0; s < pol->n_selectors && !err; s++) {
+			err = matcher_term(b, &pol->selectors[s].matcher, &sel[p][s]);
+			if (!err)
+				err = sl_term_expand(&sel[p][s], collect_combo, &sets[p]);
+		}
+		if (err == -ENOSPC)
+			sl_diags_add(b->diags, SL_SEV_ERROR, pol->file, pol->line, pol->column, object,
+				     NULL, "its selectors cover more than %zu class combinations; raise "
+				     "Server spec.tableSizes.classes", sets[p].limit);
+	}
+	for (size_t p = 0; p < n_pol && !err; p++) {
+		for (size_t q = p + 1; q < n_pol && !err; q++) {
+			uint16_t ids[SL_DIMS];
+			bool found;
+
+			if ((err = find_overlap(&sets[p], &sets[q], ids, &found)) || !found)
+				continue;
+			{
+				struct sl_conn_tuple t;
+
+				example_tuple(b, ids, 0xf, &t);
+				refuse_overlap(b, p, q, &t);
+			}
+			err = -EINVAL;
+		}
+	}
+	/* Rank order: policy by policy, its workloads in order, then its
+	 * default workload (the selectors alone). */
+	b->kind = SLUICE_KIND_POLICY;
+	b->val = &val;
+	for (size_t p = 0; p < n_pol && !err; p++) {
+		const struct sl_policy_cfg *pol = &b->cfg->policies[p];
+
+		set_object(b, "AverageLatencySchedulingPolicy", pol->name, pol->file, pol->line,
+			   pol->column, object, sizeof(object));
+		for (size_t w = 0; w <= pol->n_workloads && !err; w++) {
+			struct sl_term wl = {0};
+
+			memset(&val, 0, sizeof(val));
+			val.level = SLUICE_MAX_LEVELS; /* the schema part decides the level */
+			val.schema = SLUICE_NONE16;
+			val.policy = (uint16_t)p;
+			val.workload = w < pol->n_workloads ? (uint16_t)w : SLUICE_NONE16;
+			if (w < pol->n_workloads && (err = matcher_term(b, &pol->workloads[w].matcher, &wl)))
+				break;
+			for (size_t s = 0; s < pol->n_selectors && !err && !wl.none; s++) {
+				struct sl_term t;
+
+				if ((err = sl_term_copy(&t, &sel[p][s])))
+					break;
+				if (!(err = sl_term_and_term(&t, &wl)))
+					err = put_term(b, &t);
+				sl_term_free(&t);
+			}
+			sl_term_free(&wl);
+		}
+	}
+out:
+	for (size_t p = 0; sel && p < n_pol; p++)
+		free_terms(sel[p], b->cfg->policies[p].n_selectors);
+	for (size_t p = 0; sets && p < n_pol; p++)
+		free(sets[p].v);
+	free(sel);
+	free(sets);
+	return err;
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct sluice_class_key *x = &((const struct sl_class_entry *)a)->key;
+	const struct sluice_class_key *y = &((const struct sl_class_entry *)b)->key;
+	uint64_t kx[2] = {(uint64_t)x->kind << 8 | x->mask,
+			  (uint64_t)x->src << 48 | (uint64_t)x->dst << 32 | (uint64_t)x->sport << 16 | x->dport};
+	uint64_t ky[2] = {(uint64_t)y->kind << 8 | y->mask,
+			  (uint64_t)y->src << 48 | (uint64_t)y->dst << 32 | (uint64_t)y->sport << 16 | y->dport};
+
+	if (kx[0] != ky[0])
+		return kx[0] < ky[0] ? -1 : 1;
+	return kx[1] < ky[1] ? -1 : kx[1] > ky[1];
+}
+
+static int finish(struct build *b, struct sl_compiled *out)
+{
+	struct sluice_class none = {
+		.level = SLUICE_MAX_LEVELS, /* no such slot: passes as unprotected */
+		.schema = SLUICE_NONE16, .seats = 1,
+		.policy = SLUICE_NONE16, .workload = SLUICE_NONE16,
+	};
+
+	out->entries = calloc(b->n_slots + 1, sizeof(*out->entries));
+	if (!out->entries)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->n_slots; i++)
+		out->entries[i] = b->slots[i].e;
+	out->n_entries = b->n_slots;
+	qsort(out->entries, out->n_entries, sizeof(*out->entries), cmp_entry);
+	/* Cannot lack a schema part with the mandatory catch-all; be explicit. */
+	out->default_class = b->have_default[SLUICE_KIND_SCHEMA] ? b->dflt[SLUICE_KIND_SCHEMA] : none;
+	out->default_class.policy = b->have_default[SLUICE_KIND_POLICY] ?
+					    b->dflt[SLUICE_KIND_POLICY].policy : SLUICE_NONE16;
+	out->default_class.workload = b->have_default[SLUICE_KIND_POLICY] ?
+					      b->dflt[SLUICE_KIND_POLICY].workload : SLUICE_NONE16;
+	memcpy(out->masks, b->masks, sizeof(out->masks));
+	out->n_terms = b->n_terms;
+	out->n_shadowed = b->n_shadowed;
+
+	/* The dimensions the data path looks up. */
+	out->src = b->dims.src.v;
+	out->n_src = b->dims.src.n;
+	out->dst = b->dims.dst.v;
+	out->n_dst = b->dims.dst.n;
+	b->dims.src.v = b->dims.dst.v = NULL;
+	out->sport_cls = b->dims.sport.cls;
+	out->dport_cls = b->dims.dport.cls;
+	out->n_sport_cls = b->dims.sport.n;
+	out->n_dport_cls = b->dims.dport.n;
+	b->dims.sport.cls = b->dims.dport.cls = NULL;
+	return 0;
 }
 
 int sl_compile_classes(const struct sl_config *cfg, const unsigned *level_slot,
 		       const char *iface, size_t max_entries,
 		       struct sl_compiled *out, struct sl_diags *diags)
 {
-	struct collect c = {.cfg = cfg, .diags = diags};
-	struct dim_class *sc = NULL, *dc = NULL;
-	uint16_t *sport_rep = NULL, *dport_rep = NULL;
+	struct build b = {.cfg = cfg, .level_slot = level_slot, .diags = diags,
+			  .max_entries = max_entries};
+	struct collect c = {.cfg = cfg, .dims = &b.dims, .diags = diags};
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	c.sport = calloc(1, sizeof(*c.sport));
-	c.dport = calloc(1, sizeof(*c.dport));
-	out->sport_cls = calloc(65536, sizeof(uint16_t));
-	out->dport_cls = calloc(65536, sizeof(uint16_t));
-	sport_rep = calloc(65536, sizeof(uint16_t));
-	dport_rep = calloc(65536, sizeof(uint16_t));
-	if (!c.sport || !c.dport || !out->sport_cls || !out->dport_cls || !sport_rep || !dport_rep) {
-		err = -ENOMEM;
+	sl_idx_init(&b.idx, offsetof(struct slot, id));
+	if ((err = sl_dims_init(&b.dims)) || (err = collect_cuts(&c)) || (err = sl_dims_finish(&b.dims)))
 		goto out;
-	}
-	err = collect_cuts(&c);
-	if (err)
-		goto out;
-	if (c.src.n >= SLUICE_LPM_ENTRIES / 2 || c.dst.n >= SLUICE_LPM_ENTRIES / 2) {
+	if (b.dims.src.n >= SLUICE_LPM_ENTRIES / 2 || b.dims.dst.n >= SLUICE_LPM_ENTRIES / 2) {
 		sl_diags_add(diags, SL_SEV_ERROR, cfg->source_file, 0, 0, NULL, NULL,
 			     "%zu source and %zu destination prefixes; the data path holds at most %d each",
-			     c.src.n, c.dst.n, SLUICE_LPM_ENTRIES / 2 - 1);
+			     b.dims.src.n, b.dims.dst.n, SLUICE_LPM_ENTRIES / 2 - 1);
 		err = -ENOSPC;
 		goto out;
 	}
-	if ((err = addr_classes(&c.src, &sc)) || (err = addr_classes(&c.dst, &dc)))
-		goto out;
-	out->n_sport_cls = port_classes(c.sport, out->sport_cls, sport_rep);
-	out->n_dport_cls = port_classes(c.dport, out->dport_cls, dport_rep);
-	out->src = c.src.v;
-	out->n_src = c.src.n;
-	out->dst = c.dst.v;
-	out->n_dst = c.dst.n;
-	c.src.v = c.dst.v = NULL;
-	out->n_combinations = class_count(out, sc, dc);
-	if (out->n_combinations > MAX_COMBINATIONS) {
-		sl_diags_add(diags, SL_SEV_ERROR, cfg->source_file, 0, 0, NULL, NULL,
-			     "classification needs %zu address/port class combinations; at most %u "
-			     "can be compiled: use fewer distinct CIDRs and ports",
-			     out->n_combinations, MAX_COMBINATIONS);
-		err = -E2BIG;
+	b.slots = calloc(max_entries + 1, sizeof(*b.slots));
+	if (!b.slots || (err = sl_idx_reserve(&b.idx, max_entries + 1)) ||
+	    (err = sl_label_eval_new(cfg, &b.dims, iface, &b.labels))) {
+		err = err ? err : -ENOMEM;
 		goto out;
 	}
-	err = enumerate(cfg, level_slot, iface, max_entries, sc, dc, sport_rep, dport_rep, out, diags);
+	if ((err = schema_terms(&b)) || (err = policy_terms(&b)))
+		goto out;
+	err = finish(&b, out);
 out:
-	free(c.src.v);
-	free(c.dst.v);
-	free(c.sport);
-	free(c.dport);
-	free(sc);
-	free(dc);
-	free(sport_rep);
-	free(dport_rep);
+	sl_label_eval_free(b.labels);
+	sl_idx_free(&b.idx);
+	free(b.slots);
+	sl_dims_free(&b.dims);
 	if (err)
 		sl_compiled_free(out);
 	return err;
@@ -523,5 +740,50 @@ bool sl_compiled_equal(const struct sl_compiled *a, const struct sl_compiled *b)
 	       !memcmp(a->sport_cls, b->sport_cls, 65536 * sizeof(*a->sport_cls)) &&
 	       !memcmp(a->dport_cls, b->dport_cls, 65536 * sizeof(*a->dport_cls)) &&
 	       !memcmp(a->entries, b->entries, a->n_entries * sizeof(*a->entries)) &&
+	       !memcmp(a->masks, b->masks, sizeof(a->masks)) &&
 	       !memcmp(&a->default_class, &b->default_class, sizeof(a->default_class));
+}
+
+static const struct sluice_class *find_entry(const struct sl_compiled *c, uint8_t kind, uint8_t mask,
+					     const uint16_t ids[SL_DIMS])
+{
+	struct sl_class_entry probe;
+
+	make_key(kind, mask, ids, &probe.key);
+	{
+		const struct sl_class_entry *e =
+			bsearch(&probe, c->entries, c->n_entries, sizeof(*c->entries), cmp_entry);
+
+		return e ? &e->val : NULL;
+	}
+}
+
+void sl_compiled_lookup(const struct sl_compiled *c, const uint16_t ids[SL_DIMS],
+			struct sluice_class *out)
+{
+	uint32_t schema_rank, policy_rank;
+
+	*out = c->default_class;
+	schema_rank = SLUICE_SCHEMA_RANK(out);
+	policy_rank = SLUICE_POLICY_RANK(out);
+	for (uint8_t m = 1; m < SLUICE_MASKS; m++) {
+		const struct sluice_class *e;
+
+		if ((c->masks[SLUICE_KIND_SCHEMA] & (1u << m)) &&
+		    (e = find_entry(c, SLUICE_KIND_SCHEMA, m, ids)) && SLUICE_SCHEMA_RANK(e) < schema_rank) {
+			schema_rank = SLUICE_SCHEMA_RANK(e);
+			out->level = e->level;
+			out->schema = e->schema;
+			out->seats = e->seats;
+			out->distinguisher = e->distinguisher;
+			out->prefix_v4 = e->prefix_v4;
+			out->prefix_v6 = e->prefix_v6;
+		}
+		if ((c->masks[SLUICE_KIND_POLICY] & (1u << m)) &&
+		    (e = find_entry(c, SLUICE_KIND_POLICY, m, ids)) && SLUICE_POLICY_RANK(e) < policy_rank) {
+			policy_rank = SLUICE_POLICY_RANK(e);
+			out->policy = e->policy;
+			out->workload = e->workload;
+		}
+	}
 }

@@ -3,12 +3,15 @@
  * (pure; docs/ARCHITECTURE.md "Compiled classification").
  *
  * Every predicate sluice knows depends on the source address, the local
- * address, the client port and the local port.  For each dimension the
- * compiler collects the CIDRs or port boundaries the configuration
- * mentions; they cut the dimension into classes, inside which every
- * predicate is constant.  It then runs the reference classifier on one
- * representative tuple per combination of classes, so the table cannot
- * disagree with `sluicectl explain`.
+ * address, the client port and the local port.  Each dimension is cut
+ * into classes by the CIDRs and port boundaries the configuration
+ * mentions (class_dims.h).  Each FlowSchema rule, and each policy's
+ * selectors with each of its workloads, becomes a term: a conjunction of
+ * class sets over the dimensions it constrains (class_terms.h,
+ * class_labels.h).  Terms expand, in rank order, into tuple-space
+ * entries keyed by (kind, mask, class ids); an entry that an earlier one
+ * under a sub-mask already decides is left out.  Build time and size grow
+ * with the terms' own sizes, not with the product of the dimensions.
  */
 #ifndef SLUICE_CLASS_COMPILER_H
 #define SLUICE_CLASS_COMPILER_H
@@ -19,13 +22,8 @@
 
 #include "config/config.h"
 #include "config/diag.h"
+#include "engine/class_dims.h"
 #include "sluice_abi.h"
-
-struct sl_prefix_class {
-	uint8_t addr[16];
-	uint8_t prefix_len; /* 0..128 (v4-mapped) */
-	uint16_t cls;       /* >= 1; class 0 is "no prefix matched" */
-};
 
 struct sl_class_entry {
 	struct sluice_class_key key; /* gen left 0: the writer sets it */
@@ -37,21 +35,28 @@ struct sl_compiled {
 	size_t n_src, n_dst;
 	uint16_t *sport_cls, *dport_cls; /* 65536 each */
 	uint16_t n_sport_cls, n_dport_cls;
-	struct sl_class_entry *entries;  /* only combinations that differ from the default */
+	struct sl_class_entry *entries;  /* sorted by key */
 	size_t n_entries;
-	struct sluice_class default_class;
-	size_t n_combinations;           /* classes multiplied out */
+	struct sluice_class default_class; /* mask 0: schema and policy parts */
+	uint16_t masks[SLUICE_KINDS];      /* masks in use per kind (bit m) */
+	size_t n_terms;                    /* terms expanded */
+	size_t n_shadowed;                 /* combinations an earlier entry decides */
 };
 
 /* level_slot[i]: the BPF slot of cfg->levels[i].  iface: value of the
- * iface label.  max_entries: the class-product table's capacity.  Returns
- * 0, or a negative errno with a diagnostic (too many combinations, a
- * regex on an address or port label, ...). */
+ * iface label.  max_entries: the class table's capacity per generation.
+ * Returns 0, or a negative errno with a diagnostic (table full, a regex
+ * on an address or port label, overlapping policies, ...). */
 int sl_compile_classes(const struct sl_config *cfg, const unsigned *level_slot,
 		       const char *iface, size_t max_entries,
 		       struct sl_compiled *out, struct sl_diags *diags);
 void sl_compiled_free(struct sl_compiled *c);
 /* Whether two compilations give the data path the same tables. */
 bool sl_compiled_equal(const struct sl_compiled *a, const struct sl_compiled *b);
+/* What the data path finds for these class ids (the lowest-ranked entry
+ * of each kind, over the default): for tests and tools that check a
+ * compilation without a kernel. */
+void sl_compiled_lookup(const struct sl_compiled *c, const uint16_t ids[SL_DIMS],
+			struct sluice_class *out);
 
 #endif

@@ -183,6 +183,7 @@ int sl_plan_build_quiescing(const struct sl_config *cfg,
 		return err;
 	cap_seats(cfg, plan, diags);
 	plan->config.default_class = plan->classes.default_class;
+	memcpy(plan->config.masks, plan->classes.masks, sizeof(plan->config.masks));
 	return 0;
 }
 

@@ -15,19 +15,7 @@
 #include "config/config.h"
 #include "lib/flowhash.h"
 #include "lib/fmt.h"
-
-static struct sl_config *load_file(const char *path)
-{
-	struct sl_diags d = SL_DIAGS_INIT;
-	struct sl_config *cfg = NULL;
-
-	if (sl_config_load_file(path, &cfg, &d)) {
-		sl_diags_print(&d, stderr);
-		fail_msg("%s did not load", path);
-	}
-	sl_diags_free(&d);
-	return cfg;
-}
+#include "../load_config.h"
 
 static void tuple(struct sl_conn_tuple *t, const char *src, uint16_t sport, const char *dst,
 		  uint16_t dport)
@@ -88,7 +76,7 @@ static void test_cidr_contains(void **state)
 
 static void test_networks_first_match(void **state)
 {
-	struct sl_config *cfg = load_file("tests/packet/classify/networks.yaml");
+	struct sl_config *cfg = load_config_file("tests/packet/classify/networks.yaml");
 	struct sl_class_result r;
 	char buf[64];
 
@@ -125,7 +113,7 @@ static void test_networks_first_match(void **state)
 
 static void test_labels_and_workloads(void **state)
 {
-	struct sl_config *cfg = load_file("tests/packet/classify/labels.yaml");
+	struct sl_config *cfg = load_config_file("tests/packet/classify/labels.yaml");
 	struct sl_labels l = SL_LABELS_INIT;
 	struct sl_class_result r;
 	struct sl_conn_tuple t;
@@ -163,7 +151,7 @@ static void test_labels_and_workloads(void **state)
  * the port class map is constant between cuts. */
 static void test_compiler_agrees_with_reference(void **state)
 {
-	struct sl_config *cfg = load_file("tests/packet/classify/labels.yaml");
+	struct sl_config *cfg = load_config_file("tests/packet/classify/labels.yaml");
 	struct sl_diags d = SL_DIAGS_INIT;
 	struct sl_labels l = SL_LABELS_INIT;
 	unsigned slots[SL_MAX_LEVELS];
@@ -236,7 +224,7 @@ static void test_compiler_rejects_regex_on_addresses(void **state)
 
 static void test_compiler_table_limit(void **state)
 {
-	struct sl_config *cfg = load_file("tests/packet/classify/networks.yaml");
+	struct sl_config *cfg = load_config_file("tests/packet/classify/networks.yaml");
 	struct sl_diags d = SL_DIAGS_INIT;
 	unsigned slots[SL_MAX_LEVELS];
 	struct sl_compiled c;
