@@ -187,6 +187,9 @@ struct sluice_settings {
 	 * that kind; the data path looks up no other. */
 	__u16 masks[SLUICE_KINDS];
 	__u32 pad_masks;
+	/* The digest of what the tables in use were compiled from (0: not
+	 * known): a stage that would write the same tables writes nothing. */
+	__u64 class_digest;
 	/* The candidates of mask 0, schema part and policy part: what a SYN
 	 * gets when no entry of sl_classes ranks lower. */
 	struct sluice_class default_class;

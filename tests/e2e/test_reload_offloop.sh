@@ -68,6 +68,18 @@ check "a broken file: exit 1, the errors printed" bash -c '[ "$1" = 1 ] && grep 
 check_num "web still has its 4 seats (the 20,010-tenant configuration runs)" "$(level_field web limit)" -eq 4
 r=$(load --connect $SRV4 --port 8080 --rate 20 --count 4 --timeout 5)
 check_num "and serves" "$(jq .ok <<<"$r")" -eq 4
+# A reload that changes only the server's limit keeps the classification:
+# no compile, no table written, the generation stays.
+gen_before=$(status_json | jq .classification.generation)
+sed 's/serverConcurrencyLimit: 4 /serverConcurrencyLimit: 8 /' "$E2E_TMP/big2.yaml" >"$CFG"
+out=$("$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock")
+check "a limits-only reload is applied" grep -q "sluiced: reloaded" <<<"$out"
+check "... with the classification kept, not compiled" \
+	bash -c 'grep "event=reload result=ok" "$1" | tail -1 | grep -q "classification=kept"' _ "$E2E_TMP/sluiced.log"
+check_num "... web's new limit, ceil(8 x 30 / 35) = 7" "$(level_field web limit)" -eq 7
+check_num "... and the tables' generation did not flip" "$(status_json | jq .classification.generation)" -eq "$gen_before"
+r=$(load --connect $SRV4 --port 8080 --rate 20 --count 4 --timeout 5)
+check_num "and serves" "$(jq .ok <<<"$r")" -eq 4
 check "clean stop" stop_daemon
 
 e2e_finish

@@ -453,6 +453,50 @@ static void test_reload_flips_generation(void **state)
 	sl_config_free(b);
 }
 
+/* A reload whose classification did not change (the same file again, or
+ * only shares changed) writes no table and keeps the generation; the next
+ * that changes it flips as usual. */
+static void test_reload_keeps_unchanged_tables(void **state)
+{
+	struct sl_config *a = load_config_file("tests/packet/classify/networks.yaml");
+	struct sl_config *b = load_config_file("tests/packet/classify/labels.yaml");
+	struct sluice_settings cfg;
+	struct sl_plan pa, pa2, pb;
+	uint32_t zero = 0;
+	uint8_t gen, staged;
+	size_t idle_lpm;
+
+	(void)state;
+	apply(b, &pb);
+	apply(a, &pa);
+	assert_int_equal(bpf_map_lookup_elem(maps.fd[SL_MAP_CONFIG], &zero, &cfg), 0);
+	gen = (uint8_t)cfg.generation;
+	assert_true(cfg.class_digest == pa.classes.digest);
+	idle_lpm = lpm_entries(maps.fd[SL_MAP_SRC_CLS], (uint8_t)(gen ^ 1));
+	assert_int_equal(idle_lpm, pb.classes.n_src); /* b's tables still behind */
+
+	assert_int_equal(sl_apply_stage(&maps, &pa, &staged), 0);
+	assert_true(sl_apply_stage_kept(staged));
+	apply(a, &pa2);
+	assert_int_equal(bpf_map_lookup_elem(maps.fd[SL_MAP_CONFIG], &zero, &cfg), 0);
+	assert_int_equal(cfg.generation, gen);
+	assert_int_equal(lpm_entries(maps.fd[SL_MAP_SRC_CLS], (uint8_t)(gen ^ 1)), idle_lpm);
+	assert_int_equal(run_tuples(a, &pa2, tuples_per_config / 4), 0);
+	/* A kept stage is stale once another commit flipped. */
+	sl_plan_free(&pb);
+	apply(b, &pb);
+	assert_int_equal(sl_apply_commit(&maps, &pa, staged), -ESTALE);
+	assert_int_equal(bpf_map_lookup_elem(maps.fd[SL_MAP_CONFIG], &zero, &cfg), 0);
+	assert_int_equal(cfg.generation, gen ^ 1);
+	assert_int_equal(run_tuples(b, &pb, tuples_per_config / 4), 0);
+
+	sl_plan_free(&pa);
+	sl_plan_free(&pa2);
+	sl_plan_free(&pb);
+	sl_config_free(a);
+	sl_config_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_default_config),
 		cmocka_unit_test(test_mandatory_only),
 		cmocka_unit_test(test_reload_flips_generation),
+		cmocka_unit_test(test_reload_keeps_unchanged_tables),
 		cmocka_unit_test(test_ten_thousand_tenants),
 	};
 

@@ -40,10 +40,10 @@ static void *run(void *arg)
 		r->quiescing_shares = sl_plan_quiescing_shares(r->cfg, job->in.names, job->in.busy_slots,
 							       job->in.slot_shares, &r->quiescing_slots);
 		r->err = sl_plan_build_quiescing(r->cfg, job->in.names, job->ifnames[0],
-						 r->quiescing_shares, &r->plan, &r->diags);
+						 r->quiescing_shares, job->in.reuse, &r->plan, &r->diags);
 		r->have_plan = true;
 	}
-	if (!r->err)
+	if (!r->err && !r->plan.classes_reused) /* kept tables passed it already */
 		r->err = sl_plan_check_interfaces(r->cfg, &r->plan, job->ifnames, job->in.n_ifnames,
 						  &r->diags);
 	if (!r->err)

@@ -30,6 +30,10 @@ struct sl_reload_input {
 	 * which slots hold or queue connections now, with their shares. */
 	uint64_t busy_slots;
 	uint32_t slot_shares[SLUICE_MAX_LEVELS];
+	/* The tables in use, to copy when the classification's inputs did
+	 * not change (read by the job: the loop leaves them alone while it
+	 * runs). */
+	const struct sl_compiled *reuse;
 };
 
 struct sl_reload_result {

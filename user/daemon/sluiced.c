@@ -82,6 +82,11 @@ struct level_report {
 struct daemon {
 	struct daemon_opts opts;
 	struct sl_config *cfg;
+	/* The tables in use, compiled: a plan whose classification inputs
+	 * are theirs (a reload of levels or shares) copies them instead of
+	 * compiling.  A reload job reads them, so they change only while no
+	 * job runs. */
+	struct sl_compiled classes;
 	struct sl_dataplane dp;
 	struct ring_buffer *events;
 	struct sl_admission *adm;
@@ -314,6 +319,17 @@ static void print_diags(const struct sl_diags *diags, size_t first, bool failed)
 	}
 }
 
+/* Keep the applied plan's tables for the next plan to reuse (not while a
+ * job may be reading the ones kept). */
+static void remember_classes(struct daemon *d, struct sl_plan *plan)
+{
+	if (d->job)
+		return;
+	sl_compiled_free(&d->classes);
+	d->classes = plan->classes;
+	memset(&plan->classes, 0, sizeof(plan->classes));
+}
+
 /* A built plan into the data path (committed, if the job staged it in
  * staged_gen; else written whole), then admission and policies. */
 static int apply_plan(struct daemon *d, const struct sl_config *cfg, struct sl_plan *plan,
@@ -366,8 +382,9 @@ static int apply_plan(struct daemon *d, const struct sl_config *cfg, struct sl_p
 		for (size_t i = 0; i < plan->n_levels; i++)
 			d->slot_shares[plan->slot_of[i]] = (uint32_t)cfg->levels[i].shares;
 		d->quiescing = quiescing;
-		pr_info("classification: %zu source and %zu local prefixes, %u client-port and "
-			"%u local-port classes, %zu table entries", plan->classes.n_src,
+		pr_info("classification%s: %zu source and %zu local prefixes, %u client-port and "
+			"%u local-port classes, %zu table entries",
+			plan->classes_reused ? " unchanged, its tables kept" : "", plan->classes.n_src,
 			plan->classes.n_dst, plan->classes.n_sport_cls, plan->classes.n_dport_cls,
 			plan->classes.n_entries);
 		for (size_t i = 0; i < plan->n_levels; i++) {
@@ -377,6 +394,7 @@ static int apply_plan(struct daemon *d, const struct sl_config *cfg, struct sl_p
 				plan->slot_of[i], l->type == SLUICE_LEVEL_EXEMPT ? "exempt" : "limited",
 				l->seat_limit, l->limit_response == SLUICE_RESP_QUEUE ? "defer (queue)" : "reject (RST)");
 		}
+		remember_classes(d, plan);
 	}
 	return err;
 }
@@ -411,8 +429,9 @@ static int apply_config(struct daemon *d, const struct sl_config *cfg, struct sl
 		return err;
 	}
 	err = sl_plan_build_quiescing(cfg, names, d->opts.ifnames[0],
-				      quiescing_shares(d, cfg, names, &quiescing), &plan, diags);
-	if (!err)
+				      quiescing_shares(d, cfg, names, &quiescing), &d->classes, &plan,
+				      diags);
+	if (!err && !plan.classes_reused) /* kept tables passed it already */
 		err = sl_plan_check_interfaces(cfg, &plan, d->opts.ifnames, d->opts.n_ifnames, diags);
 	if (err) {
 		say_not_applied(cfg, diags, first, err);
@@ -441,7 +460,7 @@ static void start_job(struct daemon *d)
 	struct sl_reload_input in = {
 		.config_path = d->opts.config_path, .maps = &d->dp.maps,
 		.ifnames = d->opts.ifnames, .n_ifnames = d->opts.n_ifnames,
-		.busy_slots = busy_slots(d),
+		.busy_slots = busy_slots(d), .reuse = &d->classes,
 	};
 	struct epoll_event ev = {.events = EPOLLIN};
 	const char *reason = d->reload_reason;
@@ -560,8 +579,9 @@ static void reload_finish(struct daemon *d)
 	r.cfg = NULL;
 	snprintf(d->outcome_msg, sizeof(d->outcome_msg), "%s", "reloaded");
 	pr_info("event=reload result=ok file=%s reason=%s levels=%zu flow_schemas=%zu policies=%zu "
-		"seconds=%.3f", sl_logfmt_value(file, sizeof(file), d->opts.config_path),
-		d->reload_reason, d->cfg->n_levels, d->cfg->n_schemas, d->cfg->n_policies, r.seconds);
+		"classification=%s seconds=%.3f", sl_logfmt_value(file, sizeof(file), d->opts.config_path),
+		d->reload_reason, d->cfg->n_levels, d->cfg->n_schemas, d->cfg->n_policies,
+		r.plan.classes_reused ? "kept" : "compiled", r.seconds);
 	sl_config_watch_loaded(&d->watch);
 	sl_svcmgr_ready(&d->svcmgr, d->status);
 	sl_reload_result_free(&r);
@@ -1349,5 +1369,6 @@ out_cfg:
 	if (d.control_listening)
 		unlink(d.opts.control_path);
 	sl_config_free(d.cfg);
+	sl_compiled_free(&d.classes);
 	return err ? 1 : 0;
 }

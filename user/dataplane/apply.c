@@ -136,6 +136,11 @@ int sl_apply_stage(const struct sl_maps *m, const struct sl_plan *plan, uint8_t 
 
 	if (bpf_map_lookup_elem(m->fd[SL_MAP_CONFIG], &zero, &cur))
 		return -errno;
+	if ((cur.flags & SLUICE_CFG_ACTIVE) && cur.class_digest &&
+	    cur.class_digest == plan->config.class_digest) {
+		*gen_out = (uint8_t)((cur.generation & 1) | SL_STAGE_KEPT);
+		return 0; /* the tables in use are these: nothing to write */
+	}
 	gen = (cur.flags & SLUICE_CFG_ACTIVE) ? (cur.generation & 1) ^ 1 : 0;
 
 	/* The idle generation, from scratch (what the last configuration
@@ -161,11 +166,18 @@ int sl_apply_commit(const struct sl_maps *m, const struct sl_plan *plan, uint8_t
 	__u32 zero = 0;
 	int err;
 
-	/* Staged against the generation that still runs, or it is stale. */
+	/* Staged against the generation that still runs, or it is stale; a
+	 * kept stage, against the very tables in use. */
 	if (bpf_map_lookup_elem(m->fd[SL_MAP_CONFIG], &zero, &cur))
 		return -errno;
-	if ((cur.flags & SLUICE_CFG_ACTIVE) && (cur.generation & 1) == gen)
+	if (sl_apply_stage_kept(gen)) {
+		gen &= 1;
+		if (!(cur.flags & SLUICE_CFG_ACTIVE) || (cur.generation & 1) != gen ||
+		    cur.class_digest != plan->config.class_digest)
+			return -ESTALE;
+	} else if ((cur.flags & SLUICE_CFG_ACTIVE) && (cur.generation & 1) == gen) {
 		return -ESTALE;
+	}
 
 	/* Levels the new classification points to (slots are stable by
 	 * name, so a surviving level keeps its seats and counters). */
@@ -198,6 +210,11 @@ int sl_apply_commit(const struct sl_maps *m, const struct sl_plan *plan, uint8_t
 		update(m->fd[SL_MAP_LEVELS], &slot, &unused, SLUICE_MAP_LEVELS);
 	}
 	return 0;
+}
+
+bool sl_apply_stage_kept(uint8_t gen)
+{
+	return gen & SL_STAGE_KEPT;
 }
 
 int sl_apply_plan(const struct sl_maps *m, const struct sl_plan *plan)

@@ -9,17 +9,25 @@
  * Atomic for the data path: the classification goes into the idle
  * generation, the levels it needs are written, and one update of
  * sl_config flips to the new generation.  Anything that fails before the
- * flip leaves the running configuration untouched.  After the flip the old
- * generation is removed and slots of vanished levels are freed.
+ * flip leaves the running configuration untouched.  After the flip slots
+ * of vanished levels are freed (the old generation stays until the next
+ * stage).  When the running tables were compiled from the same inputs
+ * (sluice_settings.class_digest), nothing is staged and the generation
+ * stays: only levels and settings change.
  * Returns 0 or a negative errno (logged).
  */
 int sl_apply_plan(const struct sl_maps *m, const struct sl_plan *plan);
 /* The same in two steps, so that the slow one may run off the event loop:
  * stage writes the classification into the idle generation (nothing the
  * data path reads), commit writes the levels and flips to it; commit
- * returns -ESTALE when another commit flipped since the stage. */
+ * returns -ESTALE when another commit flipped since the stage.  A stage
+ * that keeps the running tables says so with SL_STAGE_KEPT in *gen_out
+ * (and *kept, when not NULL). */
+#include <stdbool.h>
 #include <stdint.h>
+#define SL_STAGE_KEPT 0x80
 int sl_apply_stage(const struct sl_maps *m, const struct sl_plan *plan, uint8_t *gen_out);
+bool sl_apply_stage_kept(uint8_t gen);
 int sl_apply_commit(const struct sl_maps *m, const struct sl_plan *plan, uint8_t gen);
 
 /* Write the heartbeat (CLOCK_MONOTONIC now). */

@@ -142,6 +142,7 @@ struct slot {
 
 struct build {
 	const struct sl_config *cfg;
+	const struct sl_class_inputs *in;
 	const unsigned *level_slot;
 	struct sl_dims dims;
 	struct sl_label_eval *labels;
@@ -325,7 +326,7 @@ static void schema_value(const struct build *b, size_t i, struct sluice_class *o
 	out->workload = SLUICE_NONE16;
 	out->schema = (uint16_t)i;
 	out->level = b->level_slot[fs->level];
-	out->seats = (uint16_t)(fs->seats_per_conn ? fs->seats_per_conn : 1);
+	out->seats = (uint16_t)sl_class_seats(b->in, fs);
 	out->distinguisher = fs->distinguisher == SL_DIST_BY_SOURCE ? SLUICE_DIST_SOURCE :
 			     fs->distinguisher == SL_DIST_BY_DESTINATION ? SLUICE_DIST_DEST :
 									   SLUICE_DIST_NONE;
@@ -674,11 +675,20 @@ static int finish(struct build *b, struct sl_compiled *out)
 	return 0;
 }
 
-int sl_compile_classes(const struct sl_config *cfg, const unsigned *level_slot,
-		       const char *iface, size_t max_entries,
-		       struct sl_compiled *out, struct sl_diags *diags)
+uint32_t sl_class_seats(const struct sl_class_inputs *in, const struct sl_flow_schema *fs)
 {
-	struct build b = {.cfg = cfg, .level_slot = level_slot, .diags = diags,
+	uint32_t seats = fs->seats_per_conn ? fs->seats_per_conn : 1;
+	uint32_t cap = in->seat_cap ? in->seat_cap[in->level_slot[fs->level]] : 0;
+
+	return cap && seats > cap ? cap : seats;
+}
+
+int sl_compile_classes(const struct sl_class_inputs *in, struct sl_compiled *out,
+		       struct sl_diags *diags)
+{
+	const struct sl_config *cfg = in->cfg;
+	size_t max_entries = in->max_entries;
+	struct build b = {.cfg = cfg, .in = in, .level_slot = in->level_slot, .diags = diags,
 			  .max_entries = max_entries};
 	struct collect c = {.cfg = cfg, .dims = &b.dims, .diags = diags};
 	int err;
@@ -696,13 +706,14 @@ int sl_compile_classes(const struct sl_config *cfg, const unsigned *level_slot,
 	}
 	b.slots = calloc(max_entries + 1, sizeof(*b.slots));
 	if (!b.slots || (err = sl_idx_reserve(&b.idx, max_entries + 1)) ||
-	    (err = sl_label_eval_new(cfg, &b.dims, iface, &b.labels))) {
+	    (err = sl_label_eval_new(cfg, &b.dims, in->iface, &b.labels))) {
 		err = err ? err : -ENOMEM;
 		goto out;
 	}
 	if ((err = schema_terms(&b)) || (err = policy_terms(&b)))
 		goto out;
 	err = finish(&b, out);
+	out->digest = sl_class_digest(in);
 out:
 	sl_label_eval_free(b.labels);
 	sl_idx_free(&b.idx);
@@ -721,6 +732,36 @@ void sl_compiled_free(struct sl_compiled *c)
 	free(c->dport_cls);
 	free(c->entries);
 	memset(c, 0, sizeof(*c));
+}
+
+static void *dup_array(const void *src, size_t n, size_t elem, int *err)
+{
+	void *p;
+
+	if (!src)
+		return NULL;
+	p = malloc(n ? n * elem : 1);
+	if (!p) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	memcpy(p, src, n * elem);
+	return p;
+}
+
+int sl_compiled_copy(struct sl_compiled *dst, const struct sl_compiled *src)
+{
+	int err = 0;
+
+	*dst = *src;
+	dst->src = dup_array(src->src, src->n_src, sizeof(*src->src), &err);
+	dst->dst = dup_array(src->dst, src->n_dst, sizeof(*src->dst), &err);
+	dst->sport_cls = dup_array(src->sport_cls, 65536, sizeof(*src->sport_cls), &err);
+	dst->dport_cls = dup_array(src->dport_cls, 65536, sizeof(*src->dport_cls), &err);
+	dst->entries = dup_array(src->entries, src->n_entries, sizeof(*src->entries), &err);
+	if (err)
+		sl_compiled_free(dst);
+	return err;
 }
 
 static bool prefixes_equal(const struct sl_prefix_class *a, const struct sl_prefix_class *b, size_t n)

@@ -30,6 +30,16 @@ struct sl_class_entry {
 	struct sluice_class val;
 };
 
+/* What a compile reads. */
+struct sl_class_inputs {
+	const struct sl_config *cfg;
+	const unsigned *level_slot; /* cfg->levels[i] -> its BPF slot */
+	const uint32_t *seat_cap;   /* by slot: most seats one connection takes (0: no cap);
+				     * NULL: no caps */
+	const char *iface;          /* the value of the iface label */
+	size_t max_entries;         /* the class table's capacity per generation */
+};
+
 struct sl_compiled {
 	struct sl_prefix_class *src, *dst;
 	size_t n_src, n_dst;
@@ -39,17 +49,21 @@ struct sl_compiled {
 	size_t n_entries;
 	struct sluice_class default_class; /* mask 0: schema and policy parts */
 	uint16_t masks[SLUICE_KINDS];      /* masks in use per kind (bit m) */
+	uint64_t digest;                   /* sl_class_digest of the inputs */
 	size_t n_terms;                    /* terms expanded */
 	size_t n_shadowed;                 /* combinations an earlier entry decides */
 };
 
-/* level_slot[i]: the BPF slot of cfg->levels[i].  iface: value of the
- * iface label.  max_entries: the class table's capacity per generation.
- * Returns 0, or a negative errno with a diagnostic (table full, a regex
- * on an address or port label, overlapping policies, ...). */
-int sl_compile_classes(const struct sl_config *cfg, const unsigned *level_slot,
-		       const char *iface, size_t max_entries,
-		       struct sl_compiled *out, struct sl_diags *diags);
+/* 0, or a negative errno with a diagnostic (table full, a regex on an
+ * address or port label, overlapping policies, ...). */
+int sl_compile_classes(const struct sl_class_inputs *in, struct sl_compiled *out,
+		       struct sl_diags *diags);
+/* Everything the compile reads (engine/class_digest.c): equal digests,
+ * equal tables.  Never 0. */
+uint64_t sl_class_digest(const struct sl_class_inputs *in);
+/* The seats a connection of this schema takes: seatsPerConnection, capped. */
+uint32_t sl_class_seats(const struct sl_class_inputs *in, const struct sl_flow_schema *fs);
+int sl_compiled_copy(struct sl_compiled *dst, const struct sl_compiled *src);
 void sl_compiled_free(struct sl_compiled *c);
 /* Whether two compilations give the data path the same tables. */
 bool sl_compiled_equal(const struct sl_compiled *a, const struct sl_compiled *b);

@@ -80,32 +80,25 @@ uint32_t sl_level_max_seats(const struct sl_level_cfg *l, uint32_t nominal)
 	return m ? m : 1;
 }
 
-/* Connections of a class take at most their level's max seats; a
- * FlowSchema asking for more is told once. */
-static void cap_seats(const struct sl_config *cfg, struct sl_plan *plan, struct sl_diags *diags)
+/* Connections of a class take at most their level's max seats (the
+ * compile applies plan->seat_cap); a FlowSchema asking for more is told
+ * once. */
+static void seat_caps(const struct sl_config *cfg, struct sl_plan *plan)
 {
-	uint32_t cap[SLUICE_MAX_LEVELS] = {0};
-
 	for (size_t i = 0; i < cfg->n_levels; i++) {
 		unsigned slot = plan->slot_of[i];
 
-		cap[slot] = sl_level_max_seats(&cfg->levels[i], plan->limits[slot].nominal);
+		plan->seat_cap[slot] = sl_level_max_seats(&cfg->levels[i], plan->limits[slot].nominal);
 	}
-	for (size_t i = 0; i < plan->classes.n_entries; i++) {
-		struct sluice_class *c = &plan->classes.entries[i].val;
+}
 
-		if (c->level < SLUICE_MAX_LEVELS && cap[c->level] && c->seats > cap[c->level])
-			c->seats = (uint16_t)cap[c->level];
-	}
-	if (plan->classes.default_class.level < SLUICE_MAX_LEVELS) {
-		struct sluice_class *c = &plan->classes.default_class;
-
-		if (cap[c->level] && c->seats > cap[c->level])
-			c->seats = (uint16_t)cap[c->level];
-	}
+static void warn_capped_seats(const struct sl_config *cfg, const struct sl_plan *plan,
+			      struct sl_diags *diags)
+{
 	for (size_t i = 0; i < cfg->n_schemas; i++) {
 		const struct sl_flow_schema *fs = &cfg->schemas[i];
 		const struct sl_level_cfg *l;
+		uint32_t cap;
 		unsigned slot;
 		char object[SL_LEVEL_NAME_SIZE + 16];
 
@@ -113,7 +106,8 @@ static void cap_seats(const struct sl_config *cfg, struct sl_plan *plan, struct 
 			continue;
 		l = &cfg->levels[fs->level];
 		slot = plan->slot_of[fs->level];
-		if (!cap[slot] || fs->seats_per_conn <= cap[slot])
+		cap = plan->seat_cap[slot];
+		if (!cap || fs->seats_per_conn <= cap)
 			continue;
 		snprintf(object, sizeof(object), "FlowSchema/%s", fs->name);
 		sl_diags_add(diags, SL_SEV_WARNING, fs->file, fs->line, fs->column, object,
@@ -121,24 +115,39 @@ static void cap_seats(const struct sl_config *cfg, struct sl_plan *plan, struct 
 			     "seatsPerConnection %u exceeds what level %s lets one connection take, %u "
 			     "(max(1, min(ceil(0.15 x its nominal %u seats), %u / handSize %u)), as Kubernetes "
 			     "caps a request): its connections take %u",
-			     fs->seats_per_conn, l->name, cap[slot], plan->limits[slot].nominal,
-			     plan->limits[slot].nominal, l->hand_size, cap[slot]);
+			     fs->seats_per_conn, l->name, cap, plan->limits[slot].nominal,
+			     plan->limits[slot].nominal, l->hand_size, cap);
 	}
+}
+
+static void class_inputs(const struct sl_config *cfg, const struct sl_plan *plan, const char *iface,
+			 struct sl_class_inputs *in)
+{
+	*in = (struct sl_class_inputs){
+		.cfg = cfg,
+		.level_slot = plan->slot_of,
+		.seat_cap = plan->seat_cap,
+		.iface = iface,
+		.max_entries = cfg->server.table_sizes.classes ? cfg->server.table_sizes.classes
+							       : SLUICE_DEFAULT_CLASSES,
+	};
 }
 
 int sl_plan_build(const struct sl_config *cfg,
 		  const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
 		  const char *iface, struct sl_plan *plan, struct sl_diags *diags)
 {
-	return sl_plan_build_quiescing(cfg, old_names, iface, 0, plan, diags);
+	return sl_plan_build_quiescing(cfg, old_names, iface, 0, NULL, plan, diags);
 }
 
 int sl_plan_build_quiescing(const struct sl_config *cfg,
 			    const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
-			    const char *iface, uint32_t quiescing_shares, struct sl_plan *plan,
+			    const char *iface, uint32_t quiescing_shares,
+			    const struct sl_compiled *reuse, struct sl_plan *plan,
 			    struct sl_diags *diags)
 {
 	const char *names[SLUICE_MAX_LEVELS];
+	struct sl_class_inputs in;
 	int err;
 
 	memset(plan, 0, sizeof(*plan));
@@ -175,13 +184,20 @@ int sl_plan_build_quiescing(const struct sl_config *cfg,
 		bl->seat_limit = plan->limits[slot].nominal;
 		snprintf(bl->name, sizeof(bl->name), "%s", l->name);
 	}
-	err = sl_compile_classes(cfg, plan->slot_of, iface,
-				 cfg->server.table_sizes.classes ? cfg->server.table_sizes.classes
-								 : SLUICE_DEFAULT_CLASSES,
-				 &plan->classes, diags);
+	seat_caps(cfg, plan);
+	class_inputs(cfg, plan, iface, &in);
+	/* The running tables, when nothing they depend on changed (a reload
+	 * of levels or shares): no compile, and the stage writes nothing. */
+	if (reuse && reuse->digest && reuse->digest == sl_class_digest(&in)) {
+		err = sl_compiled_copy(&plan->classes, reuse);
+		plan->classes_reused = !err;
+	} else {
+		err = sl_compile_classes(&in, &plan->classes, diags);
+	}
 	if (err)
 		return err;
-	cap_seats(cfg, plan, diags);
+	warn_capped_seats(cfg, plan, diags);
+	plan->config.class_digest = plan->classes.digest;
 	plan->config.default_class = plan->classes.default_class;
 	memcpy(plan->config.masks, plan->classes.masks, sizeof(plan->config.masks));
 	return 0;
@@ -200,10 +216,10 @@ int sl_plan_check_interfaces(const struct sl_config *cfg, const struct sl_plan *
 		bool same;
 		int err;
 
-		err = sl_compile_classes(cfg, plan->slot_of, ifaces[i],
-					 cfg->server.table_sizes.classes ? cfg->server.table_sizes.classes
-									 : SLUICE_DEFAULT_CLASSES,
-					 &other, diags);
+		struct sl_class_inputs in;
+
+		class_inputs(cfg, plan, ifaces[i], &in);
+		err = sl_compile_classes(&in, &other, diags);
 		if (err)
 			return err;
 		same = sl_compiled_equal(&plan->classes, &other);

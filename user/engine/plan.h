@@ -6,6 +6,7 @@
 #ifndef SLUICE_PLAN_H
 #define SLUICE_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,8 +21,10 @@ struct sl_plan {
 	struct sluice_level levels[SLUICE_MAX_LEVELS]; /* by slot; type UNUSED if free */
 	struct sl_level_limits limits[SLUICE_MAX_LEVELS]; /* by slot */
 	unsigned slot_of[SLUICE_MAX_LEVELS];           /* config level i -> slot */
+	uint32_t seat_cap[SLUICE_MAX_LEVELS];          /* by slot: most seats one connection takes */
 	size_t n_levels;
 	struct sl_compiled classes;                    /* classification tables */
+	bool classes_reused;                           /* copied from `reuse`, not compiled */
 };
 
 /* old_names: level names currently in the slots (all "" on a fresh start).
@@ -31,10 +34,14 @@ int sl_plan_build(const struct sl_config *cfg,
 		  const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
 		  const char *iface, struct sl_plan *plan, struct sl_diags *diags);
 /* The same, with the shares of removed levels that still hold connections
- * kept in the share sum (Kubernetes keeps a quiescing level's). */
+ * kept in the share sum (Kubernetes keeps a quiescing level's), and with
+ * the running tables to reuse (NULL: none): when the classification's
+ * inputs are those `reuse` was compiled from (its digest), the plan takes
+ * a copy instead of compiling (classes_reused). */
 int sl_plan_build_quiescing(const struct sl_config *cfg,
 			    const char old_names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN],
-			    const char *iface, uint32_t quiescing_shares, struct sl_plan *plan,
+			    const char *iface, uint32_t quiescing_shares,
+			    const struct sl_compiled *reuse, struct sl_plan *plan,
 			    struct sl_diags *diags);
 void sl_plan_free(struct sl_plan *plan);
 

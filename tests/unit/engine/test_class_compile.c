@@ -313,7 +313,7 @@ static void lookup_agrees(const char *what, const struct sl_config *cfg, unsigne
 
 	for (unsigned i = 0; i < SL_MAX_LEVELS; i++)
 		slots[i] = i;
-	if (sl_compile_classes(cfg, slots, "sl0", 1 << 16, &c, &d)) {
+	if (sl_compile_classes(&(struct sl_class_inputs){.cfg = cfg, .level_slot = slots, .iface = "sl0", .max_entries = 1 << 16}, &c, &d)) {
 		sl_diags_print(&d, stderr);
 		fail_msg("%s did not compile", what);
 	}

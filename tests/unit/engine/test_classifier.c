@@ -160,7 +160,7 @@ static void test_compiler_agrees_with_reference(void **state)
 	(void)state;
 	for (unsigned i = 0; i < SL_MAX_LEVELS; i++)
 		slots[i] = i;
-	assert_int_equal(sl_compile_classes(cfg, slots, "sl0", 1 << 16, &c, &d), 0);
+	assert_int_equal(sl_compile_classes(&(struct sl_class_inputs){.cfg = cfg, .level_slot = slots, .iface = "sl0", .max_entries = 1 << 16}, &c, &d), 0);
 	/* dst.port 9999 and src.port 1234 literals are cuts. */
 	assert_true(c.dport_cls[9999] != c.dport_cls[9998]);
 	assert_true(c.dport_cls[9999] != c.dport_cls[10000]);
@@ -215,7 +215,7 @@ static void test_compiler_rejects_regex_on_addresses(void **state)
 		sl_diags_print(&d, stderr);
 		fail_msg("policy did not load");
 	}
-	assert_int_equal(sl_compile_classes(cfg, slots, "sl0", 1 << 16, &c, &d), -EINVAL);
+	assert_int_equal(sl_compile_classes(&(struct sl_class_inputs){.cfg = cfg, .level_slot = slots, .iface = "sl0", .max_entries = 1 << 16}, &c, &d), -EINVAL);
 	assert_true(sl_diags_error_count(&d) == 1);
 	assert_non_null(strstr(d.items[d.count - 1].message, "cannot be compiled"));
 	sl_diags_free(&d);
@@ -232,7 +232,7 @@ static void test_compiler_table_limit(void **state)
 	(void)state;
 	for (unsigned i = 0; i < SL_MAX_LEVELS; i++)
 		slots[i] = i;
-	assert_int_equal(sl_compile_classes(cfg, slots, "sl0", 2, &c, &d), -ENOSPC);
+	assert_int_equal(sl_compile_classes(&(struct sl_class_inputs){.cfg = cfg, .level_slot = slots, .iface = "sl0", .max_entries = 2}, &c, &d), -ENOSPC);
 	assert_non_null(strstr(d.items[0].message, "tableSizes.classes"));
 	sl_diags_free(&d);
 	sl_config_free(cfg);

@@ -281,12 +281,78 @@ static void test_plan_quiescing_shares(void **state)
 	unsigned web;
 
 	(void)state;
-	assert_int_equal(sl_plan_build_quiescing(cfg, old, "eth0", 35, &plan, NULL), 0);
+	assert_int_equal(sl_plan_build_quiescing(cfg, old, "eth0", 35, NULL, &plan, NULL), 0);
 	web = plan.slot_of[2];
 	/* shares 0 + 5 + 30, and 35 quiescing: web ceil(70 x 30 / 70) = 30 */
 	assert_int_equal(plan.levels[web].seat_limit, 30);
 	sl_plan_free(&plan);
 	sl_config_free(cfg);
+}
+
+/* tests/unit/configs-like variations of two_levels: a text with one
+ * substitution. */
+static struct sl_config *load_with(const char *from, const char *to)
+{
+	char buf[sizeof(two_levels) + 64];
+	const char *at = strstr(two_levels, from);
+
+	assert_non_null(at);
+	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - two_levels), two_levels, to,
+		 at + strlen(from));
+	return load(buf);
+}
+
+/* A reload that changes only shares (or the server's limit) copies the
+ * running tables: the same tables a compile gives, no compile.  One that
+ * changes what classifies, or a level's seat cap on a schema, compiles. */
+static void test_plan_reuses_classification(void **state)
+{
+	static const struct {
+		const char *from, *to;
+		bool reused;
+	} cases[] = {
+		{"nominalConcurrencyShares: 30", "nominalConcurrencyShares: 31", true},
+		{"serverConcurrencyLimit: 70", "serverConcurrencyLimit: 700", true},
+		{"heartbeatTimeout: 2s", "heartbeatTimeout: 3s", true},
+		{"\"8000-8002\"", "\"8000-8003\"", false},
+		{"0.0.0.0/0", "10.0.0.0/8", false},
+		{"seatsPerConnection: 2", "seatsPerConnection: 3", false},
+		{"metadata: {name: web}\nspec:\n  priorityLevelConfiguration",
+		 "metadata: {name: web2}\nspec:\n  priorityLevelConfiguration", false},
+		{"limitResponse: {type: Queue}", "limitResponse: {type: Reject}", true},
+	};
+	char old[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
+	struct sl_config *base = load(two_levels);
+	struct sl_plan running;
+
+	(void)state;
+	assert_int_equal(sl_plan_build(base, old, "eth0", &running, NULL), 0);
+	assert_false(running.classes_reused);
+	assert_true(running.classes.digest != 0);
+	assert_true(running.config.class_digest == running.classes.digest);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sl_config *cfg = load_with(cases[i].from, cases[i].to);
+		struct sl_plan p, fresh;
+
+		assert_int_equal(sl_plan_build_quiescing(cfg, old, "eth0", 0, &running.classes, &p, NULL), 0);
+		assert_int_equal(sl_plan_build(cfg, old, "eth0", &fresh, NULL), 0);
+		if (p.classes_reused != cases[i].reused)
+			fail_msg("case %zu (%s -> %s): reused %d", i, cases[i].from, cases[i].to,
+				 p.classes_reused);
+		/* Reused or not, the tables are what a compile gives. */
+		assert_true(sl_compiled_equal(&p.classes, &fresh.classes));
+		assert_true(p.classes.digest == fresh.classes.digest);
+		assert_true((p.classes.digest == running.classes.digest) == cases[i].reused);
+		/* Another interface name is another classification (the iface label). */
+		sl_plan_free(&fresh);
+		assert_int_equal(sl_plan_build(cfg, old, "eth1", &fresh, NULL), 0);
+		assert_true(fresh.classes.digest != p.classes.digest);
+		sl_plan_free(&fresh);
+		sl_plan_free(&p);
+		sl_config_free(cfg);
+	}
+	sl_plan_free(&running);
+	sl_config_free(base);
 }
 
 int main(void)
@@ -296,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_plan_caps_seats_per_connection),
 		cmocka_unit_test(test_plan_refuses_overlapping_policies),
 		cmocka_unit_test(test_plan_quiescing_shares),
+		cmocka_unit_test(test_plan_reuses_classification),
 		cmocka_unit_test(test_plan_keeps_slots_by_name),
 		cmocka_unit_test(test_dispatch_timeout),
 		cmocka_unit_test(test_plan_no_frames),
