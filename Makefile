@@ -67,7 +67,7 @@ UNIT_SRCS  := $(wildcard tests/unit/*/test_*.c)
 UNIT_TESTS := $(patsubst %.c,$(BUILD)/%,$(UNIT_SRCS))
 PKT_TESTS  := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/packet/test_*.c))
 LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load $(BUILD)/lab_peer $(BUILD)/lab_syn $(BUILD)/lab_notify \
-              $(BUILD)/lab_yaml2json
+              $(BUILD)/lab_yaml2json $(BUILD)/lab_ps
 BENCH_BINS := $(BUILD)/bench_xdp $(BUILD)/bench_engines $(BUILD)/bench_classify
 BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 

@@ -257,10 +257,25 @@ static __always_inline __be32 syn_seq_of(const struct syn_pkt *p)
 	return p->ack ? bpf_htonl(bpf_ntohl(p->seq) - 1) : p->seq;
 }
 
+/* A connection that held a slot of its policy's in-flight limit gives it
+ * back (whoever deleted its sl_conns entry, or a ticket that could not
+ * become one). */
+static __always_inline void release_policy_slot(__u16 policy, __u16 flags)
+{
+	struct sluice_policy_gate *g;
+	__u32 pol = policy;
+
+	if (!(flags & SLUICE_CONNF_POLICY_SLOT) || pol >= SLUICE_MAX_POLICIES)
+		return;
+	g = bpf_map_lookup_elem(&sl_pol_gate, &pol);
+	if (g)
+		__sync_fetch_and_add(&g->credit_mtok, SLUICE_MTOK);
+}
+
 /* Record the admitted connection.  Returns 0, or -EEXIST when another CPU
  * admitted the same 4-tuple first, or another negative errno (table full). */
 static __always_inline int track_conn(const struct syn_pkt *p, const struct sluice_class *cls,
-				      __u32 seats, __u64 now)
+				      __u32 seats, __u16 flags, __u64 now)
 {
 	struct sluice_conn c = {
 		.admitted_ns = now,
@@ -270,7 +285,7 @@ static __always_inline int track_conn(const struct syn_pkt *p, const struct slui
 		.schema = cls->schema,
 		.policy = cls->policy,
 		.workload = cls->workload,
-		.flags = p->ack ? SLUICE_CONNF_AT_ACK : 0,
+		.flags = (__u16)((p->ack ? SLUICE_CONNF_AT_ACK : 0) | flags),
 		.syn_seq = syn_seq_of(p),
 	};
 
@@ -312,12 +327,13 @@ static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt
 	c.schema = t.schema;
 	c.policy = t.policy;
 	c.workload = t.workload;
-	c.flags = p->ack ? SLUICE_CONNF_AT_ACK : 0;
+	c.flags = (__u16)((p->ack ? SLUICE_CONNF_AT_ACK : 0) | (t.flags & SLUICE_CONNF_POLICY_SLOT));
 	c.syn_seq = syn_seq_of(p);
 	if (bpf_map_update_elem(&sl_conns, &p->key, &c, BPF_NOEXIST)) {
 		/* Table full (or raced): give the seats back, let it retry. */
 		if (seats)
 			__sync_fetch_and_sub(&seats->seats_in_use, t.seats);
+		release_policy_slot(t.policy, t.flags);
 		STAT_INC(gs, conn_table_full);
 		return XDP_DROP;
 	}
@@ -360,7 +376,8 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 	struct sluice_policy_gate *gate = NULL; /* tokens taken from this gate */
 	struct sluice_wl_stats *ws = NULL;
 	__u32 need;
-	__s64 mtok = 0;
+	__s64 mtok = 0, taken = 0; /* the workload's tokens; what the gate gave */
+	__u16 conn_flags = 0;
 	__u64 age;
 	bool force = false, stale, undispatched, shadow;
 	int err;
@@ -383,8 +400,14 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 		if (ws)
 			ws->syns++;
 		mtok = tokens ? *tokens : 0;
-		if (g && g->mode == SLUICE_POLICY_THROTTLE && !undispatched && mtok) {
-			if (g->waiting || !sluice_take(&g->credit_mtok, mtok)) {
+		/* THROTTLE takes the workload's tokens from the credit, LIMIT
+		 * one slot; either defers when flows wait or it runs short. */
+		taken = g && g->mode == SLUICE_POLICY_LIMIT ? SLUICE_MTOK : mtok;
+		if (g && (g->mode == SLUICE_POLICY_LIMIT || (g->mode == SLUICE_POLICY_THROTTLE && mtok)) &&
+		    !undispatched) {
+			if (g->waiting || !(g->mode == SLUICE_POLICY_LIMIT ?
+					    sluice_take_slot(&g->credit_mtok, taken) :
+					    sluice_take(&g->credit_mtok, taken))) {
 				if (ws)
 					ws->deferred++;
 				STAT_INC(gs, policy_deferred);
@@ -398,6 +421,8 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 				ls->shadow_passed++;
 			} else {
 				gate = g;
+				if (g->mode == SLUICE_POLICY_LIMIT)
+					conn_flags = SLUICE_CONNF_POLICY_SLOT;
 			}
 		}
 	}
@@ -436,7 +461,7 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 		goto over_limit;
 	}
 
-	err = track_conn(p, cls, need, now);
+	err = track_conn(p, cls, need, conn_flags, now);
 	if (!err) {
 		ls->admitted++;
 		if (fs)
@@ -455,14 +480,19 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 		goto refund;
 	}
 	STAT_INC(gs, conn_table_full);
-	if (force)
-		return XDP_PASS; /* fail open even when we cannot track */
+	if (force) {
+		/* Fail open even when we cannot track; untracked, it holds no
+		 * slot of an in-flight limit. */
+		if (gate && (conn_flags & SLUICE_CONNF_POLICY_SLOT))
+			__sync_fetch_and_add(&gate->credit_mtok, taken);
+		return XDP_PASS;
+	}
 
 over_limit:
 	/* The level refused: the policy's tokens go back (Aperture workload-scheduler/scheduler.go); the
 	 * daemon runs the deferred SYN through both gates again. */
 	if (gate) {
-		__sync_fetch_and_add(&gate->credit_mtok, mtok);
+		__sync_fetch_and_add(&gate->credit_mtok, taken);
 		STAT_INC(gs, policy_refunds);
 	}
 	if (shadow) {
@@ -475,7 +505,7 @@ over_limit:
 		ls->shadow_passed++;
 		STAT_INC(gs, shadow_passed);
 		__sync_fetch_and_add(&seats->seats_in_use, need);
-		if (track_conn(p, cls, need, now))
+		if (track_conn(p, cls, need, 0, now))
 			__sync_fetch_and_sub(&seats->seats_in_use, need);
 		return XDP_PASS;
 	}
@@ -501,7 +531,7 @@ over_limit:
 
 refund:
 	if (gate) {
-		__sync_fetch_and_add(&gate->credit_mtok, mtok);
+		__sync_fetch_and_add(&gate->credit_mtok, taken);
 		STAT_INC(gs, policy_refunds);
 	}
 	return XDP_PASS;
@@ -742,6 +772,7 @@ static __always_inline void conn_closed(struct sluice_conn_key *k)
 	seats = bpf_map_lookup_elem(&sl_seats, &copy.level);
 	if (seats)
 		__sync_fetch_and_sub(&seats->seats_in_use, copy.seats);
+	release_policy_slot(copy.policy, copy.flags);
 	ls = bpf_map_lookup_elem(&sl_lvl_stats, &copy.level);
 	if (ls)
 		ls->closed++;

@@ -349,6 +349,9 @@ enum sluice_conn_state {
 
 enum sluice_conn_flags {
 	SLUICE_CONNF_AT_ACK = 1u << 0, /* seated at its final ACK (the SYN passed unseated) */
+	/* Holds a slot of its policy's in-flight limit (gate mode LIMIT):
+	 * whoever deletes the entry gives it back to the gate's credit. */
+	SLUICE_CONNF_POLICY_SLOT = 1u << 1,
 };
 
 struct sluice_conn {
@@ -388,6 +391,8 @@ struct sluice_ticket {
 	__u16 schema;
 	__u16 policy;
 	__u16 workload;
+	__u16 flags;    /* SLUICE_CONNF_POLICY_SLOT: the daemon took its policy slot */
+	__u16 pad[3];
 };
 
 #define SLUICE_DEFAULT_TICKETS 65536
@@ -468,10 +473,21 @@ struct sluice_ev_limit {
  * the gate took go back to the credit when the priority level then refuses
  * the SYN.  A heartbeat older than dispatch_timeout_ns opens every policy
  * gate (fail-open: the daemon that would queue is gone).
+ *
+ * In LIMIT mode (sluice's own adaptive mode: a limit of connections in
+ * flight, not a rate) credit_mtok is the free slots x SLUICE_MTOK: a SYN
+ * takes one slot (SLUICE_MTOK) inline when nobody waits, its connection
+ * holds it (SLUICE_CONNF_POLICY_SLOT) and whoever deletes its sl_conns
+ * entry gives it back, as with seats.  The daemon moves the limit by adding
+ * the difference (the credit goes negative under a cut until enough
+ * connections close), and takes slots itself for the connections it
+ * dispatches from its queue.  Pass-through is a limit no load reaches, so
+ * the count in flight stays exact: limit - credit / SLUICE_MTOK.
  */
 enum sluice_policy_mode {
 	SLUICE_POLICY_PASS     = 0,
 	SLUICE_POLICY_THROTTLE = 1,
+	SLUICE_POLICY_LIMIT    = 2,
 };
 
 struct sluice_policy_gate {

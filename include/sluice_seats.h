@@ -48,4 +48,16 @@ static __always_inline bool sluice_take(__s64 *credit, __s64 amount)
 	return false;
 }
 
+/* Take one slot (amount) of an in-flight limit's credit: keep it when
+ * at least amount was there (a credit of exactly one slot admits one). */
+static __always_inline bool sluice_take_slot(__s64 *credit, __s64 amount)
+{
+	__s64 before = __sync_fetch_and_add(credit, -amount);
+
+	if (before >= amount)
+		return true;
+	__sync_fetch_and_add(credit, amount);
+	return false;
+}
+
 #endif

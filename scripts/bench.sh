@@ -18,6 +18,9 @@ echo
 echo "== daemon engines"
 build/bench_engines
 echo
+echo "== surge: no protection, Aperture's mode, sluice's mode, HAProxy (about 8 minutes)"
+scripts/bench_surge.sh
+echo
 echo "== lab: connect latency, protection against peers, a spoofed flood, a crash under load (about 20 minutes)"
 scripts/bench_lab.sh
 if [[ " ${BENCH_PARTS:-A A2 B F R S} " == *" S "* ]]; then

@@ -70,7 +70,7 @@ check "metrics: every sample line is name{labels} value" \
 check "metrics: every family has HELP and TYPE" \
 	bash -c '[ "$(grep -c "^# HELP" <<<"$1")" = "$(grep -c "^# TYPE" <<<"$1")" ] && grep -q "^# TYPE sluice_current_limit_seats gauge" <<<"$1"' _ "$body"
 check "metrics: up, the level's limit, the policy's setpoint" \
-	bash -c 'grep -q "^sluice_up 1$" <<<"$1" && grep -Eq "^sluice_current_limit_seats\{priority_level=\"catch-all\"\} [0-9]+$" <<<"$1" && grep -Eq "^sluice_policy_setpoint_ms\{policy=\"svc\"\} [0-9.]+" <<<"$1"' _ "$body"
+	bash -c 'grep -q "^sluice_up 1$" <<<"$1" && grep -Eq "^sluice_current_limit_seats\{priority_level=\"catch-all\"\} [0-9]+$" <<<"$1" && grep -Eq "^sluice_policy_setpoint_seconds\{policy=\"svc\"\} [0-9.]+" <<<"$1"' _ "$body"
 # The Grafana dashboard in configs/ queries only what this scrape has, and
 # every query parses as PromQL (promtool, as recording rules).
 DASH=$E2E_ROOT/configs/grafana/sluice-dashboard.json

@@ -49,7 +49,7 @@ check "SIGHUP: RELOADING=1 with MONOTONIC_USEC" bash -c 'grep -Eq "RELOADING=1 M
 for _ in $(seq 100); do [ "$(lines READY=1 | wc -l)" -ge 2 ] && break; sleep 0.05; done
 check_num "... then READY=1 again" "$(lines READY=1 | wc -l)" -ge 2
 check "... logged as logfmt: event=reload result=ok file=... flow_schemas=N" \
-	grep -Eq '^<6>event=reload result=ok file=[^ ]+ reason=sighup levels=[0-9]+ flow_schemas=[0-9]+ policies=0 seconds=[0-9.]+$' "$E2E_TMP/sluiced.log"
+	grep -Eq '^<6>event=reload result=ok file=[^ ]+ reason=sighup levels=[0-9]+ flow_schemas=[0-9]+ policies=0 classification=(kept|compiled) seconds=[0-9.]+$' "$E2E_TMP/sluiced.log"
 
 # Traffic, so that the per-second level report has something to say.
 start_service 8080 4 10 || not_ok "service starts"

@@ -82,6 +82,63 @@ static void test_policy_throttle_credit(void **state)
 	assert_int_equal(gate_credit(), 1000);
 }
 
+/* LIMIT mode (sluice's adaptive limit in flight): one slot a connection,
+ * taken when at least one is free, held by the entry (its flag), given
+ * back by whoever deletes it (here the client's RST); none free, or flows
+ * waiting: a POLICY deferral.  The workload's tokens do not matter. */
+static void test_policy_limit_slots(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	struct sluice_conn_key k = v4_key(51030, P_POL);
+	const struct sluice_event *ev;
+	struct sluice_conn c;
+	struct fr_spec sp;
+	size_t n;
+
+	(void)state;
+	setup_maps(0);
+	put_level(L_QUEUE, SLUICE_LEVEL_LIMITED, SLUICE_RESP_QUEUE, 100, 1, "web-queue");
+	put_policy_port(P_POL, L_QUEUE, SLUICE_NONE16);
+	put_wl_tokens(SLUICE_WL_DEFAULT, 0);
+	put_gate(SLUICE_POLICY_LIMIT, 0, 2 * SLUICE_MTOK);
+	drain_events();
+	n = policy_syn(f, 51030, P_POL);
+	run_expect("two slots free", f, n, out, XDP_PASS);
+	assert_int_equal(gate_credit(), SLUICE_MTOK);
+	assert_int_equal(bpf_map_lookup_elem(fd_conns, &k, &c), 0);
+	assert_true(c.flags & SLUICE_CONNF_POLICY_SLOT);
+	n = policy_syn(f, 51031, P_POL);
+	run_expect("exactly one slot free: admitted", f, n, out, XDP_PASS);
+	assert_int_equal(gate_credit(), 0);
+	n = policy_syn(f, 51032, P_POL);
+	run_expect("none free: deferred", f, n, out, XDP_DROP);
+	assert_int_equal(gate_credit(), 0);
+	ev = one_event("limit deferral");
+	assert_int_equal(ev->gate, SLUICE_GATE_POLICY);
+	assert_int_equal(get_seats(L_QUEUE).seats_in_use, 2);
+	/* The first one's client resets: its slot comes back with its seat. */
+	fr_default_v4_syn(&sp);
+	sp.sport = 51030;
+	sp.dport = P_POL;
+	sp.tcp_flags = TH_RST;
+	sp.seq += 1;
+	n = fr_build(&sp, f, NULL);
+	run_expect("the client's RST", f, n, out, XDP_PASS);
+	assert_int_equal(gate_credit(), SLUICE_MTOK);
+	assert_int_equal(get_seats(L_QUEUE).seats_in_use, 1);
+	/* Flows waiting in the daemon: deferred although a slot is free. */
+	put_gate(SLUICE_POLICY_LIMIT, 1, SLUICE_MTOK);
+	n = policy_syn(f, 51033, P_POL);
+	run_expect("flows waiting", f, n, out, XDP_DROP);
+	assert_int_equal(gate_credit(), SLUICE_MTOK);
+	/* A level that refuses after the slot was taken: the slot goes back. */
+	put_gate(SLUICE_POLICY_LIMIT, 0, SLUICE_MTOK);
+	put_level(L_QUEUE, SLUICE_LEVEL_LIMITED, SLUICE_RESP_QUEUE, 1, 1, "web-queue");
+	n = policy_syn(f, 51034, P_POL);
+	run_expect("level full", f, n, out, XDP_DROP);
+	assert_int_equal(gate_credit(), SLUICE_MTOK);
+}
+
 /* While flows wait in the daemon's scheduler nobody jumps the queue. */
 static void test_policy_waiting(void **state)
 {
@@ -212,6 +269,7 @@ static const struct CMUnitTest tests[] = {
 	SCENARIO(test_policy_pass),
 	SCENARIO(test_policy_throttle_credit),
 	SCENARIO(test_policy_waiting),
+	SCENARIO(test_policy_limit_slots),
 	SCENARIO(test_policy_level_refuses),
 	SCENARIO(test_policy_fail_open_and_zero_tokens),
 	SCENARIO(test_policy_no_dispatcher),

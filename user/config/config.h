@@ -293,8 +293,20 @@ struct sl_workload_cfg {
 	struct sl_workload_params params;
 };
 
+/* spec.mode: which controller runs the policy. */
+enum sl_policy_mode {
+	SL_POLICY_SLUICE = 0,   /* sluice's own (the default): a gradient on a limit of
+				 * connections in flight (engine/seat_gradient.h) */
+	SL_POLICY_APERTURE = 1, /* Aperture's AIMD load multiplier on the admission rate, exactly */
+};
+
 struct sl_policy_cfg {
 	char name[SL_LEVEL_NAME_SIZE];
+	enum sl_policy_mode mode;                 /* spec.mode: sluice; aperture when not given
+						     and the signal is srtt or external */
+	uint32_t max_in_flight;                   /* spec.adaptive.max_in_flight (sluice mode): at
+						     it and healthy, pass-through; 1000 */
+	uint32_t min_in_flight;                   /* spec.adaptive.min_in_flight: the floor of a cut; 1 */
 	double slope, min_gradient, max_gradient; /* -1, 0.1, 1; slope != 0, min <= max */
 	double load_multiplier_linear_increment;  /* 0.025, > 0 */
 	double max_load_multiplier;               /* 2, > 0 */

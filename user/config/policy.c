@@ -29,16 +29,30 @@
 #define DEF_SERVICE         "any"
 #define DEF_AGENT_GROUP     "default"
 #define DEFAULT_WORKLOAD    "default"
+#define DEF_MAX_IN_FLIGHT   1000
+#define DEF_MIN_IN_FLIGHT   1
 
 #define POL struct sl_policy_cfg
 #define WP struct sl_workload_params
 
-enum { SP_CORE, SP_SIGNAL, SP_BASELINER, SP_PERIOD, SP_N };
+static const struct enumval policy_modes[] = {
+	{ "sluice", SL_POLICY_SLUICE }, { "aperture", SL_POLICY_APERTURE }, { NULL, 0 },
+};
+
+enum { SP_CORE, SP_SIGNAL, SP_BASELINER, SP_PERIOD, SP_MODE, SP_ADAPTIVE, SP_N };
 static const struct fdesc spec_fields[SP_N] = {
 	[SP_CORE] = F_CUSTOM("load_scheduling_core", .required = true),
 	[SP_SIGNAL] = F_CUSTOM("signal"),
 	[SP_BASELINER] = F_CUSTOM("latency_baseliner"),
 	[SP_PERIOD] = F_DUR("control_period", POL, period_ns, 1 * MSEC, 1 * HOUR),
+	[SP_MODE] = F_ENUM("mode", POL, mode, policy_modes),
+	[SP_ADAPTIVE] = F_CUSTOM("adaptive"),
+};
+
+enum { AD_MAX, AD_MIN, AD_N };
+static const struct fdesc adaptive_fields[AD_N] = {
+	[AD_MAX] = F_INT("max_in_flight", POL, max_in_flight, 2, 1000000),
+	[AD_MIN] = F_INT("min_in_flight", POL, min_in_flight, 1, 999999),
 };
 
 static const struct fdesc core_fields[] = {
@@ -640,6 +654,43 @@ static void policy_defaults(struct sl_policy_cfg *p)
 	p->baseline_window_ns = DEF_BASELINE_WINDOW;
 	p->baseline_period_ns = DEF_BASELINE_PERIOD;
 	p->tolerance = DEF_TOLERANCE;
+	p->mode = SL_POLICY_SLUICE;
+	p->max_in_flight = DEF_MAX_IN_FLIGHT;
+	p->min_in_flight = DEF_MIN_IN_FLIGHT;
+}
+
+/* sluice's own mode: its bounds, and the signal it needs. */
+static void check_sluice_mode(struct ctx *c, const struct sl_ynode *spec, const struct fhit *h,
+			      struct sl_policy_cfg *p)
+{
+	struct fhit ah[AD_N];
+	size_t old;
+
+	if (h[SP_ADAPTIVE].value) {
+		old = cd_path_push(c, "adaptive");
+		if (p->mode == SL_POLICY_APERTURE) {
+			cd_err(c, h[SP_ADAPTIVE].key, "only for mode sluice (mode is aperture)");
+		} else if (cd_decode_fields(c, h[SP_ADAPTIVE].value, adaptive_fields, AD_N, p, ah) &&
+			   p->min_in_flight >= p->max_in_flight) {
+			size_t o2 = cd_path_push(c, "min_in_flight");
+
+			cd_err(c, ah[AD_MIN].value ? ah[AD_MIN].value : h[SP_ADAPTIVE].value,
+			       "min_in_flight %u must be below max_in_flight %u", p->min_in_flight,
+			       p->max_in_flight);
+			cd_path_pop(c, o2);
+		}
+		cd_path_pop(c, old);
+	}
+	/* Without a mode, a policy on another signal runs Aperture's: sluice's
+	 * judges durations. */
+	if (!h[SP_MODE].key && p->signal != SL_SIGNAL_DURATION)
+		p->mode = SL_POLICY_APERTURE;
+	if (p->mode == SL_POLICY_SLUICE && p->signal != SL_SIGNAL_DURATION) {
+		old = cd_path_push(c, "signal.type");
+		cd_err(c, spec, "mode sluice judges the connections admitted since each decision by "
+			   "their durations: signal.type must be duration (or use mode: aperture)");
+		cd_path_pop(c, old);
+	}
 }
 
 void cd_decode_policy(struct load *L, const struct object *o)
@@ -697,6 +748,7 @@ void cd_decode_policy(struct load *L, const struct object *o)
 	}
 	if (h[SP_SIGNAL].value)
 		decode_signal(c, h[SP_SIGNAL].value, p, cfg);
+	check_sluice_mode(c, h[SP_SIGNAL].value ? h[SP_SIGNAL].value : o->spec, h, p);
 	for (size_t i = 0; i < BL_N; i++)
 		bh[i] = (struct fhit){ .ok = true };
 	if (h[SP_BASELINER].value)

@@ -128,6 +128,32 @@ static const char *num(json_t *o, const char *k, char *buf)
 	return buf;
 }
 
+/* A policy in sluice's own mode: its limit in flight, and why it is where
+ * it is. */
+static void print_limit_policy(json_t *r)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	json_t *d = json_object_get(r, "decisions"), *w;
+	size_t j;
+
+	printf("policy %s (mode sluice): limit %s in flight, %lld in flight, %lld waiting\n",
+	       s(r, "name"), json_is_true(json_object_get(r, "pass_through")) ? "none (pass-through)" :
+										num(r, "limit", b1),
+	       n(r, "in_flight"), n(r, "waiting"));
+	printf("  last decision: %s (signal %s ms, target %s ms, baseline %s ms, %s completions/s, "
+	       "gradient %s)\n", s(r, "reason"), num(r, "signal_ms", b1), num(r, "target_ms", b2),
+	       num(r, "baseline_ms", b3), num(r, "throughput", b4), num(r, "gradient", b5));
+	printf("  decisions: overload %lld, increase %lld, hold %lld, pass-through %lld, no baseline %lld\n",
+	       n(d, "overload"), n(d, "increase"), n(d, "hold"), n(d, "pass-through"), n(d, "no-baseline"));
+	printf("  %-20s %5s %8s %9s %9s %9s\n", "WORKLOAD", "PRIO", "WAITING", "ADMITTED", "REJECTED",
+	       "REFUSED");
+	json_array_foreach(json_object_get(r, "workloads"), j, w)
+		printf("  %-20s %5s %8lld %9lld %9lld %9lld\n", json_is_string(json_object_get(w, "name")) ?
+			       s(w, "name") : num(w, "name", b1),
+		       num(w, "priority", b2), n(w, "waiting"), n(w, "admitted"), n(w, "rejected"),
+		       n(w, "refused"));
+}
+
 static void print_controller(json_t *root)
 {
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
@@ -138,7 +164,12 @@ static void print_controller(json_t *root)
 	json_array_foreach(rows, i, r) {
 		bool pt = json_is_true(json_object_get(r, "pass_through"));
 
-		printf("policy %s: signal %s ms, setpoint %s ms, %s, gradient %s, integrator %s, "
+		if (!strcmp(s(r, "mode"), "sluice")) {
+			print_limit_policy(r);
+			continue;
+		}
+
+		printf("policy %s (mode aperture): signal %s ms, setpoint %s ms, %s, gradient %s, integrator %s, "
 		       "load multiplier %s%s\n", s(r, "name"),
 		       num(r, "signal_ms", b1), num(r, "setpoint_ms", b2),
 		       json_is_true(json_object_get(r, "overload")) ? "OVERLOAD" : "ok",

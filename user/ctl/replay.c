@@ -166,6 +166,12 @@ int ctl_replay(int argc, char **argv)
 	pol = pick_policy(cfg, opt.policy, opt.name, &rc);
 	if (!pol)
 		goto out;
+	/* A per-period signal trace is Aperture's controller's input; sluice's
+	 * judges connections by their admission times and durations, in
+	 * closed loop (tests/e2e/test_surge.sh, make bench). */
+	if (pol->mode == SL_POLICY_SLUICE)
+		fprintf(stderr, "sluicectl replay: note: policy %s runs mode sluice; this replays Aperture's "
+			"controller (mode aperture) with its parameters\n", pol->name);
 	sl_aimd_params_from_policy(&params, pol);
 	if (opt.baseline_includes_overload)
 		params.baseline_excludes_overload = false;

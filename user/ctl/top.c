@@ -159,14 +159,17 @@ static void print_policies(const char *sock)
 		       "STATE", "MULTIPLIER", "FILL/S", "WAITING");
 	json_array_foreach(json_object_get(root, "policies"), i, p) {
 		double sig = json_number_value(json_object_get(p, "signal_ms"));
-		double sp = json_number_value(json_object_get(p, "setpoint_ms"));
+		bool sluice = !strcmp(json_string_value(json_object_get(p, "mode")) ?: "", "sluice");
+		const char *spk = sluice ? "target_ms" : "setpoint_ms";
+		double sp = json_number_value(json_object_get(p, spk));
 		bool pt = json_is_true(json_object_get(p, "pass_through"));
-		bool over = json_is_true(json_object_get(p, "overload"));
+		bool over = sluice ? !strcmp(json_string_value(json_object_get(p, "reason")) ?: "", "overload")
+				   : json_is_true(json_object_get(p, "overload"));
 
 		printf("%-20s %10.1f %11.1f %-9s %10.3f %10.1f %8lld\n",
 		       json_string_value(json_object_get(p, "name")) ?: "?",
 		       json_is_number(json_object_get(p, "signal_ms")) ? sig : NAN,
-		       json_is_number(json_object_get(p, "setpoint_ms")) ? sp : NAN,
+		       json_is_number(json_object_get(p, spk)) ? sp : NAN,
 		       over ? "OVERLOAD" : pt ? "pass" : "throttle",
 		       json_number_value(json_object_get(p, "load_multiplier")),
 		       json_number_value(json_object_get(p, "fill_rate")),

@@ -70,6 +70,29 @@ static void hold_frame(struct sl_admission *adm, const struct sl_pending *p,
 		l->fallback[SL_FALLBACK_BUDGET]++;
 }
 
+/* Its policy admitted it; refused or dropped after, what the policy gave
+ * goes back: Aperture's tokens (workload-scheduler/scheduler.go), or
+ * sluice's slot of the in-flight limit. */
+static void policy_give_back(struct sl_admission *adm, struct sl_pending *p, uint64_t now)
+{
+	if (p->policy_admitted && adm->policies)
+		sl_policies_return(adm->policies, p->policy, p->workload, p->policy_slot, now);
+	p->policy_admitted = false;
+	p->policy_slot = false;
+}
+
+static void policy_admitted(struct sl_admission *adm, struct sl_pending *p)
+{
+	p->policy_admitted = true;
+	p->policy_slot = adm->policies && sl_policies_take_slots(adm->policies, p->policy);
+}
+
+/* A policy slot goes with an admit ticket or entry: theirs from now on. */
+static uint16_t slot_flags(struct sl_pending *p)
+{
+	return p->policy_slot ? SLUICE_CONNF_POLICY_SLOT : 0;
+}
+
 /* The connection's turn came and its SYN is held: record it as admitted,
  * the way the data path does inline, then put the SYN back into the
  * stack.  True when that is done (or a retransmit of it got in inline
@@ -91,14 +114,15 @@ static bool admit_held(struct level_rt *l, struct sl_pending *p, const struct sl
 		return false;
 	/* A held ACK carries the client's SYN sequence + 1. */
 	c.syn_seq = htonl(f.ack ? f.seq - 1 : f.seq);
-	c.flags = f.ack ? SLUICE_CONNF_AT_ACK : 0;
+	c.flags = (uint16_t)((f.ack ? SLUICE_CONNF_AT_ACK : 0) | slot_flags(p));
 	err = sl_conn_admit(adm->dp, &p->key, &c, *reserved);
 	*reserved = false; /* given back on failure; the connection's on success */
 	if (err == -EEXIST) {
-		/* Its retransmit was admitted inline, with seats of its own:
-		 * the QueueSet's dispatch is void. */
+		/* Its retransmit was admitted inline, with seats (and a slot)
+		 * of its own: the QueueSet's dispatch is void. */
 		if (p->in_queueset && l->qs)
 			sl_qs_complete(l->qs, now, p->id, 0);
+		policy_give_back(adm, p, now);
 		forget(adm, p);
 		return true;
 	}
@@ -109,7 +133,9 @@ static bool admit_held(struct level_rt *l, struct sl_pending *p, const struct sl
 		l->fallback[SL_FALLBACK_INJECT]++;
 		if (!sl_conn_unadmit(adm->dp, &p->key)) {
 			/* The data path closed it already (it cannot really
-			 * happen this fast): nothing is left to admit. */
+			 * happen this fast), its slot with it: nothing is left
+			 * to admit. */
+			p->policy_slot = false;
 			if (p->in_queueset && l->qs)
 				sl_qs_complete(l->qs, now, p->id, 0);
 			forget(adm, p);
@@ -117,6 +143,7 @@ static bool admit_held(struct level_rt *l, struct sl_pending *p, const struct sl
 		}
 		return false;
 	}
+	p->policy_slot = false; /* the entry holds it */
 	l->dispatched_seats += p->seats;
 	l->dispatched_total += p->seats;
 	l->reinjected++;
@@ -152,6 +179,7 @@ static struct sluice_ticket ticket_of(const struct sl_pending *p, uint32_t verdi
 	return (struct sluice_ticket){
 		.issued_ns = now, .verdict = verdict, .level = p->level, .seats = p->seats,
 		.schema = p->schema, .policy = p->policy, .workload = p->workload,
+		.flags = verdict == SLUICE_TICKET_ADMIT && p->policy_slot ? SLUICE_CONNF_POLICY_SLOT : 0,
 	};
 }
 
@@ -164,9 +192,7 @@ static void reject(struct level_rt *l, struct sl_pending *p, uint64_t now,
 	sl_fm_rejected(series_of(adm, p), why, waited_s(p, now));
 	/* Refused after its policy admitted it: the tokens go back
 	 * (Aperture workload-scheduler/scheduler.go). */
-	if (p->policy_admitted && adm->policies)
-		sl_policies_return(adm->policies, p->policy, p->workload, now);
-	p->policy_admitted = false;
+	policy_give_back(adm, p, now);
 	if (reset_held(l, p)) {
 		forget(adm, p);
 		return;
@@ -206,9 +232,7 @@ static void release_unseated(struct level_rt *l, struct sl_pending *p, struct sl
 		l->fallback[SL_FALLBACK_INJECT]++;
 	if (reserved)
 		sl_seats_release(adm->dp, l->slot, p->seats);
-	if (p->policy_admitted && adm->policies)
-		sl_policies_return(adm->policies, p->policy, p->workload, now);
-	p->policy_admitted = false;
+	policy_give_back(adm, p, now);
 	l->released_unseated++;
 	sl_fm_dispatched(series_of(adm, p), waited_s(p, now));
 	if (p->in_queueset && l->qs)
@@ -254,9 +278,11 @@ static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool r
 		l->dispatched_total -= p->seats;
 		if (p->in_queueset && l->qs)
 			sl_qs_complete(l->qs, now, p->id, 0);
+		policy_give_back(adm, p, now);
 		forget(adm, p);
 		return;
 	}
+	p->policy_slot = false; /* the ticket holds it */
 	sl_fm_dispatched(series_of(adm, p), waited_s(p, now));
 }
 
@@ -312,8 +338,7 @@ static void level_gate(struct sl_admission *adm, struct sl_pending *p, uint64_t 
 	if (!l->active) {
 		/* Its level went away in a reload: the next retransmit is
 		 * classified afresh. */
-		if (p->policy_admitted && adm->policies)
-			sl_policies_return(adm->policies, p->policy, p->workload, now);
+		policy_give_back(adm, p, now);
 		sl_fm_rejected(series_of(adm, p), SL_REJ_CANCELLED, waited_s(p, now));
 		forget(adm, p);
 		return;
@@ -347,8 +372,7 @@ static void level_gate(struct sl_admission *adm, struct sl_pending *p, uint64_t 
 		break;
 	default:
 		p->in_queueset = false;
-		if (p->policy_admitted && adm->policies)
-			sl_policies_return(adm->policies, p->policy, p->workload, now);
+		policy_give_back(adm, p, now);
 		sl_fm_rejected(series_of(adm, p), SL_REJ_CANCELLED, waited_s(p, now));
 		forget(adm, p);
 		break;
@@ -397,7 +421,7 @@ void sl_adm_defer(struct sl_admission *adm, const struct sluice_defer_event *de,
 	p->state = SL_PENDING_POLICY;
 	switch (sl_policies_arrive(adm->policies, p->policy, p->workload, p->id, now)) {
 	case SL_LS_ADMITTED:
-		p->policy_admitted = true;
+		policy_admitted(adm, p);
 		level_gate(adm, p, now);
 		break;
 	case SL_LS_QUEUED:
@@ -412,15 +436,16 @@ void sl_adm_defer(struct sl_admission *adm, const struct sluice_defer_event *de,
 	}
 }
 
-static void on_policy_admit(void *ctx, uint64_t id, uint64_t now)
+static bool on_policy_admit(void *ctx, uint64_t id, uint64_t now)
 {
 	struct sl_admission *adm = ctx;
 	struct sl_pending *p = sl_pending_by_id(adm->pending, id);
 
 	if (!p || p->state != SL_PENDING_POLICY)
-		return;
-	p->policy_admitted = true;
+		return false;
+	policy_admitted(adm, p);
 	level_gate(adm, p, now);
+	return true;
 }
 
 static void on_policy_reject(void *ctx, uint64_t id, uint64_t now)

@@ -16,6 +16,7 @@
 #include "lib/log.h"
 #include "lib/syn_retransmit.h"
 #include "daemon/ext_signal.h"
+#include "daemon/policy_limit.h"
 #include "sluice_abi.h"
 
 /* A flow that waits longer than SL_SYN_CLIENT_DEADLINE_NS in a policy's
@@ -37,7 +38,9 @@ struct policy_rt {
 	int ext_fd;                   /* signal.external_socket, bound; -1 without */
 	double ext_sum;               /* this period's datagrams */
 	uint64_t ext_n;
-	struct sl_ls *ls;
+	struct sl_ls *ls;             /* mode aperture */
+	struct sl_plimit *lim;        /* mode sluice (then no aimd, no ls) */
+	bool lim_made;                /* lim made here (not kept from the old set) */
 	struct sluice_wl_stats seen[SLUICE_WL_SLOTS]; /* data path counters already fed */
 	uint32_t tokens_written[SLUICE_WL_SLOTS];     /* sl_wl_tokens as last written + 1 */
 };
@@ -52,6 +55,7 @@ struct sl_policies {
 	struct policy_rt *next;
 	struct policy_rt **next_old;
 	size_t next_n;
+	bool dropping; /* admitting what waits in a limit that goes away: no slots */
 };
 
 /* ---- the data path's gate ------------------------------------------------------- */
@@ -141,7 +145,7 @@ static void write_tokens(struct policy_rt *p)
 {
 	size_t n = p->cfg->n_workloads;
 
-	if (!p->ps->dp)
+	if (!p->ps->dp || !p->ls) /* a limit in flight counts connections, not tokens */
 		return;
 	for (size_t i = 0; i <= n; i++) {
 		int wl = i < n ? (int)i : -1;
@@ -200,7 +204,7 @@ static void on_ls_admit(void *ctx, uint64_t id, uint64_t now)
 	struct sl_policies *ps = ctx;
 
 	if (ps->hooks.admit)
-		ps->hooks.admit(ps->hooks.ctx, id, now);
+		ps->hooks.admit(ps->hooks.ctx, id, now); /* its tokens are spent either way */
 }
 
 static void on_ls_reject(void *ctx, uint64_t id, uint64_t now)
@@ -209,6 +213,13 @@ static void on_ls_reject(void *ctx, uint64_t id, uint64_t now)
 
 	if (ps->hooks.reject)
 		ps->hooks.reject(ps->hooks.ctx, id, now);
+}
+
+static bool on_limit_admit(void *ctx, uint64_t id, uint64_t now)
+{
+	struct sl_policies *ps = ctx;
+
+	return !ps->hooks.admit || ps->hooks.admit(ps->hooks.ctx, id, now);
 }
 
 int sl_policies_create(struct sl_policies **out, struct sl_dataplane *dp,
@@ -239,11 +250,24 @@ static void drop_scheduler(struct policy_rt *p, uint64_t now)
 	p->ls = NULL;
 }
 
+/* The same for a limit of slots: what waits is admitted without one. */
+static void drop_limit(struct policy_rt *p, uint64_t now)
+{
+	if (!p->lim)
+		return;
+	p->ps->dropping = true;
+	sl_plimit_release_all(p->lim, now);
+	p->ps->dropping = false;
+	sl_plimit_free(p->lim);
+	p->lim = NULL;
+}
+
 static void free_all(struct policy_rt *v, size_t n, uint64_t now)
 {
 	for (size_t i = 0; i < n; i++) {
 		ext_close(&v[i]);
 		drop_scheduler(&v[i], now);
+		drop_limit(&v[i], now);
 		sl_aimd_free(&v[i].aimd);
 	}
 	free(v);
@@ -263,6 +287,11 @@ void sl_policies_free(struct sl_policies *ps)
 size_t sl_policies_count(const struct sl_policies *ps)
 {
 	return ps->n;
+}
+
+bool sl_policies_take_slots(const struct sl_policies *ps, unsigned policy)
+{
+	return policy < ps->n && ps->v[policy].lim && !ps->dropping;
 }
 
 static bool same_scheduler(const struct sl_policy_cfg *a, const struct sl_policy_cfg *b)
@@ -338,6 +367,15 @@ int sl_policies_prepare(struct sl_policies *ps, const struct sl_config *cfg, uin
 				goto fail;
 			}
 		}
+		if (pc->mode == SL_POLICY_SLUICE) {
+			if (!old[i] || !old[i]->lim || !sl_plimit_same(old[i]->lim, pc)) {
+				err = sl_plimit_create(&p->lim, pc, ps->dp, on_limit_admit, on_ls_reject, ps, now);
+				if (err)
+					goto fail;
+				p->lim_made = true;
+			}
+			continue;
+		}
 		sl_aimd_params_from_policy(&ap, pc);
 		if (!old[i] || memcmp(&old[i]->aimd.p, &ap, sizeof(ap))) {
 			err = sl_aimd_init(&p->aimd, &ap);
@@ -389,6 +427,13 @@ void sl_policies_commit(struct sl_policies *ps, uint64_t now)
 
 		if (!old[i])
 			continue;
+		if (p->cfg->mode == SL_POLICY_SLUICE) {
+			if (!p->lim) {
+				p->lim = old[i]->lim;
+				old[i]->lim = NULL;
+			}
+			continue;
+		}
 		if (!p->aimd_made) {
 			p->aimd = old[i]->aimd;
 			memset(&old[i]->aimd, 0, sizeof(old[i]->aimd));
@@ -414,11 +459,17 @@ void sl_policies_commit(struct sl_policies *ps, uint64_t now)
 		p->ext_n = o->ext_n;
 		o->ext_fd = -1;
 	}
+	/* A kept limit on its very gate keeps it: its connections in flight
+	 * hold slots of that credit.  Every other gate starts open. */
 	for (unsigned i = 0; i < SLUICE_MAX_POLICIES; i++)
-		gate_open(ps, i);
+		if (!(i < n && v[i].lim && !v[i].lim_made && v[i].lim->index == i))
+			gate_open(ps, i);
 	free_all(ps->v, ps->n, now); /* replaced schedulers admit their waiting flows */
 	ps->v = v;
 	ps->n = n;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].lim)
+			sl_plimit_start(v[i].lim, (unsigned)i, v[i].lim_made || v[i].lim->index != i);
 	for (size_t i = 0; i < n; i++) {
 		struct policy_rt *p = &v[i];
 
@@ -448,6 +499,8 @@ int sl_policies_arrive(struct sl_policies *ps, unsigned policy, unsigned workloa
 	struct policy_rt *p;
 	int r;
 
+	if (policy < ps->n && ps->v[policy].lim)
+		return sl_plimit_arrive(ps->v[policy].lim, now, id, workload);
 	if (policy >= ps->n || !ps->v[policy].ls)
 		return -ENOENT;
 	p = &ps->v[policy];
@@ -459,11 +512,16 @@ int sl_policies_arrive(struct sl_policies *ps, unsigned policy, unsigned workloa
 	return r;
 }
 
-void sl_policies_return(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t now)
+void sl_policies_return(struct sl_policies *ps, unsigned policy, unsigned workload, bool slot,
+			uint64_t now)
 {
 	struct policy_rt *p;
 	int wl = ls_workload(workload);
 
+	if (slot) {
+		sl_gate_give_slot(ps->dp, policy);
+		return;
+	}
 	if (policy >= ps->n || !ps->v[policy].ls)
 		return;
 	p = &ps->v[policy];
@@ -478,6 +536,12 @@ void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned work
 	if (policy >= ps->n)
 		return;
 	p = &ps->v[policy];
+	if (p->lim) {
+		sl_plimit_complete(p->lim, now, duration_ns);
+		return;
+	}
+	if (!p->ls)
+		return;
 	/* The policy's signal: the connection's duration, or its smoothed
 	 * RTT (network-side latency); the external signal is read per period. */
 	if (p->cfg->signal == SL_SIGNAL_DURATION)
@@ -542,6 +606,8 @@ void sl_policies_tick(struct sl_policies *ps, uint64_t now)
 	for (size_t i = 0; i < ps->n; i++) {
 		struct policy_rt *p = &ps->v[i];
 
+		if (p->lim)
+			sl_plimit_tick(p->lim, now);
 		if (!p->ls)
 			continue;
 		reclaim(p, now);
@@ -558,14 +624,6 @@ void sl_policies_tick(struct sl_policies *ps, uint64_t now)
 }
 
 /* ---- dump ------------------------------------------------------------------------------ */
-
-static void jnum(struct json_out *jo, const char *key, double v)
-{
-	if (isfinite(v))
-		jo_double(jo, key, v);
-	else
-		jo_null(jo, key);
-}
 
 /* A workload's display name: its name, its index when unnamed (Aperture's
  * label), "default" for the last (the default workload).  buf: 24 bytes. */
@@ -596,7 +654,7 @@ static void dump_workloads(struct policy_rt *p, struct json_out *jo, uint64_t no
 		jo_obj_begin(jo, NULL);
 		jo_str(jo, "name", workload_name(p, w, n, idx));
 		jo_double(jo, "priority", ws.priority);
-		jnum(jo, "tokens", ws.tokens);
+		jo_double(jo, "tokens", ws.tokens);
 		jo_u64(jo, "admitted", ws.admitted);
 		jo_u64(jo, "admitted_inline", ws.inline_admitted);
 		jo_u64(jo, "deferred", ws.deferred);
@@ -604,9 +662,9 @@ static void dump_workloads(struct policy_rt *p, struct json_out *jo, uint64_t no
 		jo_u64(jo, "waiting", ws.waiting);
 		jo_u64(jo, "syns", ds.syns);
 		jo_u64(jo, "gate_deferred", ds.deferred);
-		jnum(jo, "token_estimate_ms", ws.token_estimate);
-		jnum(jo, "accepted_tokens", ws.accepted_tokens);
-		jnum(jo, "rejected_tokens", ws.rejected_tokens);
+		jo_double(jo, "token_estimate_ms", ws.token_estimate);
+		jo_double(jo, "accepted_tokens", ws.accepted_tokens);
+		jo_double(jo, "rejected_tokens", ws.rejected_tokens);
 		jo_obj_end(jo);
 	}
 	jo_arr_end(jo);
@@ -628,23 +686,29 @@ void sl_policies_dump(struct sl_policies *ps, FILE *f, uint64_t now)
 
 		jo_obj_begin(&jo, NULL);
 		jo_str(&jo, "name", p->name);
+		if (p->lim) {
+			sl_plimit_dump(p->lim, p->cfg, &jo);
+			jo_obj_end(&jo);
+			continue;
+		}
+		jo_str(&jo, "mode", "aperture");
 		jo_u64(&jo, "periods", p->aimd.periods);
 		jo_u64(&jo, "period_ms", p->aimd.p.period_ns / 1000000);
 		if (p->have_out) {
-			jnum(&jo, "signal_ms", o->signal);
-			jnum(&jo, "setpoint_ms", o->setpoint);
+			jo_double(&jo, "signal_ms", o->signal);
+			jo_double(&jo, "setpoint_ms", o->setpoint);
 			jo_bool(&jo, "overload", o->overload);
-			jnum(&jo, "gradient", o->gradient);
-			jnum(&jo, "integrator", o->integrator);
-			jnum(&jo, "observed", o->observed);
-			jnum(&jo, "load_multiplier", o->load_multiplier);
+			jo_double(&jo, "gradient", o->gradient);
+			jo_double(&jo, "integrator", o->integrator);
+			jo_double(&jo, "observed", o->observed);
+			jo_double(&jo, "load_multiplier", o->load_multiplier);
 			jo_bool(&jo, "pass_through", o->pass_through);
 		} else {
 			jo_null(&jo, "signal_ms");
 			jo_null(&jo, "setpoint_ms");
 			jo_bool(&jo, "overload", false);
 			jo_null(&jo, "gradient");
-			jnum(&jo, "integrator", p->aimd.integrator);
+			jo_double(&jo, "integrator", p->aimd.integrator);
 			jo_null(&jo, "observed");
 			jo_double(&jo, "load_multiplier", 0);
 			jo_bool(&jo, "pass_through", true);
@@ -653,10 +717,10 @@ void sl_policies_dump(struct sl_policies *ps, FILE *f, uint64_t now)
 			sl_ls_get_stats(p->ls, now, &st);
 			jo_bool(&jo, "bootstrapping", st.bootstrapping);
 			jo_bool(&jo, "scheduler_pass_through", st.pass_through);
-			jnum(&jo, "fill_rate", st.fill_rate);
-			jnum(&jo, "capacity", st.capacity);
-			jnum(&jo, "available", st.available);
-			jnum(&jo, "incoming_rate", st.incoming_rate);
+			jo_double(&jo, "fill_rate", st.fill_rate);
+			jo_double(&jo, "capacity", st.capacity);
+			jo_double(&jo, "available", st.available);
+			jo_double(&jo, "incoming_rate", st.incoming_rate);
 			jo_u64(&jo, "waiting", st.waiting);
 		}
 		if (!sl_gate_read(ps->dp, p->index, &gv)) {
@@ -675,6 +739,39 @@ void sl_policies_dump(struct sl_policies *ps, FILE *f, uint64_t now)
 
 /* ---- metrics --------------------------------------------------------------------------- */
 
+/* Which controller each policy runs, and sluice's limit in flight. */
+static void limit_metrics(struct sl_policies *ps, FILE *f)
+{
+	sl_prom_family(f, "policy_mode", SL_PROM_GAUGE,
+		       "1 for the controller the policy runs: sluice (a limit in flight) or aperture (AIMD).");
+	for (size_t i = 0; i < ps->n; i++)
+		sl_prom_sample(f, "policy_mode", 1, "policy", ps->v[i].name, "mode",
+			       ps->v[i].lim ? "sluice" : "aperture", NULL);
+	sl_prom_family(f, "policy_in_flight_limit", SL_PROM_GAUGE,
+		       "Mode sluice: the limit of connections in flight (+Inf in pass-through).");
+	for (size_t i = 0; i < ps->n; i++) {
+		uint32_t l;
+
+		if (!ps->v[i].lim)
+			continue;
+		l = sl_plimit_limit(ps->v[i].lim);
+		sl_prom_sample(f, "policy_in_flight_limit", l == UINT32_MAX ? INFINITY : (double)l, "policy",
+			       ps->v[i].name, NULL);
+	}
+	sl_prom_family(f, "policy_in_flight", SL_PROM_GAUGE,
+		       "Mode sluice: connections of the policy in flight (admitted, not closed).");
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->v[i].lim)
+			sl_prom_sample(f, "policy_in_flight", (double)sl_plimit_in_flight(ps->v[i].lim),
+				       "policy", ps->v[i].name, NULL);
+	sl_prom_family(f, "policy_limit_decisions_total", SL_PROM_COUNTER,
+		       "Mode sluice: the controller's decisions, by reason.");
+	for (size_t i = 0; i < ps->n; i++)
+		for (unsigned r = 0; ps->v[i].lim && r <= SL_SG_PASS_THROUGH; r++)
+			sl_prom_sample_u64(f, "policy_limit_decisions_total", ps->v[i].lim->decisions[r],
+					   "policy", ps->v[i].name, "reason", sl_sg_reason_names[r], NULL);
+}
+
 void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now)
 {
 	static const struct {
@@ -682,8 +779,9 @@ void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now)
 		enum sl_prom_type type;
 		const char *help;
 	} pm[] = {
-		{"policy_signal_ms", SL_PROM_GAUGE, "The latency signal (NaN without a valid value)."},
-		{"policy_setpoint_ms", SL_PROM_GAUGE, "The setpoint: baseline x tolerance (NaN while learning)."},
+		{"policy_signal_seconds", SL_PROM_GAUGE, "The latency signal (NaN without a valid value)."},
+		{"policy_setpoint_seconds", SL_PROM_GAUGE,
+		 "The setpoint (mode sluice: the target), baseline x tolerance (NaN while learning)."},
 		{"policy_overload", SL_PROM_GAUGE, "1 while the last period was overloaded."},
 		{"policy_load_multiplier", SL_PROM_GAUGE, "The published load multiplier (0 in pass-through)."},
 		{"policy_pass_through", SL_PROM_GAUGE, "1 while the scheduler admits everything."},
@@ -708,9 +806,25 @@ void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now)
 
 			if (p->ls)
 				sl_ls_get_stats(p->ls, now, &st);
+			if (p->lim) {
+				const struct sl_sg_decision *d = &p->lim->last;
+				bool have = p->lim->have_last;
+
+				switch (m) {
+				case 0: v = have ? d->signal_ms / 1000 : NAN; break;
+				case 1: v = have ? d->target_ms / 1000 : NAN; break;
+				case 2: v = have && d->reason == SL_SG_OVERLOAD; break;
+				case 3: v = NAN; break; /* no multiplier: a limit in flight */
+				case 4: v = sl_plimit_limit(p->lim) == UINT32_MAX; break;
+				case 5: case 6: v = NAN; break;
+				case 7: v = (double)sl_ss_waiting(p->lim->ss); break;
+				}
+				sl_prom_sample(f, pm[m].name, v, "policy", p->name, NULL);
+				continue;
+			}
 			switch (m) {
-			case 0: v = p->have_out ? o->signal : NAN; break;
-			case 1: v = p->have_out ? o->setpoint : NAN; break;
+			case 0: v = p->have_out ? o->signal / 1000 : NAN; break;
+			case 1: v = p->have_out ? o->setpoint / 1000 : NAN; break;
 			case 2: v = p->have_out && o->overload; break;
 			case 3: v = p->have_out ? o->load_multiplier : 0; break;
 			case 4: v = p->have_out ? o->pass_through : 1; break;
@@ -721,6 +835,7 @@ void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now)
 			sl_prom_sample(f, pm[m].name, v, "policy", p->name, NULL);
 		}
 	}
+	limit_metrics(ps, f);
 	for (size_t m = 0; m < sizeof(wm) / sizeof(wm[0]); m++) {
 		sl_prom_family(f, wm[m].name, wm[m].type, wm[m].help);
 		for (size_t i = 0; i < ps->n; i++) {

@@ -27,6 +27,7 @@
 #ifndef SLUICE_POLICY_RT_H
 #define SLUICE_POLICY_RT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -37,9 +38,10 @@ struct sl_policies;
 
 /* Deferred flows decided after waiting (admit: go on to the priority
  * level; reject: RST).  Called from sl_policies_tick, _arrive and
- * _configure, with the id given to sl_policies_arrive. */
+ * _configure, with the id given to sl_policies_arrive.  admit returns
+ * false when the flow is gone meanwhile: a slot taken for it goes back. */
 struct sl_policy_hooks {
-	void (*admit)(void *ctx, uint64_t id, uint64_t now);
+	bool (*admit)(void *ctx, uint64_t id, uint64_t now);
 	void (*reject)(void *ctx, uint64_t id, uint64_t now);
 	void *ctx;
 };
@@ -74,8 +76,13 @@ size_t sl_policies_count(const struct sl_policies *ps);
 int sl_policies_arrive(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t id,
 		       uint64_t now);
 /* The priority level refused a flow this policy admitted: its tokens go
- * back (Aperture workload-scheduler/scheduler.go). */
-void sl_policies_return(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t now);
+ * back (Aperture workload-scheduler/scheduler.go), or with slot its slot of
+ * the in-flight limit. */
+void sl_policies_return(struct sl_policies *ps, unsigned policy, unsigned workload, bool slot,
+			uint64_t now);
+/* Whether the policy admits by slots of an in-flight limit (sluice's own
+ * mode): a flow it admits holds one until its connection is gone. */
+bool sl_policies_take_slots(const struct sl_policies *ps, unsigned policy);
 /* A connection of the policy closed after duration_ns, with its last
  * smoothed RTT: the latency signal and the workload's token estimate. */
 void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned workload,

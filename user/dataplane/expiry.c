@@ -73,7 +73,7 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
 		 * closed it first, the delete fails and we do nothing. */
 		if (bpf_map_delete_elem(fd, &stale[i]))
 			continue;
-		sl_seats_release(dp, c.level, c.seats);
+		sl_conn_expired(dp, &c);
 		if (c.level < SLUICE_MAX_LEVELS)
 			__atomic_fetch_add(&dp->seats[c.level].expired, 1, __ATOMIC_RELAXED);
 		if (census && c.schema < census->n && census->conns[c.schema]) {

@@ -3,6 +3,8 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 
+#include "sluice_seats.h"
+
 static struct sluice_policy_gate *gate(const struct sl_dataplane *dp, unsigned policy)
 {
 	return dp && dp->gates && policy < SLUICE_MAX_POLICIES ? &dp->gates[policy] : NULL;
@@ -50,6 +52,35 @@ void sl_gate_throttle(struct sl_dataplane *dp, unsigned policy, uint64_t waiting
 	__atomic_store_n(&g->mode, SLUICE_POLICY_THROTTLE, __ATOMIC_SEQ_CST);
 }
 
+void sl_gate_limit(struct sl_dataplane *dp, unsigned policy, uint64_t waiting, int64_t delta_mtok)
+{
+	struct sluice_policy_gate *g = gate(dp, policy);
+
+	if (!g)
+		return;
+	__atomic_store_n(&g->waiting, clamp32(waiting), __ATOMIC_SEQ_CST);
+	if (delta_mtok) {
+		__atomic_fetch_add(&g->credit_mtok, delta_mtok, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&g->grants, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&g->mode, SLUICE_POLICY_LIMIT, __ATOMIC_SEQ_CST);
+}
+
+bool sl_gate_take_slot(struct sl_dataplane *dp, unsigned policy)
+{
+	struct sluice_policy_gate *g = gate(dp, policy);
+
+	return g && sluice_take_slot(&g->credit_mtok, SLUICE_MTOK);
+}
+
+void sl_gate_give_slot(struct sl_dataplane *dp, unsigned policy)
+{
+	struct sluice_policy_gate *g = gate(dp, policy);
+
+	if (g)
+		__atomic_fetch_add(&g->credit_mtok, SLUICE_MTOK, __ATOMIC_SEQ_CST);
+}
+
 void sl_gate_open(struct sl_dataplane *dp, unsigned policy)
 {
 	struct sluice_policy_gate *g = gate(dp, policy);
@@ -77,6 +108,7 @@ int sl_gate_read(const struct sl_dataplane *dp, unsigned policy, struct sl_gate_
 	if (!g)
 		return -ENOENT;
 	out->throttle = __atomic_load_n(&g->mode, __ATOMIC_RELAXED) == SLUICE_POLICY_THROTTLE;
+	out->limit = __atomic_load_n(&g->mode, __ATOMIC_RELAXED) == SLUICE_POLICY_LIMIT;
 	out->credit_mtok = __atomic_load_n(&g->credit_mtok, __ATOMIC_RELAXED);
 	out->grants = __atomic_load_n(&g->grants, __ATOMIC_RELAXED);
 	return 0;

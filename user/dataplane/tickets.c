@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "dataplane/policy_gate.h"
 #include "lib/log.h"
 #include "sluice_seats.h"
 
@@ -54,17 +55,30 @@ int sl_ticket_reject(struct sl_dataplane *dp, const struct sluice_conn_key *key,
 	return 0;
 }
 
+/* What a connection (or an admit ticket) holds goes back: its seats, and
+ * its policy slot when it has one. */
+static void give_back(struct sl_dataplane *dp, unsigned level, uint32_t seats, uint16_t policy,
+		      uint16_t flags)
+{
+	sl_seats_release(dp, level, seats);
+	if (flags & SLUICE_CONNF_POLICY_SLOT)
+		sl_gate_give_slot(dp, policy);
+}
+
 bool sl_ticket_withdraw(struct sl_dataplane *dp, const struct sluice_conn_key *key, unsigned level,
 			uint32_t seats)
 {
 	struct sluice_seats *s = seats_of(dp, level);
+	struct sluice_ticket t = {0};
 
+	/* Read first for its policy slot: a claim between the read and the
+	 * delete makes the delete fail, and the connection owns it all. */
+	bpf_map_lookup_elem(dp->maps.fd[SL_MAP_TICKETS], key, &t);
 	if (bpf_map_delete_elem(dp->maps.fd[SL_MAP_TICKETS], key))
 		return false; /* claimed (or gone): the connection owns the seats */
-	if (s) {
-		add(&s->seats_in_use, -(int64_t)seats);
+	if (s)
 		add(&s->unclaimed, -(int64_t)seats);
-	}
+	give_back(dp, level, seats, t.policy, t.flags);
 	return true;
 }
 
@@ -109,13 +123,24 @@ bool sl_conn_release(struct sl_dataplane *dp, const struct sluice_conn_key *key,
 		return false; /* a newer connection on the same 4-tuple */
 	if (bpf_map_delete_elem(dp->maps.fd[SL_MAP_CONNS], key))
 		return false;
-	sl_seats_release(dp, c.level, c.seats);
+	give_back(dp, c.level, c.seats, c.policy, c.flags);
 	return true;
 }
 
 bool sl_conn_unadmit(struct sl_dataplane *dp, const struct sluice_conn_key *key)
 {
-	return sl_conn_release(dp, key, NULL);
+	struct sluice_conn c;
+
+	if (bpf_map_lookup_elem(dp->maps.fd[SL_MAP_CONNS], key, &c) ||
+	    bpf_map_delete_elem(dp->maps.fd[SL_MAP_CONNS], key))
+		return false;
+	sl_seats_release(dp, c.level, c.seats); /* its policy slot stays the caller's */
+	return true;
+}
+
+void sl_conn_expired(struct sl_dataplane *dp, const struct sluice_conn *c)
+{
+	give_back(dp, c->level, c->seats, c->policy, c->flags);
 }
 
 bool sl_conn_tracked(const struct sl_dataplane *dp, const struct sluice_conn_key *key)
@@ -139,8 +164,8 @@ unsigned sl_tickets_clear_stale(struct sl_dataplane *dp)
 			continue;
 		n++;
 		if (t.verdict == SLUICE_TICKET_ADMIT && seats_of(dp, t.level)) {
-			add(&dp->seats[t.level].seats_in_use, -(int64_t)t.seats);
 			add(&dp->seats[t.level].unclaimed, -(int64_t)t.seats);
+			give_back(dp, t.level, t.seats, t.policy, t.flags);
 		}
 	}
 	/* No ticket left: nothing is unclaimed, whatever a daemon that died

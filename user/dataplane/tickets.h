@@ -9,6 +9,10 @@
  *    its seats and seats never without their ticket;
  *  - whoever deletes an admit ticket owns its seats: XDP when the client's
  *    retransmit claims it, sl_ticket_withdraw when it expires unclaimed.
+ * A policy slot (SLUICE_CONNF_POLICY_SLOT in the ticket's or the entry's
+ * flags) goes with the seats: given back by whoever deletes what holds it.
+ * When writing an admit ticket or an entry fails, the slot stays the
+ * caller's.
  */
 #ifndef SLUICE_TICKETS_H
 #define SLUICE_TICKETS_H
@@ -43,9 +47,14 @@ bool sl_ticket_exists(const struct sl_dataplane *dp, const struct sluice_conn_ke
 int sl_conn_admit(struct sl_dataplane *dp, const struct sluice_conn_key *key,
 		  const struct sluice_conn *c, bool seats_reserved);
 /* Undo sl_conn_admit (the SYN could not be re-injected): true when we
- * deleted the entry (seats returned), false when the data path had taken
- * it already (a close, the expiry sweep, a RST). */
+ * deleted the entry (seats returned; a policy slot the entry carried
+ * stays the caller's, who still admits it another way or gives it back),
+ * false when the data path had taken it already (a close, the expiry
+ * sweep, a RST). */
 bool sl_conn_unadmit(struct sl_dataplane *dp, const struct sluice_conn_key *key);
+/* The expiry sweep deleted this half-open entry: its seats and policy
+ * slot go back. */
+void sl_conn_expired(struct sl_dataplane *dp, const struct sluice_conn *c);
 /* Release a tracked connection that is gone (the kernel has no socket for
  * it): true when we deleted the entry `seen` describes and returned its
  * seats; false when it closed meanwhile or the 4-tuple is a newer

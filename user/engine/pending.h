@@ -29,6 +29,8 @@ struct sl_pending {
 	uint64_t flow_hash;
 	bool in_queueset;      /* went through its level's QueueSet (which owns its seats) */
 	bool policy_admitted;  /* its policy's scheduler admitted it (tokens taken) */
+	bool policy_slot;      /* ... taking a slot of its in-flight limit, which goes
+				* with the admission (ticket or entry flags) */
 	uint64_t arrival_ns;   /* first deferral seen */
 	uint64_t ticket_ns;    /* when the ticket was written */
 	uint64_t deadline_ns;  /* an unclaimed ticket is withdrawn after this */

@@ -29,17 +29,20 @@
 #include "engine/loadsched.h"
 #include "lib/log.h"
 #include "daemon/policy_rt.h"
+#include "dataplane/loader.h"
 
 #define SEC  1000000000ull
 #define MSEC 1000000ull
 #define T0   (1000 * SEC)
 
-/* One policy, control period 1 s, two workloads (gold priority 4). */
+/* One policy in Aperture's mode, control period 1 s, two workloads (gold
+ * priority 4). */
 #define POLICY_YAML(name, bronze_timeout, signal)                                    \
 	"apiVersion: sluice/v1\n"                                                    \
 	"kind: AverageLatencySchedulingPolicy\n"                                     \
 	"metadata: {name: " name "}\n"                                               \
 	"spec:\n"                                                                    \
+	"  mode: aperture\n"                                                         \
 	"  load_scheduling_core:\n"                                                  \
 	"    aimd_load_scheduler:\n"                                                 \
 	"      load_scheduler:\n"                                                    \
@@ -58,18 +61,21 @@
 	"    long_term_query_periodic_interval: 1s\n"                                \
 	"  control_period: 1s\n"
 
+#define GONE_ID 999 /* a flow whose connection is gone when its turn comes */
+
 struct hooks_seen {
 	uint64_t admitted[4096], rejected[4096];
 	size_t n_admitted, n_rejected;
 };
 
-static void on_admit(void *ctx, uint64_t id, uint64_t now)
+static bool on_admit(void *ctx, uint64_t id, uint64_t now)
 {
 	struct hooks_seen *h = ctx;
 
 	(void)now;
 	assert_true(h->n_admitted < 4096);
 	h->admitted[h->n_admitted++] = id;
+	return id != GONE_ID;
 }
 
 static void on_reject(void *ctx, uint64_t id, uint64_t now)
@@ -287,7 +293,7 @@ static void test_return_tokens(void **state)
 	assert_int_equal(sl_policies_configure(ps, cfg, T0), 0);
 	for (int k = 0; k < 3; k++)
 		assert_int_equal(sl_policies_arrive(ps, 0, 1, (uint64_t)k + 1, T0), SL_LS_ADMITTED);
-	sl_policies_return(ps, 0, 1, T0);
+	sl_policies_return(ps, 0, 1, false, T0);
 	j = dump(ps, T0);
 	w = workload(policy0(j), "gold");
 	assert_int_equal(json_integer_value(json_object_get(w, "admitted")), 3);
@@ -419,6 +425,107 @@ static void test_external_socket(void **state)
 	rmdir(dir);
 }
 
+/* sluice's own mode over a gate (sl_pol_gate's memory, as the daemon
+ * maps it): slots are taken and given back exactly, a deferral waits when
+ * none is free and is admitted on the close that frees one, a reload that
+ * keeps the policy keeps the gate's count, the default mode is sluice. */
+#define LIMIT_YAML(max)                                                              \
+	"apiVersion: sluice/v1\nkind: AverageLatencySchedulingPolicy\nmetadata: {name: svc}\n" \
+	"spec:\n  adaptive: {max_in_flight: " max "}\n"                               \
+	"  load_scheduling_core:\n    aimd_load_scheduler:\n      load_scheduler:\n" \
+	"        selectors: [{label_matcher: {match_labels: {dst.port: \"8080\"}}}]\n"
+
+static int64_t credit(const struct sl_dataplane *dp)
+{
+	return dp->gates[0].credit_mtok / SLUICE_MTOK;
+}
+
+static void test_limit_mode_slots(void **state)
+{
+	struct sluice_policy_gate gates[SLUICE_MAX_POLICIES] = {{0}};
+	struct sl_dataplane dp = {.gates = gates};
+	struct sl_config *cfg = load(LIMIT_YAML("100")), *cfg2 = load(LIMIT_YAML("100"));
+	struct hooks_seen seen = {0};
+	struct sl_policy_hooks hooks = {.admit = on_admit, .reject = on_reject, .ctx = &seen};
+	struct sl_policies *ps;
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(cfg->policies[0].mode, SL_POLICY_SLUICE);
+	assert_int_equal(sl_policies_create(&ps, &dp, &hooks), 0);
+	assert_int_equal(sl_policies_configure(ps, cfg, T0), 0);
+	assert_true(sl_policies_take_slots(ps, 0));
+	/* Pass-through: a limit no load reaches, in LIMIT mode, all free. */
+	assert_int_equal(gates[0].mode, SLUICE_POLICY_LIMIT);
+	assert_int_equal(credit(&dp), (int64_t)(1u << 24));
+	/* The data path took all but one slot; the daemon takes the last. */
+	gates[0].credit_mtok = SLUICE_MTOK;
+	assert_int_equal(sl_policies_arrive(ps, 0, SLUICE_NONE16, 1, T0), SL_LS_ADMITTED);
+	assert_int_equal(credit(&dp), 0);
+	/* None left: the next two wait, and the data path is told. */
+	assert_int_equal(sl_policies_arrive(ps, 0, SLUICE_NONE16, 2, T0), SL_LS_QUEUED);
+	assert_int_equal(sl_policies_arrive(ps, 0, SLUICE_NONE16, 3, T0), SL_LS_QUEUED);
+	assert_int_equal(gates[0].waiting, 2);
+	/* A connection closes (the data path gives its slot back): the first
+	 * in line gets it, at once. */
+	gates[0].credit_mtok += SLUICE_MTOK;
+	sl_policies_on_close(ps, 0, SLUICE_NONE16, 50 * MSEC, 0, T0 + 50 * MSEC);
+	assert_int_equal(seen.n_admitted, 1);
+	assert_int_equal(seen.admitted[0], 2);
+	assert_int_equal(credit(&dp), 0);
+	assert_int_equal(gates[0].waiting, 1);
+	/* The level refused it after all: its slot comes back. */
+	sl_policies_return(ps, 0, SLUICE_NONE16, true, T0 + 60 * MSEC);
+	assert_int_equal(credit(&dp), 1);
+	sl_policies_tick(ps, T0 + 100 * MSEC);
+	assert_int_equal(seen.n_admitted, 2);
+	assert_int_equal(seen.admitted[1], 3);
+	/* A flow gone by its turn: the slot taken for it comes back. */
+	assert_int_equal(sl_policies_arrive(ps, 0, SLUICE_NONE16, GONE_ID, T0 + 110 * MSEC), SL_LS_QUEUED);
+	gates[0].credit_mtok += SLUICE_MTOK;
+	sl_policies_tick(ps, T0 + 120 * MSEC);
+	assert_int_equal(seen.n_admitted, 3);
+	assert_int_equal(credit(&dp), 1);
+	/* A reload that keeps the policy keeps the gate: the connections in
+	 * flight still hold their slots of it. */
+	gates[0].credit_mtok = 5 * SLUICE_MTOK;
+	assert_int_equal(sl_policies_configure(ps, cfg2, T0 + 200 * MSEC), 0);
+	assert_int_equal(credit(&dp), 5);
+	assert_int_equal(gates[0].mode, SLUICE_POLICY_LIMIT);
+	j = dump(ps, T0 + 200 * MSEC);
+	assert_string_equal(json_string_value(json_object_get(policy0(j), "mode")), "sluice");
+	assert_true(json_is_true(json_object_get(policy0(j), "pass_through")));
+	assert_int_equal(json_integer_value(json_object_get(policy0(j), "waiting")), 0);
+	json_decref(j);
+	sl_policies_free(ps);
+	sl_config_free(cfg);
+	sl_config_free(cfg2);
+}
+
+/* A policy on another signal, without a mode, runs Aperture's; one that
+ * names sluice with it is refused. */
+static void test_mode_defaults(void **state)
+{
+	static const char srtt[] =
+		"apiVersion: sluice/v1\nkind: AverageLatencySchedulingPolicy\nmetadata: {name: p}\n"
+		"spec:\n  signal: {type: srtt}\n  load_scheduling_core:\n    aimd_load_scheduler:\n"
+		"      load_scheduler:\n        selectors: [{}]\n";
+	static const char bad[] =
+		"apiVersion: sluice/v1\nkind: AverageLatencySchedulingPolicy\nmetadata: {name: p}\n"
+		"spec:\n  mode: sluice\n  signal: {type: srtt}\n  load_scheduling_core:\n"
+		"    aimd_load_scheduler:\n      load_scheduler:\n        selectors: [{}]\n";
+	struct sl_diags d = SL_DIAGS_INIT;
+	struct sl_config *cfg = load(srtt), *c2 = NULL;
+
+	(void)state;
+	assert_int_equal(cfg->policies[0].mode, SL_POLICY_APERTURE);
+	assert_int_not_equal(sl_config_load_buffer("t.yaml", bad, strlen(bad), &c2, &d), 0);
+	assert_non_null(strstr(d.items[0].message, "signal.type must be duration"));
+	assert_string_equal(d.items[0].path, "spec.signal.type");
+	sl_diags_free(&d);
+	sl_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -426,6 +533,8 @@ int main(void)
 		cmocka_unit_test(test_reload_keeps_or_replaces),
 		cmocka_unit_test(test_return_tokens),
 		cmocka_unit_test(test_external_socket),
+		cmocka_unit_test(test_limit_mode_slots),
+		cmocka_unit_test(test_mode_defaults),
 	};
 
 	sl_log_init("test_policy_rt", SL_LOG_ERROR);

@@ -1,0 +1,152 @@
+/* engine/slot_sched.c: fair shares by priority over slots, time-outs, the bound. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "engine/slot_sched.h"
+
+struct log {
+	uint64_t admitted[256], rejected[256];
+	size_t n_admitted, n_rejected;
+	int slots; /* free slots take() hands out */
+};
+
+static void on_admit(void *ctx, uint64_t id, uint64_t now)
+{
+	struct log *l = ctx;
+
+	(void)now;
+	l->admitted[l->n_admitted++ % 256] = id;
+}
+
+static void on_reject(void *ctx, uint64_t id, uint64_t now)
+{
+	struct log *l = ctx;
+
+	(void)now;
+	l->rejected[l->n_rejected++ % 256] = id;
+}
+
+static bool take(void *ctx)
+{
+	struct log *l = ctx;
+
+	if (l->slots <= 0)
+		return false;
+	l->slots--;
+	return true;
+}
+
+/* Two backlogged workloads, priorities 4 and 1: of 50 slots, 40 and 10. */
+static void test_shares_follow_priority(void **state)
+{
+	struct sl_ss_workload w[2] = {{4, UINT64_MAX}, {1, UINT64_MAX}};
+	struct log l = {0};
+	struct sl_ss *ss;
+	unsigned gold = 0;
+
+	(void)state;
+	assert_int_equal(sl_ss_create(&ss, w, 2, 1000, on_admit, on_reject, &l), 0);
+	for (uint64_t i = 0; i < 100; i++) {
+		assert_int_equal(sl_ss_enqueue(ss, 0, i, 0), 0);        /* ids 0..99: gold */
+		assert_int_equal(sl_ss_enqueue(ss, 0, 1000 + i, 1), 0); /* 1000..: bulk */
+	}
+	l.slots = 50;
+	assert_int_equal(sl_ss_run(ss, 1, take, &l), 50);
+	for (size_t i = 0; i < l.n_admitted; i++)
+		gold += l.admitted[i] < 1000;
+	assert_int_equal(gold, 40);
+	assert_int_equal(sl_ss_waiting(ss), 150);
+	/* FIFO within a workload. */
+	assert_int_equal(l.admitted[0], 0);
+	assert_int_equal(sl_ss_waiting_in(ss, 0), 60);
+	sl_ss_free(ss);
+}
+
+/* A workload that was idle does not get credit for its idleness: it
+ * starts at the virtual time, not at 0. */
+static void test_idle_workload_no_burst(void **state)
+{
+	struct sl_ss_workload w[2] = {{1, UINT64_MAX}, {1, UINT64_MAX}};
+	struct log l = {0};
+	struct sl_ss *ss;
+	unsigned late = 0;
+
+	(void)state;
+	assert_int_equal(sl_ss_create(&ss, w, 2, 1000, on_admit, on_reject, &l), 0);
+	for (uint64_t i = 0; i < 100; i++)
+		assert_int_equal(sl_ss_enqueue(ss, 0, i, 0), 0);
+	l.slots = 60;
+	assert_int_equal(sl_ss_run(ss, 1, take, &l), 60);
+	for (uint64_t i = 0; i < 40; i++)
+		assert_int_equal(sl_ss_enqueue(ss, 2, 1000 + i, 1), 0);
+	l.n_admitted = 0;
+	l.slots = 20;
+	assert_int_equal(sl_ss_run(ss, 3, take, &l), 20);
+	for (size_t i = 0; i < l.n_admitted; i++)
+		late += l.admitted[i] >= 1000;
+	assert_int_equal(late, 10); /* half, not all 20 */
+	sl_ss_free(ss);
+}
+
+static void test_timeouts_and_bound(void **state)
+{
+	struct sl_ss_workload w[2] = {{1, 100}, {1, UINT64_MAX}};
+	struct log l = {0};
+	struct sl_ss *ss;
+
+	(void)state;
+	assert_int_equal(sl_ss_create(&ss, w, 2, 3, on_admit, on_reject, &l), 0);
+	assert_int_equal(sl_ss_enqueue(ss, 0, 1, 0), 0);
+	assert_int_equal(sl_ss_enqueue(ss, 50, 2, 0), 0);
+	assert_int_equal(sl_ss_enqueue(ss, 50, 3, 1), 0);
+	assert_int_equal(sl_ss_enqueue(ss, 50, 4, 1), -ENOSPC); /* the bound */
+	{
+		struct sl_ss_stats st;
+
+		sl_ss_stats(ss, 1, &st);
+		assert_int_equal(st.refused, 1);
+	}
+	assert_int_equal(sl_ss_run(ss, 120, take, &l), 0); /* no slot */
+	assert_int_equal(l.n_rejected, 1);
+	assert_int_equal(l.rejected[0], 1);                  /* 0 + 100 <= 120 */
+	assert_int_equal(sl_ss_cancel(ss, 3), 0);
+	assert_int_equal(sl_ss_cancel(ss, 3), -ENOENT);
+	l.slots = 5;
+	assert_int_equal(sl_ss_run(ss, 140, take, &l), 1);
+	assert_int_equal(l.admitted[0], 2);
+	assert_int_equal(sl_ss_waiting(ss), 0);
+	assert_int_equal(l.slots, 4);                        /* only what it used */
+	sl_ss_free(ss);
+}
+
+static void test_rejects_bad_parameters(void **state)
+{
+	struct sl_ss_workload w[1] = {{0, UINT64_MAX}};
+	struct sl_ss *ss;
+
+	(void)state;
+	assert_int_equal(sl_ss_create(&ss, w, 1, 10, NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(sl_ss_create(&ss, w, 0, 10, NULL, NULL, NULL), -EINVAL);
+	w[0].priority = 1;
+	assert_int_equal(sl_ss_create(&ss, w, 1, 10, NULL, NULL, NULL), 0);
+	assert_int_equal(sl_ss_enqueue(ss, 0, 1, 1), -EINVAL);
+	sl_ss_free(ss); /* frees what waits */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shares_follow_priority),
+		cmocka_unit_test(test_idle_workload_no_burst),
+		cmocka_unit_test(test_timeouts_and_bound),
+		cmocka_unit_test(test_rejects_bad_parameters),
+	};
+
+	return cmocka_run_group_tests_name("slot_sched", tests, NULL, NULL);
+}

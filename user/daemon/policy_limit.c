@@ -1,0 +1,292 @@
+#include "daemon/policy_limit.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataplane/policy_gate.h"
+#include "engine/loadsched.h"
+#include "lib/json_out.h"
+#include "lib/log.h"
+#include "lib/syn_retransmit.h"
+#include "sluice_abi.h"
+
+void sl_plimit_params(const struct sl_policy_cfg *pc, struct sl_sg_params *sg,
+		      struct sl_ss_workload *w, size_t *n_w)
+{
+	sl_sg_params_default(sg, pc->max_in_flight);
+	sg->min_limit = pc->min_in_flight;
+	sg->tolerance = fmin(10.0, fmax(1.0, pc->tolerance));
+	*n_w = pc->n_workloads + 1;
+	for (size_t i = 0; i <= pc->n_workloads; i++) {
+		const struct sl_workload_params *wp = i < pc->n_workloads ? &pc->workloads[i].params
+									  : &pc->default_params;
+
+		w[i].priority = wp->priority > 0 ? wp->priority : 1;
+		/* A client retries its SYN for about SL_SYN_CLIENT_DEADLINE_NS:
+		 * waiting longer serves nobody. */
+		w[i].queue_timeout_ns = wp->queue_timeout_set && wp->queue_timeout_ns < SL_SYN_CLIENT_DEADLINE_NS
+						? wp->queue_timeout_ns : SL_SYN_CLIENT_DEADLINE_NS;
+	}
+}
+
+/* The scheduler admitted a flow with a slot taken for it: the slot goes
+ * back when the flow is gone. */
+static void on_admit(void *ctx, uint64_t id, uint64_t now)
+{
+	struct sl_plimit *pl = ctx;
+
+	if (!pl->admit(pl->ctx, id, now) && !pl->releasing)
+		sl_gate_give_slot(pl->dp, pl->index);
+}
+
+static void on_reject(void *ctx, uint64_t id, uint64_t now)
+{
+	struct sl_plimit *pl = ctx;
+
+	if (pl->reject)
+		pl->reject(pl->ctx, id, now);
+}
+
+int sl_plimit_create(struct sl_plimit **out, const struct sl_policy_cfg *pc, struct sl_dataplane *dp,
+		     sl_plimit_admit_fn admit, sl_ss_fn reject, void *ctx, uint64_t now)
+{
+	struct sl_ss_workload w[SLUICE_WL_SLOTS];
+	struct sl_sg_params sp;
+	struct sl_plimit *pl;
+	char why[128];
+	size_t n;
+	int err;
+
+	sl_plimit_params(pc, &sp, w, &n);
+	if (sl_sg_params_check(&sp, why, sizeof(why))) {
+		pr_err("policy %s: adaptive limit: %s", pc->name, why);
+		return -EINVAL;
+	}
+	pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		return -ENOMEM;
+	snprintf(pl->name, sizeof(pl->name), "%s", pc->name);
+	pl->dp = dp;
+	pl->admit = admit;
+	pl->reject = reject;
+	pl->ctx = ctx;
+	sl_sg_init(&pl->sg, &sp, now);
+	err = sl_ss_create(&pl->ss, w, n, SL_PLIMIT_MAX_WAITING, on_admit, on_reject, pl);
+	if (err) {
+		free(pl);
+		return err;
+	}
+	*out = pl;
+	return 0;
+}
+
+/* Field by field: the structs have padding. */
+static bool same_params(const struct sl_sg_params *a, const struct sl_sg_params *b)
+{
+	return a->tolerance == b->tolerance && a->min_limit == b->min_limit &&
+	       a->max_limit == b->max_limit && a->min_gradient == b->min_gradient &&
+	       a->max_increase == b->max_increase && a->min_samples == b->min_samples &&
+	       a->window_min_ns == b->window_min_ns && a->window_max_ns == b->window_max_ns &&
+	       a->baseline_ns == b->baseline_ns && a->probe_ns == b->probe_ns &&
+	       a->release_ns == b->release_ns;
+}
+
+bool sl_plimit_same(const struct sl_plimit *pl, const struct sl_policy_cfg *pc)
+{
+	struct sl_ss_workload w[SLUICE_WL_SLOTS];
+	struct sl_sg_params sp;
+	size_t n;
+
+	sl_plimit_params(pc, &sp, w, &n);
+	return same_params(&sp, &pl->sg.p) && sl_ss_same(pl->ss, w, n);
+}
+
+static int64_t free_slots_mtok(const struct sl_plimit *pl)
+{
+	struct sl_gate_view gv;
+
+	return sl_gate_read(pl->dp, pl->index, &gv) ? 0 : gv.credit_mtok;
+}
+
+uint64_t sl_plimit_in_flight(const struct sl_plimit *pl)
+{
+	int64_t used = (int64_t)pl->applied - free_slots_mtok(pl) / SLUICE_MTOK;
+
+	return used > 0 ? (uint64_t)used : 0;
+}
+
+uint32_t sl_plimit_limit(const struct sl_plimit *pl)
+{
+	return sl_sg_limit(&pl->sg);
+}
+
+static uint64_t wanted(const struct sl_plimit *pl)
+{
+	uint32_t l = sl_sg_limit(&pl->sg);
+
+	return l == UINT32_MAX ? SL_PLIMIT_PASS : l;
+}
+
+void sl_plimit_start(struct sl_plimit *pl, unsigned index, bool fresh_gate)
+{
+	pl->index = index;
+	if (fresh_gate) {
+		/* An open gate's credit is 0 and nothing in flight holds a
+		 * slot of it: the whole limit is free. */
+		pl->applied = wanted(pl);
+		sl_gate_limit(pl->dp, index, sl_ss_waiting(pl->ss), (int64_t)pl->applied * SLUICE_MTOK);
+	} else {
+		sl_gate_limit(pl->dp, index, sl_ss_waiting(pl->ss), 0);
+	}
+}
+
+void sl_plimit_free(struct sl_plimit *pl)
+{
+	if (!pl)
+		return;
+	sl_ss_free(pl->ss);
+	free(pl);
+}
+
+static bool take_any(void *ctx)
+{
+	(void)ctx;
+	return true;
+}
+
+void sl_plimit_release_all(struct sl_plimit *pl, uint64_t now)
+{
+	pl->releasing = true;
+	sl_ss_run(pl->ss, now, take_any, NULL);
+	pl->releasing = false;
+}
+
+static bool take_slot(void *ctx)
+{
+	struct sl_plimit *pl = ctx;
+
+	return sl_gate_take_slot(pl->dp, pl->index);
+}
+
+/* Free slots to the waiting, in fair order; then tell the data path how
+ * many still wait (a SYN defers while any do). */
+static void dispatch(struct sl_plimit *pl, uint64_t now)
+{
+	sl_ss_run(pl->ss, now, take_slot, pl);
+	sl_gate_limit(pl->dp, pl->index, sl_ss_waiting(pl->ss), 0);
+}
+
+int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned workload)
+{
+	/* The default workload (SLUICE_NONE16) is the scheduler's last. */
+	unsigned last = (unsigned)sl_ss_workloads(pl->ss) - 1;
+	unsigned w = workload < last ? workload : last;
+	int err;
+
+	if (!sl_ss_waiting(pl->ss) && sl_gate_take_slot(pl->dp, pl->index))
+		return SL_LS_ADMITTED;
+	err = sl_ss_enqueue(pl->ss, now, id, w);
+	if (err == -ENOSPC)
+		return SL_LS_REJECTED;
+	if (err)
+		return err;
+	sl_gate_limit(pl->dp, pl->index, sl_ss_waiting(pl->ss), 0);
+	return SL_LS_QUEUED;
+}
+
+void sl_plimit_complete(struct sl_plimit *pl, uint64_t now, uint64_t duration_ns)
+{
+	sl_sg_complete(&pl->sg, now > duration_ns ? now - duration_ns : 0, duration_ns);
+	if (sl_ss_waiting(pl->ss))
+		dispatch(pl, now); /* its slot is free now */
+}
+
+void sl_plimit_tick(struct sl_plimit *pl, uint64_t now)
+{
+	uint64_t in_flight = sl_plimit_in_flight(pl), want;
+	size_t waiting = sl_ss_waiting(pl->ss);
+	uint32_t before = sl_sg_limit(&pl->sg);
+	struct sl_sg_decision d;
+
+	if (sl_sg_step(&pl->sg, now, in_flight > UINT32_MAX ? UINT32_MAX : (uint32_t)in_flight,
+		       waiting > UINT32_MAX ? UINT32_MAX : (uint32_t)waiting, &d)) {
+		pl->decisions[d.reason]++;
+		pl->last = d;
+		pl->have_last = true;
+		if (sl_sg_limit(&pl->sg) != before)
+			pr_info("event=limit_in_flight policy=%s from=%s%u to=%s%u reason=%s signal_ms=%.1f "
+				"target_ms=%.1f baseline_ms=%.1f in_flight=%.0f throughput=%.1f",
+				pl->name, before == UINT32_MAX ? "pass-through:" : "",
+				before == UINT32_MAX ? 0 : before,
+				sl_sg_limit(&pl->sg) == UINT32_MAX ? "pass-through:" : "",
+				sl_sg_limit(&pl->sg) == UINT32_MAX ? 0 : sl_sg_limit(&pl->sg),
+				sl_sg_reason_names[d.reason], d.signal_ms, d.target_ms, d.baseline_ms,
+				d.in_flight, d.throughput);
+	}
+	/* The limit moves by the difference: under a cut the credit goes
+	 * negative and nothing is admitted until enough connections close. */
+	want = wanted(pl);
+	if (want != pl->applied) {
+		sl_gate_limit(pl->dp, pl->index, waiting, ((int64_t)want - (int64_t)pl->applied) * SLUICE_MTOK);
+		pl->applied = want;
+	}
+	dispatch(pl, now);
+}
+
+void sl_plimit_dump(const struct sl_plimit *pl, const struct sl_policy_cfg *pc, struct json_out *jo)
+{
+	uint32_t limit = sl_sg_limit(&pl->sg);
+
+	jo_str(jo, "mode", "sluice");
+	jo_bool(jo, "pass_through", limit == UINT32_MAX);
+	if (limit == UINT32_MAX)
+		jo_null(jo, "limit");
+	else
+		jo_u64(jo, "limit", limit);
+	jo_u64(jo, "in_flight", sl_plimit_in_flight(pl));
+	jo_u64(jo, "waiting", sl_ss_waiting(pl->ss));
+	jo_u64(jo, "max_in_flight", pc->max_in_flight);
+	if (pl->have_last) {
+		const struct sl_sg_decision *d = &pl->last;
+
+		jo_str(jo, "reason", sl_sg_reason_names[d->reason]);
+		jo_double(jo, "signal_ms", d->signal_ms);
+		jo_double(jo, "fresh_ms", d->fresh_ms);
+		jo_double(jo, "little_ms", d->little_ms);
+		jo_double(jo, "baseline_ms", d->baseline_ms);
+		jo_double(jo, "target_ms", d->target_ms);
+		jo_double(jo, "throughput", d->throughput);
+		jo_double(jo, "gradient", d->gradient);
+		jo_u64(jo, "limit_before", d->limit_before);
+		jo_u64(jo, "limit_after", d->limit_after);
+	} else {
+		jo_str(jo, "reason", sl_sg_reason_names[SL_SG_NO_BASELINE]);
+	}
+	jo_obj_begin(jo, "decisions");
+	for (unsigned r = 0; r <= SL_SG_PASS_THROUGH; r++)
+		jo_u64(jo, sl_sg_reason_names[r], pl->decisions[r]);
+	jo_obj_end(jo);
+	jo_arr_begin(jo, "workloads");
+	for (size_t w = 0; w < sl_ss_workloads(pl->ss); w++) {
+		struct sl_ss_stats st;
+		bool dflt = w + 1 == sl_ss_workloads(pl->ss);
+
+		sl_ss_stats(pl->ss, (unsigned)w, &st);
+		jo_obj_begin(jo, NULL);
+		if (dflt)
+			jo_str(jo, "name", "default");
+		else if (pc->workloads[w].name)
+			jo_str(jo, "name", pc->workloads[w].name);
+		else
+			jo_u64(jo, "name", w);
+		jo_double(jo, "priority", dflt ? pc->default_params.priority : pc->workloads[w].params.priority);
+		jo_u64(jo, "waiting", sl_ss_waiting_in(pl->ss, (unsigned)w));
+		jo_u64(jo, "admitted", st.admitted);
+		jo_u64(jo, "rejected", st.rejected);
+		jo_u64(jo, "refused", st.refused);
+		jo_obj_end(jo);
+	}
+	jo_arr_end(jo);
+}

@@ -1,0 +1,88 @@
+/*
+ * sluice's own adaptive mode of an AverageLatencySchedulingPolicy, the
+ * daemon's side (adapter): the gradient on a limit of connections in
+ * flight (engine/seat_gradient.h) and the fair queue of the connections
+ * the limit holds back (engine/slot_sched.h), over the data path's gate in
+ * LIMIT mode (sluice_abi.h "load-scheduler gate"):
+ *
+ *   every tick   the count in flight (limit - free slots) and the waiting
+ *                flows go to the controller; a decision moves the gate's
+ *                limit (the credit changes by the difference); time-outs
+ *                are rejected and free slots go to waiting flows in fair
+ *                order.
+ *   a deferral   a SYN the data path held back (no free slot, or flows
+ *                waiting) takes a slot at once if nobody waits, else waits.
+ *   a close      the controller gets its duration (with its admission
+ *                time, so only connections admitted since the last move
+ *                are judged), and a freed slot goes to the next in line.
+ */
+#ifndef SLUICE_POLICY_LIMIT_H
+#define SLUICE_POLICY_LIMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config/config.h"
+#include "engine/seat_gradient.h"
+#include "engine/slot_sched.h"
+
+struct sl_dataplane;
+struct json_out;
+
+/* The limit the gate holds in pass-through: one no load reaches, so the
+ * count in flight stays exact while nothing is limited. */
+#define SL_PLIMIT_PASS (1u << 24)
+/* Flows a policy may hold waiting (then the next is refused). */
+#define SL_PLIMIT_MAX_WAITING 16384
+
+/* admit: false when the flow is gone (its slot goes back). */
+typedef bool (*sl_plimit_admit_fn)(void *ctx, uint64_t id, uint64_t now);
+
+struct sl_plimit {
+	char name[SL_LEVEL_NAME_SIZE];
+	struct sl_dataplane *dp;
+	unsigned index;            /* the data path's gate */
+	struct sl_sg sg;
+	struct sl_ss *ss;
+	uint64_t applied;          /* the limit the gate's credit is built on */
+	uint64_t decisions[SL_SG_PASS_THROUGH + 1]; /* by reason */
+	sl_plimit_admit_fn admit;
+	sl_ss_fn reject;
+	void *ctx;
+	bool releasing;            /* admitting all without slots (the policy goes away) */
+	struct sl_sg_decision last;
+	bool have_last;
+};
+
+/* The policy's parameters for the controller and the scheduler. */
+void sl_plimit_params(const struct sl_policy_cfg *pc, struct sl_sg_params *sg,
+		      struct sl_ss_workload *w, size_t *n_w);
+/* 0, or a negative errno (logged).  The gate is set up by sl_plimit_start. */
+int sl_plimit_create(struct sl_plimit **out, const struct sl_policy_cfg *pc, struct sl_dataplane *dp,
+		     sl_plimit_admit_fn on_admit, sl_ss_fn on_reject, void *ctx, uint64_t now);
+/* Whether a record made for old can run pc (same controller and workload
+ * parameters). */
+bool sl_plimit_same(const struct sl_plimit *pl, const struct sl_policy_cfg *pc);
+/* Take the gate at index: fresh (its credit built from nothing in
+ * flight), or kept (a record that ran this very gate before a reload). */
+void sl_plimit_start(struct sl_plimit *pl, unsigned index, bool fresh_gate);
+/* Frees what waits without a callback (the caller admitted it first with
+ * sl_plimit_release_all if it wants). */
+void sl_plimit_free(struct sl_plimit *pl);
+/* Admit every waiting flow (fail-open when the policy goes away). */
+void sl_plimit_release_all(struct sl_plimit *pl, uint64_t now);
+
+/* SL_LS_ADMITTED (a slot taken), SL_LS_QUEUED or SL_LS_REJECTED (the
+ * queue is full); a negative errno. */
+int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned workload);
+void sl_plimit_complete(struct sl_plimit *pl, uint64_t now, uint64_t duration_ns);
+void sl_plimit_tick(struct sl_plimit *pl, uint64_t now);
+/* The count in flight now (from the gate). */
+uint64_t sl_plimit_in_flight(const struct sl_plimit *pl);
+/* The limit enforced now, UINT32_MAX in pass-through. */
+uint32_t sl_plimit_limit(const struct sl_plimit *pl);
+
+void sl_plimit_dump(const struct sl_plimit *pl, const struct sl_policy_cfg *pc, struct json_out *jo);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * The workload scheduler of sluice's own adaptive mode (pure): weighted
+ * fair queuing of deferred connections over the slots of an in-flight
+ * limit (engine/seat_gradient.h decides the limit).
+ *
+ * Aperture's scheduler orders flows by priority and meters them with a
+ * token bucket (a rate); here a flow needs one slot, and a slot frees when
+ * a connection closes.  Workloads are queued FIFO each; the next flow is
+ * the head with the lowest start tag (start-time fair queuing: a flow
+ * starts at max(virtual time, where its workload's last flow finishes) and
+ * finishes 1 / priority later; virtual time is the start of the flow last
+ * dispatched), so while the limit binds each
+ * workload with flows waiting gets slots in proportion to its priority:
+ * gold still gets its share while throttled.  A flow waits at most its
+ * workload's queue_timeout (then it is rejected), and at most max_waiting
+ * flows wait in all (the next is refused at once): memory is bounded
+ * whatever arrives.  No I/O, no clock reads.
+ */
+#ifndef SLUICE_SLOT_SCHED_H
+#define SLUICE_SLOT_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sl_ss_workload {
+	double priority;           /* > 0 */
+	uint64_t queue_timeout_ns; /* UINT64_MAX: until the caller cancels */
+};
+
+/* An admitted or rejected flow, with the time of the decision. */
+typedef void (*sl_ss_fn)(void *ctx, uint64_t id, uint64_t now);
+/* Take a slot for the next flow: true when one was free (and is taken). */
+typedef bool (*sl_ss_take_fn)(void *ctx);
+
+struct sl_ss;
+
+/* n workloads (the policy's, then its default one).  0, -EINVAL (no
+ * workload, a priority not > 0) or -ENOMEM. */
+int sl_ss_create(struct sl_ss **out, const struct sl_ss_workload *w, size_t n, size_t max_waiting,
+		 sl_ss_fn on_admit, sl_ss_fn on_reject, void *ctx);
+void sl_ss_free(struct sl_ss *ss);
+/* Queue a flow of workload w.  0; -ENOSPC when max_waiting flows wait
+ * (the caller refuses it); -EINVAL for a bad workload; -ENOMEM. */
+int sl_ss_enqueue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w);
+/* Drop a waiting flow without a callback.  0 or -ENOENT. */
+int sl_ss_cancel(struct sl_ss *ss, uint64_t id);
+/* Reject the flows whose queue_timeout passed (on_reject), then admit in
+ * fair order while take() gives slots (on_admit).  Returns how many were
+ * admitted. */
+size_t sl_ss_run(struct sl_ss *ss, uint64_t now, sl_ss_take_fn take, void *take_ctx);
+size_t sl_ss_waiting(const struct sl_ss *ss);
+size_t sl_ss_workloads(const struct sl_ss *ss);
+/* Whether it was made with these workloads. */
+bool sl_ss_same(const struct sl_ss *ss, const struct sl_ss_workload *w, size_t n);
+size_t sl_ss_waiting_in(const struct sl_ss *ss, unsigned w);
+
+struct sl_ss_stats {
+	uint64_t admitted, rejected, refused; /* cumulative: dispatched, timed out, full */
+};
+void sl_ss_stats(const struct sl_ss *ss, unsigned w, struct sl_ss_stats *out);
+
+#endif
