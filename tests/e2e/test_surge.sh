@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 16's proof, end to end: a CPU-bound (processor-sharing) service of
 # 160 requests/s (tests/lab/lab_ps: 8 cores modelled, 50 ms of work each),
-# 15 s at half its capacity, then 30 s at 3x, then light load, behind a
+# 12 s at half its capacity, then 24 s at 3x, then light load, behind a
 # policy in sluice's own mode.  In the steady surge the service completes
 # at least 70 % of its capacity with a median time in service within 3x
 # the unloaded one; after the surge it is back to pass-through within 60 s.
@@ -12,7 +12,7 @@ e2e_init "$@"
 LAB_PS=$B/lab_ps
 STATS=$E2E_TMP/ps.stats
 "$LAB_PS" --listen :: --port 8080 --cores 8 --work-ms 50 --max-conns 30000 --duration 240 \
-	--stats "$STATS" --ready-file "$E2E_TMP/ps.ready" &
+	--stats "$STATS" --conns "$E2E_TMP/conns.csv" --ready-file "$E2E_TMP/ps.ready" &
 E2E_PIDS+=($!)
 for _ in $(seq 50); do [ -e "$E2E_TMP/ps.ready" ] && break; sleep 0.1; done
 check "the processor-sharing service listens" test -e "$E2E_TMP/ps.ready"
@@ -21,16 +21,16 @@ ok "sluiced starts with a policy in its default mode"
 ctl() { "$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json; }
 check "the policy runs sluice's own mode" bash -c '"$1" controller --socket "$2" --json | jq -e ".policies[0].mode == \"sluice\""' _ "$SLUICECTL" "$E2E_TMP/ctl.sock"
 
-# Phase 1, 15 s at half capacity: the baseline.  Phase 2 starts 15 s in.
+# Phase 1, 12 s at half capacity: the baseline.  Phase 2 starts 12 s in.
 t0=$(date +%s)
-load --connect $SRV4 --port 8080 --rate 80 --count 1200 --duration 16 --timeout 20 >"$E2E_TMP/p1.json" &
+load --connect $SRV4 --port 8080 --rate 80 --count 960 --duration 13 --timeout 20 >"$E2E_TMP/p1.json" &
 p1=$!
-sleep 15
+sleep 12
 sec_surge=$(( $(date +%s) - t0 ))
-load --connect $SRV4 --port 8080 --rate 480 --count 14400 --duration 31 --timeout 20 >"$E2E_TMP/p2.json" &
+load --connect $SRV4 --port 8080 --rate 480 --count 11520 --duration 25 --timeout 20 >"$E2E_TMP/p2.json" &
 p2=$!
 # The controller while the surge runs (every 2 s).
-for _ in $(seq 15); do ctl | jq -c '.policies[0] | {reason, limit, in_flight, waiting, signal_ms, target_ms}' >>"$E2E_TMP/ctl.log"; sleep 2; done
+for _ in $(seq 12); do ctl | jq -c '.policies[0] | {reason, limit, in_flight, waiting, signal_ms, target_ms}' >>"$E2E_TMP/ctl.log"; sleep 2; done
 sec_end=$(( $(date +%s) - t0 ))
 # Phase 3: light load while the backlog drains; pass-through within 60 s.
 load --connect $SRV4 --port 8080 --rate 20 --count 1400 --duration 70 --timeout 20 >"$E2E_TMP/p3.json" &
@@ -45,12 +45,12 @@ kill $p3 2>/dev/null; wait $p3 2>/dev/null
 sed 's/^/# controller: /' "$E2E_TMP/ctl.log"
 grep -E "event=limit_in_flight" "$E2E_TMP/sluiced.log" | head -12 | sed 's/^/# /'
 
-# Unloaded: the baseline phase's median; surge: its seconds 5..30.
+# Unloaded: the baseline phase's median; surge: its seconds 5..24.
 # median VALUES...: the median of the numbers on stdin.
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 base_med=$(awk -v a=3 -v b="$sec_surge" '$1 >= a && $1 < b && $2 > 0 { print $3 }' "$STATS" | median)
-rate=$(awk -v a=$((sec_surge + 5)) -v b=$((sec_surge + 30)) '$1 >= a && $1 < b { n++; c += $2 } END { printf "%.1f\n", n ? c / n : 0 }' "$STATS")
-med=$(awk -v a=$((sec_surge + 5)) -v b=$((sec_surge + 30)) '$1 >= a && $1 < b && $2 > 0 { print $3 }' "$STATS" | median)
+rate=$(awk -v a=$((sec_surge + 5)) -v b=$((sec_surge + 24)) '$1 >= a && $1 < b { n++; c += $2 } END { printf "%.1f\n", n ? c / n : 0 }' "$STATS")
+med=$(awk -v a=$((sec_surge + 5)) -v b=$((sec_surge + 24)) '$1 >= a && $1 < b && $2 > 0 { print $3 }' "$STATS" | median)
 diag "baseline median in service ${base_med} ms; steady surge: ${rate} completions/s, median ${med} ms; pass-through ${back} s after the surge"
 diag "clients: phase 1 $(jq -c '{ok, refused, timeout}' "$E2E_TMP/p1.json"), surge $(jq -c '{ok, refused, timeout}' "$E2E_TMP/p2.json")"
 check_num "unloaded, a request takes its work (median ${base_med} ms, 50..65)" "$base_med" -le 65
@@ -79,4 +79,13 @@ check "metrics: its limit decisions by reason, overload among them" \
 check "metrics: its limit and what is in flight" bash -c 'grep -q "^sluice_policy_in_flight_limit{policy=\"service\"}" <<<"$1" && grep -q "^sluice_policy_in_flight{policy=\"service\"}" <<<"$1"' _ "$m"
 check "promtool accepts the scrape" bash -c 'promtool check metrics <<<"$1"' _ "$m"
 check "clean stop" stop_daemon
+
+# The same controller offline over the service's own trace of connections.
+kill -TERM "${E2E_PIDS[0]}" 2>/dev/null; sleep 0.5
+"$SLUICECTL" replay -P "$CONFIGS/surge.yaml" -c "$E2E_TMP/conns.csv" --json >"$E2E_TMP/replay.json"
+check "sluicectl replay --connections runs sluice's controller over it" jq -e 'length > 0' "$E2E_TMP/replay.json"
+check "... and cuts for overload in the surge" jq -e --argjson a "$sec_surge" --argjson b "$((sec_surge + 24))" \
+	'[.[] | select(.reason == "overload" and .t_s >= $a - 2 and .t_s <= $b)] | length > 0' "$E2E_TMP/replay.json"
+check "... but not before it (the baseline phase is healthy)" jq -e --argjson a "$sec_surge" \
+	'[.[] | select(.reason == "overload" and .t_s < $a - 2)] | length == 0' "$E2E_TMP/replay.json"
 e2e_finish

@@ -14,6 +14,10 @@
  * request finishes when V has advanced by its work since it started.
  * Then it is answered "OK service_ms=<ms>\n" and closed.
  *
+ * --conns FILE gets a CSV row per completed request, admitted_s (its
+ * accept, seconds since start) and duration_ms (accept to close): the
+ * trace `sluicectl replay --connections` reads.
+ *
  * --stats FILE gets one line per second: the second (since start), the
  * completions in it, their median and 90th percentile time in service
  * (ms), and the requests in service at its end.  One thread, one epoll
@@ -55,6 +59,7 @@ struct conn {
 	bool in_service;
 	double start_v;       /* virtual time when its request was in */
 	double start_real;    /* real time, for the reported time in service */
+	double accepted;      /* real time of its accept */
 	unsigned got;         /* request bytes read */
 	int heap_at;          /* index in the finish heap, -1 when not in it */
 };
@@ -63,7 +68,7 @@ static struct {
 	const char *listen_addr;
 	long port, cores, max_conns;
 	double work_ms, duration_s;
-	const char *stats_path, *ready_file;
+	const char *stats_path, *ready_file, *conns_path;
 } opt = {.cores = 8, .work_ms = 50, .max_conns = 20000, .duration_s = 600};
 
 static struct conn *conns;       /* by fd */
@@ -143,7 +148,7 @@ static void heap_remove(size_t i)
 
 /* ---- per-second statistics ---------------------------------------------- */
 
-static FILE *stats;
+static FILE *stats, *conns_csv;
 static double stats_t0, samples[SAMPLES_MAX];
 static size_t n_samples;
 static long stats_sec;
@@ -206,6 +211,9 @@ static void finish(int ep, int fd, double t)
 		/* the client has gone: nothing to tell */
 	}
 	record(ms);
+	if (conns_csv)
+		fprintf(conns_csv, "%.6f,%.3f\n", conns[fd].accepted - stats_t0,
+			(t - conns[fd].accepted) * 1000.0);
 	drop(ep, fd);
 }
 
@@ -245,7 +253,7 @@ static void on_accept(int ep, int lfd)
 			close(fd);
 			continue;
 		}
-		conns[fd] = (struct conn){.fd = fd, .heap_at = -1};
+		conns[fd] = (struct conn){.fd = fd, .heap_at = -1, .accepted = now_s()};
 		ev.data.fd = fd;
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
@@ -259,13 +267,14 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: " PROG " --listen ADDR --port P [--cores C (default 8)] [--work-ms W (default 50)]\n"
 		"        [--max-conns N (default 20000)] [--duration S (default 600)] [--stats FILE]\n"
-		"        [--ready-file PATH]\n"
+		"        [--conns FILE] [--ready-file PATH]\n"
 		"\n"
 		"A CPU-bound service as processor sharing: each request (one line) needs W ms of\n"
 		"CPU and the C cores are shared equally among the requests in service, so above C\n"
 		"requests each takes W x N / C.  Capacity: C / W requests per second.  The reply is\n"
 		"\"OK service_ms=<ms>\\n\", then the connection is closed.  --stats writes one line a\n"
-		"second: second, completions, median and p90 time in service (ms), in service.\n");
+		"second: second, completions, median and p90 time in service (ms), in service.\n"
+		"--conns writes admitted_s,duration_ms per completed request (a replay trace).\n");
 }
 
 static void parse(int argc, char **argv)
@@ -275,6 +284,7 @@ static void parse(int argc, char **argv)
 		{"cores", required_argument, NULL, 'c'}, {"work-ms", required_argument, NULL, 'w'},
 		{"max-conns", required_argument, NULL, 'm'}, {"duration", required_argument, NULL, 'd'},
 		{"stats", required_argument, NULL, 's'}, {"ready-file", required_argument, NULL, 'r'},
+		{"conns", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -290,6 +300,7 @@ static void parse(int argc, char **argv)
 		case 'd': opt.duration_s = parse_double("duration", optarg, 0.1, 86400); break;
 		case 's': opt.stats_path = optarg; break;
 		case 'r': opt.ready_file = optarg; break;
+		case 'C': opt.conns_path = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage_error("unknown option '%s'", argv[optind - 1]);
 		}
@@ -345,6 +356,13 @@ int main(int argc, char **argv)
 		warn_errno(opt.stats_path);
 		return 1;
 	}
+	if (opt.conns_path) {
+		if (!(conns_csv = fopen(opt.conns_path, "w"))) {
+			warn_errno(opt.conns_path);
+			return 1;
+		}
+		fprintf(conns_csv, "admitted_s,duration_ms\n");
+	}
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ev.data.fd = lfd;
 	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev)) {
@@ -389,6 +407,8 @@ int main(int argc, char **argv)
 	stats_flush_until(now_s() + 1.0);
 	if (stats)
 		fclose(stats);
+	if (conns_csv)
+		fclose(conns_csv);
 	if (opt.ready_file)
 		unlink(opt.ready_file);
 	return 0;

