@@ -5,7 +5,8 @@
 # behind: nothing; an AverageLatencySchedulingPolicy in Aperture's mode
 # (AIMD, its defaults); the same policy in sluice's mode (the default); and
 # HAProxy with a fixed maxconn of 10 (what sluice's limit settles at: 1.25 x
-# 8 cores) and a 15 s queue, for reference.  Completions per second and the
+# 8 cores), a 15 s queue and 9,000 connections at most (the machine's
+# 20,000 descriptors), for reference.  Completions per second and the
 # median time in service, second by second: a table and a PNG (gnuplot).
 # Reports, asserts nothing; every load is bounded in count and time.
 #
@@ -16,6 +17,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$ROOT/build
 OUT=${1:-$ROOT/build/bench-surge}
 ARMS=${SURGE_ARMS:-none aperture sluice haproxy}
+RUN=${SURGE_RUN:-$ARMS} # the arms to run now (the others' results in OUT are reused)
 source "$ROOT/scripts/lab_private.sh"
 lab_private bench_surge "$@"
 mkdir -p "$OUT"
@@ -52,7 +54,7 @@ run() {
 	haproxy)
 		cat >"$TMP/haproxy.cfg" <<'CFG'
 global
-	maxconn 40000
+	maxconn 9000
 defaults
 	mode tcp
 	timeout connect 5s
@@ -61,35 +63,38 @@ defaults
 	timeout queue 15s
 frontend f
 	bind 198.18.0.1:8081
-	maxconn 40000
+	maxconn 9000
 	default_backend b
 backend b
 	server s 127.0.0.1:8080 maxconn 10
 CFG
-		ulimit -n 100000
 		haproxy -f "$TMP/haproxy.cfg" -db >"$OUT/haproxy.log" 2>&1 &
 		daemon=$!
 		PIDS+=($daemon)
 		sleep 0.5
+		kill -0 "$daemon" 2>/dev/null || { echo "bench_surge: haproxy did not start:" >&2; cat "$OUT/haproxy.log" >&2; exit 1; }
 		;;
 	esac
+	local loads=()
 	"${CLI[@]}" "$B/lab_load" --connect 198.18.0.1 --port "$port" --rate 80 --count 2000 --duration 25 \
 		--timeout 20 --json --quiet >"$OUT/$arm.p1.json" &
+	loads+=($!)
 	sleep 25
 	"${CLI[@]}" "$B/lab_load" --connect 198.18.0.1 --port "$port" --rate 480 --count 14400 --duration 30 \
 		--timeout 20 --json --quiet >"$OUT/$arm.p2.json" &
+	loads+=($!)
 	sleep 30
 	"${CLI[@]}" "$B/lab_load" --connect 198.18.0.1 --port "$port" --rate 80 --count 2400 --duration 30 \
 		--timeout 20 --json --quiet >"$OUT/$arm.p3.json" &
-	sleep 52
-	wait
+	loads+=($!)
+	wait "${loads[@]}" # each ends by its --duration + --timeout
 	[ -n "$daemon" ] && { kill "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null; }
 	kill "$ps" 2>/dev/null
 	wait "$ps" 2>/dev/null
 	sleep 1
 }
 
-for arm in $ARMS; do
+for arm in $RUN; do
 	echo "bench_surge: $arm (about 110 s)" >&2
 	run "$arm" "$([ "$arm" = haproxy ] && echo 8081 || echo 8080)"
 done
