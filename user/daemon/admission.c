@@ -419,7 +419,7 @@ void sl_adm_defer(struct sl_admission *adm, const struct sluice_defer_event *de,
 	}
 	/* Gate 1, the policy's load scheduler; gate 2 when it admits. */
 	p->state = SL_PENDING_POLICY;
-	switch (sl_policies_arrive(adm->policies, p->policy, p->workload, p->id, now)) {
+	switch (sl_policies_arrive_flow(adm->policies, p->policy, p->workload, p->id, p->flow_hash, now)) {
 	case SL_LS_ADMITTED:
 		policy_admitted(adm, p);
 		level_gate(adm, p, now);

@@ -178,7 +178,7 @@ static void dispatch(struct sl_plimit *pl, uint64_t now)
 	sl_gate_limit(pl->dp, pl->index, sl_ss_waiting(pl->ss), 0);
 }
 
-int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned workload)
+int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned workload, uint64_t flow)
 {
 	/* The default workload (SLUICE_NONE16) is the scheduler's last. */
 	unsigned last = (unsigned)sl_ss_workloads(pl->ss) - 1;
@@ -187,7 +187,7 @@ int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned w
 
 	if (!sl_ss_waiting(pl->ss) && sl_gate_take_slot(pl->dp, pl->index))
 		return SL_LS_ADMITTED;
-	err = sl_ss_enqueue(pl->ss, now, id, w);
+	err = sl_ss_enqueue(pl->ss, now, id, w, flow);
 	if (err == -ENOSPC)
 		return SL_LS_REJECTED;
 	if (err)

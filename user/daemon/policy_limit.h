@@ -75,7 +75,9 @@ void sl_plimit_release_all(struct sl_plimit *pl, uint64_t now);
 
 /* SL_LS_ADMITTED (a slot taken), SL_LS_QUEUED or SL_LS_REJECTED (the
  * queue is full); a negative errno. */
-int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned workload);
+/* flow: the connection's flow (APF's flow hash): flows of a workload wait
+ * in turn. */
+int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned workload, uint64_t flow);
 void sl_plimit_complete(struct sl_plimit *pl, uint64_t now, uint64_t duration_ns);
 void sl_plimit_tick(struct sl_plimit *pl, uint64_t now);
 /* The count in flight now (from the gate). */

@@ -496,11 +496,17 @@ int sl_policies_configure(struct sl_policies *ps, const struct sl_config *cfg, u
 int sl_policies_arrive(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t id,
 		       uint64_t now)
 {
+	return sl_policies_arrive_flow(ps, policy, workload, id, id, now);
+}
+
+int sl_policies_arrive_flow(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t id,
+			    uint64_t flow, uint64_t now)
+{
 	struct policy_rt *p;
 	int r;
 
 	if (policy < ps->n && ps->v[policy].lim)
-		return sl_plimit_arrive(ps->v[policy].lim, now, id, workload);
+		return sl_plimit_arrive(ps->v[policy].lim, now, id, workload, flow);
 	if (policy >= ps->n || !ps->v[policy].ls)
 		return -ENOENT;
 	p = &ps->v[policy];

@@ -75,6 +75,11 @@ size_t sl_policies_count(const struct sl_policies *ps);
  */
 int sl_policies_arrive(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t id,
 		       uint64_t now);
+/* The same with the connection's flow (APF's flow hash): in mode sluice
+ * the flows of a workload wait in turn (sl_policies_arrive: each
+ * connection its own flow).  Aperture's mode has no flows. */
+int sl_policies_arrive_flow(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t id,
+			    uint64_t flow, uint64_t now);
 /* The priority level refused a flow this policy admitted: its tokens go
  * back (Aperture workload-scheduler/scheduler.go), or with slot its slot of
  * the in-flight limit. */

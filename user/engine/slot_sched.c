@@ -8,18 +8,30 @@
 #include "lib/id_index.h"
 #include "lib/list.h"
 
-struct flow {
-	uint64_t id;       /* first: the index's key */
-	struct sl_link link;
-	unsigned w;
-	double start, finish; /* tags: start-time fair queuing */
+/* A waiting connection: in its workload's arrival order (for time-outs)
+ * and in its flow's FIFO. */
+struct req {
+	uint64_t id;          /* first: the id index's key */
+	struct sl_link by_arrival, in_flow;
+	struct subq *flow;
 	uint64_t deadline_ns;
+};
+
+/* One flow's waiting connections, in its workload's round robin while it
+ * has any. */
+struct subq {
+	uint64_t key;         /* first: the flow index's key (flow ^ workload) */
+	uint64_t flow;
+	unsigned w;
+	struct sl_list fifo;
+	struct sl_link rr;
 };
 
 struct wl {
 	struct sl_ss_workload p;
-	struct sl_list fifo;
-	double last_finish;
+	struct sl_list arrival;  /* every waiting request, oldest first */
+	struct sl_list rr;       /* flows with requests, in turn */
+	double last_finish;      /* start-time fair queuing between workloads */
 	struct sl_ss_stats st;
 };
 
@@ -27,10 +39,15 @@ struct sl_ss {
 	struct wl *w;
 	size_t n_w, max_waiting, waiting;
 	double vt;
-	struct sl_idx ids;
+	struct sl_idx ids, flows;
 	sl_ss_fn on_admit, on_reject;
 	void *ctx;
 };
+
+static uint64_t flow_key(uint64_t flow, unsigned w)
+{
+	return flow ^ ((uint64_t)(w + 1) * 0x9e3779b97f4a7c15ULL);
+}
 
 int sl_ss_create(struct sl_ss **out, const struct sl_ss_workload *w, size_t n, size_t max_waiting,
 		 sl_ss_fn on_admit, sl_ss_fn on_reject, void *ctx)
@@ -54,9 +71,27 @@ int sl_ss_create(struct sl_ss **out, const struct sl_ss_workload *w, size_t n, s
 	ss->on_admit = on_admit;
 	ss->on_reject = on_reject;
 	ss->ctx = ctx;
-	sl_idx_init(&ss->ids, offsetof(struct flow, id));
+	sl_idx_init(&ss->ids, offsetof(struct req, id));
+	sl_idx_init(&ss->flows, offsetof(struct subq, key));
 	*out = ss;
 	return 0;
+}
+
+/* Unlink a request; its flow goes when it is the last. */
+static void unlink_req(struct sl_ss *ss, struct req *r)
+{
+	struct subq *f = r->flow;
+	struct wl *q = &ss->w[f->w];
+
+	sl_list_remove(&q->arrival, &r->by_arrival);
+	sl_list_remove(&f->fifo, &r->in_flow);
+	sl_idx_del(&ss->ids, r);
+	ss->waiting--;
+	if (!f->fifo.n) {
+		sl_list_remove(&q->rr, &f->rr);
+		sl_idx_del(&ss->flows, f);
+		free(f);
+	}
 }
 
 void sl_ss_free(struct sl_ss *ss)
@@ -64,24 +99,36 @@ void sl_ss_free(struct sl_ss *ss)
 	if (!ss)
 		return;
 	for (size_t i = 0; i < ss->n_w; i++) {
-		struct sl_link *l = ss->w[i].fifo.head;
+		struct req *r;
 
-		while (l) {
-			struct sl_link *next = l->next;
-
-			free(sl_container_of(l, struct flow, link));
-			l = next;
+		while ((r = sl_list_entry(ss->w[i].arrival.head, struct req, by_arrival))) {
+			unlink_req(ss, r);
+			free(r);
 		}
 	}
 	sl_idx_free(&ss->ids);
+	sl_idx_free(&ss->flows);
 	free(ss->w);
 	free(ss);
 }
 
-int sl_ss_enqueue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w)
+static struct subq *find_flow(struct sl_ss *ss, uint64_t flow, unsigned w)
 {
+	uint64_t key = flow_key(flow, w);
+	struct subq *f;
+	size_t pos = 0;
+
+	while ((f = sl_idx_next(&ss->flows, key, &pos)))
+		if (f->flow == flow && f->w == w)
+			return f;
+	return NULL;
+}
+
+int sl_ss_enqueue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w, uint64_t flow)
+{
+	struct subq *f;
 	struct wl *q;
-	struct flow *f;
+	struct req *r;
 
 	if (w >= ss->n_w)
 		return -EINVAL;
@@ -90,89 +137,109 @@ int sl_ss_enqueue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w)
 		q->st.refused++;
 		return -ENOSPC;
 	}
-	if (sl_idx_reserve(&ss->ids, 1) || !(f = calloc(1, sizeof(*f))))
+	if (sl_idx_reserve(&ss->ids, 1) || sl_idx_reserve(&ss->flows, 1) ||
+	    !(r = calloc(1, sizeof(*r))))
 		return -ENOMEM;
-	f->id = id;
-	f->w = w;
-	/* Start-time fair queuing: a workload that was idle starts at the
-	 * virtual time, one with a backlog where its last flow finishes. */
-	f->start = fmax(ss->vt, q->last_finish);
-	f->finish = f->start + 1.0 / q->p.priority;
-	q->last_finish = f->finish;
-	f->deadline_ns = q->p.queue_timeout_ns == UINT64_MAX || now > UINT64_MAX - q->p.queue_timeout_ns
+	f = find_flow(ss, flow, w);
+	if (!f) {
+		if (!(f = calloc(1, sizeof(*f)))) {
+			free(r);
+			return -ENOMEM;
+		}
+		f->key = flow_key(flow, w);
+		f->flow = flow;
+		f->w = w;
+		sl_idx_put(&ss->flows, f);
+		sl_list_append(&q->rr, &f->rr);
+	}
+	r->id = id;
+	r->flow = f;
+	r->deadline_ns = q->p.queue_timeout_ns == UINT64_MAX || now > UINT64_MAX - q->p.queue_timeout_ns
 				 ? UINT64_MAX : now + q->p.queue_timeout_ns;
-	sl_list_append(&q->fifo, &f->link);
-	sl_idx_put(&ss->ids, f);
+	sl_list_append(&q->arrival, &r->by_arrival);
+	sl_list_append(&f->fifo, &r->in_flow);
+	sl_idx_put(&ss->ids, r);
 	ss->waiting++;
 	return 0;
 }
 
-static void unlink_flow(struct sl_ss *ss, struct flow *f)
-{
-	sl_list_remove(&ss->w[f->w].fifo, &f->link);
-	sl_idx_del(&ss->ids, f);
-	ss->waiting--;
-}
-
 int sl_ss_cancel(struct sl_ss *ss, uint64_t id)
 {
-	struct flow *f = sl_idx_find(&ss->ids, id);
+	struct req *r = sl_idx_find(&ss->ids, id);
 
-	if (!f)
+	if (!r)
 		return -ENOENT;
-	unlink_flow(ss, f);
-	free(f);
+	unlink_req(ss, r);
+	free(r);
 	return 0;
 }
 
-/* The workload whose head has the lowest start tag (ties: the lowest
- * finish, the higher priority), or NULL. */
-static struct wl *next_workload(struct sl_ss *ss)
+/* Start-time fair queuing between workloads, with tags taken at dispatch:
+ * a backlogged workload's next start is max(virtual time, where its last
+ * dispatch finished), and it finishes 1 / priority later.  The lowest
+ * start goes (ties: the lowest finish, the higher priority). */
+static struct wl *next_workload(struct sl_ss *ss, double *start)
 {
-	struct flow *best = NULL;
+	struct wl *best = NULL;
+	double best_s = INFINITY, best_f = INFINITY;
 
 	for (size_t i = 0; i < ss->n_w; i++) {
-		struct flow *h = sl_list_entry(ss->w[i].fifo.head, struct flow, link);
+		struct wl *q = &ss->w[i];
+		double s, f;
 
-		if (h && (!best || h->start < best->start ||
-			  (h->start == best->start && h->finish < best->finish)))
-			best = h;
+		if (!q->arrival.n)
+			continue;
+		s = fmax(ss->vt, q->last_finish);
+		f = s + 1.0 / q->p.priority;
+		if (s < best_s || (s == best_s && f < best_f)) {
+			best = q;
+			best_s = s;
+			best_f = f;
+		}
 	}
-	return best ? &ss->w[best->w] : NULL;
+	*start = best_s;
+	return best;
 }
 
 size_t sl_ss_run(struct sl_ss *ss, uint64_t now, sl_ss_take_fn take, void *take_ctx)
 {
 	size_t admitted = 0;
 
-	/* Each FIFO is in deadline order (one timeout per workload): only
-	 * heads can be due. */
+	/* One timeout per workload: its oldest request is the first due. */
 	for (size_t i = 0; i < ss->n_w; i++) {
 		struct wl *q = &ss->w[i];
-		struct flow *h;
+		struct req *r;
 
-		while ((h = sl_list_entry(q->fifo.head, struct flow, link)) && h->deadline_ns <= now) {
-			uint64_t id = h->id;
+		while ((r = sl_list_entry(q->arrival.head, struct req, by_arrival)) && r->deadline_ns <= now) {
+			uint64_t id = r->id;
 
-			unlink_flow(ss, h);
-			free(h);
+			unlink_req(ss, r);
+			free(r);
 			q->st.rejected++;
 			if (ss->on_reject)
 				ss->on_reject(ss->ctx, id, now);
 		}
 	}
 	for (;;) {
-		struct wl *q = next_workload(ss);
-		struct flow *h;
+		double start;
+		struct wl *q = next_workload(ss, &start);
+		struct subq *f;
+		struct req *r;
 		uint64_t id;
 
 		if (!q || !take(take_ctx))
 			break;
-		h = sl_list_entry(q->fifo.head, struct flow, link);
-		ss->vt = h->start;
-		id = h->id;
-		unlink_flow(ss, h);
-		free(h);
+		ss->vt = start;
+		q->last_finish = start + 1.0 / q->p.priority;
+		/* Round robin over the workload's flows: a flow's next waits
+		 * until every other flow of the workload had its turn. */
+		f = sl_list_entry(q->rr.head, struct subq, rr);
+		r = sl_list_entry(f->fifo.head, struct req, in_flow);
+		sl_list_remove(&q->rr, &f->rr);
+		sl_list_append(&q->rr, &f->rr);
+		id = r->id;
+		unlink_req(ss, r);
+		free(r);
 		q->st.admitted++;
 		admitted++;
 		if (ss->on_admit)
@@ -203,7 +270,7 @@ bool sl_ss_same(const struct sl_ss *ss, const struct sl_ss_workload *w, size_t n
 
 size_t sl_ss_waiting_in(const struct sl_ss *ss, unsigned w)
 {
-	return w < ss->n_w ? ss->w[w].fifo.n : 0;
+	return w < ss->n_w ? ss->w[w].arrival.n : 0;
 }
 
 void sl_ss_stats(const struct sl_ss *ss, unsigned w, struct sl_ss_stats *out)

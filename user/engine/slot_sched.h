@@ -3,15 +3,18 @@
  * fair queuing of deferred connections over the slots of an in-flight
  * limit (engine/seat_gradient.h decides the limit).
  *
- * Aperture's scheduler orders flows by priority and meters them with a
- * token bucket (a rate); here a flow needs one slot, and a slot frees when
- * a connection closes.  Workloads are queued FIFO each; the next flow is
- * the head with the lowest start tag (start-time fair queuing: a flow
- * starts at max(virtual time, where its workload's last flow finishes) and
- * finishes 1 / priority later; virtual time is the start of the flow last
- * dispatched), so while the limit binds each
- * workload with flows waiting gets slots in proportion to its priority:
- * gold still gets its share while throttled.  A flow waits at most its
+ * Aperture's scheduler orders requests by priority and meters them with a
+ * token bucket (a rate); here a connection needs one slot, and a slot
+ * frees when a connection closes.  Between workloads, start-time fair
+ * queuing: a backlogged workload's next dispatch starts at max(virtual
+ * time, where its last finished) and finishes 1 / priority later, the
+ * lowest start goes; so while the limit binds each workload with
+ * connections waiting gets slots in proportion to its priority: gold still
+ * gets its share while throttled.  Inside a workload, round robin over its
+ * flows (the caller's flow key: APF's flow hash, so per client by
+ * default): one heavy client's backlog does not stand in front of a light
+ * client's single connection, as it would not in the priority level's
+ * fair queues that come after.  A flow waits at most its
  * workload's queue_timeout (then it is rejected), and at most max_waiting
  * flows wait in all (the next is refused at once): memory is bounded
  * whatever arrives.  No I/O, no clock reads.
@@ -40,9 +43,10 @@ struct sl_ss;
 int sl_ss_create(struct sl_ss **out, const struct sl_ss_workload *w, size_t n, size_t max_waiting,
 		 sl_ss_fn on_admit, sl_ss_fn on_reject, void *ctx);
 void sl_ss_free(struct sl_ss *ss);
-/* Queue a flow of workload w.  0; -ENOSPC when max_waiting flows wait
- * (the caller refuses it); -EINVAL for a bad workload; -ENOMEM. */
-int sl_ss_enqueue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w);
+/* Queue a connection of workload w and flow `flow`.  0; -ENOSPC when
+ * max_waiting wait (the caller refuses it); -EINVAL for a bad workload;
+ * -ENOMEM. */
+int sl_ss_enqueue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w, uint64_t flow);
 /* Drop a waiting flow without a callback.  0 or -ENOENT. */
 int sl_ss_cancel(struct sl_ss *ss, uint64_t id);
 /* Reject the flows whose queue_timeout passed (on_reject), then admit in

@@ -53,8 +53,8 @@ static void test_shares_follow_priority(void **state)
 	(void)state;
 	assert_int_equal(sl_ss_create(&ss, w, 2, 1000, on_admit, on_reject, &l), 0);
 	for (uint64_t i = 0; i < 100; i++) {
-		assert_int_equal(sl_ss_enqueue(ss, 0, i, 0), 0);        /* ids 0..99: gold */
-		assert_int_equal(sl_ss_enqueue(ss, 0, 1000 + i, 1), 0); /* 1000..: bulk */
+		assert_int_equal(sl_ss_enqueue(ss, 0, i, 0, i), 0);        /* ids 0..99: gold */
+		assert_int_equal(sl_ss_enqueue(ss, 0, 1000 + i, 1, 1000 + i), 0); /* 1000..: bulk */
 	}
 	l.slots = 50;
 	assert_int_equal(sl_ss_run(ss, 1, take, &l), 50);
@@ -80,17 +80,49 @@ static void test_idle_workload_no_burst(void **state)
 	(void)state;
 	assert_int_equal(sl_ss_create(&ss, w, 2, 1000, on_admit, on_reject, &l), 0);
 	for (uint64_t i = 0; i < 100; i++)
-		assert_int_equal(sl_ss_enqueue(ss, 0, i, 0), 0);
+		assert_int_equal(sl_ss_enqueue(ss, 0, i, 0, i), 0);
 	l.slots = 60;
 	assert_int_equal(sl_ss_run(ss, 1, take, &l), 60);
 	for (uint64_t i = 0; i < 40; i++)
-		assert_int_equal(sl_ss_enqueue(ss, 2, 1000 + i, 1), 0);
+		assert_int_equal(sl_ss_enqueue(ss, 2, 1000 + i, 1, 1000 + i), 0);
 	l.n_admitted = 0;
 	l.slots = 20;
 	assert_int_equal(sl_ss_run(ss, 3, take, &l), 20);
 	for (size_t i = 0; i < l.n_admitted; i++)
 		late += l.admitted[i] >= 1000;
 	assert_int_equal(late, 10); /* half, not all 20 */
+	sl_ss_free(ss);
+}
+
+/* Inside a workload, round robin over flows: a light client's one
+ * connection is not queued behind a heavy client's backlog. */
+static void test_flows_take_turns(void **state)
+{
+	struct sl_ss_workload w[1] = {{1, UINT64_MAX}};
+	struct log l = {0};
+	struct sl_ss *ss;
+
+	(void)state;
+	assert_int_equal(sl_ss_create(&ss, w, 1, 1000, on_admit, on_reject, &l), 0);
+	for (uint64_t i = 0; i < 50; i++)
+		assert_int_equal(sl_ss_enqueue(ss, 0, i, 0, 0xe1e), 0); /* the elephant */
+	assert_int_equal(sl_ss_enqueue(ss, 1, 500, 0, 0x111), 0);   /* a mouse, last */
+	assert_int_equal(sl_ss_enqueue(ss, 2, 501, 0, 0x222), 0);   /* another */
+	l.slots = 4;
+	assert_int_equal(sl_ss_run(ss, 3, take, &l), 4);
+	/* elephant, mouse, mouse, elephant: each flow in turn */
+	assert_int_equal(l.admitted[0], 0);
+	assert_int_equal(l.admitted[1], 500);
+	assert_int_equal(l.admitted[2], 501);
+	assert_int_equal(l.admitted[3], 1);
+	/* the elephant's own stay in their order */
+	l.slots = 2;
+	assert_int_equal(sl_ss_run(ss, 4, take, &l), 2);
+	assert_int_equal(l.admitted[4], 2);
+	assert_int_equal(l.admitted[5], 3);
+	assert_int_equal(sl_ss_waiting(ss), 46);
+	assert_int_equal(sl_ss_cancel(ss, 10), 0);
+	assert_int_equal(sl_ss_waiting_in(ss, 0), 45);
 	sl_ss_free(ss);
 }
 
@@ -102,10 +134,10 @@ static void test_timeouts_and_bound(void **state)
 
 	(void)state;
 	assert_int_equal(sl_ss_create(&ss, w, 2, 3, on_admit, on_reject, &l), 0);
-	assert_int_equal(sl_ss_enqueue(ss, 0, 1, 0), 0);
-	assert_int_equal(sl_ss_enqueue(ss, 50, 2, 0), 0);
-	assert_int_equal(sl_ss_enqueue(ss, 50, 3, 1), 0);
-	assert_int_equal(sl_ss_enqueue(ss, 50, 4, 1), -ENOSPC); /* the bound */
+	assert_int_equal(sl_ss_enqueue(ss, 0, 1, 0, 1), 0);
+	assert_int_equal(sl_ss_enqueue(ss, 50, 2, 0, 2), 0);
+	assert_int_equal(sl_ss_enqueue(ss, 50, 3, 1, 3), 0);
+	assert_int_equal(sl_ss_enqueue(ss, 50, 4, 1, 4), -ENOSPC); /* the bound */
 	{
 		struct sl_ss_stats st;
 
@@ -135,7 +167,7 @@ static void test_rejects_bad_parameters(void **state)
 	assert_int_equal(sl_ss_create(&ss, w, 0, 10, NULL, NULL, NULL), -EINVAL);
 	w[0].priority = 1;
 	assert_int_equal(sl_ss_create(&ss, w, 1, 10, NULL, NULL, NULL), 0);
-	assert_int_equal(sl_ss_enqueue(ss, 0, 1, 1), -EINVAL);
+	assert_int_equal(sl_ss_enqueue(ss, 0, 1, 1, 1), -EINVAL);
 	sl_ss_free(ss); /* frees what waits */
 }
 
@@ -144,6 +176,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shares_follow_priority),
 		cmocka_unit_test(test_idle_workload_no_burst),
+		cmocka_unit_test(test_flows_take_turns),
 		cmocka_unit_test(test_timeouts_and_bound),
 		cmocka_unit_test(test_rejects_bad_parameters),
 	};
