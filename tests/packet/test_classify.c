@@ -382,7 +382,9 @@ static void test_ten_thousand_tenants(void **state)
 	printf("# 10000 tenants: %lu tuples reached %zu schemas, %zu table entries, %lu mismatches\n",
 	       n, schemas_hit, pp.classes.n_entries, bad);
 	assert_int_equal(bad, 0);
-	assert_true(schemas_hit > 2000); /* the tenants' own schemas, not only the catch-all */
+	/* The tenants' own schemas, not only the catch-all (about 0.4 n are
+	 * reached; half the tuples are aimed). */
+	assert_true(schemas_hit > n / 4);
 
 	apply(mixed, &pm);
 	assert_true(pm.classes.masks[SLUICE_KIND_POLICY] != 0);
@@ -390,7 +392,7 @@ static void test_ten_thousand_tenants(void **state)
 	printf("# 10000 tenants, mixed: %lu tuples reached %zu schemas, %zu table entries, "
 	       "%lu mismatches\n", n, schemas_hit, pm.classes.n_entries, bad);
 	assert_int_equal(bad, 0);
-	assert_true(schemas_hit > 1200); /* half the aimed tuples aim at policy entries */
+	assert_true(schemas_hit > n / 8); /* half the aimed tuples aim at policy entries */
 
 	sl_plan_free(&pp);
 	apply(plain, &pp);
