@@ -144,7 +144,7 @@ static void space_free(struct space *s)
 	free(s);
 }
 
-static int space_ids(const struct sl_label_eval *e, uint8_t mask, const struct sl_label_rule *r,
+static int space_ids(const struct sl_label_eval *e, const struct sl_label_rule *r,
 		     unsigned dim, uint16_t **ids, size_t *n)
 {
 	struct sl_cls_range *ranges = NULL;
@@ -160,7 +160,6 @@ static int space_ids(const struct sl_label_eval *e, uint8_t mask, const struct s
 		*n = e->dims->n_live[dim];
 		return 0;
 	}
-	(void)mask;
 	*ids = NULL;
 	if (dim == SL_D_SRC)
 		err = sl_addr_dim_ranges(&e->dims->src, r->sources, r->n_sources, &ranges, &n_ranges);
@@ -189,7 +188,7 @@ static int apply_rule(const struct sl_label_eval *e, struct space *s, const stru
 	if (!n_slot)
 		return 0;
 	for (unsigned i = 0; i < s->n_dims && !err; i++)
-		err = space_ids(e, s->mask, r, s->dim[i], &ids[i], &n[i]);
+		err = space_ids(e, r, s->dim[i], &ids[i], &n[i]);
 	for (unsigned i = 0; i < s->n_dims && !err; i++)
 		if (!n[i])
 			goto out; /* matches no class of this space */
