@@ -13,6 +13,7 @@ e2e_init "$@"
 
 start_service 8080 8 100 || { not_ok "lab service on 8080"; e2e_finish; }
 start_service 9090 1 3000 || { not_ok "lab service on 9090"; e2e_finish; }
+start_service 7070 8 100 || { not_ok "lab service on 7070"; e2e_finish; }
 
 # 198.18.3.0/24 lies behind the client namespace, which drops what is
 # sent there without a word (no ICMP): spoofed sources that never answer.
@@ -94,6 +95,31 @@ sent=$(in_cli "$LAB_SYN" --ack --src 198.18.3.1 --sources 254 --dst $SRV4 --dpor
 check_num "2,000 blind ACKs sent" "$sent" -eq 2000
 check_num "counted unproved" $(( $(gstat acks_unproved) - unproved )) -ge 2000
 check_num "and seated none" "$(level_field web seats_in_use)" -eq 0
+
+# 4b. A policy's in-flight slots are taken with the level's seats, at the
+# proving ACK: a spoofed flood into the policy's port holds none of them,
+# while real clients still take (and give back) theirs.
+pol() { "$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq -r ".policies[] | select(.name == \"svc\") | .$1"; }
+check "the policy runs in sluice's mode" test "$(pol mode)" = sluice
+in_cli "$LAB_SYN" --src 198.18.3.1 --sources 254 --dst $SRV4 --dport 7070 --count 4000 --rate 2000 \
+	>"$E2E_TMP/flood7070.out" &
+flood=$!
+E2E_PIDS+=($flood)
+( while kill -0 $flood 2>/dev/null; do pol in_flight; sleep 0.1; done ) >"$E2E_TMP/pol-in-flight.txt" &
+sampler=$!
+r=$(load --connect $SRV4 --port 7070 --rate 10 --count 15 --timeout 5)
+wait $flood
+wait $sampler
+most=$(sort -n "$E2E_TMP/pol-in-flight.txt" | tail -1)
+diag "policy svc in flight during the flood: at most ${most:-?} ($(wc -l <"$E2E_TMP/pol-in-flight.txt") samples)"
+check_num "4,000 spoofed SYNs sent to the policy's port" "$(cat "$E2E_TMP/flood7070.out")" -eq 4000
+check_num "every real client of the policy's port served" "$(jq .ok <<<"$r")" -eq 15
+check_num "the policy's slots in flight stayed within the real clients' (at most 4, 10/s x 100 ms)" "${most:-99}" -le 4
+check_num "... and all came back" "$(pol in_flight)" -eq 0
+pw=$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq -c '[.policies[] | select(.name == "svc") | .workloads[]] | {syns: (map(.syns) | add), admitted: (map(.admitted_inline + .admitted) | add)}')
+diag "policy svc's gate: $pw"
+check_num "the policy's gate met the real clients' ACKs, not the flood's SYNs (fewer than 100)" "$(jq .syns <<<"$pw")" -lt 100
+check_num "... and admitted every real client" "$(jq .admitted <<<"$pw")" -ge 15
 
 # 5. Reject at the ACK: tiny's one seat taken, the next client's handshake
 # completes on its side, then its ACK is answered with a RST.

@@ -235,7 +235,8 @@ void sl_plimit_tick(struct sl_plimit *pl, uint64_t now)
 	dispatch(pl, now);
 }
 
-void sl_plimit_dump(const struct sl_plimit *pl, const struct sl_policy_cfg *pc, struct json_out *jo)
+void sl_plimit_dump(const struct sl_plimit *pl, const struct sl_policy_cfg *pc,
+		    const struct sluice_wl_stats *dp_stats, struct json_out *jo)
 {
 	uint32_t limit = sl_sg_limit(&pl->sg);
 
@@ -283,6 +284,11 @@ void sl_plimit_dump(const struct sl_plimit *pl, const struct sl_policy_cfg *pc, 
 			jo_u64(jo, "name", w);
 		jo_double(jo, "priority", dflt ? pc->default_params.priority : pc->workloads[w].params.priority);
 		jo_u64(jo, "waiting", sl_ss_waiting_in(pl->ss, (unsigned)w));
+		/* The data path's, then the queue's: a connection admitted
+		 * inline never met the daemon. */
+		jo_u64(jo, "syns", dp_stats[w].syns);
+		jo_u64(jo, "admitted_inline", dp_stats[w].inline_admitted);
+		jo_u64(jo, "gate_deferred", dp_stats[w].deferred);
 		jo_u64(jo, "admitted", st.admitted);
 		jo_u64(jo, "rejected", st.rejected);
 		jo_u64(jo, "refused", st.refused);

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "config/config.h"
+#include "sluice_abi.h"
 #include "engine/seat_gradient.h"
 #include "engine/slot_sched.h"
 
@@ -85,6 +86,9 @@ uint64_t sl_plimit_in_flight(const struct sl_plimit *pl);
 /* The limit enforced now, UINT32_MAX in pass-through. */
 uint32_t sl_plimit_limit(const struct sl_plimit *pl);
 
-void sl_plimit_dump(const struct sl_plimit *pl, const struct sl_policy_cfg *pc, struct json_out *jo);
+/* dp_stats: the data path's counters of each workload (the default last),
+ * as many as the policy has workloads plus one. */
+void sl_plimit_dump(const struct sl_plimit *pl, const struct sl_policy_cfg *pc,
+		    const struct sluice_wl_stats *dp_stats, struct json_out *jo);
 
 #endif

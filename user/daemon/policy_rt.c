@@ -693,7 +693,12 @@ void sl_policies_dump(struct sl_policies *ps, FILE *f, uint64_t now)
 		jo_obj_begin(&jo, NULL);
 		jo_str(&jo, "name", p->name);
 		if (p->lim) {
-			sl_plimit_dump(p->lim, p->cfg, &jo);
+			struct sluice_wl_stats ds[SLUICE_WL_SLOTS];
+			size_t n = p->cfg->n_workloads;
+
+			for (size_t w = 0; w <= n && w < SLUICE_WL_SLOTS; w++)
+				read_wl_stats(p, wl_slot(w < n ? (int)w : -1), &ds[w]);
+			sl_plimit_dump(p->lim, p->cfg, ds, &jo);
 			jo_obj_end(&jo);
 			continue;
 		}
