@@ -77,6 +77,18 @@ check "metrics: the policy's mode" grep -q '^sluice_policy_mode{policy="service"
 check "metrics: its limit decisions by reason, overload among them" \
 	bash -c 'grep -Eq "^sluice_policy_limit_decisions_total\{policy=\"service\",reason=\"overload\"\} [1-9]" <<<"$1"' _ "$m"
 check "metrics: its limit and what is in flight" bash -c 'grep -q "^sluice_policy_in_flight_limit{policy=\"service\"}" <<<"$1" && grep -q "^sluice_policy_in_flight{policy=\"service\"}" <<<"$1"' _ "$m"
+# The workload's counts in the default mode too: every client served was
+# admitted (inline, or from the queue), no more than came, and the surge's
+# overflow waited.
+wl() { awk -v k="sluice_workload_$1{policy=\"service\",workload=\"default\"}" '$1 == k { print $2 }' <<<"$m"; }
+served=$(( $(jq .ok "$E2E_TMP/p1.json") + $(jq .ok "$E2E_TMP/p2.json") ))
+came=$(( $(jq .started "$E2E_TMP/p1.json") + $(jq .started "$E2E_TMP/p2.json") ))
+diag "workload default: admitted $(wl admitted_total) (inline $(wl admitted_inline_total)), deferred $(wl deferred_total), rejected $(wl rejected_total); clients served $served of $came"
+check_num "metrics: the workload admitted every client served" "$(wl admitted_total)" -ge "$served"
+check_num "... and no more than came" "$(wl admitted_total)" -le "$came"
+check_num "... the surge's overflow deferred at the gate" "$(wl deferred_total)" -gt 0
+check_num "... counted once a connection, not once a SYN retransmit" "$(wl deferred_total)" -le "$came"
+check_num "... nothing waits now" "$(wl waiting)" -eq 0
 check "promtool accepts the scrape" bash -c 'promtool check metrics <<<"$1"' _ "$m"
 check "clean stop" stop_daemon
 

@@ -750,6 +750,52 @@ void sl_policies_dump(struct sl_policies *ps, FILE *f, uint64_t now)
 
 /* ---- metrics --------------------------------------------------------------------------- */
 
+/* A workload's counts, whichever mode runs it: what the metrics show. */
+struct workload_counts {
+	uint64_t admitted, admitted_inline, deferred, rejected, waiting;
+};
+
+static size_t workload_count(const struct policy_rt *p)
+{
+	if (p->lim)
+		return sl_ss_workloads(p->lim->ss);
+	return p->ls ? sl_ls_workload_count(p->ls) : 0;
+}
+
+/* Mode sluice: the data path admits inline and defers at its gate; the
+ * slot scheduler admits what waited and rejects what timed out or found
+ * its queue full.  Aperture's scheduler counts all of it itself. */
+static int workload_counts(struct policy_rt *p, size_t w, size_t n, uint64_t now,
+			   struct workload_counts *out)
+{
+	if (p->lim) {
+		struct sluice_wl_stats ds;
+		struct sl_ss_stats st;
+
+		read_wl_stats(p, wl_slot(w + 1 < n ? (int)w : -1), &ds);
+		sl_ss_stats(p->lim->ss, (unsigned)w, &st);
+		out->admitted = ds.inline_admitted + st.admitted;
+		out->admitted_inline = ds.inline_admitted;
+		out->waiting = sl_ss_waiting_in(p->lim->ss, (unsigned)w);
+		/* Connections, not SYNs: a waiting client's retransmits meet
+		 * the gate again (the data path's `deferred` counts each). */
+		out->deferred = st.admitted + st.rejected + st.refused + out->waiting;
+		out->rejected = st.rejected + st.refused;
+		return 0;
+	} else {
+		struct sl_ls_workload_stats ws;
+
+		if (sl_ls_get_workload_stats(p->ls, now, w, &ws))
+			return -ENOENT;
+		out->admitted = ws.admitted;
+		out->admitted_inline = ws.inline_admitted;
+		out->deferred = ws.deferred;
+		out->rejected = ws.rejected;
+		out->waiting = ws.waiting;
+		return 0;
+	}
+}
+
 /* Which controller each policy runs, and sluice's limit in flight. */
 static void limit_metrics(struct sl_policies *ps, FILE *f)
 {
@@ -803,7 +849,8 @@ void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now)
 		{"workload_admitted_total", SL_PROM_COUNTER, "Connections the workload had admitted (inline or queued)."},
 		{"workload_admitted_inline_total", SL_PROM_COUNTER, "Of those, admitted by the data path."},
 		{"workload_deferred_total", SL_PROM_COUNTER, "Connections that had to wait."},
-		{"workload_rejected_total", SL_PROM_COUNTER, "Connections rejected (time-out, no tokens)."},
+		{"workload_rejected_total", SL_PROM_COUNTER,
+		 "Connections rejected (time-out; Aperture's mode: no tokens; sluice's: queue full)."},
 		{"workload_waiting", SL_PROM_GAUGE, "Connections waiting now."},
 	};
 
@@ -851,22 +898,22 @@ void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now)
 		sl_prom_family(f, wm[m].name, wm[m].type, wm[m].help);
 		for (size_t i = 0; i < ps->n; i++) {
 			struct policy_rt *p = &ps->v[i];
-			size_t n = p->ls ? sl_ls_workload_count(p->ls) : 0;
+			size_t n = workload_count(p);
 
 			for (size_t w = 0; w < n; w++) {
-				struct sl_ls_workload_stats ws;
+				struct workload_counts c;
 				char idx[24];
 				const char *wname = workload_name(p, w, n, idx);
 				uint64_t v = 0;
 
-				if (sl_ls_get_workload_stats(p->ls, now, w, &ws))
+				if (workload_counts(p, w, n, now, &c))
 					break;
 				switch (m) {
-				case 0: v = ws.admitted; break;
-				case 1: v = ws.inline_admitted; break;
-				case 2: v = ws.deferred; break;
-				case 3: v = ws.rejected; break;
-				case 4: v = ws.waiting; break;
+				case 0: v = c.admitted; break;
+				case 1: v = c.admitted_inline; break;
+				case 2: v = c.deferred; break;
+				case 3: v = c.rejected; break;
+				case 4: v = c.waiting; break;
 				}
 				sl_prom_sample_u64(f, wm[m].name, v, "policy", p->name, "workload", wname, NULL);
 			}
