@@ -269,7 +269,17 @@ static __always_inline void release_policy_slot(__u16 policy, __u16 flags)
 		return;
 	g = bpf_map_lookup_elem(&sl_pol_gate, &pol);
 	if (g)
-		__sync_fetch_and_add(&g->credit_mtok, SLUICE_MTOK);
+		__sync_fetch_and_add(&g->slots_held, -1);
+}
+
+/* What judge took from a gate goes back: the slot (LIMIT), else the
+ * workload's tokens (THROTTLE). */
+static __always_inline void give_back_gate(struct sluice_policy_gate *g, __u16 conn_flags, __s64 mtok)
+{
+	if (conn_flags & SLUICE_CONNF_POLICY_SLOT)
+		__sync_fetch_and_add(&g->slots_held, -1);
+	else
+		__sync_fetch_and_add(&g->credit_mtok, mtok);
 }
 
 /* Record the admitted connection.  Returns 0, or -EEXIST when another CPU
@@ -373,13 +383,13 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 				 struct sluice_level_stats *ls, struct sluice_fs_stats *fs,
 				 struct sluice_stats *gs, __u64 now)
 {
-	struct sluice_policy_gate *gate = NULL; /* tokens taken from this gate */
+	struct sluice_policy_gate *gate = NULL; /* a slot or tokens taken from this gate */
 	struct sluice_wl_stats *ws = NULL;
 	__u32 need;
-	__s64 mtok = 0, taken = 0; /* the workload's tokens; what the gate gave */
+	__s64 mtok = 0; /* the workload's tokens */
 	__u16 conn_flags = 0;
 	__u64 age;
-	bool force = false, stale, undispatched, shadow;
+	bool force = false, stale, undispatched, shadow, limit_mode = false;
 	int err;
 
 	need = cls->seats ? cls->seats : 1;
@@ -401,13 +411,11 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 			ws->syns++;
 		mtok = tokens ? *tokens : 0;
 		/* THROTTLE takes the workload's tokens from the credit, LIMIT
-		 * one slot; either defers when flows wait or it runs short. */
-		taken = g && g->mode == SLUICE_POLICY_LIMIT ? SLUICE_MTOK : mtok;
-		if (g && (g->mode == SLUICE_POLICY_LIMIT || (g->mode == SLUICE_POLICY_THROTTLE && mtok)) &&
-		    !undispatched) {
-			if (g->waiting || !(g->mode == SLUICE_POLICY_LIMIT ?
-					    sluice_take_slot(&g->credit_mtok, taken) :
-					    sluice_take(&g->credit_mtok, taken))) {
+		 * holds one slot; either defers when flows wait or it runs short. */
+		limit_mode = g && g->mode == SLUICE_POLICY_LIMIT;
+		if (g && (limit_mode || (g->mode == SLUICE_POLICY_THROTTLE && mtok)) && !undispatched) {
+			if (g->waiting || !(limit_mode ? sluice_hold_slot(&g->slots_held, g->slot_limit) :
+					    sluice_take(&g->credit_mtok, mtok))) {
 				if (ws)
 					ws->deferred++;
 				STAT_INC(gs, policy_deferred);
@@ -421,7 +429,7 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 				ls->shadow_passed++;
 			} else {
 				gate = g;
-				if (g->mode == SLUICE_POLICY_LIMIT)
+				if (limit_mode)
 					conn_flags = SLUICE_CONNF_POLICY_SLOT;
 			}
 		}
@@ -484,7 +492,7 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 		/* Fail open even when we cannot track; untracked, it holds no
 		 * slot of an in-flight limit. */
 		if (gate && (conn_flags & SLUICE_CONNF_POLICY_SLOT))
-			__sync_fetch_and_add(&gate->credit_mtok, taken);
+			give_back_gate(gate, conn_flags, mtok);
 		return XDP_PASS;
 	}
 
@@ -492,7 +500,7 @@ over_limit:
 	/* The level refused: the policy's tokens go back (Aperture workload-scheduler/scheduler.go); the
 	 * daemon runs the deferred SYN through both gates again. */
 	if (gate) {
-		__sync_fetch_and_add(&gate->credit_mtok, taken);
+		give_back_gate(gate, conn_flags, mtok);
 		STAT_INC(gs, policy_refunds);
 	}
 	if (shadow) {
@@ -531,7 +539,7 @@ over_limit:
 
 refund:
 	if (gate) {
-		__sync_fetch_and_add(&gate->credit_mtok, taken);
+		give_back_gate(gate, conn_flags, mtok);
 		STAT_INC(gs, policy_refunds);
 	}
 	return XDP_PASS;

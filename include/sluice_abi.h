@@ -21,7 +21,7 @@
 #include <stdint.h>
 #endif
 
-#define SLUICE_ABI_VERSION 8
+#define SLUICE_ABI_VERSION 9
 
 /* Sizes.  Connection table size is the default; the daemon may resize. */
 #define SLUICE_MAX_LEVELS      64
@@ -475,14 +475,17 @@ struct sluice_ev_limit {
  * gate (fail-open: the daemon that would queue is gone).
  *
  * In LIMIT mode (sluice's own adaptive mode: a limit of connections in
- * flight, not a rate) credit_mtok is the free slots x SLUICE_MTOK: a SYN
- * takes one slot (SLUICE_MTOK) inline when nobody waits, its connection
- * holds it (SLUICE_CONNF_POLICY_SLOT) and whoever deletes its sl_conns
- * entry gives it back, as with seats.  The daemon moves the limit by adding
- * the difference (the credit goes negative under a cut until enough
- * connections close), and takes slots itself for the connections it
- * dispatches from its queue.  Pass-through is a limit no load reaches, so
- * the count in flight stays exact: limit - credit / SLUICE_MTOK.
+ * flight, not a rate) slots_held counts the slots held, as seats_in_use
+ * counts seats: a SYN takes one inline when nobody waits and fewer than
+ * slot_limit are held, its connection holds it (SLUICE_CONNF_POLICY_SLOT)
+ * and whoever deletes its sl_conns entry (or claims or sweeps its ticket
+ * without a connection) gives it back.  The daemon writes slot_limit (a cut
+ * below what is held admits nothing until enough connections close) and
+ * takes slots itself for the connections it dispatches from its queue.
+ * Nobody but a holder ever changes slots_held: a gate opened, re-limited
+ * by a reload or adopted by the next daemon keeps the count of the
+ * connections still holding slots of it (credit_mtok is THROTTLE's only).
+ * Pass-through is a limit no load reaches, so the count stays exact.
  */
 enum sluice_policy_mode {
 	SLUICE_POLICY_PASS     = 0,
@@ -493,9 +496,10 @@ enum sluice_policy_mode {
 struct sluice_policy_gate {
 	__u32 mode;        /* enum sluice_policy_mode */
 	__u32 waiting;     /* flows waiting in the daemon's scheduler */
-	__s64 credit_mtok; /* inline admissions left until the next grant */
+	__s64 credit_mtok; /* THROTTLE: inline admissions left until the next grant */
 	__u64 grants;      /* grants written (for the CLI) */
-	__u64 pad;
+	__s64 slots_held;  /* LIMIT: slots held by connections and tickets */
+	__s64 slot_limit;  /* LIMIT: at most this many held */
 };
 
 /* sl_wl_tokens[policy * SLUICE_WL_SLOTS + workload]: milli-tokens one

@@ -48,15 +48,16 @@ static __always_inline bool sluice_take(__s64 *credit, __s64 amount)
 	return false;
 }
 
-/* Take one slot (amount) of an in-flight limit's credit: keep it when
- * at least amount was there (a credit of exactly one slot admits one). */
-static __always_inline bool sluice_take_slot(__s64 *credit, __s64 amount)
+/* Hold one slot of an in-flight limit: keep it when fewer than limit
+ * were held.  Signed: a count driven below zero by a bug admits (fails
+ * open) rather than wrapping to "full" for ever. */
+static __always_inline bool sluice_hold_slot(__s64 *held, __s64 limit)
 {
-	__s64 before = __sync_fetch_and_add(credit, -amount);
+	__s64 before = __sync_fetch_and_add(held, 1);
 
-	if (before >= amount)
+	if (before < limit)
 		return true;
-	__sync_fetch_and_add(credit, amount);
+	__sync_fetch_and_add(held, -1);
 	return false;
 }
 

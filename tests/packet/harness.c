@@ -850,13 +850,27 @@ void put_gate(uint32_t mode, uint32_t waiting, int64_t credit_mtok)
 	assert_int_equal(bpf_map_update_elem(fd_pol_gate, &key, &g, BPF_ANY), 0);
 }
 
-int64_t gate_credit(void)
+void put_slot_gate(uint32_t mode, uint32_t waiting, int64_t slots_held, int64_t slot_limit)
+{
+	struct sluice_policy_gate g = { .mode = mode, .waiting = waiting,
+					.slots_held = slots_held, .slot_limit = slot_limit };
+	uint32_t key = POL;
+
+	assert_int_equal(bpf_map_update_elem(fd_pol_gate, &key, &g, BPF_ANY), 0);
+}
+
+struct sluice_policy_gate get_gate(void)
 {
 	struct sluice_policy_gate g;
 	uint32_t key = POL;
 
 	assert_int_equal(bpf_map_lookup_elem(fd_pol_gate, &key, &g), 0);
-	return g.credit_mtok;
+	return g;
+}
+
+int64_t gate_credit(void)
+{
+	return get_gate().credit_mtok;
 }
 
 void put_wl_tokens(unsigned slot, uint32_t mtok)

@@ -179,6 +179,9 @@ void put_ticket(const struct sluice_conn_key *k, uint32_t verdict, uint32_t leve
 size_t queue_syn(uint8_t *f, uint16_t sport);
 void put_policy_port(uint16_t port, uint32_t level, uint16_t wl);
 void put_gate(uint32_t mode, uint32_t waiting, int64_t credit_mtok);
+/* A gate with slots_held of slot_limit held (LIMIT mode's), `waiting` in the daemon. */
+void put_slot_gate(uint32_t mode, uint32_t waiting, int64_t slots_held, int64_t slot_limit);
+struct sluice_policy_gate get_gate(void);
 int64_t gate_credit(void);
 void put_wl_tokens(unsigned slot, uint32_t mtok);
 struct sluice_wl_stats wl_stats(unsigned slot);

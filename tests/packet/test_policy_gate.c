@@ -83,9 +83,11 @@ static void test_policy_throttle_credit(void **state)
 }
 
 /* LIMIT mode (sluice's adaptive limit in flight): one slot a connection,
- * taken when at least one is free, held by the entry (its flag), given
- * back by whoever deletes it (here the client's RST); none free, or flows
- * waiting: a POLICY deferral.  The workload's tokens do not matter. */
+ * held when fewer than the limit are, counted by the gate and flagged on
+ * the entry, given back by whoever deletes it (here the client's RST);
+ * the limit reached, or flows waiting: a POLICY deferral.  The workload's
+ * tokens do not matter.  A gate opened meanwhile (its policy removed or
+ * replaced) still counts what its holders give back. */
 static void test_policy_limit_slots(void **state)
 {
 	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
@@ -100,19 +102,19 @@ static void test_policy_limit_slots(void **state)
 	put_level(L_QUEUE, SLUICE_LEVEL_LIMITED, SLUICE_RESP_QUEUE, 100, 1, "web-queue");
 	put_policy_port(P_POL, L_QUEUE, SLUICE_NONE16);
 	put_wl_tokens(SLUICE_WL_DEFAULT, 0);
-	put_gate(SLUICE_POLICY_LIMIT, 0, 2 * SLUICE_MTOK);
+	put_slot_gate(SLUICE_POLICY_LIMIT, 0, 3, 5); /* 3 held by earlier connections, a limit of 5 */
 	drain_events();
 	n = policy_syn(f, 51030, P_POL);
 	run_expect("two slots free", f, n, out, XDP_PASS);
-	assert_int_equal(gate_credit(), SLUICE_MTOK);
+	assert_int_equal(get_gate().slots_held, 4);
 	assert_int_equal(bpf_map_lookup_elem(fd_conns, &k, &c), 0);
 	assert_true(c.flags & SLUICE_CONNF_POLICY_SLOT);
 	n = policy_syn(f, 51031, P_POL);
 	run_expect("exactly one slot free: admitted", f, n, out, XDP_PASS);
-	assert_int_equal(gate_credit(), 0);
+	assert_int_equal(get_gate().slots_held, 5);
 	n = policy_syn(f, 51032, P_POL);
 	run_expect("none free: deferred", f, n, out, XDP_DROP);
-	assert_int_equal(gate_credit(), 0);
+	assert_int_equal(get_gate().slots_held, 5);
 	ev = one_event("limit deferral");
 	assert_int_equal(ev->gate, SLUICE_GATE_POLICY);
 	assert_int_equal(get_seats(L_QUEUE).seats_in_use, 2);
@@ -124,19 +126,32 @@ static void test_policy_limit_slots(void **state)
 	sp.seq += 1;
 	n = fr_build(&sp, f, NULL);
 	run_expect("the client's RST", f, n, out, XDP_PASS);
-	assert_int_equal(gate_credit(), SLUICE_MTOK);
+	assert_int_equal(get_gate().slots_held, 4);
 	assert_int_equal(get_seats(L_QUEUE).seats_in_use, 1);
+	/* Cut below what is held: nothing is admitted. */
+	put_slot_gate(SLUICE_POLICY_LIMIT, 0, 4, 2);
+	n = policy_syn(f, 51035, P_POL);
+	run_expect("limit cut below the count held", f, n, out, XDP_DROP);
+	assert_int_equal(get_gate().slots_held, 4);
 	/* Flows waiting in the daemon: deferred although a slot is free. */
-	put_gate(SLUICE_POLICY_LIMIT, 1, SLUICE_MTOK);
+	put_slot_gate(SLUICE_POLICY_LIMIT, 1, 4, 5);
 	n = policy_syn(f, 51033, P_POL);
 	run_expect("flows waiting", f, n, out, XDP_DROP);
-	assert_int_equal(gate_credit(), SLUICE_MTOK);
+	assert_int_equal(get_gate().slots_held, 4);
 	/* A level that refuses after the slot was taken: the slot goes back. */
-	put_gate(SLUICE_POLICY_LIMIT, 0, SLUICE_MTOK);
+	put_slot_gate(SLUICE_POLICY_LIMIT, 0, 4, 5);
 	put_level(L_QUEUE, SLUICE_LEVEL_LIMITED, SLUICE_RESP_QUEUE, 1, 1, "web-queue");
 	n = policy_syn(f, 51034, P_POL);
 	run_expect("level full", f, n, out, XDP_DROP);
-	assert_int_equal(gate_credit(), SLUICE_MTOK);
+	assert_int_equal(get_gate().slots_held, 4);
+	/* The gate opened (PASS): the second connection's RST still gives
+	 * its slot back to the count, which the next limit starts from. */
+	put_slot_gate(SLUICE_POLICY_PASS, 0, 4, 5);
+	sp.sport = 51031;
+	n = fr_build(&sp, f, NULL);
+	run_expect("a holder's RST through an open gate", f, n, out, XDP_PASS);
+	assert_int_equal(get_gate().slots_held, 3);
+	assert_int_equal(get_gate().credit_mtok, 0);
 }
 
 /* While flows wait in the daemon's scheduler nobody jumps the queue. */

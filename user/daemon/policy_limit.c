@@ -103,18 +103,13 @@ bool sl_plimit_same(const struct sl_plimit *pl, const struct sl_policy_cfg *pc)
 	return same_params(&sp, &pl->sg.p) && sl_ss_same(pl->ss, w, n);
 }
 
-static int64_t free_slots_mtok(const struct sl_plimit *pl)
+uint64_t sl_plimit_in_flight(const struct sl_plimit *pl)
 {
 	struct sl_gate_view gv;
 
-	return sl_gate_read(pl->dp, pl->index, &gv) ? 0 : gv.credit_mtok;
-}
-
-uint64_t sl_plimit_in_flight(const struct sl_plimit *pl)
-{
-	int64_t used = (int64_t)pl->applied - free_slots_mtok(pl) / SLUICE_MTOK;
-
-	return used > 0 ? (uint64_t)used : 0;
+	if (sl_gate_read(pl->dp, pl->index, &gv) || gv.slots_held <= 0)
+		return 0;
+	return (uint64_t)gv.slots_held;
 }
 
 uint32_t sl_plimit_limit(const struct sl_plimit *pl)
@@ -129,17 +124,17 @@ static uint64_t wanted(const struct sl_plimit *pl)
 	return l == UINT32_MAX ? SL_PLIMIT_PASS : l;
 }
 
-void sl_plimit_start(struct sl_plimit *pl, unsigned index, bool fresh_gate)
+/* The limit and the queue's length, to the data path (a SYN defers while
+ * any flow waits). */
+static void publish(struct sl_plimit *pl)
+{
+	sl_gate_limit(pl->dp, pl->index, sl_ss_waiting(pl->ss), wanted(pl));
+}
+
+void sl_plimit_start(struct sl_plimit *pl, unsigned index)
 {
 	pl->index = index;
-	if (fresh_gate) {
-		/* An open gate's credit is 0 and nothing in flight holds a
-		 * slot of it: the whole limit is free. */
-		pl->applied = wanted(pl);
-		sl_gate_limit(pl->dp, index, sl_ss_waiting(pl->ss), (int64_t)pl->applied * SLUICE_MTOK);
-	} else {
-		sl_gate_limit(pl->dp, index, sl_ss_waiting(pl->ss), 0);
-	}
+	publish(pl);
 }
 
 void sl_plimit_free(struct sl_plimit *pl)
@@ -175,7 +170,7 @@ static bool take_slot(void *ctx)
 static void dispatch(struct sl_plimit *pl, uint64_t now)
 {
 	sl_ss_run(pl->ss, now, take_slot, pl);
-	sl_gate_limit(pl->dp, pl->index, sl_ss_waiting(pl->ss), 0);
+	publish(pl);
 }
 
 int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned workload, uint64_t flow)
@@ -192,7 +187,7 @@ int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned w
 		return SL_LS_REJECTED;
 	if (err)
 		return err;
-	sl_gate_limit(pl->dp, pl->index, sl_ss_waiting(pl->ss), 0);
+	publish(pl);
 	return SL_LS_QUEUED;
 }
 
@@ -205,7 +200,7 @@ void sl_plimit_complete(struct sl_plimit *pl, uint64_t now, uint64_t duration_ns
 
 void sl_plimit_tick(struct sl_plimit *pl, uint64_t now)
 {
-	uint64_t in_flight = sl_plimit_in_flight(pl), want;
+	uint64_t in_flight = sl_plimit_in_flight(pl);
 	size_t waiting = sl_ss_waiting(pl->ss);
 	uint32_t before = sl_sg_limit(&pl->sg);
 	struct sl_sg_decision d;
@@ -225,13 +220,10 @@ void sl_plimit_tick(struct sl_plimit *pl, uint64_t now)
 				sl_sg_reason_names[d.reason], d.signal_ms, d.target_ms, d.baseline_ms,
 				d.in_flight, d.throughput);
 	}
-	/* The limit moves by the difference: under a cut the credit goes
-	 * negative and nothing is admitted until enough connections close. */
-	want = wanted(pl);
-	if (want != pl->applied) {
-		sl_gate_limit(pl->dp, pl->index, waiting, ((int64_t)want - (int64_t)pl->applied) * SLUICE_MTOK);
-		pl->applied = want;
-	}
+	/* The new limit first (the queue's turns are taken against it): cut
+	 * below what is held, nothing is admitted until enough connections
+	 * close. */
+	publish(pl);
 	dispatch(pl, now);
 }
 
@@ -239,6 +231,7 @@ void sl_plimit_dump(const struct sl_plimit *pl, const struct sl_policy_cfg *pc,
 		    const struct sluice_wl_stats *dp_stats, struct json_out *jo)
 {
 	uint32_t limit = sl_sg_limit(&pl->sg);
+	struct sl_gate_view gv;
 
 	jo_str(jo, "mode", "sluice");
 	jo_bool(jo, "pass_through", limit == UINT32_MAX);
@@ -247,6 +240,14 @@ void sl_plimit_dump(const struct sl_plimit *pl, const struct sl_policy_cfg *pc,
 	else
 		jo_u64(jo, "limit", limit);
 	jo_u64(jo, "in_flight", sl_plimit_in_flight(pl));
+	if (!sl_gate_read(pl->dp, pl->index, &gv)) {
+		/* The data path's own: a count below zero would be a bug. */
+		jo_obj_begin(jo, "gate");
+		jo_u64(jo, "index", pl->index);
+		jo_i64(jo, "slots_held", gv.slots_held);
+		jo_i64(jo, "slot_limit", gv.slot_limit);
+		jo_obj_end(jo);
+	}
 	jo_u64(jo, "waiting", sl_ss_waiting(pl->ss));
 	jo_u64(jo, "max_in_flight", pc->max_in_flight);
 	if (pl->have_last) {

@@ -46,7 +46,6 @@ struct sl_plimit {
 	unsigned index;            /* the data path's gate */
 	struct sl_sg sg;
 	struct sl_ss *ss;
-	uint64_t applied;          /* the limit the gate's credit is built on */
 	uint64_t decisions[SL_SG_PASS_THROUGH + 1]; /* by reason */
 	sl_plimit_admit_fn admit;
 	sl_ss_fn reject;
@@ -65,9 +64,11 @@ int sl_plimit_create(struct sl_plimit **out, const struct sl_policy_cfg *pc, str
 /* Whether a record made for old can run pc (same controller and workload
  * parameters). */
 bool sl_plimit_same(const struct sl_plimit *pl, const struct sl_policy_cfg *pc);
-/* Take the gate at index: fresh (its credit built from nothing in
- * flight), or kept (a record that ran this very gate before a reload). */
-void sl_plimit_start(struct sl_plimit *pl, unsigned index, bool fresh_gate);
+/* Take the gate at index and write its limit.  What the gate counts held
+ * is its holders' (the connections in flight through it, whichever record
+ * ran it before), so a kept gate, a re-created record and an adopted gate
+ * all start from the true count. */
+void sl_plimit_start(struct sl_plimit *pl, unsigned index);
 /* Frees what waits without a callback (the caller admitted it first with
  * sl_plimit_release_all if it wants). */
 void sl_plimit_free(struct sl_plimit *pl);

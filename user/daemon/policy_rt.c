@@ -40,7 +40,6 @@ struct policy_rt {
 	uint64_t ext_n;
 	struct sl_ls *ls;             /* mode aperture */
 	struct sl_plimit *lim;        /* mode sluice (then no aimd, no ls) */
-	bool lim_made;                /* lim made here (not kept from the old set) */
 	struct sluice_wl_stats seen[SLUICE_WL_SLOTS]; /* data path counters already fed */
 	uint32_t tokens_written[SLUICE_WL_SLOTS];     /* sl_wl_tokens as last written + 1 */
 };
@@ -372,7 +371,6 @@ int sl_policies_prepare(struct sl_policies *ps, const struct sl_config *cfg, uin
 				err = sl_plimit_create(&p->lim, pc, ps->dp, on_limit_admit, on_ls_reject, ps, now);
 				if (err)
 					goto fail;
-				p->lim_made = true;
 			}
 			continue;
 		}
@@ -459,17 +457,17 @@ void sl_policies_commit(struct sl_policies *ps, uint64_t now)
 		p->ext_n = o->ext_n;
 		o->ext_fd = -1;
 	}
-	/* A kept limit on its very gate keeps it: its connections in flight
-	 * hold slots of that credit.  Every other gate starts open. */
+	/* Every gate but a limit's starts open; a limit's gate keeps the
+	 * count of the slots held through it (sl_plimit_start). */
 	for (unsigned i = 0; i < SLUICE_MAX_POLICIES; i++)
-		if (!(i < n && v[i].lim && !v[i].lim_made && v[i].lim->index == i))
+		if (!(i < n && v[i].lim))
 			gate_open(ps, i);
 	free_all(ps->v, ps->n, now); /* replaced schedulers admit their waiting flows */
 	ps->v = v;
 	ps->n = n;
 	for (size_t i = 0; i < n; i++)
 		if (v[i].lim)
-			sl_plimit_start(v[i].lim, (unsigned)i, v[i].lim_made || v[i].lim->index != i);
+			sl_plimit_start(v[i].lim, (unsigned)i);
 	for (size_t i = 0; i < n; i++) {
 		struct policy_rt *p = &v[i];
 

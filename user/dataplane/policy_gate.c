@@ -52,17 +52,16 @@ void sl_gate_throttle(struct sl_dataplane *dp, unsigned policy, uint64_t waiting
 	__atomic_store_n(&g->mode, SLUICE_POLICY_THROTTLE, __ATOMIC_SEQ_CST);
 }
 
-void sl_gate_limit(struct sl_dataplane *dp, unsigned policy, uint64_t waiting, int64_t delta_mtok)
+void sl_gate_limit(struct sl_dataplane *dp, unsigned policy, uint64_t waiting, uint64_t limit)
 {
 	struct sluice_policy_gate *g = gate(dp, policy);
+	int64_t l = limit > INT64_MAX ? INT64_MAX : (int64_t)limit;
 
 	if (!g)
 		return;
 	__atomic_store_n(&g->waiting, clamp32(waiting), __ATOMIC_SEQ_CST);
-	if (delta_mtok) {
-		__atomic_fetch_add(&g->credit_mtok, delta_mtok, __ATOMIC_SEQ_CST);
+	if (__atomic_exchange_n(&g->slot_limit, l, __ATOMIC_SEQ_CST) != l)
 		__atomic_fetch_add(&g->grants, 1, __ATOMIC_RELAXED);
-	}
 	__atomic_store_n(&g->mode, SLUICE_POLICY_LIMIT, __ATOMIC_SEQ_CST);
 }
 
@@ -70,7 +69,7 @@ bool sl_gate_take_slot(struct sl_dataplane *dp, unsigned policy)
 {
 	struct sluice_policy_gate *g = gate(dp, policy);
 
-	return g && sluice_take_slot(&g->credit_mtok, SLUICE_MTOK);
+	return g && sluice_hold_slot(&g->slots_held, __atomic_load_n(&g->slot_limit, __ATOMIC_SEQ_CST));
 }
 
 void sl_gate_give_slot(struct sl_dataplane *dp, unsigned policy)
@@ -78,7 +77,7 @@ void sl_gate_give_slot(struct sl_dataplane *dp, unsigned policy)
 	struct sluice_policy_gate *g = gate(dp, policy);
 
 	if (g)
-		__atomic_fetch_add(&g->credit_mtok, SLUICE_MTOK, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&g->slots_held, -1, __ATOMIC_SEQ_CST);
 }
 
 void sl_gate_open(struct sl_dataplane *dp, unsigned policy)
@@ -87,6 +86,8 @@ void sl_gate_open(struct sl_dataplane *dp, unsigned policy)
 
 	if (!g)
 		return;
+	/* slots_held stays: the connections holding slots give them back
+	 * here, whoever the gate serves next. */
 	__atomic_store_n(&g->mode, SLUICE_POLICY_PASS, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&g->waiting, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&g->credit_mtok, 0, __ATOMIC_SEQ_CST);
@@ -110,6 +111,8 @@ int sl_gate_read(const struct sl_dataplane *dp, unsigned policy, struct sl_gate_
 	out->throttle = __atomic_load_n(&g->mode, __ATOMIC_RELAXED) == SLUICE_POLICY_THROTTLE;
 	out->limit = __atomic_load_n(&g->mode, __ATOMIC_RELAXED) == SLUICE_POLICY_LIMIT;
 	out->credit_mtok = __atomic_load_n(&g->credit_mtok, __ATOMIC_RELAXED);
+	out->slots_held = __atomic_load_n(&g->slots_held, __ATOMIC_RELAXED);
+	out->slot_limit = __atomic_load_n(&g->slot_limit, __ATOMIC_RELAXED);
 	out->grants = __atomic_load_n(&g->grants, __ATOMIC_RELAXED);
 	return 0;
 }

@@ -24,23 +24,25 @@ void sl_gate_pass(struct sl_dataplane *dp, unsigned policy, uint64_t waiting);
  * the daemon's scheduler. */
 void sl_gate_throttle(struct sl_dataplane *dp, unsigned policy, uint64_t waiting,
 		      int64_t grant_mtok);
-/* LIMIT mode (a limit of connections in flight): the limit moved by
- * delta_mtok / SLUICE_MTOK slots (added to the credit: negative under a
- * cut), `waiting` flows in the daemon's queue. */
-void sl_gate_limit(struct sl_dataplane *dp, unsigned policy, uint64_t waiting, int64_t delta_mtok);
-/* A slot for a connection the daemon dispatches: true when the credit held one. */
+/* LIMIT mode (a limit of connections in flight): at most `limit` slots
+ * held (below what is held under a cut), `waiting` flows in the daemon's
+ * queue.  The count held is the holders', never written here. */
+void sl_gate_limit(struct sl_dataplane *dp, unsigned policy, uint64_t waiting, uint64_t limit);
+/* A slot for a connection the daemon dispatches: true when one was free. */
 bool sl_gate_take_slot(struct sl_dataplane *dp, unsigned policy);
 /* A slot back (a connection that held one is gone, or never was). */
 void sl_gate_give_slot(struct sl_dataplane *dp, unsigned policy);
-/* Open and empty (a policy removed or replaced). */
+/* Open (a policy removed or replaced): no credit, nothing waiting; the
+ * slots still held stay counted until their holders give them back. */
 void sl_gate_open(struct sl_dataplane *dp, unsigned policy);
 /* The milli-tokens one connection of workload slot `slot` takes. */
 int sl_gate_set_tokens(struct sl_dataplane *dp, unsigned policy, unsigned slot, uint32_t mtok);
 
 struct sl_gate_view {
 	bool throttle;
-	bool limit;       /* LIMIT mode: credit_mtok / SLUICE_MTOK slots are free */
-	int64_t credit_mtok;
+	bool limit;          /* LIMIT mode: slots_held of slot_limit */
+	int64_t credit_mtok; /* THROTTLE */
+	int64_t slots_held, slot_limit;
 	uint64_t grants;
 };
 /* A reading of the gate (for dumps).  0, or -ENOENT without one. */

@@ -427,17 +427,20 @@ static void test_external_socket(void **state)
 
 /* sluice's own mode over a gate (sl_pol_gate's memory, as the daemon
  * maps it): slots are taken and given back exactly, a deferral waits when
- * none is free and is admitted on the close that frees one, a reload that
- * keeps the policy keeps the gate's count, the default mode is sluice. */
+ * none is free and is admitted on the close that frees one; the count held
+ * is the holders' alone, so a reload that keeps the policy, one that
+ * changes its parameters (a new record) and one that removes it all leave
+ * it as it is; the default mode is sluice. */
 #define LIMIT_YAML(max)                                                              \
 	"apiVersion: sluice/v1\nkind: AverageLatencySchedulingPolicy\nmetadata: {name: svc}\n" \
 	"spec:\n  adaptive: {max_in_flight: " max "}\n"                               \
 	"  load_scheduling_core:\n    aimd_load_scheduler:\n      load_scheduler:\n" \
 	"        selectors: [{label_matcher: {match_labels: {dst.port: \"8080\"}}}]\n"
 
-static int64_t credit(const struct sl_dataplane *dp)
+/* Slots the gate has free. */
+static int64_t free_slots(const struct sl_dataplane *dp)
 {
-	return dp->gates[0].credit_mtok / SLUICE_MTOK;
+	return dp->gates[0].slot_limit - dp->gates[0].slots_held;
 }
 
 static void test_limit_mode_slots(void **state)
@@ -445,6 +448,7 @@ static void test_limit_mode_slots(void **state)
 	struct sluice_policy_gate gates[SLUICE_MAX_POLICIES] = {{0}};
 	struct sl_dataplane dp = {.gates = gates};
 	struct sl_config *cfg = load(LIMIT_YAML("100")), *cfg2 = load(LIMIT_YAML("100"));
+	struct sl_config *cfg3 = load(LIMIT_YAML("200")), *none = load("");
 	struct hooks_seen seen = {0};
 	struct sl_policy_hooks hooks = {.admit = on_admit, .reject = on_reject, .ctx = &seen};
 	struct sl_policies *ps;
@@ -457,49 +461,73 @@ static void test_limit_mode_slots(void **state)
 	assert_true(sl_policies_take_slots(ps, 0));
 	/* Pass-through: a limit no load reaches, in LIMIT mode, all free. */
 	assert_int_equal(gates[0].mode, SLUICE_POLICY_LIMIT);
-	assert_int_equal(credit(&dp), (int64_t)(1u << 24));
-	/* The data path took all but one slot; the daemon takes the last. */
-	gates[0].credit_mtok = SLUICE_MTOK;
+	assert_int_equal(gates[0].slot_limit, (int64_t)(1u << 24));
+	assert_int_equal(gates[0].slots_held, 0);
+	/* The data path held all but one slot; the daemon takes the last. */
+	gates[0].slots_held = gates[0].slot_limit - 1;
 	assert_int_equal(sl_policies_arrive(ps, 0, SLUICE_NONE16, 1, T0), SL_LS_ADMITTED);
-	assert_int_equal(credit(&dp), 0);
+	assert_int_equal(free_slots(&dp), 0);
 	/* None left: the next two wait, and the data path is told. */
 	assert_int_equal(sl_policies_arrive(ps, 0, SLUICE_NONE16, 2, T0), SL_LS_QUEUED);
 	assert_int_equal(sl_policies_arrive(ps, 0, SLUICE_NONE16, 3, T0), SL_LS_QUEUED);
 	assert_int_equal(gates[0].waiting, 2);
 	/* A connection closes (the data path gives its slot back): the first
 	 * in line gets it, at once. */
-	gates[0].credit_mtok += SLUICE_MTOK;
+	gates[0].slots_held--;
 	sl_policies_on_close(ps, 0, SLUICE_NONE16, 50 * MSEC, 0, T0 + 50 * MSEC);
 	assert_int_equal(seen.n_admitted, 1);
 	assert_int_equal(seen.admitted[0], 2);
-	assert_int_equal(credit(&dp), 0);
+	assert_int_equal(free_slots(&dp), 0);
 	assert_int_equal(gates[0].waiting, 1);
 	/* The level refused it after all: its slot comes back. */
 	sl_policies_return(ps, 0, SLUICE_NONE16, true, T0 + 60 * MSEC);
-	assert_int_equal(credit(&dp), 1);
+	assert_int_equal(free_slots(&dp), 1);
 	sl_policies_tick(ps, T0 + 100 * MSEC);
 	assert_int_equal(seen.n_admitted, 2);
 	assert_int_equal(seen.admitted[1], 3);
 	/* A flow gone by its turn: the slot taken for it comes back. */
 	assert_int_equal(sl_policies_arrive(ps, 0, SLUICE_NONE16, GONE_ID, T0 + 110 * MSEC), SL_LS_QUEUED);
-	gates[0].credit_mtok += SLUICE_MTOK;
+	gates[0].slots_held--;
 	sl_policies_tick(ps, T0 + 120 * MSEC);
 	assert_int_equal(seen.n_admitted, 3);
-	assert_int_equal(credit(&dp), 1);
-	/* A reload that keeps the policy keeps the gate: the connections in
-	 * flight still hold their slots of it. */
-	gates[0].credit_mtok = 5 * SLUICE_MTOK;
+	assert_int_equal(free_slots(&dp), 1);
+	/* A reload that keeps the policy keeps the count: the connections in
+	 * flight still hold their slots. */
+	gates[0].slots_held = 5;
 	assert_int_equal(sl_policies_configure(ps, cfg2, T0 + 200 * MSEC), 0);
-	assert_int_equal(credit(&dp), 5);
+	assert_int_equal(gates[0].slots_held, 5);
 	assert_int_equal(gates[0].mode, SLUICE_POLICY_LIMIT);
 	j = dump(ps, T0 + 200 * MSEC);
 	assert_string_equal(json_string_value(json_object_get(policy0(j), "mode")), "sluice");
 	assert_true(json_is_true(json_object_get(policy0(j), "pass_through")));
 	assert_int_equal(json_integer_value(json_object_get(policy0(j), "waiting")), 0);
+	assert_int_equal(json_integer_value(json_object_get(policy0(j), "in_flight")), 5);
+	json_decref(j);
+	/* New parameters, a new record: it counts the same five in flight
+	 * (their slots were never given back), none admitted twice. */
+	assert_int_equal(sl_policies_configure(ps, cfg3, T0 + 300 * MSEC), 0);
+	assert_int_equal(gates[0].slots_held, 5);
+	j = dump(ps, T0 + 300 * MSEC);
+	assert_int_equal(json_integer_value(json_object_get(policy0(j), "in_flight")), 5);
+	assert_int_equal(json_integer_value(json_object_get(policy0(j), "max_in_flight")), 200);
+	json_decref(j);
+	/* Removed: the gate opens, the count stays for its holders, and the
+	 * policy back again starts from it. */
+	assert_int_equal(sl_policies_configure(ps, none, T0 + 400 * MSEC), 0);
+	assert_int_equal(gates[0].mode, SLUICE_POLICY_PASS);
+	assert_int_equal(gates[0].slots_held, 5);
+	gates[0].slots_held -= 2; /* two close meanwhile */
+	assert_int_equal(sl_policies_configure(ps, cfg, T0 + 500 * MSEC), 0);
+	assert_int_equal(gates[0].mode, SLUICE_POLICY_LIMIT);
+	assert_int_equal(gates[0].slots_held, 3);
+	j = dump(ps, T0 + 500 * MSEC);
+	assert_int_equal(json_integer_value(json_object_get(policy0(j), "in_flight")), 3);
 	json_decref(j);
 	sl_policies_free(ps);
 	sl_config_free(cfg);
 	sl_config_free(cfg2);
+	sl_config_free(cfg3);
+	sl_config_free(none);
 }
 
 /* A policy on another signal, without a mode, runs Aperture's; one that
