@@ -37,7 +37,8 @@ tcpext() {
 gstat() { status_json | jq -r ".stats.$1"; }
 spoofed_entries() { "$SLUICECTL" conns --pin-dir "$PIN_DIR" --json | jq '[.conns[] | select(.client | startswith("198.18.3."))] | length'; }
 
-start_daemon "$CONFIGS/seat-at-ack.yaml" || { not_ok "sluiced starts"; e2e_finish; }
+cp "$CONFIGS/seat-at-ack.yaml" "$E2E_TMP/ack.yaml" # a copy: 4c edits it
+start_daemon "$E2E_TMP/ack.yaml" || { not_ok "sluiced starts"; e2e_finish; }
 check "web seats at the ACK (seatAt: ack)" wait_level_field web seats_at ack 3
 
 # 1. Real clients within the limit: every one seated at its ACK.
@@ -120,6 +121,32 @@ pw=$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq -c '[.poli
 diag "policy svc's gate: $pw"
 check_num "the policy's gate met the real clients' ACKs, not the flood's SYNs (fewer than 100)" "$(jq .syns <<<"$pw")" -lt 100
 check_num "... and admitted every real client" "$(jq .admitted <<<"$pw")" -ge 15
+
+# 4c. A reload with connections in flight through the policy: a new
+# policy first in the file and new parameters for svc (a new record).
+# svc keeps its index, and its count is its connections' (6 held open,
+# no request sent), not a fresh gate's 0; once they close it is 0 again.
+in_cli "$LAB_LOAD" --connect $SRV4 --port 7070 --no-request --rate 20 --count 6 --timeout 8 --json --quiet \
+	>"$E2E_TMP/held7070.json" &
+held=$!
+E2E_PIDS+=($held)
+for _ in $(seq 40); do [ "$(pol in_flight)" = 6 ] && break; sleep 0.1; done
+check_num "six connections hold svc's slots" "$(pol in_flight)" -eq 6
+svc_index=$("$SLUICECTL" conns --pin-dir "$PIN_DIR" --json | jq '[.conns[] | select(.local | endswith(":7070")) | .policy] | unique | .[0]')
+{ printf '%s\n' "apiVersion: sluice/v1" "kind: AverageLatencySchedulingPolicy" "metadata: {name: first}" "spec:" \
+	"  load_scheduling_core:" "    aimd_load_scheduler:" "      load_scheduler:" \
+	"        selectors: [{label_matcher: {match_labels: {dst.port: \"6060\"}}}]" "---"
+  sed 's/^  load_scheduling_core:$/  adaptive: {max_in_flight: 500}\n  load_scheduling_core:/' "$CONFIGS/seat-at-ack.yaml"; } >"$E2E_TMP/ack.yaml"
+check "reload: a policy added first, svc's parameters changed" "$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock"
+check_num "svc runs its new parameters" "$(pol max_in_flight)" -eq 500
+check_num "svc kept its index (its gate: ${svc_index})" \
+	"$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq '[.policies[].name] | index("svc")')" -eq "${svc_index:-99}"
+check_num "... and counts the six still in flight" "$(pol in_flight)" -eq 6
+wait $held
+for _ in $(seq 40); do [ "$(pol in_flight)" = 0 ] && break; sleep 0.1; done
+check_num "they closed: none in flight" "$(pol in_flight)" -eq 0
+check_num "... and its gate holds exactly none (slots_held, unclamped)" "$(pol gate.slots_held)" -eq 0
+check_num "... at the index its connections named" "$(pol gate.index)" -eq "${svc_index:-99}"
 
 # 5. Reject at the ACK: tiny's one seat taken, the next client's handshake
 # completes on its side, then its ACK is answered with a RST.

@@ -293,6 +293,49 @@ const struct sl_policy_cfg *sl_config_find_policy(const struct sl_config *cfg,
 	return NULL;
 }
 
+int sl_config_keep_policy_indices(struct sl_config *cfg, const char (*in_use)[SL_LEVEL_NAME_SIZE],
+				  size_t n_in_use)
+{
+	size_t n = cfg->n_policies, next = 0;
+	struct sl_policy_cfg *v;
+	bool *taken, *placed;
+
+	if (n < 2 || !n_in_use)
+		return 0;
+	v = calloc(n, sizeof(*v));
+	taken = calloc(n, sizeof(*taken));   /* by source index */
+	placed = calloc(n, sizeof(*placed)); /* by destination index */
+	if (!v || !taken || !placed) {
+		free(v);
+		free(taken);
+		free(placed);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < n_in_use && j < n; j++) {
+		const struct sl_policy_cfg *p = sl_config_find_policy(cfg, in_use[j]);
+
+		if (p) {
+			size_t i = (size_t)(p - cfg->policies);
+
+			v[j] = *p;
+			taken[i] = placed[j] = true;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (taken[i])
+			continue;
+		while (placed[next])
+			next++;
+		v[next] = cfg->policies[i];
+		placed[next] = true;
+	}
+	free(cfg->policies);
+	cfg->policies = v;
+	free(taken);
+	free(placed);
+	return 0;
+}
+
 /* The configuration every load starts from: server defaults and the two
  * mandatory levels (the mandatory FlowSchemas are added after the file's,
  * by cd_finish_flow_schemas()). */

@@ -340,7 +340,7 @@ struct sl_config {
 	size_t n_schemas;
 	struct sl_label_object *label_objects; /* file order */
 	size_t n_label_objects;
-	struct sl_policy_cfg *policies;      /* file order */
+	struct sl_policy_cfg *policies;      /* file order (a reload keeps kept ones' indices) */
 	size_t n_policies;
 	char *source_file;                   /* display name given to the loader */
 };
@@ -378,6 +378,16 @@ const struct sl_label_object *sl_config_find_label_object(const struct sl_config
 							  const char *name);
 const struct sl_policy_cfg *sl_config_find_policy(const struct sl_config *cfg,
 						  const char *name);
+/*
+ * Reorder cfg->policies for a reload: a policy named in `in_use` (the
+ * policies of the running configuration, in their order) keeps its index
+ * while that index is still below n_policies; the others take the free
+ * indices in file order.  A policy's index is its gate in the data path,
+ * which counts the slots its connections hold: adding or reordering
+ * policies moves none.  0, or -ENOMEM (cfg left in file order).
+ */
+int sl_config_keep_policy_indices(struct sl_config *cfg, const char (*in_use)[SL_LEVEL_NAME_SIZE],
+				  size_t n_in_use);
 
 /*
  * Go-style durations ("250ms", "1m30s", "1.5s", "-" not allowed), units ns,

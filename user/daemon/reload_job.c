@@ -36,6 +36,8 @@ static void *run(void *arg)
 	uint64_t one = 1;
 
 	r->err = sl_config_load_file(job->path, &r->cfg, &r->diags);
+	if (!r->err)
+		r->err = sl_config_keep_policy_indices(r->cfg, job->in.policy_names, job->in.n_policy_names);
 	if (!r->err) {
 		r->quiescing_shares = sl_plan_quiescing_shares(r->cfg, job->in.names, job->in.busy_slots,
 							       job->in.slot_shares, &r->quiescing_slots);

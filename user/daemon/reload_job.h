@@ -24,6 +24,10 @@ struct sl_reload_input {
 	const char *config_path;
 	const struct sl_maps *maps;  /* for the stage (fds: safe from the thread) */
 	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN]; /* level names in the slots now */
+	/* The running policies in index order: a kept one keeps its index
+	 * (sl_config_keep_policy_indices). */
+	char policy_names[SLUICE_MAX_POLICIES][SL_LEVEL_NAME_SIZE];
+	size_t n_policy_names;
 	const char *const *ifnames;
 	size_t n_ifnames;
 	/* For the shares of removed levels that still drain (plan quiescing):

@@ -468,6 +468,9 @@ static void start_job(struct daemon *d)
 	int err;
 
 	memcpy(in.slot_shares, d->slot_shares, sizeof(in.slot_shares));
+	for (size_t i = 0; d->cfg && i < d->cfg->n_policies && i < SLUICE_MAX_POLICIES; i++)
+		snprintf(in.policy_names[i], sizeof(in.policy_names[i]), "%s", d->cfg->policies[i].name);
+	in.n_policy_names = d->cfg ? d->cfg->n_policies : 0;
 	err = sl_maps_level_names(&d->dp.maps, in.names);
 	if (!err)
 		err = sl_reload_job_start(&d->job, &in);

@@ -330,9 +330,54 @@ static void test_expression_depth_and_aliases(void **state)
 
 /* ---- warnings ------------------------------------------------------------------ */
 
+/* A reload keeps each kept policy at its index (its data-path gate):
+ * added ones take the free indices, removed ones free theirs. */
+#define PORT_POL(name, port) POLN(name) "  load_scheduling_core:\n    aimd_load_scheduler:\n" \
+	"      load_scheduler:\n        selectors: [{label_matcher: {match_labels: {dst.port: \"" port "\"}}}]\n"
+
+static void assert_order(const struct sl_config *cfg, const char *const *want, size_t n)
+{
+	assert_int_equal(cfg->n_policies, n);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(cfg->policies[i].name, want[i]);
+}
+
+static void test_keep_policy_indices(void **state)
+{
+	static const char in_use[][SL_LEVEL_NAME_SIZE] = {"a", "b", "c"};
+	struct sl_config *cfg;
+
+	(void)state;
+	/* A new policy first in the file, the old ones reordered: each old one
+	 * where it was, the new one at the free index. */
+	cfg = load_ok(PORT_POL("n", "1") "---\n" PORT_POL("c", "2") "---\n" PORT_POL("a", "3") "---\n"
+		      PORT_POL("b", "4"));
+	assert_int_equal(sl_config_keep_policy_indices(cfg, in_use, 3), 0);
+	assert_order(cfg, (const char *const[]){"a", "b", "c", "n"}, 4);
+	/* The selectors moved with their policies. */
+	assert_string_equal(cfg->policies[3].selectors[0].matcher.reqs[0].values[0], "1");
+	assert_string_equal(cfg->policies[0].selectors[0].matcher.reqs[0].values[0], "3");
+	sl_config_free(cfg);
+	/* b removed: a and c keep theirs... c's index 2 is out of range with
+	 * two policies, so c moves to the index b left. */
+	cfg = load_ok(PORT_POL("c", "2") "---\n" PORT_POL("a", "3"));
+	assert_int_equal(sl_config_keep_policy_indices(cfg, in_use, 3), 0);
+	assert_order(cfg, (const char *const[]){"a", "c"}, 2);
+	sl_config_free(cfg);
+	/* a removed, one added: b and c stay, the new one takes a's. */
+	cfg = load_ok(PORT_POL("b", "4") "---\n" PORT_POL("c", "2") "---\n" PORT_POL("z", "9"));
+	assert_int_equal(sl_config_keep_policy_indices(cfg, in_use, 3), 0);
+	assert_order(cfg, (const char *const[]){"z", "b", "c"}, 3);
+	/* Nothing in use (a start): file order. */
+	assert_int_equal(sl_config_keep_policy_indices(cfg, in_use, 0), 0);
+	assert_order(cfg, (const char *const[]){"z", "b", "c"}, 3);
+	sl_config_free(cfg);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
+		cmocka_unit_test(test_keep_policy_indices),
 		cmocka_unit_test(test_policy_defaults),
 		cmocka_unit_test(test_policy_good_values),
 		cmocka_unit_test(test_expression_depth_and_aliases),
