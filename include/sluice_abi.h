@@ -500,6 +500,8 @@ struct sluice_policy_gate {
 	__u64 grants;      /* grants written (for the CLI) */
 	__s64 slots_held;  /* LIMIT: slots held by connections and tickets */
 	__s64 slot_limit;  /* LIMIT: at most this many held */
+	char policy[SLUICE_LEVEL_NAME_LEN]; /* the policy the daemon last ran here: the
+					     * next daemon keeps it at this index */
 };
 
 /* sl_wl_tokens[policy * SLUICE_WL_SLOTS + workload]: milli-tokens one

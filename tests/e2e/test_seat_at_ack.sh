@@ -142,6 +142,13 @@ check_num "svc runs its new parameters" "$(pol max_in_flight)" -eq 500
 check_num "svc kept its index (its gate: ${svc_index})" \
 	"$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq '[.policies[].name] | index("svc")')" -eq "${svc_index:-99}"
 check_num "... and counts the six still in flight" "$(pol in_flight)" -eq 6
+# A crash and the next daemon on the pinned maps: the file's order would
+# put svc second, the gate it ran on keeps it first, with its count.
+kill_daemon_hard
+start_daemon "$E2E_TMP/ack.yaml" || not_ok "the next daemon starts"
+check_num "after a crash, the next daemon keeps svc at its gate" \
+	"$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq '[.policies[].name] | index("svc")')" -eq "${svc_index:-99}"
+check_num "... and counts the six still in flight" "$(pol in_flight)" -eq 6
 wait $held
 for _ in $(seq 40); do [ "$(pol in_flight)" = 0 ] && break; sleep 0.1; done
 check_num "they closed: none in flight" "$(pol in_flight)" -eq 0

@@ -465,9 +465,11 @@ void sl_policies_commit(struct sl_policies *ps, uint64_t now)
 	free_all(ps->v, ps->n, now); /* replaced schedulers admit their waiting flows */
 	ps->v = v;
 	ps->n = n;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		sl_gate_set_policy(ps->dp, (unsigned)i, v[i].name);
 		if (v[i].lim)
 			sl_plimit_start(v[i].lim, (unsigned)i);
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct policy_rt *p = &v[i];
 

@@ -36,6 +36,7 @@
 #include "lib/version.h"
 #include "daemon/metrics.h"
 #include "daemon/privileges.h"
+#include "dataplane/policy_gate.h"
 #include "engine/plan.h"
 #include "daemon/halfopen_rt.h"
 #include "daemon/policy_rt.h"
@@ -410,6 +411,22 @@ static void say_not_applied(const struct sl_config *cfg, const struct sl_diags *
 	else
 		pr_err("%s: configuration cannot be applied: %s", cfg->source_file,
 		       err == -ENOMEM ? "out of memory" : strerror(-err));
+}
+
+/* At start: a policy keeps the gate the last daemon ran it on (adopted
+ * maps), whose count holds its connections still in flight. */
+static int keep_gate_policies(struct daemon *d)
+{
+	char in_use[SLUICE_MAX_POLICIES][SL_LEVEL_NAME_SIZE];
+	struct sl_gate_view gv;
+	int err;
+
+	for (unsigned i = 0; i < SLUICE_MAX_POLICIES; i++)
+		snprintf(in_use[i], sizeof(in_use[i]), "%s", sl_gate_read(&d->dp, i, &gv) ? "" : gv.policy);
+	err = sl_config_keep_policy_indices(d->cfg, in_use, SLUICE_MAX_POLICIES);
+	if (err)
+		pr_err("policies: %s", strerror(-err));
+	return err;
 }
 
 /* Build the whole plan, then write it, here and now (at start, and when a
@@ -1303,7 +1320,9 @@ int main(int argc, char **argv)
 		free(d.census.seats);
 		d.census.conns = d.census.seats = NULL; /* the executing gauges stay 0 */
 	}
-	err = apply_config(&d, d.cfg, &diags);
+	err = keep_gate_policies(&d);
+	if (!err)
+		err = apply_config(&d, d.cfg, &diags);
 	sl_diags_free(&diags);
 	d.last_reload_ok = !err;
 	d.last_reload_ok_at = err ? 0 : sl_wall_s();

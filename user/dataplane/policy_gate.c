@@ -2,6 +2,8 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "sluice_seats.h"
 
@@ -93,6 +95,15 @@ void sl_gate_open(struct sl_dataplane *dp, unsigned policy)
 	__atomic_store_n(&g->credit_mtok, 0, __ATOMIC_SEQ_CST);
 }
 
+void sl_gate_set_policy(struct sl_dataplane *dp, unsigned index, const char *name)
+{
+	struct sluice_policy_gate *g = gate(dp, index);
+
+	/* XDP never reads it: plain stores are enough. */
+	if (g)
+		snprintf(g->policy, sizeof(g->policy), "%s", name);
+}
+
 int sl_gate_set_tokens(struct sl_dataplane *dp, unsigned policy, unsigned slot, uint32_t mtok)
 {
 	uint32_t key = policy * SLUICE_WL_SLOTS + slot;
@@ -113,6 +124,8 @@ int sl_gate_read(const struct sl_dataplane *dp, unsigned policy, struct sl_gate_
 	out->credit_mtok = __atomic_load_n(&g->credit_mtok, __ATOMIC_RELAXED);
 	out->slots_held = __atomic_load_n(&g->slots_held, __ATOMIC_RELAXED);
 	out->slot_limit = __atomic_load_n(&g->slot_limit, __ATOMIC_RELAXED);
+	memcpy(out->policy, g->policy, sizeof(out->policy));
+	out->policy[sizeof(out->policy) - 1] = '\0';
 	out->grants = __atomic_load_n(&g->grants, __ATOMIC_RELAXED);
 	return 0;
 }

@@ -35,6 +35,9 @@ void sl_gate_give_slot(struct sl_dataplane *dp, unsigned policy);
 /* Open (a policy removed or replaced): no credit, nothing waiting; the
  * slots still held stay counted until their holders give them back. */
 void sl_gate_open(struct sl_dataplane *dp, unsigned policy);
+/* The policy that runs the gate (what a restart keeps at this index):
+ * written at each configuration, read at start.  "" when none ever did. */
+void sl_gate_set_policy(struct sl_dataplane *dp, unsigned index, const char *name);
 /* The milli-tokens one connection of workload slot `slot` takes. */
 int sl_gate_set_tokens(struct sl_dataplane *dp, unsigned policy, unsigned slot, uint32_t mtok);
 
@@ -43,6 +46,7 @@ struct sl_gate_view {
 	bool limit;          /* LIMIT mode: slots_held of slot_limit */
 	int64_t credit_mtok; /* THROTTLE */
 	int64_t slots_held, slot_limit;
+	char policy[SLUICE_LEVEL_NAME_LEN];
 	uint64_t grants;
 };
 /* A reading of the gate (for dumps).  0, or -ENOENT without one. */
