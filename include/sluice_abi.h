@@ -493,6 +493,9 @@ enum sluice_policy_mode {
 	SLUICE_POLICY_LIMIT    = 2,
 };
 
+/* LIMIT's pass-through: a slot_limit no load reaches (the count stays exact). */
+#define SLUICE_SLOT_LIMIT_PASS (1ll << 24)
+
 struct sluice_policy_gate {
 	__u32 mode;        /* enum sluice_policy_mode */
 	__u32 waiting;     /* flows waiting in the daemon's scheduler */

@@ -145,6 +145,11 @@ check_num "... and counts the six still in flight" "$(pol in_flight)" -eq 6
 # A crash and the next daemon on the pinned maps: the file's order would
 # put svc second, the gate it ran on keeps it first, with its count.
 kill_daemon_hard
+g=$(status_json | jq -c --argjson i "${svc_index:-99}" '.policy_gates[] | select(.index == $i)')
+diag "svc's gate with no daemon: $g"
+check "with no daemon, status shows svc's gate from the pins: limit mode, six held" \
+	jq -e '.policy == "svc" and .mode == "limit" and .slots_held == 6' <<<"$g"
+check "... and the table names it" bash -c '"$1" status --pin-dir "$2" | grep -Eq "^svc +$3 +limit +6 "' _ "$SLUICECTL" "$PIN_DIR" "${svc_index:-99}"
 start_daemon "$E2E_TMP/ack.yaml" || not_ok "the next daemon starts"
 check_num "after a crash, the next daemon keeps svc at its gate" \
 	"$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq '[.policies[].name] | index("svc")')" -eq "${svc_index:-99}"

@@ -28,7 +28,18 @@ struct status {
 	struct sl_xdp_attachment ifaces[64]; /* where it is attached */
 	size_t n_ifaces;
 	unsigned n_levels;
+	/* The policy gates that name a policy or still count slots held. */
+	struct status_gate {
+		unsigned index;
+		struct sluice_policy_gate g;
+	} gates[SLUICE_MAX_POLICIES];
+	unsigned n_gates;
 };
+
+static const char *gate_mode_name(__u32 mode)
+{
+	return mode == SLUICE_POLICY_LIMIT ? "limit" : mode == SLUICE_POLICY_THROTTLE ? "throttle" : "open";
+}
 
 static const char *level_type_name(__u32 type)
 {
@@ -79,6 +90,17 @@ static int read_status(const struct sl_maps *m, const char *pin_dir, struct stat
 		if (l->cfg.type == SLUICE_LEVEL_UNUSED && !l->seats.seats_in_use)
 			continue;
 		s->n_levels++;
+	}
+	for (unsigned i = 0; i < SLUICE_MAX_POLICIES; i++) {
+		struct status_gate *g = &s->gates[s->n_gates];
+
+		if ((err = sl_maps_policy_gate(m, i, &g->g)))
+			return err;
+		g->g.policy[sizeof(g->g.policy) - 1] = '\0';
+		if (!g->g.policy[0] && !g->g.slots_held)
+			continue;
+		g->index = i;
+		s->n_gates++;
 	}
 	return 0;
 }
@@ -167,6 +189,27 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 		jo_obj_end(&jo);
 	}
 	jo_arr_end(&jo);
+	jo_arr_begin(&jo, "policy_gates");
+	for (unsigned i = 0; i < s->n_gates; i++) {
+		const struct status_gate *g = &s->gates[i];
+
+		jo_obj_begin(&jo, NULL);
+		jo_u64(&jo, "index", g->index);
+		if (g->g.policy[0])
+			jo_str(&jo, "policy", g->g.policy);
+		else
+			jo_null(&jo, "policy");
+		jo_str(&jo, "mode", gate_mode_name(g->g.mode));
+		jo_i64(&jo, "slots_held", g->g.slots_held);
+		if (g->g.mode == SLUICE_POLICY_LIMIT)
+			jo_i64(&jo, "slot_limit", g->g.slot_limit);
+		else
+			jo_null(&jo, "slot_limit");
+		jo_u64(&jo, "waiting", g->g.waiting);
+		jo_double(&jo, "credit_tokens", (double)g->g.credit_mtok / SLUICE_MTOK);
+		jo_obj_end(&jo);
+	}
+	jo_arr_end(&jo);
 	jo_obj_begin(&jo, "stats");
 	jo_u64(&jo, "syns", s->gs.syns);
 	jo_u64(&jo, "unprotected", s->gs.unprotected);
@@ -232,6 +275,21 @@ static void print_table(const struct status *s, const char *pin_dir)
 	}
 	if (!s->n_levels)
 		printf("(no levels configured)\n");
+	if (s->n_gates)
+		printf("%-24s %4s %-8s %9s %9s %8s\n", "POLICY", "GATE", "MODE", "HELD", "LIMIT", "WAITING");
+	for (unsigned i = 0; i < s->n_gates; i++) {
+		const struct status_gate *g = &s->gates[i];
+		char limit[24];
+
+		if (g->g.mode != SLUICE_POLICY_LIMIT)
+			snprintf(limit, sizeof(limit), "-");
+		else if (g->g.slot_limit >= SLUICE_SLOT_LIMIT_PASS)
+			snprintf(limit, sizeof(limit), "none");
+		else
+			snprintf(limit, sizeof(limit), "%lld", (long long)g->g.slot_limit);
+		printf("%-24s %4u %-8s %9lld %9s %8u\n", g->g.policy[0] ? g->g.policy : "(removed)", g->index,
+		       gate_mode_name(g->g.mode), (long long)g->g.slots_held, limit, g->g.waiting);
+	}
 	printf("syns %llu  unprotected %llu  malformed %llu  fragments %llu  failsafe open/closed %llu/%llu"
 	       "  table full %llu  events lost %llu\n",
 	       (unsigned long long)s->gs.syns, (unsigned long long)s->gs.unprotected,
@@ -262,7 +320,10 @@ static const struct ctl_command_doc status_doc = {
 	.description =
 		"Per priority level: seats in use and limit, connections admitted, deferred\n"
 		"(SYN dropped, client retransmits) and rejected (RST); the daemon heartbeat\n"
-		"and the failsafe.  Reads the pinned maps; the daemon need not run.\n\n"
+		"and the failsafe; per policy gate (the scheduling policy that runs it; a\n"
+		"removed one, mode open, while its connections still hold slots): its mode,\n"
+		"slots held against its limit in flight (mode sluice) and flows waiting.\n"
+		"Reads the pinned maps; the daemon need not run.\n\n"
 		"A heartbeat older than the dispatch timeout (3 ticks) means no daemon\n"
 		"dispatches: the data path stops deferring (admits within the limit, the\n"
 		"client's retransmit retries over it: NOT DISPATCHING, \"dispatching\": false).\n"

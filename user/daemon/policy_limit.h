@@ -33,7 +33,7 @@ struct json_out;
 
 /* The limit the gate holds in pass-through: one no load reaches, so the
  * count in flight stays exact while nothing is limited. */
-#define SL_PLIMIT_PASS (1u << 24)
+#define SL_PLIMIT_PASS ((uint64_t)SLUICE_SLOT_LIMIT_PASS)
 /* Flows a policy may hold waiting (then the next is refused). */
 #define SL_PLIMIT_MAX_WAITING 16384
 

@@ -107,7 +107,14 @@ static void publish(struct policy_rt *p, uint64_t now)
 
 static void gate_open(struct sl_policies *ps, unsigned index)
 {
+	struct sl_gate_view gv;
+
 	sl_gate_open(ps->dp, index);
+	/* A gate nobody holds slots of forgets its policy (the one that runs
+	 * it next names itself); one still held keeps the name of the policy
+	 * whose connections drain (sluicectl status shows them). */
+	if (!sl_gate_read(ps->dp, index, &gv) && gv.slots_held == 0)
+		sl_gate_set_policy(ps->dp, index, "");
 }
 
 static void read_wl_stats(struct policy_rt *p, unsigned slot, struct sluice_wl_stats *out)

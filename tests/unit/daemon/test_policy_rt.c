@@ -516,6 +516,7 @@ static void test_limit_mode_slots(void **state)
 	assert_int_equal(sl_policies_configure(ps, none, T0 + 400 * MSEC), 0);
 	assert_int_equal(gates[0].mode, SLUICE_POLICY_PASS);
 	assert_int_equal(gates[0].slots_held, 5);
+	assert_string_equal(gates[0].policy, "svc"); /* its connections drain */
 	gates[0].slots_held -= 2; /* two close meanwhile */
 	assert_int_equal(sl_policies_configure(ps, cfg, T0 + 500 * MSEC), 0);
 	assert_int_equal(gates[0].mode, SLUICE_POLICY_LIMIT);
@@ -523,6 +524,10 @@ static void test_limit_mode_slots(void **state)
 	j = dump(ps, T0 + 500 * MSEC);
 	assert_int_equal(json_integer_value(json_object_get(policy0(j), "in_flight")), 3);
 	json_decref(j);
+	/* Removed with nothing held: the gate forgets it. */
+	gates[0].slots_held = 0;
+	assert_int_equal(sl_policies_configure(ps, none, T0 + 600 * MSEC), 0);
+	assert_string_equal(gates[0].policy, "");
 	sl_policies_free(ps);
 	sl_config_free(cfg);
 	sl_config_free(cfg2);
