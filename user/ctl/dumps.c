@@ -151,7 +151,8 @@ static void print_limit_policy(json_t *r)
 		printf("  %-20s %5s %9lld %9lld %9lld %8lld %9lld %9lld %9lld\n",
 		       json_is_string(json_object_get(w, "name")) ? s(w, "name") : num(w, "name", b1),
 		       num(w, "priority", b2), n(w, "syns"), n(w, "admitted_inline"), n(w, "gate_deferred"),
-		       n(w, "waiting"), n(w, "admitted"), n(w, "rejected"), n(w, "refused"));
+		       n(w, "waiting"), n(w, "admitted_on_arrival") + n(w, "admitted"), n(w, "rejected"),
+		       n(w, "refused"));
 }
 
 static void print_controller(json_t *root)

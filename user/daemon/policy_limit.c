@@ -180,8 +180,10 @@ int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned w
 	unsigned w = workload < last ? workload : last;
 	int err;
 
-	if (!sl_ss_waiting(pl->ss) && sl_gate_take_slot(pl->dp, pl->index))
+	if (!sl_ss_waiting(pl->ss) && sl_gate_take_slot(pl->dp, pl->index)) {
+		pl->admitted_on_arrival[w]++;
 		return SL_LS_ADMITTED;
+	}
 	err = sl_ss_enqueue(pl->ss, now, id, w, flow);
 	if (err == -ENOSPC)
 		return SL_LS_REJECTED;
@@ -290,6 +292,7 @@ void sl_plimit_dump(const struct sl_plimit *pl, const struct sl_policy_cfg *pc,
 		jo_u64(jo, "syns", dp_stats[w].syns);
 		jo_u64(jo, "admitted_inline", dp_stats[w].inline_admitted);
 		jo_u64(jo, "gate_deferred", dp_stats[w].deferred);
+		jo_u64(jo, "admitted_on_arrival", pl->admitted_on_arrival[w]);
 		jo_u64(jo, "admitted", st.admitted);
 		jo_u64(jo, "rejected", st.rejected);
 		jo_u64(jo, "refused", st.refused);

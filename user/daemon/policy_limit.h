@@ -47,6 +47,9 @@ struct sl_plimit {
 	struct sl_sg sg;
 	struct sl_ss *ss;
 	uint64_t decisions[SL_SG_PASS_THROUGH + 1]; /* by reason */
+	/* By scheduler workload: deferred by the data path, and a slot free
+	 * with nobody waiting when the daemon met it (never queued). */
+	uint64_t admitted_on_arrival[SLUICE_WL_SLOTS];
 	sl_plimit_admit_fn admit;
 	sl_ss_fn reject;
 	void *ctx;

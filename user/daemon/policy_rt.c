@@ -781,12 +781,14 @@ static int workload_counts(struct policy_rt *p, size_t w, size_t n, uint64_t now
 
 		read_wl_stats(p, wl_slot(w + 1 < n ? (int)w : -1), &ds);
 		sl_ss_stats(p->lim->ss, (unsigned)w, &st);
-		out->admitted = ds.inline_admitted + st.admitted;
+		uint64_t at_once = p->lim->admitted_on_arrival[w];
+
+		out->admitted = ds.inline_admitted + at_once + st.admitted;
 		out->admitted_inline = ds.inline_admitted;
 		out->waiting = sl_ss_waiting_in(p->lim->ss, (unsigned)w);
 		/* Connections, not SYNs: a waiting client's retransmits meet
 		 * the gate again (the data path's `deferred` counts each). */
-		out->deferred = st.admitted + st.rejected + st.refused + out->waiting;
+		out->deferred = at_once + st.admitted + st.rejected + st.refused + out->waiting;
 		out->rejected = st.rejected + st.refused;
 		return 0;
 	} else {

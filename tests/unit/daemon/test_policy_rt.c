@@ -502,6 +502,14 @@ static void test_limit_mode_slots(void **state)
 	assert_true(json_is_true(json_object_get(policy0(j), "pass_through")));
 	assert_int_equal(json_integer_value(json_object_get(policy0(j), "waiting")), 0);
 	assert_int_equal(json_integer_value(json_object_get(policy0(j), "in_flight")), 5);
+	{
+		/* The default workload: one admitted at once on arrival (the
+		 * last slot), three from the queue (one of them gone). */
+		json_t *w = json_array_get(json_object_get(policy0(j), "workloads"), 0);
+
+		assert_int_equal(json_integer_value(json_object_get(w, "admitted_on_arrival")), 1);
+		assert_int_equal(json_integer_value(json_object_get(w, "admitted")), 3);
+	}
 	json_decref(j);
 	/* New parameters, a new record: it counts the same five in flight
 	 * (their slots were never given back), none admitted twice. */
