@@ -72,6 +72,9 @@ for _ in $(seq 90); do
 done
 check_num "when all is over, nothing is left in flight: every slot came back (${inflight})" "$inflight" -eq 0
 check_num "... and every seat (${seats})" "$seats" -eq 0
+top=$("$SLUICECTL" top --count 1 --pin-dir "$PIN_DIR" --socket "$E2E_TMP/ctl.sock")
+check "top: the policy's row says its mode and what is in flight (not a multiplier)" \
+	grep -Eq '^service +sluice .* in flight' <<<"$top"
 m=$(curl -sf --max-time 5 "http://$SRV4:9467/metrics")
 check "metrics: the policy's mode" grep -q '^sluice_policy_mode{policy="service",mode="sluice"} 1' <<<"$m"
 check "metrics: its limit decisions by reason, overload among them" \

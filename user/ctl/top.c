@@ -155,8 +155,8 @@ static void print_policies(const char *sock)
 	if (!root)
 		return;
 	if (json_array_size(json_object_get(root, "policies")))
-		printf("\n%-20s %10s %11s %-9s %10s %10s %8s\n", "POLICY", "SIGNAL_MS", "SETPOINT_MS",
-		       "STATE", "MULTIPLIER", "FILL/S", "WAITING");
+		printf("\n%-20s %-8s %10s %10s %-9s %-22s %8s\n", "POLICY", "MODE", "SIGNAL_MS", "TARGET_MS",
+		       "STATE", "LOAD", "WAITING");
 	json_array_foreach(json_object_get(root, "policies"), i, p) {
 		double sig = json_number_value(json_object_get(p, "signal_ms"));
 		bool sluice = !strcmp(json_string_value(json_object_get(p, "mode")) ?: "", "sluice");
@@ -165,14 +165,25 @@ static void print_policies(const char *sock)
 		bool pt = json_is_true(json_object_get(p, "pass_through"));
 		bool over = sluice ? !strcmp(json_string_value(json_object_get(p, "reason")) ?: "", "overload")
 				   : json_is_true(json_object_get(p, "overload"));
+		char load[48];
 
-		printf("%-20s %10.1f %11.1f %-9s %10.3f %10.1f %8lld\n",
-		       json_string_value(json_object_get(p, "name")) ?: "?",
+		/* Sluice's mode limits what is in flight, Aperture's a rate. */
+		if (sluice && pt)
+			snprintf(load, sizeof(load), "%lld in flight, no limit",
+				 json_integer_value(json_object_get(p, "in_flight")));
+		else if (sluice)
+			snprintf(load, sizeof(load), "%lld of %lld in flight",
+				 json_integer_value(json_object_get(p, "in_flight")),
+				 json_integer_value(json_object_get(p, "limit")));
+		else
+			snprintf(load, sizeof(load), "x%.3f, %.1f/s",
+				 json_number_value(json_object_get(p, "load_multiplier")),
+				 json_number_value(json_object_get(p, "fill_rate")));
+		printf("%-20s %-8s %10.1f %10.1f %-9s %-22s %8lld\n",
+		       json_string_value(json_object_get(p, "name")) ?: "?", sluice ? "sluice" : "aperture",
 		       json_is_number(json_object_get(p, "signal_ms")) ? sig : NAN,
 		       json_is_number(json_object_get(p, spk)) ? sp : NAN,
-		       over ? "OVERLOAD" : pt ? "pass" : "throttle",
-		       json_number_value(json_object_get(p, "load_multiplier")),
-		       json_number_value(json_object_get(p, "fill_rate")),
+		       over ? "OVERLOAD" : pt ? "pass" : sluice ? "limit" : "throttle", load,
 		       json_integer_value(json_object_get(p, "waiting")));
 	}
 	json_decref(root);
