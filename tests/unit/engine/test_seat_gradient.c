@@ -1,7 +1,7 @@
 /*
  * Unit tests for sluice's adaptive mode (user/engine/seat_gradient.c): the
  * decisions one by one, then the control law in closed loop with a
- * processor-sharing service modelled here (8 cores, 50 ms of work per
+ * processor-sharing service (engine/ps_model.c: 8 cores, 50 ms of work per
  * connection: 160 connections/s of capacity), as the surge issue measured
  * it: step surges of 2x, 3x and 10x after 40 s at half capacity, and a
  * slow loss of half the cores.  Bounds asserted: throughput in surge at
@@ -19,6 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "engine/ps_model.h"
 #include "engine/seat_gradient.h"
 
 #define MSEC 1000000ULL
@@ -210,128 +211,35 @@ static void test_pile_up_is_judged_early(void **state)
 	assert_int_equal(sl_sg_limit(&sg), 40);
 }
 
-/* ---- closed loop: a processor-sharing service --------------------------------- */
-
-struct job {
-	double work_ms;     /* left to do */
-	uint64_t admitted;  /* when it entered the service */
-};
-
-struct sim {
-	double cores, work_ms, rate;  /* service and offered load (connections/s) */
-	struct job *jobs;
-	size_t n, cap;
-	uint64_t *queue;              /* arrival times waiting for the limit */
-	size_t qhead, qtail, qcap;
-	uint64_t rng;
-	struct sl_sg sg;
-	/* Measurements. */
-	uint64_t completed, refused;
-	double *durations;            /* in service, ms, of completions in [from, to) */
-	size_t n_dur, cap_dur;
-	uint64_t from, to;
-	uint64_t surge_from;          /* the pile-up is measured from the surge's first moment */
-	size_t max_in_flight;
-	uint64_t passed_through_at;   /* first pass-through at or after `to` */
-};
-
-static double uniform(struct sim *s)
-{
-	s->rng = s->rng * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (double)(s->rng >> 11) / 9007199254740992.0;
-}
-
-/* Arrivals in dt: Poisson with mean rate x dt (Knuth; small means). */
-static int arrivals(struct sim *s, double dt_s)
-{
-	double l = exp(-s->rate * dt_s), p = 1;
-	int k = 0;
-
-	do {
-		k++;
-		p *= uniform(s);
-	} while (p > l);
-	return k - 1;
-}
-
-static void admit(struct sim *s, uint64_t now)
-{
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->jobs = realloc(s->jobs, s->cap * sizeof(*s->jobs));
-		assert_non_null(s->jobs);
-	}
-	s->jobs[s->n++] = (struct job){.work_ms = s->work_ms, .admitted = now};
-	if (s->n > s->max_in_flight && now >= s->surge_from && now < s->to)
-		s->max_in_flight = s->n;
-}
-
-static void enqueue(struct sim *s, uint64_t now)
-{
-	if (s->qtail - s->qhead == s->qcap) {
-		size_t ncap = s->qcap ? 2 * s->qcap : 1024;
-		uint64_t *nq = calloc(ncap, sizeof(*nq));
-
-		assert_non_null(nq);
-		for (size_t i = s->qhead; i < s->qtail; i++)
-			nq[i - s->qhead] = s->queue[i % s->qcap];
-		free(s->queue);
-		s->queue = nq;
-		s->qtail -= s->qhead;
-		s->qhead = 0;
-		s->qcap = ncap;
-	}
-	s->queue[s->qtail++ % s->qcap] = now;
-}
-
-/* One millisecond: arrivals, admissions within the limit (a waiting
- * connection gives up after 10 s), service shared among the jobs. */
-static void step_ms(struct sim *s, uint64_t now)
-{
-	uint32_t limit = sl_sg_limit(&s->sg);
-	int a = arrivals(s, 0.001);
-	double share;
-
-	for (int i = 0; i < a; i++)
-		enqueue(s, now);
-	while (s->qtail > s->qhead && now - s->queue[s->qhead % s->qcap] > 10 * SEC) {
-		s->qhead++;
-		s->refused++;
-	}
-	while (s->qtail > s->qhead && s->n < limit) {
-		s->qhead++;
-		admit(s, now);
-	}
-	share = s->n ? fmin(1.0, s->cores / (double)s->n) : 0;
-	for (size_t i = 0; i < s->n;) {
-		s->jobs[i].work_ms -= share;
-		if (s->jobs[i].work_ms > 1e-9) {
-			i++;
-			continue;
-		}
-		sl_sg_complete(&s->sg, s->jobs[i].admitted, now - s->jobs[i].admitted);
-		s->completed++;
-		if (now >= s->from && now < s->to) {
-			if (s->n_dur == s->cap_dur) {
-				s->cap_dur = s->cap_dur ? 2 * s->cap_dur : 4096;
-				s->durations = realloc(s->durations, s->cap_dur * sizeof(double));
-				assert_non_null(s->durations);
-			}
-			s->durations[s->n_dur++] = (double)(now - s->jobs[i].admitted) / MSEC;
-		}
-		s->jobs[i] = s->jobs[--s->n];
-	}
-	if (now % (10 * MSEC) == 0)
-		sl_sg_step(&s->sg, now, (uint32_t)s->n, (uint32_t)(s->qtail - s->qhead), NULL);
-	if (!s->passed_through_at && now >= s->to && sl_sg_limit(&s->sg) == UINT32_MAX)
-		s->passed_through_at = now;
-}
+/* ---- closed loop: a processor-sharing service (engine/ps_model.c) -------------- */
 
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* Completions in [from, to): their time in service, ms. */
+struct durations {
+	uint64_t from, to;
+	double *v;
+	size_t n, cap;
+};
+
+static void on_done(void *ctx, uint64_t admitted, uint64_t duration)
+{
+	struct durations *d = ctx;
+	uint64_t now = admitted + duration;
+
+	if (now < d->from || now >= d->to)
+		return;
+	if (d->n == d->cap) {
+		d->cap = d->cap ? 2 * d->cap : 4096;
+		d->v = realloc(d->v, d->cap * sizeof(double));
+		assert_non_null(d->v);
+	}
+	d->v[d->n++] = (double)duration / MSEC;
 }
 
 struct outcome {
@@ -343,41 +251,45 @@ struct outcome {
 
 /* 40 s at base_rate (half the capacity: 80/s), `surge_s` at `factor` x
  * capacity, 60 s at base_rate: measured over the surge less its first
- * 10 s; the pile-up over all of it. */
+ * 10 s; the pile-up over all of it.  A waiting connection gives up after
+ * 10 s; the controller steps every 10 ms. */
 static struct outcome run_surge_from(double base_rate, double factor, double surge_s,
 				     double cores_after)
 {
 	struct sl_sg_params p = params(2000);
-	struct sim s = {.cores = 8, .work_ms = 50, .rng = 42};
+	struct sl_psm_params mp = {.work_ms = 50, .patience_ns = 10 * SEC, .seed = 42,
+				   .decide_ns = 10 * MSEC};
 	uint64_t t0 = 40 * SEC, t1 = t0 + (uint64_t)(surge_s * SEC), end = t1 + 60 * SEC;
+	struct durations d = {.from = t0 + 10 * SEC, .to = t1};
+	uint64_t passed_through_at = 0;
 	struct outcome o = {0};
+	struct sl_psm *m;
+	struct sl_sg sg;
 
-	sl_sg_init(&s.sg, &p, 0);
-	s.from = t0 + 10 * SEC;
-	s.surge_from = t0;
-	s.to = t1;
+	sl_sg_init(&sg, &p, 0);
+	assert_int_equal(sl_psm_create(&m, &mp, &sg), 0);
 	for (uint64_t now = MSEC; now < end; now += MSEC) {
-		double capacity = s.cores / s.work_ms * 1000;
+		double rate = now < t0 || now >= t1 ? base_rate : factor * 160, cores = 8;
 
-		s.rate = now < t0 || now >= t1 ? base_rate : factor * 160;
 		if (now == t0)
-			o.unlimited_before = sl_sg_limit(&s.sg) == UINT32_MAX;
+			o.unlimited_before = sl_sg_limit(&sg) == UINT32_MAX;
 		if (cores_after && now >= t0)
-			s.cores = 8 - (8 - cores_after) * fmin(1, (double)(now - t0) / (double)(t1 - t0));
-		(void)capacity;
-		step_ms(&s, now);
+			cores = 8 - (8 - cores_after) * fmin(1, (double)(now - t0) / (double)(t1 - t0));
+		assert_int_equal(sl_psm_step(m, now, rate, cores, on_done, &d), 0);
+		if (now >= t0 && now < t1 && sl_psm_in_flight(m) > o.max_in_flight)
+			o.max_in_flight = sl_psm_in_flight(m);
+		if (!passed_through_at && now >= t1 && sl_sg_limit(&sg) == UINT32_MAX)
+			passed_through_at = now;
 	}
-	qsort(s.durations, s.n_dur, sizeof(double), cmp_d);
-	o.throughput = (double)s.n_dur / ((double)(s.to - s.from) / SEC);
-	o.median_ms = s.n_dur ? s.durations[s.n_dur / 2] : NAN;
-	o.max_in_flight = s.max_in_flight;
-	o.recovered_s = s.passed_through_at ? (double)(s.passed_through_at - t1) / SEC : -1;
+	qsort(d.v, d.n, sizeof(double), cmp_d);
+	o.throughput = (double)d.n / ((double)(d.to - d.from) / SEC);
+	o.median_ms = d.n ? d.v[d.n / 2] : NAN;
+	o.recovered_s = passed_through_at ? (double)(passed_through_at - t1) / SEC : -1;
 	print_message("surge %.0fx%s: %.1f completions/s, median %.1f ms in service, most in flight %zu, "
 		      "pass-through %.1f s after\n", factor, cores_after ? " with cores lost" : "",
 		      o.throughput, o.median_ms, o.max_in_flight, o.recovered_s);
-	free(s.jobs);
-	free(s.queue);
-	free(s.durations);
+	sl_psm_free(m);
+	free(d.v);
 	return o;
 }
 
