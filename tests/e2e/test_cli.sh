@@ -8,7 +8,7 @@ trap 'rm -rf "$T"' EXIT
 
 check "--help on the top level" bash -c "$CTL --help | grep -q validate"
 for c in status validate limits explain reload odds deal conns signal controller shadow top \
-	 levels queues flows replay; do
+	 levels queues flows replay simulate; do
 	check "$c --help exits 0 and shows usage" bash -c "$CTL $c --help | grep -q 'Usage: sluicectl $c'"
 	check "$c --help ends with its options" bash -c "$CTL $c --help | grep -q -- '-h, --help'"
 done
@@ -91,7 +91,7 @@ check "deal: invalid parameters exit 1 with the reason" bash -c "
 check "deal: 0x hex hash" bash -c "[ \"\$($CTL deal --queues 64 --hand-size 6 --hash 0xdeadbeefcafef00d)\" = 13,15,58,32,25,48 ]"
 # ---- global options, as bpftool has them ------------------------------------------
 for c in status validate limits explain reload odds deal conns signal controller shadow top \
-	 levels queues flows replay; do
+	 levels queues flows replay simulate; do
 	check "$c --help lists -j, --json and -p, --pretty" \
 		bash -c "$CTL $c --help | grep -q -- '-j, --json' && $CTL $c --help | grep -q -- '-p, --pretty'"
 done

@@ -134,4 +134,42 @@ err=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/surge.csv
 check_num "--plot into a missing directory: exit 1" "$rc" -eq 1
 check "... saying gnuplot failed" grep -q "gnuplot failed" <<<"$err"
 
+# ---- simulate: the default policy against a modelled CPU-bound service ----------
+# 8 cores x 50 ms (160/s): 20 s at half, 30 s at 3x, 30 s at half again.
+SIM=(simulate -P "$E2E_ROOT/configs/default.yaml" --cores 8 --work 50ms --phases 20s@80,30s@480,30s@80)
+out=$("$CTL" "${SIM[@]}" --json); rc=$?
+check_num "simulate: exit 0" "$rc" -eq 0
+diag "simulate, the surge: $(jq -c '[.arms[] | {name, surge: .phases[1] | {completed_per_s, median_ms, refused, most_in_flight}}]' <<<"$out")"
+check "simulate: a row a second for each arm (80)" jq -e '[.arms[] | .seconds | length] == [80, 80]' <<<"$out"
+check "simulate: unprotected, the 3x surge collapses the service (under half its capacity, a median over 1 s)" \
+	jq -e '.arms[] | select(.name == "none") | .phases[1] | .completed_per_s < 80 and .median_ms > 1000' <<<"$out"
+check "simulate: behind the limit, >= 70 % of capacity with a median within 3x the 50 ms" \
+	jq -e '.arms[] | select(.name == "sluice") | .phases[1] | .completed_per_s >= 112 and .median_ms <= 150' <<<"$out"
+check "simulate: ... the overflow gave up waiting, a bounded number in flight" \
+	jq -e '.arms[] | select(.name == "sluice") | .phases[1] | .refused > 0 and .most_in_flight < 100' <<<"$out"
+again=$("$CTL" "${SIM[@]}" --json)
+other=$("$CTL" "${SIM[@]}" --seed 7 --json)
+check "simulate: the same seed, the same run" test "$again" = "$out"
+check "simulate: another seed, another run" test "$other" != "$out"
+tbl=$("$CTL" "${SIM[@]}")
+check "simulate: the table has a row per phase and arm (6)" test "$(grep -cE '^[1-3] +[0-9]+-[0-9]+ ' <<<"$tbl")" = 6
+"$CTL" "${SIM[@]}" --plot "$T/sim.png" >/dev/null; rc=$?
+check_num "simulate --plot: exit 0" "$rc" -eq 0
+check "simulate --plot: a PNG of three panels (1000x960: $(png_size "$T/sim.png"))" test "$(png_size "$T/sim.png")" = 1000x960
+check_num "simulate --plot: not a blank canvas (more than 10 KB)" "$(stat -c %s "$T/sim.png")" -gt 10000
+sim_usage() { # NAME EXPECTED-TEXT PHASES
+	local out rc
+	out=$("$CTL" simulate -P "$E2E_ROOT/configs/default.yaml" --phases "$3" 2>&1 >/dev/null); rc=$?
+	check_num "simulate, $1: exit 2" "$rc" -eq 2
+	check "simulate, $1: says '$2'" grep -qF -- "$2" <<<"$out"
+}
+sim_usage "no @" "'40s' is not DURATION@RATE[/CORES]" 40s
+sim_usage "bad duration" "'forty' is not a duration > 0" forty@80
+sim_usage "bad rate" "rate 'lots' is not a number of connections/s" 40s@lots
+sim_usage "bad cores" "cores '0' is not a number in (0, 4096]" 40s@80/0
+sim_usage "too long" "the phases last more than 3600 s together" 1h@1,1s@1
+out=$("$CTL" simulate -P "$CONFIGS/policy-gate.yaml" --phases 5s@10 2>&1 >/dev/null); rc=$?
+check "simulate, a policy in mode aperture: runs, and says it simulates mode sluice" \
+	bash -c '[ "$1" = 0 ] && grep -q "simulates mode sluice" <<<"$2"' _ "$rc" "$out"
+
 e2e_finish

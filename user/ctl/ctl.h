@@ -54,6 +54,16 @@ int ctl_flows(int argc, char **argv);
 int ctl_controller(int argc, char **argv);
 int ctl_deal(int argc, char **argv);
 int ctl_replay(int argc, char **argv);
+int ctl_simulate(int argc, char **argv);
+
+struct sl_config;
+struct sl_policy_cfg;
+/* Load and validate file (diagnostics on stderr), then the policy named
+ * name, or the only one.  NULL with *rc = CTL_FAIL (bad file, no such
+ * policy) or CTL_USAGE (several and no name); *cfg is the caller's to
+ * free either way. */
+const struct sl_policy_cfg *ctl_policy_from_file(const char *cmd, const char *file, const char *name,
+						 struct sl_config **cfg, int *rc);
 int ctl_signal(int argc, char **argv);
 int ctl_conns(int argc, char **argv);
 int ctl_shadow(int argc, char **argv);

@@ -104,36 +104,6 @@ static int read_trace(const char *path, struct ctl_trace_row **rows_out, size_t 
 	return ret;
 }
 
-static const struct sl_policy_cfg *pick_policy(const struct sl_config *cfg, const char *file,
-					       const char *name, int *rc)
-{
-	const struct sl_policy_cfg *pol;
-
-	if (name) {
-		pol = sl_config_find_policy(cfg, name);
-		if (!pol) {
-			fprintf(stderr, "sluicectl replay: %s: no AverageLatencySchedulingPolicy named '%s'\n",
-				file, name);
-			*rc = CTL_FAIL;
-		}
-		return pol;
-	}
-	if (cfg->n_policies == 1)
-		return &cfg->policies[0];
-	if (!cfg->n_policies) {
-		fprintf(stderr, "sluicectl replay: %s holds no AverageLatencySchedulingPolicy\n", file);
-		*rc = CTL_FAIL;
-		return NULL;
-	}
-	fprintf(stderr, "sluicectl replay: %s holds %zu AverageLatencySchedulingPolicies; choose one with --name:",
-		file, cfg->n_policies);
-	for (size_t i = 0; i < cfg->n_policies; i++)
-		fprintf(stderr, " %s", cfg->policies[i].name);
-	fputc('\n', stderr);
-	*rc = CTL_USAGE;
-	return NULL;
-}
-
 /* Table cells: 6 significant digits (--json has every digit); '-' = invalid. */
 static const char *num(double v, char *buf, size_t len)
 {
@@ -148,7 +118,6 @@ static const char *num(double v, char *buf, size_t len)
 int ctl_replay(int argc, char **argv)
 {
 	struct replay_opts opt = {.observed_window = 1};
-	struct sl_diags diags = SL_DIAGS_INIT;
 	struct sl_config *cfg = NULL;
 	const struct sl_policy_cfg *pol;
 	struct sl_aimd_params params;
@@ -176,14 +145,7 @@ int ctl_replay(int argc, char **argv)
 	}
 	rc = CTL_FAIL;
 
-	if (sl_config_load_file(opt.policy, &cfg, &diags)) {
-		sl_diags_print(&diags, stderr);
-		fprintf(stderr, "sluicectl replay: %s is not a valid configuration\n", opt.policy);
-		sl_diags_free(&diags);
-		return CTL_FAIL;
-	}
-	sl_diags_free(&diags);
-	pol = pick_policy(cfg, opt.policy, opt.name, &rc);
+	pol = ctl_policy_from_file("replay", opt.policy, opt.name, &cfg, &rc);
 	if (!pol)
 		goto out;
 	if (opt.connections) {

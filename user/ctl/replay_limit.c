@@ -176,10 +176,8 @@ int ctl_replay_limit(const struct sl_policy_cfg *pol, const char *path, bool jso
 	qsort(rows, n, sizeof(*rows), by_admitted);
 	memcpy(closes, rows, n * sizeof(*rows));
 	qsort(closes, n, sizeof(*closes), by_closed);
-	/* The daemon's parameters for this policy (daemon/policy_limit.c). */
-	sl_sg_params_default(&p, pol->max_in_flight);
-	p.min_limit = pol->min_in_flight;
-	p.tolerance = fmin(10.0, fmax(1.0, pol->tolerance));
+	/* The daemon's parameters for this policy. */
+	sl_sg_params_from_policy(&p, pol);
 	t0 = n ? rows[0].admitted_ns : 0;
 	t_end = n ? closes[n - 1].closed_ns + TICK_NS : 0;
 	sl_sg_init(&sg, &p, t0);

@@ -31,6 +31,7 @@ static const struct ctl_command commands[] = {
 	{"odds", "probability that elephant flows crush a mouse (shuffle sharding)", ctl_odds},
 	{"deal", "the queues a flow hash is dealt (shuffle sharding)", ctl_deal},
 	{"replay", "run the controller offline over a latency trace (tuning)", ctl_replay},
+	{"simulate", "a policy's limit in flight against a modelled service, with and without (tuning)", ctl_simulate},
 	{"signal", "send external latency samples to a policy's signal socket", ctl_signal},
 };
 

@@ -15,9 +15,7 @@
 void sl_plimit_params(const struct sl_policy_cfg *pc, struct sl_sg_params *sg,
 		      struct sl_ss_workload *w, size_t *n_w)
 {
-	sl_sg_params_default(sg, pc->max_in_flight);
-	sg->min_limit = pc->min_in_flight;
-	sg->tolerance = fmin(10.0, fmax(1.0, pc->tolerance));
+	sl_sg_params_from_policy(sg, pc);
 	*n_w = pc->n_workloads + 1;
 	for (size_t i = 0; i <= pc->n_workloads; i++) {
 		const struct sl_workload_params *wp = i < pc->n_workloads ? &pc->workloads[i].params

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
+
 #define MS 1000000.0
 
 const char *const sl_sg_reason_names[] = {
@@ -289,4 +291,11 @@ bool sl_sg_step(struct sl_sg *sg, uint64_t now, uint32_t in_flight, uint32_t wai
 uint32_t sl_sg_limit(const struct sl_sg *sg)
 {
 	return sg->pass_through ? UINT32_MAX : (uint32_t)sg->limit;
+}
+
+void sl_sg_params_from_policy(struct sl_sg_params *p, const struct sl_policy_cfg *pc)
+{
+	sl_sg_params_default(p, pc->max_in_flight);
+	p->min_limit = pc->min_in_flight;
+	p->tolerance = fmin(10.0, fmax(1.0, pc->tolerance));
 }

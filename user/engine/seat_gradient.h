@@ -76,6 +76,11 @@ struct sl_sg_params {
 
 /* Defaults as in the comments above; max_limit must be set by the caller. */
 void sl_sg_params_default(struct sl_sg_params *p, uint32_t max_limit);
+struct sl_policy_cfg;
+/* The parameters a policy in mode sluice runs with (spec.adaptive and
+ * its latency_tolerance_multiplier, within [1, 10]): the daemon's, and
+ * those of sluicectl replay and simulate. */
+void sl_sg_params_from_policy(struct sl_sg_params *p, const struct sl_policy_cfg *pc);
 /* 0, or -EINVAL with why. */
 int sl_sg_params_check(const struct sl_sg_params *p, char *why, size_t why_len);
 
