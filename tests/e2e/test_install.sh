@@ -54,7 +54,7 @@ comp() { # WORDS... -> COMPREPLY, one per line
 got=$(comp sluicectl sh)
 check "completion: 'sh' gives shadow (got '$got')" test "$got" = shadow
 got=$(comp sluicectl s | sort | tr '\n' ' ')
-check "completion: 's' gives shadow, signal, status (got '$got')" test "$got" = "shadow signal status "
+check "completion: 's' gives shadow, signal, simulate, status (got '$got')" test "$got" = "shadow signal simulate status "
 got=$(comp sluicectl status --j)
 check "completion: 'status --j' gives --json (got '$got')" test "$got" = --json
 
