@@ -22,7 +22,6 @@
 #include "engine/seat_gradient.h"
 #include "lib/grow.h"
 #include "lib/json_out.h"
-#include "lib/syn_retransmit.h"
 
 #define MAX_PHASES   32
 #define MAX_TOTAL_S  3600
@@ -373,13 +372,13 @@ static const char *ms_cell(double v, char *buf)
 }
 
 static void print_table(const struct simulate_opts *o, const struct sl_policy_cfg *pol,
-			const struct sim_arm *arms, size_t n_arms)
+			const struct sl_sg_params *sp, const struct sim_arm *arms, size_t n_arms)
 {
 	uint64_t from = 0;
 
 	printf("policy %s (mode sluice: in flight %u..%u, tolerance %.3g) on %.4g cores x %.4g ms "
-	       "(capacity %.1f/s), patience %.3g s\n", pol->name, pol->min_in_flight, pol->max_in_flight,
-	       fmin(10.0, fmax(1.0, pol->tolerance)), o->cores, (double)o->work_ns / 1e6,
+	       "(capacity %.1f/s), patience %.3g s\n", pol->name, sp->min_limit, sp->max_limit,
+	       sp->tolerance, o->cores, (double)o->work_ns / 1e6,
 	       o->cores / ((double)o->work_ns / 1e9), (double)o->patience_ns / 1e9);
 	printf("%-5s %-11s %9s %-7s %11s %10s %10s %9s %9s\n", "PHASE", "SECONDS", "OFFERED/S", "ARM",
 	       "COMPLETED/S", "MEDIAN_MS", "P99_MS", "GAVE_UP", "MOST_IN");
@@ -422,13 +421,8 @@ int ctl_simulate(int argc, char **argv)
 	if (pol->mode != SL_POLICY_SLUICE)
 		fprintf(stderr, "sluicectl simulate: note: policy %s runs mode aperture; this simulates mode "
 			"sluice with its parameters (spec.adaptive)\n", pol->name);
-	if (!ctl_option_given(simulate_options, &parsed, "patience")) {
-		const struct sl_workload_params *dw = &pol->default_params;
-
-		/* As the daemon bounds a wait (daemon/policy_limit.c). */
-		o.patience_ns = dw->queue_timeout_set && dw->queue_timeout_ns < SL_SYN_CLIENT_DEADLINE_NS
-					? dw->queue_timeout_ns : SL_SYN_CLIENT_DEADLINE_NS;
-	}
+	if (!ctl_option_given(simulate_options, &parsed, "patience"))
+		o.patience_ns = sl_sg_wait_limit_ns(&pol->default_params); /* as the daemon bounds a wait */
 	{
 		struct sl_psm_params mp = {.work_ms = (double)o.work_ns / 1e6, .patience_ns = o.patience_ns,
 					   .seed = o.seed, .decide_ns = cfg->server.tick_ns};
@@ -447,7 +441,7 @@ int ctl_simulate(int argc, char **argv)
 	if (o.json)
 		print_json(&o, pol, arms, 2);
 	else
-		print_table(&o, pol, arms, 2);
+		print_table(&o, pol, &sp, arms, 2);
 	rc = fflush(stdout) ? CTL_FAIL : CTL_OK;
 	if (rc == CTL_OK && o.plot) {
 		struct ctl_plot_arm pa[2];

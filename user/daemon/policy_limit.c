@@ -9,7 +9,6 @@
 #include "engine/loadsched.h"
 #include "lib/json_out.h"
 #include "lib/log.h"
-#include "lib/syn_retransmit.h"
 #include "sluice_abi.h"
 
 void sl_plimit_params(const struct sl_policy_cfg *pc, struct sl_sg_params *sg,
@@ -22,10 +21,7 @@ void sl_plimit_params(const struct sl_policy_cfg *pc, struct sl_sg_params *sg,
 									  : &pc->default_params;
 
 		w[i].priority = wp->priority > 0 ? wp->priority : 1;
-		/* A client retries its SYN for about SL_SYN_CLIENT_DEADLINE_NS:
-		 * waiting longer serves nobody. */
-		w[i].queue_timeout_ns = wp->queue_timeout_set && wp->queue_timeout_ns < SL_SYN_CLIENT_DEADLINE_NS
-						? wp->queue_timeout_ns : SL_SYN_CLIENT_DEADLINE_NS;
+		w[i].queue_timeout_ns = sl_sg_wait_limit_ns(wp);
 	}
 }
 
