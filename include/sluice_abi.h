@@ -350,7 +350,7 @@ enum sluice_conn_state {
 enum sluice_conn_flags {
 	SLUICE_CONNF_AT_ACK = 1u << 0, /* seated at its final ACK (the SYN passed unseated) */
 	/* Holds a slot of its policy's in-flight limit (gate mode LIMIT):
-	 * whoever deletes the entry gives it back to the gate's credit. */
+	 * whoever deletes the entry gives it back (the gate's slots_held). */
 	SLUICE_CONNF_POLICY_SLOT = 1u << 1,
 };
 

@@ -5,10 +5,10 @@
  * the limit holds back (engine/slot_sched.h), over the data path's gate in
  * LIMIT mode (sluice_abi.h "load-scheduler gate"):
  *
- *   every tick   the count in flight (limit - free slots) and the waiting
- *                flows go to the controller; a decision moves the gate's
- *                limit (the credit changes by the difference); time-outs
- *                are rejected and free slots go to waiting flows in fair
+ *   every tick   the count in flight (the gate's slots_held, counted by
+ *                the holders) and the waiting flows go to the controller;
+ *                a decision writes the gate's slot_limit; time-outs are
+ *                rejected and free slots go to waiting flows in fair
  *                order.
  *   a deferral   a SYN the data path held back (no free slot, or flows
  *                waiting) takes a slot at once if nobody waits, else waits.
