@@ -758,7 +758,9 @@ static __always_inline void sockops_key(struct bpf_sock_ops *skops,
 	k->dport = bpf_htons((__u16)lport);
 }
 
-static __always_inline void conn_closed(struct sluice_conn_key *k)
+/* The connection of key k ended (end: enum sluice_conn_end, as its
+ * caller saw it). */
+static __always_inline void conn_closed(struct sluice_conn_key *k, __u8 end)
 {
 	struct sluice_stats *gs = global_stats();
 	struct sluice_level_stats *ls;
@@ -802,6 +804,7 @@ static __always_inline void conn_closed(struct sluice_conn_key *k)
 	ev->policy = copy.policy;
 	ev->workload = copy.workload;
 	ev->seats = (__u16)copy.seats;
+	ev->end = end;
 	bpf_ringbuf_submit(ev, 0);
 }
 
@@ -868,7 +871,11 @@ int sluice_sockops(struct bpf_sock_ops *skops)
 		if (v->args[1] != BPF_TCP_CLOSE)
 			break;
 		sockops_key(skops, &k);
-		conn_closed(&k);
+		/* args[0], the state it leaves: an orderly close passes through
+		 * FIN_WAIT or LAST_ACK, an abort (a RST either way) leaves
+		 * ESTABLISHED or CLOSE_WAIT at once. */
+		conn_closed(&k, v->args[0] == BPF_TCP_ESTABLISHED || v->args[0] == BPF_TCP_CLOSE_WAIT
+				    ? SLUICE_END_RESET : SLUICE_END_CLOSED);
 		break;
 	default:
 		break;
@@ -890,7 +897,7 @@ static __always_inline int handle_rst(struct syn_pkt *p, bool icmp)
 	if (!c || c->state != SLUICE_CONN_ADMITTED ||
 	    bpf_ntohl(p->seq) != bpf_ntohl(c->syn_seq) + 1)
 		return XDP_PASS;
-	conn_closed(&p->key);
+	conn_closed(&p->key, icmp ? SLUICE_END_HANDSHAKE_ICMP : SLUICE_END_HANDSHAKE_RST);
 	gs = global_stats();
 	if (icmp)
 		STAT_INC(gs, icmp_released);

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #endif
 
-#define SLUICE_ABI_VERSION 9
+#define SLUICE_ABI_VERSION 10
 
 /* Sizes.  Connection table size is the default; the daemon may resize. */
 #define SLUICE_MAX_LEVELS      64
@@ -416,7 +416,24 @@ struct sluice_event {
 	__u16 policy;
 	__u16 seats;
 	__u8  gate;        /* SLUICE_EV_DEFER / _REJECT: enum sluice_gate */
-	__u8  pad[3];
+	__u8  end;         /* SLUICE_EV_CLOSE: enum sluice_conn_end */
+	__u8  pad[2];
+};
+
+/*
+ * How a tracked connection ended (SLUICE_EV_CLOSE).  Only a connection
+ * that established was served: its duration is a latency sample.  One
+ * that never did (the client had given up and answered the SYN-ACK of its
+ * re-injected SYN with a RST; the SYN-ACK drew an ICMP error) lasted one
+ * round trip and says nothing of the service: it returns its seats and
+ * slot, and feeds no controller, baseline, token estimate or histogram
+ * (user/lib/conn_end.h).  0 is never sent.
+ */
+enum sluice_conn_end {
+	SLUICE_END_CLOSED        = 1, /* established, closed in order (FIN) */
+	SLUICE_END_RESET         = 2, /* established, aborted (straight from ESTABLISHED to CLOSE) */
+	SLUICE_END_HANDSHAKE_RST = 3, /* never established: the client's RST to the SYN-ACK */
+	SLUICE_END_HANDSHAKE_ICMP = 4, /* never established: an ICMP error about the SYN-ACK */
 };
 
 /*

@@ -192,6 +192,8 @@ static void test_rst_releases_half_open(void **state)
 	ring_buffer__consume(rb);
 	assert_int_equal(nevents, 1);
 	assert_int_equal(events[0].type, SLUICE_EV_CLOSE);
+	/* It never established: the close says so, and feeds no controller. */
+	assert_int_equal(events[0].end, SLUICE_END_HANDSHAKE_RST);
 
 	/* Established: sock_ops will see the close, XDP leaves it alone. */
 	sp.tcp_flags = TH_SYN;
@@ -328,6 +330,7 @@ static void test_icmp_releases_half_open(void **state)
 		ring_buffer__consume(rb);
 		assert_int_equal(nevents, 1);
 		assert_int_equal(events[0].type, SLUICE_EV_CLOSE);
+		assert_int_equal(events[0].end, SLUICE_END_HANDSHAKE_ICMP);
 		assert_false(icmp_releases("the same error again", f, n, &k));
 
 		/* Parameter problem aborts in both families; an established

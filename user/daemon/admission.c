@@ -13,6 +13,7 @@
 #include "engine/classifier.h"
 #include "engine/held.h"
 #include "engine/loadsched.h"
+#include "lib/conn_end.h"
 #include "lib/flowhash.h"
 #include "lib/frame.h"
 #include "lib/log.h"
@@ -473,15 +474,21 @@ void sl_adm_set_policies(struct sl_admission *adm, struct sl_policies *ps)
 void sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, uint64_t now)
 {
 	struct sl_pending *p = sl_pending_by_key(adm->pending, &ev->key);
+	bool served = sl_conn_end_served(ev->end);
 	struct level_rt *l;
 
-	sl_fm_closed(sl_fm_at(&adm->flows, ev->schema), (double)ev->duration_ns / 1e9);
+	/* A connection that never established is no sample of anything
+	 * (lib/conn_end.h); it still gives its seats back below. */
+	if (served)
+		sl_fm_closed(sl_fm_at(&adm->flows, ev->schema), (double)ev->duration_ns / 1e9);
 	if (ev->level < SLUICE_MAX_LEVELS) {
 		l = &adm->levels[ev->level];
+		if (!served)
+			l->closed_unserved++;
 		if (p && p->state == SL_PENDING_ADMITTED && p->level == ev->level) {
 			uint64_t claim_ns = ev->ts_ns - ev->duration_ns;
 
-			if (ev->duration_ns < ev->ts_ns && claim_ns >= p->ticket_ns) {
+			if (served && ev->duration_ns < ev->ts_ns && claim_ns >= p->ticket_ns) {
 				lr_ewma(&l->claim_delay_ns, (double)(claim_ns - p->ticket_ns));
 				lr_ewma(&l->hold_ns, (double)ev->duration_ns);
 			}

@@ -60,6 +60,7 @@ struct level_rt {
 	uint64_t released_unseated; /* deferred at the SYN, dispatched once the level seated at
 				     * the ACK: let through without a seat (held SYN injected) */
 	uint64_t fallback[SL_FALLBACK_N]; /* deferrals that went the ticket way, by why */
+	uint64_t closed_unserved; /* closes of connections that never established (no sample) */
 };
 
 struct sl_admission {

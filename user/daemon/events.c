@@ -2,6 +2,7 @@
 
 #include "daemon/admission.h"
 #include "daemon/policy_rt.h"
+#include "lib/conn_end.h"
 #include "sluice_abi.h"
 
 void sl_events_route(struct sl_admission *adm, struct sl_policies *ps, const void *data,
@@ -26,7 +27,7 @@ void sl_events_route(struct sl_admission *adm, struct sl_policies *ps, const voi
 		sl_adm_close(adm, ev, now);
 		if (ev->policy != SLUICE_NONE16)
 			sl_policies_on_close(ps, ev->policy, ev->workload, ev->duration_ns,
-					     ev->srtt_us, now);
+					     ev->srtt_us, sl_conn_end_served(ev->end), now);
 		break;
 	default:
 		break;

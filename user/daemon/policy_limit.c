@@ -187,9 +187,10 @@ int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned w
 	return SL_LS_QUEUED;
 }
 
-void sl_plimit_complete(struct sl_plimit *pl, uint64_t now, uint64_t duration_ns)
+void sl_plimit_complete(struct sl_plimit *pl, uint64_t now, uint64_t duration_ns, bool served)
 {
-	sl_sg_complete(&pl->sg, now > duration_ns ? now - duration_ns : 0, duration_ns);
+	if (served)
+		sl_sg_complete(&pl->sg, now > duration_ns ? now - duration_ns : 0, duration_ns);
 	if (sl_ss_waiting(pl->ss))
 		dispatch(pl, now); /* its slot is free now */
 }

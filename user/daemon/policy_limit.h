@@ -83,7 +83,9 @@ void sl_plimit_release_all(struct sl_plimit *pl, uint64_t now);
 /* flow: the connection's flow (APF's flow hash): flows of a workload wait
  * in turn. */
 int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned workload, uint64_t flow);
-void sl_plimit_complete(struct sl_plimit *pl, uint64_t now, uint64_t duration_ns);
+/* A connection holding a slot closed (the gate has its slot back); served
+ * (it established), its duration is a sample of the controller. */
+void sl_plimit_complete(struct sl_plimit *pl, uint64_t now, uint64_t duration_ns, bool served);
 void sl_plimit_tick(struct sl_plimit *pl, uint64_t now);
 /* The count in flight now (from the gate). */
 uint64_t sl_plimit_in_flight(const struct sl_plimit *pl);

@@ -542,7 +542,7 @@ void sl_policies_return(struct sl_policies *ps, unsigned policy, unsigned worklo
 }
 
 void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned workload,
-			  uint64_t duration_ns, uint32_t srtt_us, uint64_t now)
+			  uint64_t duration_ns, uint32_t srtt_us, bool served, uint64_t now)
 {
 	struct policy_rt *p;
 
@@ -550,10 +550,11 @@ void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned work
 		return;
 	p = &ps->v[policy];
 	if (p->lim) {
-		sl_plimit_complete(p->lim, now, duration_ns);
+		sl_plimit_complete(p->lim, now, duration_ns, served);
 		return;
 	}
-	if (!p->ls)
+	/* Nothing a client that gave up leaves behind steers a controller. */
+	if (!p->ls || !served)
 		return;
 	/* The policy's signal: the connection's duration, or its smoothed
 	 * RTT (network-side latency); the external signal is read per period. */

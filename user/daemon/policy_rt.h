@@ -89,9 +89,11 @@ void sl_policies_return(struct sl_policies *ps, unsigned policy, unsigned worklo
  * mode): a flow it admits holds one until its connection is gone. */
 bool sl_policies_take_slots(const struct sl_policies *ps, unsigned policy);
 /* A connection of the policy closed after duration_ns, with its last
- * smoothed RTT: the latency signal and the workload's token estimate. */
+ * smoothed RTT.  Served (it established: lib/conn_end.h), it is a sample
+ * of the latency signal and of the workload's token estimate; one that
+ * never established only frees its slot (mode sluice dispatches on it). */
 void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned workload,
-			  uint64_t duration_ns, uint32_t srtt_us, uint64_t now);
+			  uint64_t duration_ns, uint32_t srtt_us, bool served, uint64_t now);
 void sl_policies_tick(struct sl_policies *ps, uint64_t now);
 /* Prometheus text: per policy and per workload. */
 void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now);

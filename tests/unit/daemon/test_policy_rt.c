@@ -156,13 +156,13 @@ static uint64_t drive_to_throttle(struct sl_policies *ps, uint64_t *next_id, int
 	for (int step = 0; step < 35 * 20; step++) {
 		now += 50 * MSEC;
 		assert_int_equal(sl_policies_arrive(ps, 0, step % 2, (*next_id)++, now), SL_LS_ADMITTED);
-		sl_policies_on_close(ps, 0, step % 2, 50 * MSEC, 0, now);
+		sl_policies_on_close(ps, 0, step % 2, 50 * MSEC, 0, true, now);
 		sl_policies_tick(ps, now);
 	}
 	for (int step = 0; step < 10 * 20 && !throttled(ps, now); step++) {
 		now += 50 * MSEC;
 		*queued += sl_policies_arrive(ps, 0, step % 2, (*next_id)++, now) == SL_LS_QUEUED;
-		sl_policies_on_close(ps, 0, step % 2, 2 * SEC, 0, now);
+		sl_policies_on_close(ps, 0, step % 2, 2 * SEC, 0, true, now);
 		sl_policies_tick(ps, now);
 	}
 	assert_true(throttled(ps, now));
@@ -474,7 +474,7 @@ static void test_limit_mode_slots(void **state)
 	/* A connection closes (the data path gives its slot back): the first
 	 * in line gets it, at once. */
 	gates[0].slots_held--;
-	sl_policies_on_close(ps, 0, SLUICE_NONE16, 50 * MSEC, 0, T0 + 50 * MSEC);
+	sl_policies_on_close(ps, 0, SLUICE_NONE16, 50 * MSEC, 0, true, T0 + 50 * MSEC);
 	assert_int_equal(seen.n_admitted, 1);
 	assert_int_equal(seen.admitted[0], 2);
 	assert_int_equal(free_slots(&dp), 0);
@@ -543,6 +543,80 @@ static void test_limit_mode_slots(void **state)
 	sl_config_free(none);
 }
 
+/* Issue 23's collapse, in miniature: clients that gave up answer the
+ * SYN-ACKs of their re-injected SYNs with RSTs, one round trip after
+ * admission.  Those closes free their slots but are no samples: neither
+ * mode's controller, baseline or signal sees them. */
+static void test_unserved_closes_are_no_samples(void **state)
+{
+	struct sluice_policy_gate gates[SLUICE_MAX_POLICIES] = {{0}};
+	struct sl_dataplane dp = {.gates = gates};
+	struct sl_config *lim = load(LIMIT_YAML("100"));
+	struct sl_config *ape = load(POLICY_YAML("api", "1s", "{type: duration}"));
+	struct hooks_seen seen = {0};
+	struct sl_policy_hooks hooks = {.admit = on_admit, .reject = on_reject, .ctx = &seen};
+	struct sl_policies *ps;
+	uint64_t now = T0;
+	json_t *j, *last;
+
+	(void)state;
+	assert_int_equal(sl_policies_create(&ps, &dp, &hooks), 0);
+	assert_int_equal(sl_policies_configure(ps, lim, now), 0);
+	/* 2 s of nothing but gave-up clients (0.2 ms each): no baseline. */
+	for (int i = 0; i < 2000; i++) {
+		now += MSEC;
+		sl_policies_on_close(ps, 0, SLUICE_NONE16, 200 * 1000, 200, false, now);
+		if (i % 100 == 99)
+			sl_policies_tick(ps, now);
+	}
+	j = dump(ps, now);
+	last = policy0(j);
+	assert_string_equal(json_string_value(json_object_get(last, "reason")), "no-baseline");
+	assert_true(json_is_null(json_object_get(last, "baseline_ms")) ||
+		    !json_object_get(last, "baseline_ms") ||
+		    json_number_value(json_object_get(last, "baseline_ms")) == 0);
+	json_decref(j);
+	/* Served connections of 50 ms, interleaved with ten times as many
+	 * gave-up ones: the baseline is the served ones'. */
+	for (int i = 0; i < 2000; i++) {
+		now += MSEC;
+		sl_policies_on_close(ps, 0, SLUICE_NONE16, 200 * 1000, 200, false, now);
+		if (i % 10 == 0)
+			sl_policies_on_close(ps, 0, SLUICE_NONE16, 50 * MSEC, 200, true, now);
+		if (i % 100 == 99)
+			sl_policies_tick(ps, now);
+	}
+	j = dump(ps, now);
+	last = policy0(j);
+	if (!(json_number_value(json_object_get(last, "baseline_ms")) > 45.0))
+		fail_msg("baseline %.3f ms", json_number_value(json_object_get(last, "baseline_ms")));
+	json_decref(j);
+
+	/* Aperture's mode: its period's signal is the served connections'
+	 * mean, whatever the gave-up ones say. */
+	assert_int_equal(sl_policies_configure(ps, ape, now), 0);
+	for (int i = 0; i < 3000; i++) {
+		now += MSEC;
+		sl_policies_on_close(ps, 0, 0, 200 * 1000, 200, false, now);
+		if (i % 10 == 0)
+			sl_policies_on_close(ps, 0, 0, 50 * MSEC, 200, true, now);
+		if (i % 100 == 99)
+			sl_policies_tick(ps, now);
+	}
+	j = dump(ps, now);
+	{
+		json_t *sig = json_object_get(policy0(j), "signal_ms");
+
+		if (!json_is_number(sig))
+			fail_msg("no signal after 3 control periods");
+		assert_true(json_number_value(sig) > 45.0 && json_number_value(sig) < 55.0);
+	}
+	json_decref(j);
+	sl_policies_free(ps);
+	sl_config_free(lim);
+	sl_config_free(ape);
+}
+
 /* A policy on another signal, without a mode, runs Aperture's; one that
  * names sluice with it is refused. */
 static void test_mode_defaults(void **state)
@@ -575,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_return_tokens),
 		cmocka_unit_test(test_external_socket),
 		cmocka_unit_test(test_limit_mode_slots),
+		cmocka_unit_test(test_unserved_closes_are_no_samples),
 		cmocka_unit_test(test_mode_defaults),
 	};
 
