@@ -63,6 +63,7 @@ struct queue {
 	uint64_t sum_initial;      /* Σ InitialSeats of waiting */
 	uint64_t sum_max;          /* Σ MaxSeats of waiting */
 	uint64_t sum_work;         /* Σ totalWork of waiting */
+	uint64_t backlog_since_ns; /* its FIFO last went from empty to not (while waiting.n) */
 };
 
 struct sl_qs {
@@ -89,7 +90,7 @@ struct sl_qs {
 	struct sl_idx ids;         /* id -> request */
 	struct sl_notes notes;     /* dispatch notifications not yet delivered */
 
-	uint64_t dispatched, rej_qf, rej_cl, rej_to, epochs, epoch_fail, no_accom;
+	uint64_t dispatched, rej_qf, rej_cl, rej_to, rej_shed, rej_stall, epochs, epoch_fail, no_accom;
 };
 
 /* ---- SeatSeconds ------------------------------------------------------------ */
@@ -149,6 +150,11 @@ int sl_qs_config_validate(const struct sl_qs_config *cfg, char *why, size_t why_
 		if (rc)
 			return rc;
 	}
+	if ((cfg->delay_target_ns == 0) != (cfg->delay_interval_ns == 0))
+		return sl_invalid(why, why_len, "controlled delay needs both a target and an interval, or neither");
+	if (cfg->delay_target_ns > cfg->delay_interval_ns)
+		return sl_invalid(why, why_len, "the delay target (%" PRIu64 " ns) exceeds its interval (%" PRIu64 " ns)",
+			       cfg->delay_target_ns, cfg->delay_interval_ns);
 	if (why && why_len)
 		why[0] = '\0';
 	return 0;
@@ -609,6 +615,8 @@ int sl_qs_arrive(struct sl_qs *qs, uint64_t now, uint64_t id, uint32_t seats, ui
 		qs->active++;
 	}
 	r->q = q;
+	if (!q->waiting.n)
+		q->backlog_since_ns = now; /* a backlog starts */
 	sl_list_append(&q->waiting, &r->link);
 	sl_list_append(&qs->arrivals, &r->glink);
 	q->sum_initial += seats;
@@ -688,20 +696,31 @@ int sl_qs_cancel(struct sl_qs *qs, uint64_t now, uint64_t id)
 	return 0;
 }
 
-size_t sl_qs_expire(struct sl_qs *qs, uint64_t now, uint64_t wait_limit_ns,
-		    sl_qs_expired_fn on_expired, void *ctx)
+/* Remove waiting requests that `drop` picks, oldest first, then dispatch,
+ * then tell: the one path of sl_qs_expire, sl_qs_shed and sl_qs_shed_all.
+ * drop returns false to keep a request, and may end the walk (*stop). */
+typedef bool (*drop_fn)(const struct sl_qs *qs, const struct req *r, uint64_t now, uint64_t limit_ns,
+			bool *stop);
+
+static size_t drop_waiting(struct sl_qs *qs, uint64_t now, drop_fn drop, uint64_t limit_ns,
+			   uint64_t *counter, sl_qs_expired_fn on_removed, void *ctx)
 {
 	struct sl_list gone = {0};
+	struct sl_link *e, *next;
 	size_t n = 0;
+	bool stop = false;
 
 	now = sync_r(qs, now);
-	while (qs->arrivals.head && now - arrival_at(qs->arrivals.head)->arrival_ns > wait_limit_ns) {
-		struct req *r = arrival_at(qs->arrivals.head);
+	for (e = qs->arrivals.head; e && !stop; e = next) {
+		struct req *r = arrival_at(e);
 		struct queue *q = r->q;
 
+		next = e->next;
+		if (!drop(qs, r, now, limit_ns, &stop))
+			continue;
 		unlink_waiting(qs, r);
 		anti_windup(q);
-		qs->rej_to++;
+		(*counter)++;
 		sl_idx_del(&qs->ids, r);
 		sl_list_append(&gone, &r->link); /* off its queue now */
 		n++;
@@ -713,11 +732,59 @@ size_t sl_qs_expire(struct sl_qs *qs, uint64_t now, uint64_t wait_limit_ns,
 
 		sl_list_remove(&gone, &r->link);
 		free(r);
-		if (on_expired)
-			on_expired(ctx, id);
+		if (on_removed)
+			on_removed(ctx, id);
 	}
 	flush(qs);
 	return n;
+}
+
+static bool drop_expired(const struct sl_qs *qs, const struct req *r, uint64_t now, uint64_t limit_ns,
+			 bool *stop)
+{
+	(void)qs;
+	/* Arrival order: the first one still in time ends the walk. */
+	*stop = now - r->arrival_ns <= limit_ns;
+	return !*stop;
+}
+
+size_t sl_qs_expire(struct sl_qs *qs, uint64_t now, uint64_t wait_limit_ns,
+		    sl_qs_expired_fn on_expired, void *ctx)
+{
+	return drop_waiting(qs, now, drop_expired, wait_limit_ns, &qs->rej_to, on_expired, ctx);
+}
+
+static bool drop_standing(const struct sl_qs *qs, const struct req *r, uint64_t now, uint64_t limit_ns,
+			  bool *stop)
+{
+	const struct queue *q = r->q;
+
+	(void)limit_ns;
+	if (now - r->arrival_ns <= qs->cfg.delay_target_ns) {
+		*stop = true; /* everyone after it is younger still */
+		return false;
+	}
+	return now - q->backlog_since_ns >= qs->cfg.delay_interval_ns && /* standing */
+	       &r->link != q->waiting.tail;                              /* not its newest */
+}
+
+size_t sl_qs_shed(struct sl_qs *qs, uint64_t now, sl_qs_expired_fn on_shed, void *ctx)
+{
+	if (!qs->cfg.delay_target_ns)
+		return 0;
+	return drop_waiting(qs, now, drop_standing, 0, &qs->rej_shed, on_shed, ctx);
+}
+
+static bool drop_any(const struct sl_qs *qs, const struct req *r, uint64_t now, uint64_t limit_ns,
+		     bool *stop)
+{
+	(void)qs, (void)r, (void)now, (void)limit_ns, (void)stop;
+	return true;
+}
+
+size_t sl_qs_shed_all(struct sl_qs *qs, uint64_t now, sl_qs_expired_fn on_shed, void *ctx)
+{
+	return drop_waiting(qs, now, drop_any, 0, &qs->rej_stall, on_shed, ctx);
 }
 
 /* ---- introspection ---------------------------------------------------------------------- */
@@ -744,6 +811,8 @@ void sl_qs_get_stats(const struct sl_qs *qs, struct sl_qs_stats *st)
 	st->rejected_queue_full = qs->rej_qf;
 	st->rejected_concurrency_limit = qs->rej_cl;
 	st->rejected_time_out = qs->rej_to;
+	st->rejected_shed = qs->rej_shed;
+	st->rejected_stalled = qs->rej_stall;
 	st->epochs = qs->epochs;
 	st->epoch_failures = qs->epoch_fail;
 	st->no_accommodation = qs->no_accom;
@@ -926,6 +995,8 @@ int sl_qs_check(const struct sl_qs *qs, char *why, size_t why_len)
 		if (s_exec != q->seats_in_use)
 			return broken(why, why_len, "queue %u: seats in use %" PRIu64 ", sum %" PRIu64, i,
 				      q->seats_in_use, s_exec);
+		if (q->waiting.head && q->backlog_since_ns > first_waiting(q)->arrival_ns)
+			return broken(why, why_len, "queue %u: its backlog starts after its head arrived", i);
 		if (q->waiting.head && q->next_r < first_waiting(q)->arrival_r)
 			return broken(why, why_len, "queue %u: nextDispatchR below the head's arrivalR", i);
 		if (q->next_r > READING_CAP)

@@ -49,6 +49,10 @@ struct sl_qs_config {
 	uint32_t hand_size;          /* Queue: 1..15, entropy rule of Kubernetes shufflesharding.go ValidateParameters; 1 when queues = 1 */
 	uint32_t queue_length_limit; /* Queue: >= 1 */
 	uint64_t guess_ns;           /* G: guessed duration of a connection, 1 ns..600 s */
+	/* Controlled delay (sl_qs_shed), sluice's addition: 0 and 0, off;
+	 * otherwise 1 ns <= target <= interval. */
+	uint64_t delay_target_ns;    /* queueDelayTarget: what a standing queue may make anyone wait */
+	uint64_t delay_interval_ns;  /* queueDelayInterval: how long a backlog may stand before it is shed */
 };
 
 /* 0, or -EINVAL with the reason in why.  hand_size and queue_length_limit
@@ -151,6 +155,39 @@ typedef void (*sl_qs_expired_fn)(void *ctx, uint64_t id);
 size_t sl_qs_expire(struct sl_qs *qs, uint64_t now, uint64_t wait_limit_ns,
 		    sl_qs_expired_fn on_expired, void *ctx);
 
+/*
+ * Controlled delay: a queue that sheds its standing backlog (sluice's own
+ * addition to APF; CoDel, RFC 8289, and its fair-queued form FQ-CoDel,
+ * RFC 8290, by way of "Fail at Scale", ACM Queue 2015).
+ *
+ * A queue's backlog starts when a request arrives to an empty FIFO and
+ * ends when the FIFO is empty again.  A backlog younger than the interval
+ * is a burst: everyone in it may wait (up to the hard wait limit,
+ * sl_qs_expire).  A backlog that has stood for the interval is a standing
+ * queue: its requests that have waited longer than the target are removed,
+ * oldest first (reason shed, on_shed called for each after the state is
+ * consistent), except the newest of the queue, which stays so that a seat
+ * freed next finds work in it (CoDel likewise never drops a queue's last
+ * packet).  So in a standing queue nobody waits past the target but that
+ * one request, and nobody anywhere waits past the interval but it.
+ *
+ * Per queue, not per level: the backlog of a flow that sends more than its
+ * share is shed, while a flow that never builds one (a mouse: its request
+ * lands on the shortest queue of its hand, usually an empty one, and is
+ * the newest of its queue) is never shed.  A mouse whose whole hand is
+ * dealt into an elephant's queues is treated as the elephant, as APF
+ * itself treats it.  Returns the number shed; 0 when off.
+ */
+size_t sl_qs_shed(struct sl_qs *qs, uint64_t now, sl_qs_expired_fn on_shed, void *ctx);
+
+/*
+ * Every waiting request leaves at once (reason stalled): the caller found
+ * the level stalled, full while nothing closes, its waiters blocking the
+ * very clients that hold its seats (a thread blocked in connect() while
+ * its other connections wait for it).  on_shed as above.
+ */
+size_t sl_qs_shed_all(struct sl_qs *qs, uint64_t now, sl_qs_expired_fn on_shed, void *ctx);
+
 /* ---- introspection -------------------------------------------------------- */
 
 struct sl_qs_stats {
@@ -173,6 +210,8 @@ struct sl_qs_stats {
 	uint64_t rejected_queue_full;
 	uint64_t rejected_concurrency_limit;
 	uint64_t rejected_time_out;  /* cancels and expiries of waiting requests */
+	uint64_t rejected_shed;      /* standing backlog shed (sl_qs_shed) */
+	uint64_t rejected_stalled;   /* waiters of a stalled level (sl_qs_shed_all) */
 	uint64_t epochs;             /* epoch_advance_total */
 	uint64_t epoch_failures;     /* epochs that had to clamp a reading at 0 */
 	uint64_t no_accommodation;   /* request_dispatch_no_accommodation_total */

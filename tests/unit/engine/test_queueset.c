@@ -20,6 +20,10 @@
 #include "engine/queueset.h"
 #include "lib/shuffle.h"
 
+/* Most configurations here are APF's four fields, positionally: the
+ * controlled-delay fields after them stay 0 (off). */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 #define MS 1000000ull
 #define SEC 1000000000ull
 #define G3 (3 * MS)     /* Kubernetes' G */
@@ -1557,6 +1561,236 @@ static void random_config(struct sl_qs_config *c)
 	c->guess_ns = 1 + below(20 * MS);
 }
 
+/* ---- controlled delay (sl_qs_shed) ------------------------------------------------------ */
+
+static struct h *mk_delay(int32_t queues, uint32_t hand, uint32_t cl, uint64_t target, uint64_t interval)
+{
+	struct sl_qs_config cfg = { queues, hand, 1000, SEC, target, interval }; /* G: the daemon's */
+	struct h *h = calloc(1, sizeof(*h));
+	char why[128];
+
+	assert_non_null(h);
+	if (sl_qs_create(&h->qs, &cfg, cl, 0, on_dispatch, h, why, sizeof(why)))
+		fail_msg("create: %s", why);
+	return h;
+}
+
+static void test_delay_config(void **state)
+{
+	struct sl_qs_config c = { 4, 2, 10, G3, 100 * MS, 0 };
+	char why[128];
+
+	(void)state;
+	assert_int_equal(sl_qs_config_validate(&c, why, sizeof(why)), -EINVAL);
+	c.delay_interval_ns = 50 * MS; /* shorter than the target */
+	assert_int_equal(sl_qs_config_validate(&c, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "exceeds"));
+	c.delay_interval_ns = SEC;
+	assert_int_equal(sl_qs_config_validate(&c, why, sizeof(why)), 0);
+	c.delay_target_ns = c.delay_interval_ns = 0; /* off */
+	assert_int_equal(sl_qs_config_validate(&c, why, sizeof(why)), 0);
+}
+
+/* A burst waits while its backlog is younger than the interval; once the
+ * backlog has stood that long, whoever waited past the target is shed,
+ * oldest first, all but the queue's newest; a queue that empties starts
+ * afresh.  Off, nothing is shed. */
+static void test_delay_burst_then_standing(void **state)
+{
+	struct h *h = mk_delay(1, 1, 1, 100 * MS, SEC);
+	struct sl_qs_stats st;
+
+	(void)state;
+	assert_int_equal(arrive(h, 0, 0, 1, 0), SL_QS_DISPATCHED);
+	for (uint64_t id = 1; id <= 5; id++)
+		assert_int_equal(arrive(h, (id - 1) * 100 * MS, id, 1, 0), SL_QS_QUEUED);
+	/* 900 ms of backlog: a burst, everyone waits */
+	assert_int_equal(sl_qs_shed(h->qs, 900 * MS, on_expired, h), 0);
+	complete(h, 950 * MS, 0, 950 * MS);
+	assert_true(h->nd == 1 && h->disp[0] == 1);
+	/* the backlog (since t = 0) has stood for the interval: 2, 3 and 4
+	 * waited past the target and go, oldest first; 5 is the newest */
+	assert_int_equal(sl_qs_shed(h->qs, SEC, on_expired, h), 3);
+	assert_ok(h->qs);
+	assert_true(h->ne == 3 && h->expired[0] == 2 && h->expired[1] == 3 && h->expired[2] == 4);
+	st = stats(h->qs);
+	assert_true(st.rejected_shed == 3 && st.rejected_time_out == 0 && st.waiting == 1);
+	/* still standing: 5 is no longer the newest once 6 comes */
+	assert_int_equal(arrive(h, 1050 * MS, 6, 1, 0), SL_QS_QUEUED);
+	assert_int_equal(sl_qs_shed(h->qs, 1100 * MS, on_expired, h), 1);
+	assert_true(h->ne == 4 && h->expired[3] == 5);
+	/* 6 is dispatched, the queue empties: the next backlog is a burst again */
+	complete(h, 1200 * MS, 1, 250 * MS);
+	assert_true(h->nd == 2 && h->disp[1] == 6);
+	assert_int_equal(arrive(h, 1300 * MS, 7, 1, 0), SL_QS_QUEUED);
+	assert_int_equal(arrive(h, 1300 * MS, 8, 1, 0), SL_QS_QUEUED);
+	assert_int_equal(sl_qs_shed(h->qs, 2 * SEC, on_expired, h), 0);
+	assert_int_equal(sl_qs_shed(h->qs, 2300 * MS, on_expired, h), 1);
+	assert_true(h->ne == 5 && h->expired[4] == 7);
+	/* the hard limit still applies to the kept newest */
+	assert_int_equal(sl_qs_expire(h->qs, 3400 * MS, 2 * SEC, on_expired, h), 1);
+	assert_true(h->ne == 6 && h->expired[5] == 8 && stats(h->qs).rejected_time_out == 1);
+	done(h);
+	/* off: nothing is ever shed */
+	h = mk(1, 1, 1000, G3, 1);
+	assert_int_equal(arrive(h, 0, 0, 1, 0), SL_QS_DISPATCHED);
+	for (uint64_t id = 1; id <= 5; id++)
+		assert_int_equal(arrive(h, 0, id, 1, 0), SL_QS_QUEUED);
+	assert_int_equal(sl_qs_shed(h->qs, 100 * SEC, on_expired, h), 0);
+	done(h);
+}
+
+/* A shed request that was the head lets the next queue's head go: the
+ * dispatch loop runs after shedding, as after an expiry. */
+static void test_shed_all(void **state)
+{
+	struct h *h = mk_delay(4, 2, 2, 100 * MS, SEC);
+
+	(void)state;
+	assert_int_equal(arrive(h, 0, 0, 2, 7), SL_QS_DISPATCHED);
+	for (uint64_t id = 1; id <= 6; id++)
+		assert_int_equal(arrive(h, id * MS, id, 1, id * 0x9e3779b97f4a7c15ull), SL_QS_QUEUED);
+	assert_int_equal(sl_qs_shed_all(h->qs, 10 * MS, on_expired, h), 6);
+	assert_ok(h->qs);
+	assert_true(h->ne == 6 && stats(h->qs).rejected_stalled == 6 && stats(h->qs).waiting == 0);
+	for (uint64_t i = 0; i < 6; i++)
+		assert_true(h->expired[i] == i + 1);
+	complete(h, 20 * MS, 0, 20 * MS);
+	done(h);
+}
+
+struct delay_walk {
+	uint64_t now, interval;
+	uint32_t waiting_in[64];
+	int bad;
+	uint64_t bad_id;
+};
+
+static int count_waiting(void *ctx, const struct sl_qs_req_info *r)
+{
+	struct delay_walk *w = ctx;
+
+	if (!r->executing)
+		w->waiting_in[r->queue]++;
+	return 0;
+}
+
+/* Nobody has waited past the interval but the newest of its queue. */
+static int check_sojourn(void *ctx, const struct sl_qs_req_info *r)
+{
+	struct delay_walk *w = ctx;
+
+	if (!r->executing && w->now - r->arrival_ns > w->interval &&
+	    (uint32_t)r->position + 1 != w->waiting_in[r->queue]) {
+		w->bad = 1;
+		w->bad_id = r->id;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Random arrivals against a saturated level (64 queues, hand 6, 8 seats,
+ * connections of 20..200 ms: about 70 a second) for 60 simulated seconds:
+ * three elephant flows at about 100 a second each, ten mice that connect
+ * one at a time every 1 to 2 s, the sweep every 100 ms.  The elephants'
+ * backlog is shed, no mouse ever is, and after every sweep nobody has
+ * waited past the interval but the newest of a queue.  Every mouse is
+ * dispatched within the interval.
+ */
+static void test_delay_random_mice_never_shed(void **state)
+{
+	enum { ELEPHANTS = 3, MICE = 10, IDS = 200000 };
+	const uint64_t target = 100 * MS, interval = SEC;
+	struct h *h = mk_delay(64, 6, 8, target, interval);
+	static uint8_t flow_of[IDS];      /* 1 + flow index; mice are >= 1 + ELEPHANTS */
+	static uint64_t arrived[IDS], ends[IDS];
+	static bool waiting_mouse[MICE];
+	uint64_t mouse_next[MICE], next_id = 0, shed_ele = 0, worst_mouse = 0;
+	size_t seen_disp = 0, seen_shed = 0;
+
+	(void)state;
+	rng_state = 0xc0de1ull;
+	h->nd = h->ne = 0;
+	memset(ends, 0, sizeof(ends));
+	for (int m = 0; m < MICE; m++)
+		mouse_next[m] = below(SEC);
+	for (uint64_t now = 0; now < 60 * SEC; now += MS) {
+		/* elephants: ~100/s each */
+		for (int e = 0; e < ELEPHANTS; e++)
+			if (below(10) == 0) {
+				uint64_t id = next_id++;
+				int rc;
+
+				assert_true(id < IDS);
+				flow_of[id] = (uint8_t)(1 + e);
+				arrived[id] = now;
+				rc = arrive(h, now, id, 1, (e + 1) * 0x9e3779b97f4a7c15ull);
+				if (rc == SL_QS_DISPATCHED)
+					ends[id] = now + 20 * MS + below(180 * MS);
+			}
+		for (int m = 0; m < MICE; m++)
+			if (!waiting_mouse[m] && now >= mouse_next[m]) {
+				uint64_t id = next_id++;
+				int rc;
+
+				flow_of[id] = (uint8_t)(1 + ELEPHANTS + m);
+				arrived[id] = now;
+				rc = arrive(h, now, id, 1, (1000 + m) * 0xd1b54a32d192ed03ull);
+				if (rc == SL_QS_DISPATCHED)
+					ends[id] = now + 20 * MS + below(180 * MS);
+				else
+					waiting_mouse[m] = true;
+				mouse_next[m] = now + SEC + below(SEC);
+			}
+		/* completions due now */
+		for (uint64_t id = 0; id < next_id; id++)
+			if (ends[id] && ends[id] <= now) {
+				ends[id] = 0;
+				assert_int_equal(sl_qs_complete(h->qs, now, id, SL_QS_SERVICE_FROM_CLOCK), 0);
+			}
+		/* newly dispatched ones get their service time */
+		for (; seen_disp < h->nd; seen_disp++) {
+			uint64_t id = h->disp[seen_disp];
+
+			ends[id] = now + 20 * MS + below(180 * MS);
+			if (flow_of[id] > ELEPHANTS) {
+				waiting_mouse[flow_of[id] - 1 - ELEPHANTS] = false;
+				if (now - arrived[id] > worst_mouse)
+					worst_mouse = now - arrived[id];
+			}
+		}
+		h->nd = seen_disp = 0;
+		if (now % (100 * MS) == 0) {
+			struct delay_walk w = { .now = now, .interval = interval };
+
+			sl_qs_shed(h->qs, now, on_expired, h);
+			for (; seen_shed < h->ne; seen_shed++) {
+				uint64_t id = h->expired[seen_shed];
+
+				if (flow_of[id] > ELEPHANTS)
+					fail_msg("mouse %d's connection %" PRIu64 " was shed after %" PRIu64 " ms",
+						 flow_of[id] - 1 - ELEPHANTS, id, (now - arrived[id]) / MS);
+				shed_ele++;
+			}
+			h->ne = seen_shed = 0;
+			sl_qs_foreach_request(h->qs, count_waiting, &w);
+			sl_qs_foreach_request(h->qs, check_sojourn, &w);
+			if (w.bad)
+				fail_msg("at %" PRIu64 " ms, %" PRIu64 " waited %" PRIu64 " ms and is not its queue's newest",
+					 now / MS, w.bad_id, (now - arrived[w.bad_id]) / MS);
+			assert_ok(h->qs);
+		}
+	}
+	print_message("controlled delay: %" PRIu64 " elephant connections shed, worst mouse wait %" PRIu64
+		      " ms, %" PRIu64 " dispatched\n", shed_ele, (uint64_t)(worst_mouse / MS), stats(h->qs).dispatched);
+	assert_true(shed_ele > 1000);        /* ~300/s offered, ~70/s served */
+	assert_true(worst_mouse < interval);
+	assert_int_equal(stats(h->qs).rejected_shed, shed_ele);
+	sl_qs_free(h->qs);
+	free(h);
+}
+
 static void test_random_property(void **state)
 {
 	const char *env = getenv("SLUICE_QS_SEED");
@@ -1745,6 +1979,10 @@ int main(void)
 		cmocka_unit_test(test_introspection),
 		cmocka_unit_test(test_fairness_mice_vs_elephant),
 		cmocka_unit_test(test_id_table),
+		cmocka_unit_test(test_delay_config),
+		cmocka_unit_test(test_delay_burst_then_standing),
+		cmocka_unit_test(test_shed_all),
+		cmocka_unit_test(test_delay_random_mice_never_shed),
 		cmocka_unit_test(test_random_property),
 	};
 
