@@ -134,7 +134,12 @@ struct sl_level_cfg {
 	uint32_t queues;                  /* 64 (1..2^26; Reject is spelled type: Reject, not queues: 0) */
 	uint32_t hand_size;               /* 8 */
 	uint32_t queue_length_limit;      /* 50 */
-	uint64_t queue_wait_limit_ns;     /* queueWaitLimit, 15s */
+	uint64_t queue_wait_limit_ns;     /* queueWaitLimit, 2s: the hard cap of a wait */
+	/* Controlled delay (sluice's own, engine/queueset.h sl_qs_shed): a
+	 * queue whose backlog has stood for the interval sheds whoever waited
+	 * past the target. */
+	uint64_t delay_target_ns;         /* queueDelayTarget, 100ms */
+	uint64_t delay_interval_ns;       /* queueDelayInterval, 1s */
 	bool mandatory;                   /* `exempt` or `catch-all` */
 	bool builtin;                     /* added by the loader (not in the file): file NULL, line 0 */
 	/* where the object is defined (its first line) */
@@ -286,6 +291,12 @@ struct sl_workload_params {
 	uint64_t queue_timeout_ns; /* SL_QUEUE_TIMEOUT_UNSET when not given */
 	bool queue_timeout_set;
 };
+
+/* How long a workload's connection may wait in its policy's scheduler
+ * (either mode): its queue_timeout, at most SL_SYN_CLIENT_DEADLINE_NS
+ * (waiting longer serves nobody); unset, SL_DEFERRED_WAIT_NS, as a level's
+ * queueWaitLimit (lib/syn_retransmit.h). */
+uint64_t sl_workload_wait_limit_ns(const struct sl_workload_params *wp);
 
 struct sl_workload_cfg {
 	char *name;                      /* NULL when not named (Aperture then uses the index) */

@@ -1022,16 +1022,3 @@ void cd_check_duplicate_names(struct load *L)
 	c->object[0] = '\0';
 	cd_path_pop(c, 0);
 }
-
-void cd_warn_beyond_retries(struct ctx *c, const struct sl_ynode *v, const char *field,
-			    uint64_t ns, const char *who)
-{
-	size_t old;
-
-	if (ns <= SL_SYN_RETRY_WINDOW_NS)
-		return;
-	old = cd_path_push(c, field);
-	cd_warn(c, v, "%s is longer than Linux clients keep retrying a connection ("
-		SL_SYN_RETRY_WINDOW_TEXT "); %s will have given up", cd_dur(ns).s, who);
-	cd_path_pop(c, old);
-}

@@ -301,12 +301,6 @@ void cd_flow_schema_release(struct sl_flow_schema *fs);
 void cd_label_object_release(struct sl_label_object *lo);
 void cd_policy_release(struct sl_policy_cfg *p);
 
-/* Warn at v when `ns` (what the field says a connection may wait) is
- * beyond the clients' retry window (lib/syn_retransmit.h); `who` names
- * the connections ("deferred connections"). */
-void cd_warn_beyond_retries(struct ctx *c, const struct sl_ynode *v, const char *field,
-			    uint64_t ns, const char *who);
-
 /* Registers (kind, metadata.name) for the duplicate check. */
 void cd_register_name(struct load *L, int kind, const struct object *o);
 /* After all documents: one error per name used twice within a kind. */

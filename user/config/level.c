@@ -18,6 +18,7 @@
 #include "config/yaml_doc.h"
 #include "sluice_abi.h"
 #include "lib/shuffle.h"
+#include "lib/syn_retransmit.h"
 
 #define MAX_ENTROPY_BITS SL_SHUFFLE_MAX_BITS /* shuffle sharding: a hand's entropy */
 /* Kubernetes validation.go priorityLevelConfigurationQueuingMaxQueues
@@ -28,7 +29,14 @@
 #define DEF_QUEUES           64
 #define DEF_HAND_SIZE        8
 #define DEF_QUEUE_LEN        50
-#define DEF_QUEUE_WAIT       (15 * SEC)
+/* How long a deferred connection may wait at most, and the controlled
+ * delay of its queue (engine/queueset.h sl_qs_shed): defaults for clients
+ * that give up a connect after 3 s.  A burst waits up to the interval; a
+ * standing queue sheds whoever waited past the target, but for its newest,
+ * which the wait limit bounds. */
+#define DEF_QUEUE_WAIT       SL_DEFERRED_WAIT_NS
+#define DEF_DELAY_TARGET     (100 * MSEC)
+#define DEF_DELAY_INTERVAL   (1 * SEC)
 #define CATCH_ALL_SHARES     5
 
 /* ---- kind: PriorityLevelConfiguration ------------------------------------ */
@@ -72,13 +80,15 @@ static const struct fdesc response_fields[LR_N] = {
 	[LR_QUEUING] = F_CUSTOM("queuing"),
 };
 
-enum { QU_QUEUES, QU_HAND, QU_LENGTH, QU_WAIT, QU_N };
+enum { QU_QUEUES, QU_HAND, QU_LENGTH, QU_WAIT, QU_TARGET, QU_INTERVAL, QU_N };
 static const struct fdesc queuing_fields[QU_N] = {
 	[QU_QUEUES] = F_INT("queues", LVL, queues, 1, MAX_DECK_SIZE,
 			    .hint_low = "to turn queuing off, use limitResponse.type: Reject"),
 	[QU_HAND] = F_INT("handSize", LVL, hand_size, 1, INT32_MAX),
 	[QU_LENGTH] = F_INT("queueLengthLimit", LVL, queue_length_limit, 1, INT32_MAX),
 	[QU_WAIT] = F_DUR("queueWaitLimit", LVL, queue_wait_limit_ns, 1 * MSEC, 1 * HOUR),
+	[QU_TARGET] = F_DUR("queueDelayTarget", LVL, delay_target_ns, 1 * MSEC, 1 * HOUR),
+	[QU_INTERVAL] = F_DUR("queueDelayInterval", LVL, delay_interval_ns, 1 * MSEC, 1 * HOUR),
 };
 #undef LVL
 
@@ -179,6 +189,42 @@ static void check_queuing(struct ctx *c, const struct sl_ynode *qnode,
 	}
 }
 
+/* The wait bounds (sluice's own fields): the target within its interval,
+ * an interval the wait limit leaves room for, and a wait limit clients
+ * live to see the end of. */
+static void check_delay(struct ctx *c, const struct sl_ynode *q, const struct fhit *h,
+			const struct sl_level_cfg *l)
+{
+	const struct sl_ynode *target = h[QU_TARGET].value, *interval = h[QU_INTERVAL].value;
+	const struct sl_ynode *wait = h[QU_WAIT].value;
+	size_t old;
+
+	if (!h[QU_TARGET].ok || !h[QU_INTERVAL].ok || !h[QU_WAIT].ok)
+		return;
+	if (l->delay_target_ns > l->delay_interval_ns) {
+		old = cd_path_push(c, target ? "queueDelayTarget" : "queueDelayInterval");
+		cd_err(c, target ? target : interval ? interval : q,
+		       "the delay target %s must not exceed queueDelayInterval (%s): a standing queue is one whose backlog has lasted the interval",
+		       cd_dur(l->delay_target_ns).s, cd_dur(l->delay_interval_ns).s);
+		cd_path_pop(c, old);
+		return;
+	}
+	if (l->delay_interval_ns >= l->queue_wait_limit_ns && (interval || wait)) {
+		old = cd_path_push(c, interval ? "queueDelayInterval" : "queueWaitLimit");
+		cd_warn(c, interval ? interval : wait,
+			"queueDelayInterval %s is not shorter than queueWaitLimit %s: no backlog stands long enough to be shed, every wait ends at the limit",
+			cd_dur(l->delay_interval_ns).s, cd_dur(l->queue_wait_limit_ns).s);
+		cd_path_pop(c, old);
+	}
+	if (wait && l->queue_wait_limit_ns >= SL_SYN_IMPATIENT_NS) {
+		old = cd_path_push(c, "queueWaitLimit");
+		cd_warn(c, wait,
+			"%s is at or beyond " SL_SYN_IMPATIENT_TEXT "; a connection still waiting then ends in a silent time-out (keep it under your clients' connect timeout)",
+			cd_dur(l->queue_wait_limit_ns).s);
+		cd_path_pop(c, old);
+	}
+}
+
 static void decode_queuing(struct ctx *c, const struct sl_ynode *q,
 			   struct sl_level_cfg *l)
 {
@@ -187,9 +233,7 @@ static void decode_queuing(struct ctx *c, const struct sl_ynode *q,
 
 	if (cd_decode_fields(c, q, queuing_fields, QU_N, l, h)) {
 		check_queuing(c, q, h, l);
-		if (h[QU_WAIT].value && h[QU_WAIT].ok)
-			cd_warn_beyond_retries(c, h[QU_WAIT].value, "queueWaitLimit",
-					       l->queue_wait_limit_ns, "deferred connections");
+		check_delay(c, q, h, l);
 	}
 	cd_path_pop(c, old);
 }
@@ -200,12 +244,15 @@ static void queuing_defaults(struct sl_level_cfg *l)
 	l->hand_size = DEF_HAND_SIZE;
 	l->queue_length_limit = DEF_QUEUE_LEN;
 	l->queue_wait_limit_ns = DEF_QUEUE_WAIT;
+	l->delay_target_ns = DEF_DELAY_TARGET;
+	l->delay_interval_ns = DEF_DELAY_INTERVAL;
 }
 
 static void queuing_clear(struct sl_level_cfg *l)
 {
 	l->queues = l->hand_size = l->queue_length_limit = 0;
 	l->queue_wait_limit_ns = 0;
+	l->delay_target_ns = l->delay_interval_ns = 0;
 }
 
 static void decode_limit_response(struct ctx *c, const struct sl_ynode *n,

@@ -198,7 +198,21 @@ static void decode_params(struct ctx *c, const struct sl_ynode *n,
 			cd_dur(wp->queue_timeout_ns).s, cd_dur(SL_SYN_CLIENT_DEADLINE_NS).s,
 			cd_dur(SL_SYN_CLIENT_DEADLINE_NS).s);
 		cd_path_pop(c, old);
+	} else if (wp->queue_timeout_ns >= SL_SYN_IMPATIENT_NS) {
+		size_t old = cd_path_push(c, "queue_timeout");
+
+		cd_warn(c, h[PA_TIMEOUT].value,
+			"%s is at or beyond " SL_SYN_IMPATIENT_TEXT "; a connection still waiting then ends in a silent time-out (keep it under your clients' connect timeout)",
+			cd_dur(wp->queue_timeout_ns).s);
+		cd_path_pop(c, old);
 	}
+}
+
+uint64_t sl_workload_wait_limit_ns(const struct sl_workload_params *wp)
+{
+	if (!wp->queue_timeout_set)
+		return SL_DEFERRED_WAIT_NS;
+	return wp->queue_timeout_ns < SL_SYN_CLIENT_DEADLINE_NS ? wp->queue_timeout_ns : SL_SYN_CLIENT_DEADLINE_NS;
 }
 
 /* A required-looking string with a default: *out is malloc'ed. */

@@ -422,7 +422,7 @@ int ctl_simulate(int argc, char **argv)
 		fprintf(stderr, "sluicectl simulate: note: policy %s runs mode aperture; this simulates mode "
 			"sluice with its parameters (spec.adaptive)\n", pol->name);
 	if (!ctl_option_given(simulate_options, &parsed, "patience"))
-		o.patience_ns = sl_sg_wait_limit_ns(&pol->default_params); /* as the daemon bounds a wait */
+		o.patience_ns = sl_workload_wait_limit_ns(&pol->default_params); /* as the daemon bounds a wait */
 	{
 		struct sl_psm_params mp = {.work_ms = (double)o.work_ns / 1e6, .patience_ns = o.patience_ns,
 					   .seed = o.seed, .decide_ns = cfg->server.tick_ns};

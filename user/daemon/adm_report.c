@@ -43,7 +43,7 @@ enum level_metric_id {
 	LM_NOMINAL, LM_LIMIT, LM_LOWER, LM_UPPER, LM_DEMAND_AVG, LM_DEMAND_STDEV, LM_DEMAND_HWM,
 	LM_DEMAND_SMOOTHED, LM_SEATS, LM_SYNS, LM_DEFERRED, LM_RETRANSMITS, LM_CLOSED, LM_FAILSAFE,
 	LM_EXPIRED, LM_SHADOW, LM_HELD, LM_HELD_BYTES, LM_REINJECTED, LM_RESET_HELD,
-	LM_RELEASED_UNSEATED,
+	LM_RELEASED_UNSEATED, LM_CLOSED_UNSERVED, LM_STALLS,
 };
 
 /* The first eight are Kubernetes APF's, with its names
@@ -75,6 +75,10 @@ static const struct level_metric {
 	{LM_RESET_HELD, SL_PROM_COUNTER, "level_reset_held_total", "Held SYNs answered with their RST when rejected."},
 	{LM_RELEASED_UNSEATED, SL_PROM_COUNTER, "level_released_unseated_total",
 	 "Connections deferred at their SYN whose turn came once the level seated at the ACK: let through without a seat."},
+	{LM_CLOSED_UNSERVED, SL_PROM_COUNTER, "level_closed_unserved_total",
+	 "Admitted connections that never established (the client's RST or an ICMP error in the handshake): no latency sample."},
+	{LM_STALLS, SL_PROM_COUNTER, "level_stalls_total",
+	 "Times the level was found stalled (full, nothing closing) and its waiters were refused."},
 };
 
 static double level_value(enum level_metric_id id, const struct level_rt *l,
@@ -104,6 +108,8 @@ static double level_value(enum level_metric_id id, const struct level_rt *l,
 	case LM_REINJECTED: return (double)s->seats.reinjected;
 	case LM_RESET_HELD: return (double)s->seats.reset_held;
 	case LM_RELEASED_UNSEATED: return (double)l->released_unseated;
+	case LM_CLOSED_UNSERVED: return (double)l->closed_unserved;
+	case LM_STALLS: return (double)l->stalls;
 	}
 	return 0;
 }
@@ -246,6 +252,16 @@ static void dump_level(struct sl_admission *adm, struct json_out *jo, struct lev
 	jo_obj_end(jo);
 	jo_u64(jo, "rejected_queue_full", qs.rejected_queue_full);
 	jo_u64(jo, "rejected_time_out", qs.rejected_time_out);
+	jo_u64(jo, "rejected_shed", qs.rejected_shed);
+	jo_u64(jo, "rejected_stalled", qs.rejected_stalled);
+	jo_u64(jo, "stalls", l->stalls);
+	jo_u64(jo, "closed_unserved", l->closed_unserved);
+	/* The bounds of a wait: the hard limit, the controlled delay, and how
+	 * long without a close makes the level stalled (0: no lifetime yet). */
+	jo_double(jo, "queue_wait_limit_ms", l->wait_limit_ns / 1e6);
+	jo_double(jo, "delay_target_ms", l->delay_target_ns / 1e6);
+	jo_double(jo, "delay_interval_ms", l->delay_interval_ns / 1e6);
+	jo_double(jo, "stall_after_ms", sl_stall_after_ns(&l->stall) / 1e6);
 	jo_double(jo, "demand_hwm", l->demand.hwm);
 	jo_double(jo, "demand_avg", l->demand.avg);
 	jo_double(jo, "demand_smoothed", l->demand.smoothed);

@@ -296,13 +296,29 @@ static void on_dispatch(void *ctx, uint64_t id, uint64_t now)
 		admit(l, p, now, false);
 }
 
-static void on_expired(void *ctx, uint64_t id)
+/* The QueueSet removed a waiting request: refuse its connection now (a
+ * RST from its held SYN). */
+static void refuse_removed(struct level_rt *l, uint64_t id, enum sl_reject_reason why)
 {
-	struct level_rt *l = ctx;
 	struct sl_pending *p = sl_pending_by_id(l->adm->pending, id);
 
 	if (p)
-		reject(l, p, l->adm->now, SL_REJ_TIME_OUT);
+		reject(l, p, l->adm->now, why);
+}
+
+static void on_expired(void *ctx, uint64_t id)
+{
+	refuse_removed(ctx, id, SL_REJ_TIME_OUT);
+}
+
+static void on_shed(void *ctx, uint64_t id)
+{
+	refuse_removed(ctx, id, SL_REJ_SHED);
+}
+
+static void on_stalled(void *ctx, uint64_t id)
+{
+	refuse_removed(ctx, id, SL_REJ_STALLED);
 }
 
 /* ---- events ----------------------------------------------------------------- */
@@ -485,6 +501,7 @@ void sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, uint6
 		l = &adm->levels[ev->level];
 		if (!served)
 			l->closed_unserved++;
+		sl_stall_closed(&l->stall, now, served, ev->duration_ns);
 		if (p && p->state == SL_PENDING_ADMITTED && p->level == ev->level) {
 			uint64_t claim_ns = ev->ts_ns - ev->duration_ns;
 
@@ -539,6 +556,7 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 			l->dispatched_seats -= l->dispatched_seats >= p->seats ? p->seats : l->dispatched_seats;
 			forget(adm, p);
 			s->resync[l->slot] = true;
+			sl_stall_closed(&l->stall, s->now, false, 0); /* seats came back */
 		} else if (!ticket && !sl_conn_tracked(adm->dp, &p->key) &&
 			   s->now - p->ticket_ns > SWEEP_INTERVAL_NS) {
 			/* Claimed, then gone without a close event we saw (lost
@@ -548,6 +566,7 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 			l->dispatched_seats -= l->dispatched_seats >= p->seats ? p->seats : l->dispatched_seats;
 			forget(adm, p);
 			s->resync[l->slot] = true;
+			sl_stall_closed(&l->stall, s->now, false, 0); /* seats came back */
 		}
 	} else if (p->state == SL_PENDING_REJECTED) {
 		if (!ticket) {
@@ -569,6 +588,19 @@ void sl_adm_tick(struct sl_admission *adm, uint64_t now)
 			continue;
 		if (l->qs && l->wait_limit_ns)
 			sl_qs_expire(l->qs, now, l->wait_limit_ns, on_expired, l);
+		if (l->qs) {
+			/* Controlled delay: a standing backlog is shed. */
+			sl_qs_shed(l->qs, now, on_shed, l);
+			lr_sync(l, now);
+			if (sl_stall_due(&l->stall, now)) {
+				size_t n = sl_qs_shed_all(l->qs, now, on_stalled, l);
+
+				l->stalls++;
+				pr_info("event=stalled level=%s refused=%zu no_close_ms=%.0f "
+					"(full, and nothing closed for %u typical lifetimes: its waiters may hold its seats)",
+					l->name, n, (double)sl_stall_after_ns(&l->stall) / 1e6, SL_STALL_LIFETIMES);
+			}
+		}
 		lr_sync(l, now);
 		/* A removed level whose queues have drained goes away. */
 		if (!l->active && l->qs && !sl_qs_waiting(l->qs) && !sl_qs_seats_in_use(l->qs)) {
@@ -727,11 +759,14 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 		l->type = lc->type;
 		l->response = lc->limit_response;
 		l->wait_limit_ns = lc->queue_wait_limit_ns;
+		l->delay_target_ns = lc->delay_target_ns;
+		l->delay_interval_ns = lc->delay_interval_ns;
 		l->lim = plan->limits[s];
 		/* A new level starts provisionally at NominalCL - LendableCL/2; a
 		 * surviving one keeps what it has; both are reallocated below,
 		 * at once, as APF does after every configuration change. */
 		if (fresh) {
+			sl_stall_init(&l->stall, now);
 			l->current_cl = lc->type == SL_LEVEL_EXEMPT ? plan->levels[s].seat_limit
 								    : plan->limits[s].initial;
 			sl_demand_init(&l->demand, now, (double)lr_seats_in_use(l));

@@ -17,6 +17,7 @@
 #include "engine/limits.h"
 #include "engine/pending.h"
 #include "engine/queueset.h"
+#include "engine/stall.h"
 
 #define PENDING_CAPACITY  65536
 /* G, the guessed seat-holding time of a dispatched connection: it holds
@@ -44,6 +45,7 @@ struct level_rt {
 	enum sl_level_type type;
 	enum sl_limit_response response;
 	uint64_t wait_limit_ns; /* queueWaitLimit */
+	uint64_t delay_target_ns, delay_interval_ns; /* queueDelayTarget, queueDelayInterval */
 	struct sl_qs *qs;       /* Queue-type levels (and ones draining) */
 	struct sl_level_limits lim;
 	uint32_t current_cl;    /* after borrowing */
@@ -61,6 +63,8 @@ struct level_rt {
 				     * the ACK: let through without a seat (held SYN injected) */
 	uint64_t fallback[SL_FALLBACK_N]; /* deferrals that went the ticket way, by why */
 	uint64_t closed_unserved; /* closes of connections that never established (no sample) */
+	struct sl_stall stall;  /* full while nothing closes (engine/stall.h) */
+	uint64_t stalls;        /* times its waiters were refused for it */
 };
 
 struct sl_admission {

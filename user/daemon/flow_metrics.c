@@ -9,6 +9,8 @@ const char *const sl_reject_reason_names[SL_REJ__N] = {
 	[SL_REJ_CONCURRENCY] = "concurrency-limit",
 	[SL_REJ_TIME_OUT] = "time-out",
 	[SL_REJ_CANCELLED] = "cancelled",
+	[SL_REJ_SHED] = "shed",
+	[SL_REJ_STALLED] = "stalled",
 };
 
 /* apiserver_flowcontrol_request_wait_duration_seconds' buckets. */

@@ -30,6 +30,8 @@ enum sl_reject_reason {
 	SL_REJ_CONCURRENCY, /* a Reject level over its limit */
 	SL_REJ_TIME_OUT,    /* it waited past queueWaitLimit (or its policy's queue_timeout) */
 	SL_REJ_CANCELLED,   /* it left the queue without a verdict (its level went away) */
+	SL_REJ_SHED,        /* controlled delay: its queue stood past the interval and it past the target */
+	SL_REJ_STALLED,     /* its level was stalled: full, and nothing closed for several lifetimes */
 	SL_REJ__N,
 };
 extern const char *const sl_reject_reason_names[SL_REJ__N];

@@ -74,6 +74,8 @@ void lr_sync(struct level_rt *l, uint64_t now)
 	/* Only a Queue level has waiting connections go first: a level turned
 	 * Reject drains its old queue, and new SYNs meet only its seats. */
 	sl_seats_publish_waiting(l->adm->dp, l->slot, l->response == SL_RESP_QUEUE ? waiting : 0);
+	/* Full with waiters: the stall clock runs from here or the last close. */
+	sl_stall_observe(&l->stall, now, waiting && in_use >= l->current_cl);
 	{
 		uint64_t frames, bytes;
 
@@ -147,5 +149,7 @@ void lr_qs_config_of(const struct sl_level_cfg *lc, struct sl_qs_config *qc)
 		qc->queues = (int32_t)lc->queues;
 		qc->hand_size = lc->queues == 1 ? 1 : lc->hand_size;
 		qc->queue_length_limit = lc->queue_length_limit;
+		qc->delay_target_ns = lc->delay_target_ns;
+		qc->delay_interval_ns = lc->delay_interval_ns;
 	}
 }

@@ -21,7 +21,7 @@ void sl_plimit_params(const struct sl_policy_cfg *pc, struct sl_sg_params *sg,
 									  : &pc->default_params;
 
 		w[i].priority = wp->priority > 0 ? wp->priority : 1;
-		w[i].queue_timeout_ns = sl_sg_wait_limit_ns(wp);
+		w[i].queue_timeout_ns = sl_workload_wait_limit_ns(wp);
 	}
 }
 

@@ -19,10 +19,10 @@
 #include "daemon/policy_limit.h"
 #include "sluice_abi.h"
 
-/* A flow that waits longer than SL_SYN_CLIENT_DEADLINE_NS in a policy's
- * scheduler belongs to a client that has gone: it is rejected (Aperture
- * bounds a request's queue time by its caller's deadline as well).
- * Workloads with a shorter queue_timeout use theirs. */
+/* A flow waits in a policy's scheduler at most its workload's bound
+ * (sl_workload_wait_limit_ns: queue_timeout, else SL_DEFERRED_WAIT_NS):
+ * then it is rejected while its client still waits (Aperture bounds a
+ * request's queue time by its caller's deadline as well). */
 
 struct policy_rt {
 	char name[SL_LEVEL_NAME_SIZE];
@@ -67,6 +67,13 @@ static bool has_gate(const struct policy_rt *p)
 static int ls_workload(unsigned workload)
 {
 	return workload == SLUICE_NONE16 || workload >= SLUICE_MAX_WORKLOADS ? -1 : (int)workload;
+}
+
+static const struct sl_workload_params *workload_params(const struct sl_policy_cfg *pc, unsigned workload)
+{
+	int w = ls_workload(workload);
+
+	return w >= 0 && (size_t)w < pc->n_workloads ? &pc->workloads[w].params : &pc->default_params;
 }
 
 static unsigned wl_slot(int workload)
@@ -520,7 +527,8 @@ int sl_policies_arrive_flow(struct sl_policies *ps, unsigned policy, unsigned wo
 	/* The arrival sees the whole bucket: the credit comes back first and
 	 * what is left goes out again after. */
 	reclaim(p, now);
-	r = sl_ls_arrive(p->ls, now, id, ls_workload(workload), SL_LS_TOKENS_AUTO, SL_SYN_CLIENT_DEADLINE_NS);
+	r = sl_ls_arrive(p->ls, now, id, ls_workload(workload), SL_LS_TOKENS_AUTO,
+			 sl_workload_wait_limit_ns(workload_params(p->cfg, workload)));
 	publish(p, now);
 	return r;
 }

@@ -300,9 +300,3 @@ void sl_sg_params_from_policy(struct sl_sg_params *p, const struct sl_policy_cfg
 	p->min_limit = pc->min_in_flight;
 	p->tolerance = fmin(10.0, fmax(1.0, pc->tolerance));
 }
-
-uint64_t sl_sg_wait_limit_ns(const struct sl_workload_params *wp)
-{
-	return wp->queue_timeout_set && wp->queue_timeout_ns < SL_SYN_CLIENT_DEADLINE_NS ? wp->queue_timeout_ns
-											: SL_SYN_CLIENT_DEADLINE_NS;
-}

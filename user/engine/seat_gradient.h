@@ -82,10 +82,6 @@ struct sl_policy_cfg;
  * those of sluicectl replay and simulate. */
 void sl_sg_params_from_policy(struct sl_sg_params *p, const struct sl_policy_cfg *pc);
 struct sl_workload_params;
-/* How long mode sluice lets a workload's connection wait for a slot: its
- * queue_timeout, at most the ~15 s a client retries its SYN for (waiting
- * longer serves nobody). */
-uint64_t sl_sg_wait_limit_ns(const struct sl_workload_params *wp);
 /* 0, or -EINVAL with why. */
 int sl_sg_params_check(const struct sl_sg_params *p, char *why, size_t why_len);
 

@@ -21,11 +21,24 @@
 #define SL_SYN_RETRY_WINDOW_TEXT \
 	"the last SYN retransmit comes after about 63s with the default net.ipv4.tcp_syn_retries=6"
 
-/* How long the schedulers hold a deferred client before they treat it as
- * gone: by then a Linux client has retransmitted several times (1, 2, 3,
- * 4, 6, 10 s on the linear-then-doubling schedule), and one still there
- * comes back with its next retransmit and is queued afresh. */
+/* What impatient clients wait for a connection: a common connect timeout
+ * (curl's --connect-timeout in scripts, many pools and health checks), by
+ * which a Linux client has sent its SYN three or four times.  A deferred
+ * connection should be admitted or refused well before it. */
+#define SL_SYN_IMPATIENT_NS (3ULL * SL_NS_PER_SEC)
+#define SL_SYN_IMPATIENT_TEXT "3s, a common client connect timeout"
+
+/* The longest any scheduler holds a deferred client, whatever it is told:
+ * by then a Linux client has retransmitted several times (1, 2, 3, 4, 6,
+ * 10 s on the linear-then-doubling schedule), and one still there comes
+ * back with its next retransmit and is queued afresh. */
 #define SL_SYN_CLIENT_DEADLINE_NS (15ULL * SL_NS_PER_SEC)
+
+/* How long a deferred connection waits at most when its configuration
+ * does not say (a level's queueWaitLimit, a workload's queue_timeout):
+ * well under SL_SYN_IMPATIENT_NS, so that it is admitted or refused (a RST)
+ * while its client still waits, never left to a silent time-out. */
+#define SL_DEFERRED_WAIT_NS (2ULL * SL_NS_PER_SEC)
 
 /* When the SYN retransmit after `now` of a connection first seen at
  * `first_syn_ns` is due on the doubling schedule (pure). */

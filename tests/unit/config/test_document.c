@@ -277,7 +277,7 @@ static void test_good_full_fixture(void **state)
 	assert_int_equal(l->queues, 128);
 	assert_int_equal(l->hand_size, 6);
 	assert_int_equal(l->queue_length_limit, 20);
-	assert_int_equal(l->queue_wait_limit_ns, 5 * SEC);
+	assert_int_equal(l->queue_wait_limit_ns, 2500 * SEC / 1000);
 	assert_int_equal(l->line, 33);
 
 	l = &cfg->levels[3];
@@ -497,7 +497,7 @@ static void test_warnings_do_not_fail(void **state)
 	check_diag(&d.items[0], SL_SEV_WARNING, 7, 21, SRV_OBJ, "spec.heartbeatTimeout",
 		   "heartbeatTimeout 1.5s is shorter than two ticks (tick 1s)");
 	check_diag(&d.items[1], SL_SEV_WARNING, 17, 33, PL_OBJ, QPATH "queueWaitLimit",
-		   "2m is longer than Linux clients keep retrying a connection");
+		   "2m is at or beyond 3s, a common client connect timeout");
 	check_diag(&d.items[2], SL_SEV_WARNING, 17, 59, PL_OBJ, QPATH "handSize",
 		   "with 16 queues and handSize 6, 4 elephant flows crush a mouse flow with probability 0.342");
 	check_diag(&d.items[3], SL_SEV_WARNING, 24, 31, FS_OBJ, "spec.distinguisherMethod.type",
@@ -526,7 +526,16 @@ static void test_warning_rules(void **state)
 	/* good counterparts: no warning */
 	sl_config_free(load_ok(SRV "  tick: 1s\n  heartbeatTimeout: 2s\n"));
 	sl_config_free(load_ok(SRV "  failMode: closed\n"));
-	sl_config_free(load_ok(QUEUE "        queueWaitLimit: 63s\n"));
+	sl_config_free(load_ok(QUEUE "        queueWaitLimit: 2900ms\n"));
+	/* the wait bounds: a limit clients outlast, a target within its
+	 * interval, an interval the limit leaves room for */
+	expect_one(QUEUE "        queueWaitLimit: 3s\n", SL_SEV_WARNING, 10, 25, PL_OBJ, QPATH "queueWaitLimit",
+		   "3s is at or beyond 3s, a common client connect timeout");
+	expect_one(QUEUE "        queueDelayTarget: 2s\n", SL_SEV_ERROR, 10, 27, PL_OBJ, QPATH "queueDelayTarget",
+		   "the delay target 2s must not exceed queueDelayInterval (1s)");
+	expect_one(QUEUE "        queueDelayInterval: 2s\n", SL_SEV_WARNING, 10, 29, PL_OBJ, QPATH "queueDelayInterval",
+		   "queueDelayInterval 2s is not shorter than queueWaitLimit 2s");
+	sl_config_free(load_ok(QUEUE "        queueDelayTarget: 50ms\n        queueDelayInterval: 500ms\n"));
 }
 
 /* ---- error reporting --------------------------------------------------------------- */

@@ -175,7 +175,10 @@ static void test_level_defaults(void **state)
 	assert_int_equal(l->queues, 64);
 	assert_int_equal(l->hand_size, 8);
 	assert_int_equal(l->queue_length_limit, 50);
-	assert_int_equal(l->queue_wait_limit_ns, 15 * SEC);
+	/* sluice's own wait bounds, for clients that give up after 3 s */
+	assert_int_equal(l->queue_wait_limit_ns, 2 * SEC);
+	assert_int_equal(l->delay_target_ns, 100 * SEC / 1000);
+	assert_int_equal(l->delay_interval_ns, 1 * SEC);
 	sl_config_free(cfg);
 
 	/* partial queuing block: the rest defaults */
@@ -269,7 +272,8 @@ static void test_queuing_rules_good(void **state)
 		{ QUEUE "        queues: 1\n        handSize: 1\n", 1, 1, 0 },      /* one FIFO */
 		{ QUEUE "        queues: 8\n        handSize: 8\n", 8, 8, 1 },      /* hand = deck: no isolation */
 		{ QUEUE "        queues: 10000000\n        handSize: 2\n", 10000000, 2, 0 },
-		{ QUEUE "        queueLengthLimit: 1\n        queueWaitLimit: 1ms\n", 64, 8, 0 },
+		{ QUEUE "        queueLengthLimit: 1\n        queueWaitLimit: 1ms\n"
+		  "        queueDelayTarget: 1ms\n        queueDelayInterval: 1ms\n", 64, 8, 1 }, /* the interval never acts */
 	};
 
 	(void)state;

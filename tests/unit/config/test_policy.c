@@ -265,7 +265,11 @@ static void test_policy_good_values(void **state)
 	expect_one(SCHED "          default_workload_parameters: {queue_timeout: 20s}\n", SL_SEV_WARNING, 10, 56,
 		   POL_OBJ, SCP "default_workload_parameters.queue_timeout",
 		   "20s is longer than a connection may wait in a policy's scheduler (15s, when most clients' connect has given up); it waits 15s at most");
-	sl_config_free(load_ok(SCHED "          default_workload_parameters: {queue_timeout: 15s}\n"));
+	/* at or beyond 3 s, a common connect timeout: said, at the field */
+	expect_one(SCHED "          default_workload_parameters: {queue_timeout: 3s}\n", SL_SEV_WARNING, 10, 56,
+		   POL_OBJ, SCP "default_workload_parameters.queue_timeout",
+		   "3s is at or beyond 3s, a common client connect timeout");
+	sl_config_free(load_ok(SCHED "          default_workload_parameters: {queue_timeout: 2900ms}\n"));
 	/* latency-based tokens over configured ones: Aperture's code, not
 	 * ASM's documentation, and validate says so */
 	expect_one(SCHED "          workload_latency_based_tokens: true\n"

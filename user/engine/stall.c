@@ -1,0 +1,57 @@
+#include "engine/stall.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The moving average's weight: about the last 16 closes. */
+#define LIFETIME_WEIGHT (1.0 / 16)
+
+void sl_stall_init(struct sl_stall *s, uint64_t now)
+{
+	memset(s, 0, sizeof(*s));
+	s->progress_ns = now;
+}
+
+void sl_stall_closed(struct sl_stall *s, uint64_t now, bool served, uint64_t duration_ns)
+{
+	s->progress_ns = now;
+	if (!served)
+		return;
+	{
+		double l = log((double)(duration_ns ? duration_ns : 1));
+
+		s->log_lifetime = s->have_lifetime ? s->log_lifetime + LIFETIME_WEIGHT * (l - s->log_lifetime) : l;
+		s->have_lifetime = true;
+	}
+}
+
+uint64_t sl_stall_after_ns(const struct sl_stall *s)
+{
+	double ns;
+
+	if (!s->have_lifetime)
+		return 0;
+	ns = SL_STALL_LIFETIMES * exp(s->log_lifetime);
+	if (ns < (double)SL_STALL_MIN_NS)
+		return SL_STALL_MIN_NS;
+	return ns > 1e18 ? (uint64_t)1e18 : (uint64_t)ns;
+}
+
+void sl_stall_observe(struct sl_stall *s, uint64_t now, bool blocked)
+{
+	/* A close long before the level became blocked is no evidence
+	 * against it: the clock starts when it does. */
+	if (blocked && !s->blocked && now > s->progress_ns)
+		s->progress_ns = now;
+	s->blocked = blocked;
+}
+
+bool sl_stall_due(struct sl_stall *s, uint64_t now)
+{
+	uint64_t after = sl_stall_after_ns(s);
+
+	if (!s->blocked || !after || now < s->progress_ns || now - s->progress_ns < after)
+		return false;
+	s->progress_ns = now;
+	return true;
+}

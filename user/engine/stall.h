@@ -1,0 +1,56 @@
+/*
+ * Is a priority level stalled rather than busy (pure)?
+ *
+ * A level is full and connections wait for it.  Normally its connections
+ * close one after another and each close lets the next one in.  But a
+ * client that holds connections while it opens another (a connection pool;
+ * pgbench, whose thread blocks in connect() with the other clients of the
+ * thread, and their open connections, waiting on it) can hold every seat
+ * while it waits: nothing closes until its connect fails.  APF knows no
+ * such case (an HTTP request does not block its caller's other requests);
+ * at the connection level it is a deadlock until the client's connect
+ * timeout, and a queue that waits longer than the client only makes it
+ * worse (issue 23: 35 pgbench transactions instead of 7,400).
+ *
+ * The rule: while the level is full and has waiters, if nothing has
+ * closed for SL_STALL_LIFETIMES typical connection lifetimes (at least
+ * SL_STALL_MIN_NS), it is stalled, and its waiters are refused at once (a
+ * RST from each held SYN), so that each blocked client gets its error,
+ * goes on and releases what it holds.  The typical lifetime is the
+ * geometric mean of the served connections' durations (a moving average of
+ * their logarithms: one long-lived connection among many short ones barely
+ * moves it).  Without a sample of a lifetime there is no verdict: the
+ * level's controlled delay and wait limit still bound every wait.
+ */
+#ifndef SLUICE_STALL_H
+#define SLUICE_STALL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SL_STALL_LIFETIMES 4
+#define SL_STALL_MIN_NS    (50ULL * 1000000ULL) /* below it, a gap between closes is noise */
+
+struct sl_stall {
+	double log_lifetime;   /* moving average of ln(duration in ns) */
+	bool have_lifetime;
+	bool blocked;          /* full with waiters at the last look */
+	uint64_t progress_ns;  /* the last close, or when the level became full with waiters */
+};
+
+void sl_stall_init(struct sl_stall *s, uint64_t now);
+/* A connection of the level closed (seats came back): progress.  served:
+ * it established, and its duration (ns) is a lifetime sample. */
+void sl_stall_closed(struct sl_stall *s, uint64_t now, bool served, uint64_t duration_ns);
+/* The level now: blocked (full, with waiters) or not.  The clock runs from
+ * the later of the last close and the moment it became blocked, so call it
+ * whenever that may change (arrivals, closes, ticks). */
+void sl_stall_observe(struct sl_stall *s, uint64_t now, bool blocked);
+/* How long without a close makes a blocked level stalled; 0 without a
+ * lifetime yet (no verdict). */
+uint64_t sl_stall_after_ns(const struct sl_stall *s);
+/* Stalled now: blocked, and no close for sl_stall_after_ns().  The caller
+ * refuses the waiters; the clock starts again. */
+bool sl_stall_due(struct sl_stall *s, uint64_t now);
+
+#endif
