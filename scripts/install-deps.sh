@@ -13,6 +13,7 @@ PKGS=(
   systemd libsystemd-dev help2man man-db
   prometheus gnuplot-nox
   linux-libc-dev
+  postgresql-15           # e2e/test_postgres: a real server and pgbench under a storm
 )
 # make bench also measures sluice against its peers on the same lab.
 if [ "${1:-}" = "--bench" ]; then

@@ -81,6 +81,7 @@ e2e_init() {
 
 e2e_cleanup() {
 	local p
+	stop_postgres
 	for p in "${E2E_PIDS[@]}"; do
 		kill "$p" 2>/dev/null
 	done
@@ -89,7 +90,12 @@ e2e_cleanup() {
 		kill -9 "$p" 2>/dev/null
 	done
 	"$TOPO" down 2>/dev/null
-	[ -n "${E2E_TMP:-}" ] && rm -rf "$E2E_TMP"
+	# E2E_KEEP=1: keep the logs and traces for a post-mortem.
+	if [ -n "${E2E_KEEP:-}" ] && [ -n "${E2E_TMP:-}" ]; then
+		echo "# kept $E2E_TMP" >&2
+	elif [ -n "${E2E_TMP:-}" ]; then
+		rm -rf "$E2E_TMP"
+	fi
 }
 
 e2e_finish() {
@@ -196,3 +202,42 @@ wait_level_field() {
 
 # load ARGS...: lab_load from the client namespace, JSON summary on stdout.
 load() { in_cli "$LAB_LOAD" --json --quiet "$@"; }
+
+# ---- PostgreSQL 15 from Debian, in this (the server's) namespace ----------
+
+PG_BIN=/usr/lib/postgresql/15/bin
+
+# start_postgres MAX_CONNECTIONS: a throw-away cluster in $E2E_TMP/pg
+# listening on $SRV4 and $SRV6 port 5432 (trust for the lab networks),
+# with pgbench's tables (scale 1).  The server runs as postgres (it refuses
+# root); its log is $E2E_TMP/pg.log.
+start_postgres() {
+	local maxconn=$1 d=$E2E_TMP/pg
+	[ -x "$PG_BIN/postgres" ] || { diag "PostgreSQL 15 is not installed ($PG_BIN)"; return 1; }
+	mkdir -p "$d" && chown postgres: "$d" && chmod 0755 "$E2E_TMP"
+	runuser -u postgres -- "$PG_BIN/initdb" -D "$d/data" -U postgres --auth=trust -E UTF8 \
+		>"$E2E_TMP/pg-initdb.log" 2>&1 || { sed 's/^/#   /' "$E2E_TMP/pg-initdb.log"; return 1; }
+	cat >>"$d/data/postgresql.conf" <<-PGCONF
+		listen_addresses = '$SRV4,$SRV6'
+		port = 5432
+		max_connections = $maxconn
+		superuser_reserved_connections = 0
+		unix_socket_directories = '$d'
+		fsync = off
+		synchronous_commit = off
+		full_page_writes = off
+		shared_buffers = 32MB
+		log_min_messages = warning
+	PGCONF
+	printf 'host all all 198.18.0.0/15 trust\nhost all all fd53:6c75:6963::/64 trust\n' >>"$d/data/pg_hba.conf"
+	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$d/data" -l "$d/pg.log" -w -t 30 start >/dev/null ||
+		{ sed 's/^/#   /' "$d/pg.log"; return 1; }
+	PG_DATA=$d/data
+	runuser -u postgres -- "$PG_BIN/pgbench" -h "$d" -i -s 1 -q postgres >"$E2E_TMP/pg-init.log" 2>&1 ||
+		{ sed 's/^/#   /' "$E2E_TMP/pg-init.log"; return 1; }
+}
+
+stop_postgres() {
+	[ -n "${PG_DATA:-}" ] && runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DATA" -m immediate stop >/dev/null 2>&1
+	PG_DATA=
+}

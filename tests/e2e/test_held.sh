@@ -81,21 +81,30 @@ check_num "queue full: ECONNREFUSED" "$(jq .refused <<<"$r")" -eq 4
 check_num "... within 100 ms (max refused ms)" "$(jq .refused_ms.max <<<"$r")" -lt 100
 wait "$fill"
 
-# ---- clients that gave up: their RST to the re-injected SYN frees the seat ----------
-# One connection in tiny's seat for 2 s; two wait, and their clients give
-# up after 0.3 s.  When the seat frees, each re-injected SYN meets a
-# closed socket whose RST returns the seat at once.
+# ---- clients that gave up: dropped, or their RST frees the seat at once -------------
+# One connection in tiny's seat for 2 s; two wait (tiny neither sheds nor
+# times out before 2.9 s).  The first client gives up after 0.3 s, before
+# its first SYN retransmit (due at 1 s): the daemon sees none and drops its
+# SYN when its turn comes.  The second gives up after 1.5 s, after that
+# retransmit: its SYN is re-injected, meets a closed socket, and the
+# client's RST returns the seat at once.
 before=$(status_json | jq .stats.rst_released)
+gone_before=$("$SLUICECTL" levels tiny --socket "$E2E_TMP/ctl.sock" --json | jq '.levels[0].dropped_gone')
 in_cli "$LAB_LOAD" --connect $SRV4 --port 9090 --rate 1000 --count 1 --timeout 10 --json --quiet \
 	>/dev/null &
 E2E_PIDS+=($!)
 one=$!
 wait_level_field tiny seats_in_use 1 3
-load --connect $SRV4 --port 9090 --rate 100 --count 2 --timeout 0.3 >/dev/null
+load --connect $SRV4 --port 9090 --rate 100 --count 1 --timeout 0.3 >/dev/null
+load --connect $SRV4 --port 9090 --rate 100 --count 1 --timeout 1.5 >/dev/null
 wait "$one"
 check "gave-up clients: the seat is free right after the admitted one ends" wait_level_field tiny seats_in_use 0 2
-check_num "... the clients' RSTs released the re-injected connections" \
-	"$(( $(status_json | jq .stats.rst_released) - before ))" -ge 2
+r=$("$SLUICECTL" levels tiny --socket "$E2E_TMP/ctl.sock" --json)
+check_num "... the client gone before its retransmit: its SYN dropped, not re-injected" \
+	"$(( $(jq '.levels[0].dropped_gone' <<<"$r") - gone_before ))" -eq 1
+check_num "... the one gone after it: re-injected, its RST released the connection" \
+	"$(( $(status_json | jq .stats.rst_released) - before ))" -eq 1
+check_num "... which was no latency sample (closed_unserved)" "$(jq '.levels[0].closed_unserved' <<<"$r")" -ge 1
 r=$(load --connect $SRV4 --port 9090 --rate 10 --count 1 --timeout 3)
 check_num "... and the next client gets the seat at once (connect ms)" "$(jq .connect_ms.max <<<"$r")" -lt 100
 

@@ -80,8 +80,9 @@ check_num "... and no more than it started" "${disp:-0}" -le "$(jq .started "$E2
 qf=$(value "sluice_rejected_connections_total{$L,reason=\"queue-full\"}")
 to=$(value "sluice_rejected_connections_total{$L,reason=\"time-out\"}")
 check_num "rejected reason=queue-full: the overflowing burst" "${qf:-0}" -gt 0
-check_num "every refused client of tenant-a is a queue-full or time-out rejection" \
-	"$(( ${qf:-0} + ${to:-0} ))" -ge "$refused_a"
+sh=$(value "sluice_rejected_connections_total{$L,reason=\"shed\"}")
+check_num "every refused client of tenant-a is a queue-full, time-out or shed rejection" \
+	"$(( ${qf:-0} + ${to:-0} + ${sh:-0} ))" -ge "$refused_a"
 check_num "strict: reason=concurrency-limit (a Reject level's RSTs)" \
 	"$(value 'sluice_rejected_connections_total{priority_level="strict",flow_schema="strict",reason="concurrency-limit"}')" -ge \
 	"$(jq .refused "$E2E_TMP/strict.json")"

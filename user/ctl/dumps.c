@@ -31,8 +31,9 @@ static const struct ctl_command_doc dump_docs[] = {
 		"limit after borrowing, seats in use, connections waiting, admitted,\n"
 		"deferred, rejected, dispatched from the queues, and measured demand.\n"
 		"Then per Queue level: waits refused by reason (queue-full, time-out at\n"
-		"queueWaitLimit, shed by controlled delay, stalled), admitted connections\n"
-		"that never established (no latency sample), and the wait bounds.\n"},
+		"queueWaitLimit, shed by controlled delay, stalled), held SYNs dropped\n"
+		"because their client had gone (no retransmit), admitted connections that\n"
+		"never established (no latency sample), and the wait bounds.\n"},
 	{.name = "queues", .args = "[LEVEL]", .max_args = 1, .description =
 		"Per queue of each Queue-type level: waiting and executing connections,\n"
 		"seats in use, the virtual dispatch time and the work waiting\n"
@@ -84,8 +85,8 @@ static void print_levels(json_t *root)
 	/* Queue levels: how each wait ended when it did not end admitted, and
 	 * the bounds that end them (every deferred connection is admitted or
 	 * refused within its level's bounds: nothing times out silently). */
-	printf("\n%-20s %10s %9s %9s %8s %10s %8s %9s %8s\n", "QUEUE LEVEL", "QUEUE-FULL",
-	       "TIME-OUT", "SHED", "STALLED", "UNSERVED", "TARGET", "INTERVAL", "LIMIT");
+	printf("\n%-20s %10s %9s %9s %8s %6s %10s %8s %9s %8s\n", "QUEUE LEVEL", "QUEUE-FULL",
+	       "TIME-OUT", "SHED", "STALLED", "GONE", "UNSERVED", "TARGET", "INTERVAL", "LIMIT");
 	json_array_foreach(rows, i, r) {
 		char tg[16], iv[16], lim[16];
 
@@ -94,9 +95,9 @@ static void print_levels(json_t *root)
 		snprintf(tg, sizeof(tg), "%.0fms", json_number_value(json_object_get(r, "delay_target_ms")));
 		snprintf(iv, sizeof(iv), "%.0fms", json_number_value(json_object_get(r, "delay_interval_ms")));
 		snprintf(lim, sizeof(lim), "%.0fms", json_number_value(json_object_get(r, "queue_wait_limit_ms")));
-		printf("%-20s %10lld %9lld %9lld %8lld %10lld %8s %9s %8s\n", s(r, "name"),
+		printf("%-20s %10lld %9lld %9lld %8lld %6lld %10lld %8s %9s %8s\n", s(r, "name"),
 		       n(r, "rejected_queue_full"), n(r, "rejected_time_out"), n(r, "rejected_shed"),
-		       n(r, "rejected_stalled"), n(r, "closed_unserved"), tg, iv, lim);
+		       n(r, "rejected_stalled"), n(r, "dropped_gone"), n(r, "closed_unserved"), tg, iv, lim);
 	}
 }
 

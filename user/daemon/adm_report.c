@@ -43,7 +43,7 @@ enum level_metric_id {
 	LM_NOMINAL, LM_LIMIT, LM_LOWER, LM_UPPER, LM_DEMAND_AVG, LM_DEMAND_STDEV, LM_DEMAND_HWM,
 	LM_DEMAND_SMOOTHED, LM_SEATS, LM_SYNS, LM_DEFERRED, LM_RETRANSMITS, LM_CLOSED, LM_FAILSAFE,
 	LM_EXPIRED, LM_SHADOW, LM_HELD, LM_HELD_BYTES, LM_REINJECTED, LM_RESET_HELD,
-	LM_RELEASED_UNSEATED, LM_CLOSED_UNSERVED, LM_STALLS,
+	LM_RELEASED_UNSEATED, LM_CLOSED_UNSERVED, LM_STALLS, LM_DROPPED_GONE,
 };
 
 /* The first eight are Kubernetes APF's, with its names
@@ -79,6 +79,8 @@ static const struct level_metric {
 	 "Admitted connections that never established (the client's RST or an ICMP error in the handshake): no latency sample."},
 	{LM_STALLS, SL_PROM_COUNTER, "level_stalls_total",
 	 "Times the level was found stalled (full, nothing closing) and its waiters were refused."},
+	{LM_DROPPED_GONE, SL_PROM_COUNTER, "level_dropped_gone_total",
+	 "Held SYNs dropped when their turn came: no retransmit since their first SYN, their client had given up."},
 };
 
 static double level_value(enum level_metric_id id, const struct level_rt *l,
@@ -110,6 +112,7 @@ static double level_value(enum level_metric_id id, const struct level_rt *l,
 	case LM_RELEASED_UNSEATED: return (double)l->released_unseated;
 	case LM_CLOSED_UNSERVED: return (double)l->closed_unserved;
 	case LM_STALLS: return (double)l->stalls;
+	case LM_DROPPED_GONE: return (double)l->dropped_gone;
 	}
 	return 0;
 }
@@ -256,6 +259,7 @@ static void dump_level(struct sl_admission *adm, struct json_out *jo, struct lev
 	jo_u64(jo, "rejected_stalled", qs.rejected_stalled);
 	jo_u64(jo, "stalls", l->stalls);
 	jo_u64(jo, "closed_unserved", l->closed_unserved);
+	jo_u64(jo, "dropped_gone", l->dropped_gone);
 	/* The bounds of a wait: the hard limit, the controlled delay, and how
 	 * long without a close makes the level stalled (0: no lifetime yet). */
 	jo_double(jo, "queue_wait_limit_ms", l->wait_limit_ns / 1e6);

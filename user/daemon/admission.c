@@ -16,6 +16,7 @@
 #include "lib/conn_end.h"
 #include "lib/flowhash.h"
 #include "lib/frame.h"
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "lib/syn_retransmit.h"
 
@@ -241,15 +242,54 @@ static void release_unseated(struct level_rt *l, struct sl_pending *p, struct sl
 	forget(adm, p);
 }
 
+/*
+ * Its client has gone: a client that still waits retransmits its SYN
+ * about a second after the first (lib/syn_retransmit.h), and each
+ * retransmit of a waiting connection reaches the daemon as a deferral.
+ * None seen well after it was due, while the data path lost no event
+ * (a deferral capped under a flood would look the same): the client gave
+ * up its connect before that retransmit.  Re-injecting its SYN would only
+ * draw a SYN-ACK and the gone client's RST, and hold a seat for it.
+ */
+static bool client_gone(const struct sl_admission *adm, const struct sl_pending *p, uint64_t now)
+{
+	uint64_t due = sl_syn_next_retransmit(p->arrival_ns, p->arrival_ns) + SL_TICKET_SLACK_NS;
+
+	return p->last_syn_ns < due - SL_TICKET_SLACK_NS && now >= due &&
+	       adm->events_lost_read_ns >= due && adm->events_lost == p->lost_at_arrival;
+}
+
+/* Its turn came, but its client is gone: its SYN is dropped, its place
+ * given up at once (APF's reason cancelled: the client went away). */
+static void drop_gone(struct level_rt *l, struct sl_pending *p, uint64_t now, bool reserved)
+{
+	struct sl_admission *adm = l->adm;
+
+	if (reserved)
+		sl_seats_release(adm->dp, l->slot, p->seats);
+	policy_give_back(adm, p, now);
+	l->dropped_gone++;
+	sl_fm_rejected(series_of(adm, p), SL_REJ_CANCELLED, waited_s(p, now));
+	if (p->in_queueset && l->qs)
+		sl_qs_complete(l->qs, now, p->id, 0);
+	forget(adm, p);
+}
+
 /* The QueueSet started this request (or its level had room): re-inject
  * its held SYN, or else reserve its seats in the data path, unless already
- * reserved, and let the client's next SYN retransmit in on a ticket. */
+ * reserved, and let the client's next SYN retransmit in on a ticket.  A
+ * held SYN whose client is gone is dropped instead. */
 static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool reserved)
 {
 	struct sl_admission *adm = l->adm;
 	struct sl_held_frame *h = sl_held_take(adm->held, p->id);
 	struct sluice_ticket t;
 
+	if (h && client_gone(adm, p, now)) {
+		free(h);
+		drop_gone(l, p, now, reserved);
+		return;
+	}
 	if (deferred_unproved(l, h)) {
 		release_unseated(l, p, h, now, reserved);
 		free(h);
@@ -323,17 +363,18 @@ static void on_stalled(void *ctx, uint64_t id)
 
 /* ---- events ----------------------------------------------------------------- */
 
-static uint64_t flow_hash(struct sl_admission *adm, const struct sluice_event *ev)
+/* APF's flow of a connection: its FlowSchema and distinguisher. */
+static uint64_t flow_hash(const struct sl_admission *adm, unsigned schema, const struct sluice_conn_key *key)
 {
 	const struct sl_flow_schema *fs;
 	struct sl_conn_tuple t = {0};
 	char dist[64];
 
-	if (!adm->cfg || ev->schema >= adm->cfg->n_schemas)
+	if (!adm->cfg || schema >= adm->cfg->n_schemas)
 		return 0;
-	fs = &adm->cfg->schemas[ev->schema];
-	memcpy(t.saddr, ev->key.saddr, 16);
-	memcpy(t.daddr, ev->key.daddr, 16);
+	fs = &adm->cfg->schemas[schema];
+	memcpy(t.saddr, key->saddr, 16);
+	memcpy(t.daddr, key->daddr, 16);
 	sl_flow_distinguisher(fs, &t, dist, sizeof(dist));
 	return sl_flow_hash(adm->hash_key, fs->name, dist);
 }
@@ -418,8 +459,10 @@ void sl_adm_defer(struct sl_admission *adm, const struct sluice_defer_event *de,
 		/* A retransmit of a connection that still waits: its frame
 		 * replaces the held copy.  (Or the table is full.) */
 		p = exists ? sl_pending_by_key(adm->pending, &ev->key) : NULL;
-		if (p && (p->state == SL_PENDING_QUEUED || p->state == SL_PENDING_POLICY))
+		if (p && (p->state == SL_PENDING_QUEUED || p->state == SL_PENDING_POLICY)) {
+			p->last_syn_ns = now; /* its client is still there */
 			hold_frame(adm, p, de);
+		}
 		return;
 	}
 	p->level = ev->level;
@@ -427,8 +470,9 @@ void sl_adm_defer(struct sl_admission *adm, const struct sluice_defer_event *de,
 	p->schema = ev->schema;
 	p->policy = ev->policy;
 	p->workload = ev->workload;
-	p->arrival_ns = now;
-	p->flow_hash = flow_hash(adm, ev);
+	p->arrival_ns = p->last_syn_ns = now;
+	p->lost_at_arrival = adm->events_lost;
+	p->flow_hash = flow_hash(adm, ev->schema, &ev->key);
 	hold_frame(adm, p, de);
 	if (!policy) {
 		level_gate(adm, p, now);
@@ -522,6 +566,93 @@ void sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, uint6
 }
 
 
+/* ---- a stalled level ---------------------------------------------------------- */
+
+static int collect_seat_flow(void *ctx, const struct sluice_conn_key *key, const struct sluice_conn *c)
+{
+	struct seat_flows *sf = ctx;
+
+	if (c->level != sf->level)
+		return 0;
+	if (sl_grow((void **)&sf->hash, &sf->cap, sf->n + 1, sizeof(*sf->hash))) {
+		sf->short_of_memory = true;
+		return 1;
+	}
+	sf->hash[sf->n++] = flow_hash(sf->adm, c->schema, key);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool holds_seats(void *ctx, uint64_t flow_hash)
+{
+	const struct seat_flows *sf = ctx;
+
+	return sf->short_of_memory || bsearch(&flow_hash, sf->hash, sf->n, sizeof(*sf->hash), cmp_u64);
+}
+
+/* The level is full, has waiters and nothing has closed for several
+ * typical lifetimes (engine/stall.h): the waiters of the flows that hold
+ * its seats are refused now, each blocked client gets its error, goes on
+ * and releases what it holds.  A waiter whose flow holds no seat here (a
+ * health check beside a pool) cannot be part of the deadlock and keeps
+ * its place; the first seat freed is its.  One walk of sl_conns, only
+ * when a level is found stalled. */
+static void stall_step(struct level_rt *l, uint64_t now)
+{
+	struct seat_flows *sf = &l->stall_flows;
+	bool again = sl_stall_stalled(&l->stall);
+	uint64_t after = sl_stall_after_ns(&l->stall);
+	size_t n;
+
+	if (!l->qs || !sl_stall_due(&l->stall, now))
+		return;
+	sf->adm = l->adm;
+	sf->level = l->slot;
+	sf->n = 0;
+	sf->short_of_memory = false;
+	sl_conns_each(l->adm->dp, collect_seat_flow, sf);
+	qsort(sf->hash, sf->n, sizeof(*sf->hash), cmp_u64);
+	n = sl_qs_shed_flows(l->qs, now, holds_seats, sf, on_stalled, l);
+	if (!n)
+		return; /* busy with long connections, not stalled by its waiters */
+	l->stalls++;
+	/* The first verdict of an episode at info; the released clients'
+	 * next connects, refused while it lasts, at debug. */
+	sl_log(again ? SL_LOG_DEBUG : SL_LOG_INFO,
+	       "event=stalled level=%s refused=%zu no_close_ms=%.0f again=%s "
+	       "(full, and nothing closed %s: waiters whose flows hold its seats may be what holds them)",
+	       l->name, n, (double)after / 1e6, again ? "yes" : "no",
+	       again ? "since the last verdict" : "for several typical lifetimes");
+	lr_sync(l, now);
+}
+
+uint64_t sl_adm_next_deadline(const struct sl_admission *adm)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		const struct level_rt *l = &adm->levels[s];
+		uint64_t due = l->qs ? sl_stall_due_ns(&l->stall) : UINT64_MAX;
+
+		if (due < next)
+			next = due;
+	}
+	return next;
+}
+
+void sl_adm_deadlines(struct sl_admission *adm, uint64_t now)
+{
+	adm->now = now;
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
+		stall_step(&adm->levels[s], now);
+}
+
 /* ---- tick: time-outs, unclaimed tickets, borrowing ---------------------------- */
 
 struct sweep_ctx {
@@ -580,7 +711,14 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 
 void sl_adm_tick(struct sl_admission *adm, uint64_t now)
 {
+	struct sluice_stats gs;
+
 	adm->now = now;
+	/* What the data path could not tell us (client_gone()): one read a tick. */
+	if (!sl_maps_global_stats(&adm->dp->maps, &gs)) {
+		adm->events_lost = gs.events_lost;
+		adm->events_lost_read_ns = now;
+	}
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
 		struct level_rt *l = &adm->levels[s];
 
@@ -592,14 +730,7 @@ void sl_adm_tick(struct sl_admission *adm, uint64_t now)
 			/* Controlled delay: a standing backlog is shed. */
 			sl_qs_shed(l->qs, now, on_shed, l);
 			lr_sync(l, now);
-			if (sl_stall_due(&l->stall, now)) {
-				size_t n = sl_qs_shed_all(l->qs, now, on_stalled, l);
-
-				l->stalls++;
-				pr_info("event=stalled level=%s refused=%zu no_close_ms=%.0f "
-					"(full, and nothing closed for %u typical lifetimes: its waiters may hold its seats)",
-					l->name, n, (double)sl_stall_after_ns(&l->stall) / 1e6, SL_STALL_LIFETIMES);
-			}
+			stall_step(l, now);
 		}
 		lr_sync(l, now);
 		/* A removed level whose queues have drained goes away. */
@@ -679,6 +810,8 @@ void sl_adm_free(struct sl_admission *adm)
 	sl_fm_free(&adm->flows);
 	free(adm->executing);
 	free(adm->executing_seats);
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
+		free(adm->levels[s].stall_flows.hash);
 	free(adm);
 }
 

@@ -37,6 +37,12 @@
 
 struct sl_admission;
 
+/* When admission next needs the loop between ticks (a level that may be
+ * stalled: engine/stall.h), CLOCK_MONOTONIC ns; UINT64_MAX for none.  The
+ * loop wakes then and calls sl_adm_deadlines. */
+uint64_t sl_adm_next_deadline(const struct sl_admission *adm);
+void sl_adm_deadlines(struct sl_admission *adm, uint64_t now);
+
 int sl_adm_create(struct sl_admission **out, struct sl_dataplane *dp, const uint8_t hash_key[16],
 		  uint64_t now);
 void sl_adm_free(struct sl_admission *adm);

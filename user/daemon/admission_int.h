@@ -37,6 +37,16 @@ enum sl_fallback {
 	SL_FALLBACK_N,
 };
 
+/* The flows that held seats of a level when it was found stalled, sorted
+ * (admission.c stall_step). */
+struct seat_flows {
+	const struct sl_admission *adm;
+	unsigned level;
+	uint64_t *hash;
+	size_t n, cap;
+	bool short_of_memory; /* the walk was cut short: every flow counts as holding */
+};
+
 struct level_rt {
 	struct sl_admission *adm;
 	unsigned slot;
@@ -64,7 +74,9 @@ struct level_rt {
 	uint64_t fallback[SL_FALLBACK_N]; /* deferrals that went the ticket way, by why */
 	uint64_t closed_unserved; /* closes of connections that never established (no sample) */
 	struct sl_stall stall;  /* full while nothing closes (engine/stall.h) */
+	uint64_t dropped_gone;  /* held SYNs dropped at their turn: the client had gone */
 	uint64_t stalls;        /* times its waiters were refused for it */
+	struct seat_flows stall_flows; /* the flows holding seats, rebuilt at each verdict */
 };
 
 struct sl_admission {
@@ -80,6 +92,7 @@ struct sl_admission {
 	uint64_t now;           /* of the tick in progress (for callbacks) */
 	struct sl_borrow_result last_borrow;
 	struct sl_held *held;   /* the held SYN frames of waiting connections */
+	uint64_t events_lost, events_lost_read_ns; /* the data path's, as read at a tick */
 	struct sl_flow_metrics flows; /* per FlowSchema (adm_report.c renders them) */
 	/* Per schema index, from the last complete walk of sl_conns. */
 	uint32_t *executing, *executing_seats;

@@ -1162,13 +1162,20 @@ static int run_loop(struct daemon *d)
 
 	for (;;) {
 		struct epoll_event evs[4];
-		int n = epoll_wait(d->epoll_fd, evs, 4, -1);
+		/* Between ticks, admission's own deadline (a level that may be
+		 * stalled) wakes the loop when it is due, not at the next tick. */
+		uint64_t due = sl_adm_next_deadline(d->adm), now = sl_mono_ns();
+		int wait_ms = due == UINT64_MAX ? -1 : due <= now ? 0 : due - now >= 1000000000ULL ? 1000
+			      : (int)((due - now + 999999) / 1000000);
+		int n = epoll_wait(d->epoll_fd, evs, 4, wait_ms);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
+		if (due != UINT64_MAX && sl_mono_ns() >= due)
+			sl_adm_deadlines(d->adm, sl_mono_ns());
 		for (int i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
 

@@ -87,6 +87,24 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
 	return expired;
 }
 
+int sl_conns_each(struct sl_dataplane *dp, sl_conn_fn fn, void *ctx)
+{
+	int fd = dp->maps.fd[SL_MAP_CONNS];
+	struct sluice_conn_key key, next;
+	struct sluice_conn c;
+	void *prev = NULL;
+	size_t visited = 0, max_visits = 2u * (size_t)bpf_map__max_entries(dp->skel->maps.sl_conns);
+	int rc;
+
+	while (visited++ < max_visits && !bpf_map_get_next_key(fd, prev, &next)) {
+		if (!bpf_map_lookup_elem(fd, &next, &c) && (rc = fn(ctx, &next, &c)))
+			return rc;
+		key = next;
+		prev = &key;
+	}
+	return 0;
+}
+
 int sl_reconcile_conns(struct sl_dataplane *dp, uint64_t grace_ns)
 {
 	struct sl_live_sockets live;

@@ -697,12 +697,17 @@ int sl_qs_cancel(struct sl_qs *qs, uint64_t now, uint64_t id)
 }
 
 /* Remove waiting requests that `drop` picks, oldest first, then dispatch,
- * then tell: the one path of sl_qs_expire, sl_qs_shed and sl_qs_shed_all.
+ * then tell: the one path of sl_qs_expire, sl_qs_shed and sl_qs_shed_flows.
  * drop returns false to keep a request, and may end the walk (*stop). */
-typedef bool (*drop_fn)(const struct sl_qs *qs, const struct req *r, uint64_t now, uint64_t limit_ns,
-			bool *stop);
+struct drop_rule {
+	bool (*drop)(const struct sl_qs *qs, const struct req *r, uint64_t now,
+		     const struct drop_rule *rule, bool *stop);
+	uint64_t limit_ns;          /* expiry: the wait limit */
+	sl_qs_flow_pick_fn pick;    /* flows: which (NULL: all) */
+	void *pick_ctx;
+};
 
-static size_t drop_waiting(struct sl_qs *qs, uint64_t now, drop_fn drop, uint64_t limit_ns,
+static size_t drop_waiting(struct sl_qs *qs, uint64_t now, const struct drop_rule *rule,
 			   uint64_t *counter, sl_qs_expired_fn on_removed, void *ctx)
 {
 	struct sl_list gone = {0};
@@ -716,7 +721,7 @@ static size_t drop_waiting(struct sl_qs *qs, uint64_t now, drop_fn drop, uint64_
 		struct queue *q = r->q;
 
 		next = e->next;
-		if (!drop(qs, r, now, limit_ns, &stop))
+		if (!rule->drop(qs, r, now, rule, &stop))
 			continue;
 		unlink_waiting(qs, r);
 		anti_windup(q);
@@ -739,27 +744,29 @@ static size_t drop_waiting(struct sl_qs *qs, uint64_t now, drop_fn drop, uint64_
 	return n;
 }
 
-static bool drop_expired(const struct sl_qs *qs, const struct req *r, uint64_t now, uint64_t limit_ns,
-			 bool *stop)
+static bool drop_expired(const struct sl_qs *qs, const struct req *r, uint64_t now,
+			 const struct drop_rule *rule, bool *stop)
 {
 	(void)qs;
 	/* Arrival order: the first one still in time ends the walk. */
-	*stop = now - r->arrival_ns <= limit_ns;
+	*stop = now - r->arrival_ns <= rule->limit_ns;
 	return !*stop;
 }
 
 size_t sl_qs_expire(struct sl_qs *qs, uint64_t now, uint64_t wait_limit_ns,
 		    sl_qs_expired_fn on_expired, void *ctx)
 {
-	return drop_waiting(qs, now, drop_expired, wait_limit_ns, &qs->rej_to, on_expired, ctx);
+	const struct drop_rule rule = {.drop = drop_expired, .limit_ns = wait_limit_ns};
+
+	return drop_waiting(qs, now, &rule, &qs->rej_to, on_expired, ctx);
 }
 
-static bool drop_standing(const struct sl_qs *qs, const struct req *r, uint64_t now, uint64_t limit_ns,
-			  bool *stop)
+static bool drop_standing(const struct sl_qs *qs, const struct req *r, uint64_t now,
+			  const struct drop_rule *rule, bool *stop)
 {
 	const struct queue *q = r->q;
 
-	(void)limit_ns;
+	(void)rule;
 	if (now - r->arrival_ns <= qs->cfg.delay_target_ns) {
 		*stop = true; /* everyone after it is younger still */
 		return false;
@@ -770,21 +777,26 @@ static bool drop_standing(const struct sl_qs *qs, const struct req *r, uint64_t 
 
 size_t sl_qs_shed(struct sl_qs *qs, uint64_t now, sl_qs_expired_fn on_shed, void *ctx)
 {
+	const struct drop_rule rule = {.drop = drop_standing};
+
 	if (!qs->cfg.delay_target_ns)
 		return 0;
-	return drop_waiting(qs, now, drop_standing, 0, &qs->rej_shed, on_shed, ctx);
+	return drop_waiting(qs, now, &rule, &qs->rej_shed, on_shed, ctx);
 }
 
-static bool drop_any(const struct sl_qs *qs, const struct req *r, uint64_t now, uint64_t limit_ns,
-		     bool *stop)
+static bool drop_flow(const struct sl_qs *qs, const struct req *r, uint64_t now,
+		      const struct drop_rule *rule, bool *stop)
 {
-	(void)qs, (void)r, (void)now, (void)limit_ns, (void)stop;
-	return true;
+	(void)qs, (void)now, (void)stop;
+	return !rule->pick || rule->pick(rule->pick_ctx, r->flow_hash);
 }
 
-size_t sl_qs_shed_all(struct sl_qs *qs, uint64_t now, sl_qs_expired_fn on_shed, void *ctx)
+size_t sl_qs_shed_flows(struct sl_qs *qs, uint64_t now, sl_qs_flow_pick_fn pick, void *pick_ctx,
+			sl_qs_expired_fn on_shed, void *ctx)
 {
-	return drop_waiting(qs, now, drop_any, 0, &qs->rej_stall, on_shed, ctx);
+	const struct drop_rule rule = {.drop = drop_flow, .pick = pick, .pick_ctx = pick_ctx};
+
+	return drop_waiting(qs, now, &rule, &qs->rej_stall, on_shed, ctx);
 }
 
 /* ---- introspection ---------------------------------------------------------------------- */

@@ -181,12 +181,15 @@ size_t sl_qs_expire(struct sl_qs *qs, uint64_t now, uint64_t wait_limit_ns,
 size_t sl_qs_shed(struct sl_qs *qs, uint64_t now, sl_qs_expired_fn on_shed, void *ctx);
 
 /*
- * Every waiting request leaves at once (reason stalled): the caller found
- * the level stalled, full while nothing closes, its waiters blocking the
+ * The waiting requests of the flows `pick` names (every one when pick is
+ * NULL) leave at once (reason stalled): the caller found the level
+ * stalled, full while nothing closes, and those flows' waiters may be the
  * very clients that hold its seats (a thread blocked in connect() while
  * its other connections wait for it).  on_shed as above.
  */
-size_t sl_qs_shed_all(struct sl_qs *qs, uint64_t now, sl_qs_expired_fn on_shed, void *ctx);
+typedef bool (*sl_qs_flow_pick_fn)(void *ctx, uint64_t flow_hash);
+size_t sl_qs_shed_flows(struct sl_qs *qs, uint64_t now, sl_qs_flow_pick_fn pick, void *pick_ctx,
+			sl_qs_expired_fn on_shed, void *ctx);
 
 /* ---- introspection -------------------------------------------------------- */
 
@@ -211,7 +214,7 @@ struct sl_qs_stats {
 	uint64_t rejected_concurrency_limit;
 	uint64_t rejected_time_out;  /* cancels and expiries of waiting requests */
 	uint64_t rejected_shed;      /* standing backlog shed (sl_qs_shed) */
-	uint64_t rejected_stalled;   /* waiters of a stalled level (sl_qs_shed_all) */
+	uint64_t rejected_stalled;   /* waiters of a stalled level (sl_qs_shed_flows) */
 	uint64_t epochs;             /* epoch_advance_total */
 	uint64_t epoch_failures;     /* epochs that had to clamp a reading at 0 */
 	uint64_t no_accommodation;   /* request_dispatch_no_accommodation_total */

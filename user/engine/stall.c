@@ -15,6 +15,7 @@ void sl_stall_init(struct sl_stall *s, uint64_t now)
 void sl_stall_closed(struct sl_stall *s, uint64_t now, bool served, uint64_t duration_ns)
 {
 	s->progress_ns = now;
+	s->stalled = false;
 	if (!served)
 		return;
 	{
@@ -31,19 +32,33 @@ uint64_t sl_stall_after_ns(const struct sl_stall *s)
 
 	if (!s->have_lifetime)
 		return 0;
+	if (s->stalled)
+		return SL_STALL_MIN_NS;
 	ns = SL_STALL_LIFETIMES * exp(s->log_lifetime);
 	if (ns < (double)SL_STALL_MIN_NS)
 		return SL_STALL_MIN_NS;
 	return ns > 1e18 ? (uint64_t)1e18 : (uint64_t)ns;
 }
 
-void sl_stall_observe(struct sl_stall *s, uint64_t now, bool blocked)
+void sl_stall_observe(struct sl_stall *s, uint64_t now, bool full, bool waiting)
 {
+	bool blocked = full && waiting;
+
 	/* A close long before the level became blocked is no evidence
 	 * against it: the clock starts when it does. */
 	if (blocked && !s->blocked && now > s->progress_ns)
 		s->progress_ns = now;
+	s->full = full;
 	s->blocked = blocked;
+	if (!full)
+		s->stalled = false;
+}
+
+uint64_t sl_stall_due_ns(const struct sl_stall *s)
+{
+	uint64_t after = sl_stall_after_ns(s);
+
+	return s->blocked && after ? s->progress_ns + after : UINT64_MAX;
 }
 
 bool sl_stall_due(struct sl_stall *s, uint64_t now)
@@ -53,5 +68,11 @@ bool sl_stall_due(struct sl_stall *s, uint64_t now)
 	if (!s->blocked || !after || now < s->progress_ns || now - s->progress_ns < after)
 		return false;
 	s->progress_ns = now;
+	s->stalled = true;
 	return true;
+}
+
+bool sl_stall_stalled(const struct sl_stall *s)
+{
+	return s->stalled;
 }

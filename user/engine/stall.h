@@ -21,6 +21,15 @@
  * their logarithms: one long-lived connection among many short ones barely
  * moves it).  Without a sample of a lifetime there is no verdict: the
  * level's controlled delay and wait limit still bound every wait.
+ *
+ * After a verdict, while the level stays full and nothing closes, it is
+ * still stalled: whoever holds the seats is what was blocked.  A client
+ * released by its refusal opens its next connection at once (pgbench
+ * connects its clients one after another), and that one would block it
+ * again: while stalled, a new waiter is judged after SL_STALL_MIN_NS, not
+ * several lifetimes.  Not at once: a client that closes and reconnects at
+ * once (pgbench -C) sends its SYN before its server's socket has closed,
+ * and the close that follows lets it in.
  */
 #ifndef SLUICE_STALL_H
 #define SLUICE_STALL_H
@@ -29,12 +38,14 @@
 #include <stdint.h>
 
 #define SL_STALL_LIFETIMES 4
-#define SL_STALL_MIN_NS    (50ULL * 1000000ULL) /* below it, a gap between closes is noise */
+#define SL_STALL_MIN_NS    (20ULL * 1000000ULL) /* below it, a gap between closes is noise */
 
 struct sl_stall {
 	double log_lifetime;   /* moving average of ln(duration in ns) */
 	bool have_lifetime;
+	bool full;             /* every seat in use at the last look */
 	bool blocked;          /* full with waiters at the last look */
+	bool stalled;          /* judged stalled, and since then no close and never not full */
 	uint64_t progress_ns;  /* the last close, or when the level became full with waiters */
 };
 
@@ -42,15 +53,25 @@ void sl_stall_init(struct sl_stall *s, uint64_t now);
 /* A connection of the level closed (seats came back): progress.  served:
  * it established, and its duration (ns) is a lifetime sample. */
 void sl_stall_closed(struct sl_stall *s, uint64_t now, bool served, uint64_t duration_ns);
-/* The level now: blocked (full, with waiters) or not.  The clock runs from
- * the later of the last close and the moment it became blocked, so call it
- * whenever that may change (arrivals, closes, ticks). */
-void sl_stall_observe(struct sl_stall *s, uint64_t now, bool blocked);
-/* How long without a close makes a blocked level stalled; 0 without a
- * lifetime yet (no verdict). */
+/* The level now: full (every seat in use) or not, and whether connections
+ * wait.  Blocked is both; the clock runs from the later of the last close
+ * and the moment it became blocked, so call it whenever that may change
+ * (arrivals, closes, ticks).  A stalled level whose waiters were refused
+ * is no longer blocked but still stalled while it stays full and nothing
+ * closes: the seats are still held by whoever was blocked. */
+void sl_stall_observe(struct sl_stall *s, uint64_t now, bool full, bool waiting);
+/* How long without a close makes a blocked level stalled (SL_STALL_MIN_NS
+ * while it still is); 0 without a lifetime yet (no verdict). */
 uint64_t sl_stall_after_ns(const struct sl_stall *s);
+/* When it will be stalled if nothing closes meanwhile; UINT64_MAX when
+ * not blocked or without a lifetime. */
+uint64_t sl_stall_due_ns(const struct sl_stall *s);
 /* Stalled now: blocked, and no close for sl_stall_after_ns().  The caller
  * refuses the waiters; the clock starts again. */
 bool sl_stall_due(struct sl_stall *s, uint64_t now);
+/* Judged stalled, and since then nothing has closed and it has not stopped
+ * being full (its refused waiters do not count): a connection that arrives
+ * now would join the same deadlock. */
+bool sl_stall_stalled(const struct sl_stall *s);
 
 #endif

@@ -1640,9 +1640,18 @@ static void test_delay_burst_then_standing(void **state)
 	done(h);
 }
 
-/* A shed request that was the head lets the next queue's head go: the
- * dispatch loop runs after shedding, as after an expiry. */
-static void test_shed_all(void **state)
+static bool pick_odd(void *ctx, uint64_t flow_hash)
+{
+	(void)ctx;
+	for (uint64_t id = 1; id <= 6; id += 2)
+		if (flow_hash == id * 0x9e3779b97f4a7c15ull)
+			return true;
+	return false;
+}
+
+/* A stalled level's waiters leave, of the flows picked or all of them,
+ * oldest first, and are told. */
+static void test_shed_flows(void **state)
 {
 	struct h *h = mk_delay(4, 2, 2, 100 * MS, SEC);
 
@@ -1650,11 +1659,16 @@ static void test_shed_all(void **state)
 	assert_int_equal(arrive(h, 0, 0, 2, 7), SL_QS_DISPATCHED);
 	for (uint64_t id = 1; id <= 6; id++)
 		assert_int_equal(arrive(h, id * MS, id, 1, id * 0x9e3779b97f4a7c15ull), SL_QS_QUEUED);
-	assert_int_equal(sl_qs_shed_all(h->qs, 10 * MS, on_expired, h), 6);
+	/* the flows picked (odd ids' hashes) first, the rest stay */
+	assert_int_equal(sl_qs_shed_flows(h->qs, 10 * MS, pick_odd, NULL, on_expired, h), 3);
+	assert_ok(h->qs);
+	assert_true(h->ne == 3 && h->expired[0] == 1 && h->expired[1] == 3 && h->expired[2] == 5);
+	assert_true(stats(h->qs).rejected_stalled == 3 && stats(h->qs).waiting == 3);
+	/* no pick: every one */
+	assert_int_equal(sl_qs_shed_flows(h->qs, 11 * MS, NULL, NULL, on_expired, h), 3);
 	assert_ok(h->qs);
 	assert_true(h->ne == 6 && stats(h->qs).rejected_stalled == 6 && stats(h->qs).waiting == 0);
-	for (uint64_t i = 0; i < 6; i++)
-		assert_true(h->expired[i] == i + 1);
+	assert_true(h->expired[3] == 2 && h->expired[4] == 4 && h->expired[5] == 6);
 	complete(h, 20 * MS, 0, 20 * MS);
 	done(h);
 }
@@ -1981,7 +1995,7 @@ int main(void)
 		cmocka_unit_test(test_id_table),
 		cmocka_unit_test(test_delay_config),
 		cmocka_unit_test(test_delay_burst_then_standing),
-		cmocka_unit_test(test_shed_all),
+		cmocka_unit_test(test_shed_flows),
 		cmocka_unit_test(test_delay_random_mice_never_shed),
 		cmocka_unit_test(test_random_property),
 	};

@@ -18,7 +18,7 @@ static void test_no_lifetime_no_verdict(void **state)
 
 	(void)state;
 	sl_stall_init(&s, 0);
-	sl_stall_observe(&s, 0, true);
+	sl_stall_observe(&s, 0, true, true);
 	assert_int_equal(sl_stall_after_ns(&s), 0);
 	assert_false(sl_stall_due(&s, 100 * SEC));
 	/* a close that never established is progress, not a lifetime */
@@ -26,8 +26,8 @@ static void test_no_lifetime_no_verdict(void **state)
 	assert_int_equal(sl_stall_after_ns(&s), 0);
 }
 
-/* pgbench's case: 5 ms connections, then every seat held by clients
- * blocked on a connect: stalled after 4 lifetimes (50 ms at least). */
+/* pgbench's case: 3 ms connections, then every seat held by clients
+ * blocked on a connect: stalled after 4 lifetimes (20 ms at least). */
 static void test_short_lifetimes(void **state)
 {
 	struct sl_stall s;
@@ -37,24 +37,45 @@ static void test_short_lifetimes(void **state)
 	sl_stall_init(&s, now);
 	for (int i = 0; i < 100; i++) {
 		now += MS;
-		sl_stall_closed(&s, now, true, 5 * MS);
+		sl_stall_closed(&s, now, true, 3 * MS);
 	}
-	assert_int_equal(sl_stall_after_ns(&s), 50 * MS); /* 4 x 5 ms is under the floor */
+	assert_int_equal(sl_stall_after_ns(&s), 20 * MS); /* 4 x 3 ms is under the floor */
 	/* busy, not blocked: no verdict however long */
+	assert_int_equal(sl_stall_due_ns(&s), UINT64_MAX);
 	assert_false(sl_stall_due(&s, now + SEC));
 	/* blocked at t: a close long before does not count against it */
 	now += SEC;
-	sl_stall_observe(&s, now, true);
-	assert_false(sl_stall_due(&s, now + 49 * MS));
+	sl_stall_observe(&s, now, true, true);
+	assert_int_equal(sl_stall_due_ns(&s), now + 20 * MS);
+	assert_false(sl_stall_due(&s, now + 19 * MS));
 	/* a close resets the clock */
-	sl_stall_closed(&s, now + 40 * MS, true, 5 * MS);
-	assert_false(sl_stall_due(&s, now + 80 * MS));
-	assert_true(sl_stall_due(&s, now + 90 * MS));
-	/* the verdict restarts the clock */
-	assert_false(sl_stall_due(&s, now + 100 * MS));
-	assert_true(sl_stall_due(&s, now + 140 * MS));
+	sl_stall_closed(&s, now + 15 * MS, true, 3 * MS);
+	assert_false(sl_stall_due(&s, now + 34 * MS));
+	assert_true(sl_stall_due(&s, now + 35 * MS));
+	/* the verdict restarts the clock, and the level stays stalled until
+	 * something closes */
+	assert_true(sl_stall_stalled(&s));
+	assert_false(sl_stall_due(&s, now + 40 * MS));
+	assert_true(sl_stall_due(&s, now + 55 * MS));
+	sl_stall_closed(&s, now + 60 * MS, true, 3 * MS);
+	assert_false(sl_stall_stalled(&s));
+	assert_true(sl_stall_due(&s, now + 80 * MS));
+	/* its waiters refused, still full and nothing closed: still stalled
+	 * (whoever holds the seats is what was blocked), and no new verdict
+	 * without waiters */
+	sl_stall_observe(&s, now + 81 * MS, true, false);
+	assert_true(sl_stall_stalled(&s));
+	assert_int_equal(sl_stall_due_ns(&s), UINT64_MAX);
+	assert_false(sl_stall_due(&s, now + 200 * MS));
+	/* a waiter again: the clock starts then, not at the verdict */
+	sl_stall_observe(&s, now + 300 * MS, true, true);
+	assert_false(sl_stall_due(&s, now + 319 * MS));
+	assert_true(sl_stall_due(&s, now + 320 * MS));
+	sl_stall_observe(&s, now + 330 * MS, false, true); /* not full any more */
+	assert_false(sl_stall_stalled(&s));
 	/* no longer blocked: no verdict */
-	sl_stall_observe(&s, now + 150 * MS, false);
+	sl_stall_observe(&s, now + 350 * MS, false, false);
+	assert_false(sl_stall_stalled(&s));
 	assert_false(sl_stall_due(&s, now + 10 * SEC));
 }
 
@@ -72,9 +93,20 @@ static void test_long_lifetimes_and_outliers(void **state)
 		sl_stall_closed(&s, now += MS, true, 2 * SEC);
 	after = sl_stall_after_ns(&s);
 	assert_true(after > 7 * SEC && after < 9 * SEC);
-	sl_stall_observe(&s, now, true);
+	sl_stall_observe(&s, now, true, true);
 	assert_false(sl_stall_due(&s, now + 5 * SEC));
 	assert_true(sl_stall_due(&s, now + 9 * SEC));
+	/* still full, nothing closed: the next waiter of the released
+	 * client is judged after the floor, not 8 s */
+	now += 9 * SEC;
+	sl_stall_observe(&s, now, true, false);
+	sl_stall_observe(&s, now + 5 * MS, true, true);
+	assert_int_equal(sl_stall_after_ns(&s), SL_STALL_MIN_NS);
+	assert_false(sl_stall_due(&s, now + 5 * MS + SL_STALL_MIN_NS - 1));
+	assert_true(sl_stall_due(&s, now + 5 * MS + SL_STALL_MIN_NS));
+	/* a close: busy again, judged by its lifetimes */
+	sl_stall_closed(&s, now + SEC, true, 2 * SEC);
+	assert_true(sl_stall_after_ns(&s) > 7 * SEC);
 
 	sl_stall_init(&s, 0);
 	for (int i = 0; i < 64; i++)

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# A real PostgreSQL 15 (max_connections 40) under a connection storm from
+# pgbench (-C: a new connection per transaction, 80 clients on 2 threads,
+# select-only, 10 s connect timeouts), with a psql health check from
+# another address twice a second; behind one Queue level of 31 seats, fair
+# by source, and with nothing in front, in alternating rounds.
+#
+# pgbench's thread blocks in connect() while its other 39 clients, and
+# their open connections, wait for it: a queue that holds the connect
+# longer than a few connection lifetimes deadlocks the level.  Sluice must
+# be no worse than nothing: no connect times out, the transactions are at
+# least 0.9x the unprotected storm's, and the health check always gets in,
+# quickly (issue 23: before, 35 transactions against 7,400, and half the
+# health checks lost).
+source "$(dirname "$0")/lib.sh"
+e2e_init "$@"
+
+ROUNDS=2
+# The lab server has no TLS and no Kerberos: no negotiation round trips.
+export PGSSLMODE=disable PGGSSENCMODE=disable
+SECS=20
+
+start_postgres 40 || { not_ok "PostgreSQL 15 starts in the lab"; e2e_finish; }
+ok "PostgreSQL 15 starts in the lab (max_connections 40)"
+
+# health OUT SECONDS: psql 'select 1' over IPv6 (its own flow) every 0.5 s,
+# "exit-status milliseconds" a line.
+health() {
+	local out=$1 end=$((SECONDS + $2)) t0 rc
+	while [ $SECONDS -lt $end ]; do
+		t0=$(date +%s%N)
+		PGCONNECT_TIMEOUT=10 in_cli timeout 15 "$PG_BIN/psql" -h $SRV6 -U postgres -Atc 'select 1' postgres \
+			>/dev/null 2>&1
+		rc=$?
+		echo "$rc $(( ($(date +%s%N) - t0) / 1000000 ))" >>"$out"
+		sleep 0.5
+	done
+}
+
+# storm TAG: one pgbench storm with the health check beside it.
+storm() {
+	local tag=$1 hp
+	health "$E2E_TMP/health-$tag" "$SECS" &
+	hp=$!
+	PGCONNECT_TIMEOUT=10 in_cli timeout $((SECS + 30)) "$PG_BIN/pgbench" -h $SRV4 -U postgres -C -c 80 -j 2 -S \
+		-T "$SECS" postgres >"$E2E_TMP/pgbench-$tag.out" 2>>"$E2E_TMP/pgbench-$tag.err"
+	wait "$hp"
+	diag "$tag: $(grep -h 'actually processed' "$E2E_TMP/pgbench-$tag.out") ;" \
+		"aborted $(grep -c 'aborted' "$E2E_TMP/pgbench-$tag.err")"
+}
+
+tx() { awk '/actually processed/ { n += $NF } END { print n + 0 }' "$@"; }
+
+for r in $(seq $ROUNDS); do
+	storm "none-$r"
+	start_daemon "$CONFIGS/postgres.yaml" || { not_ok "sluiced starts"; e2e_finish; }
+	storm "sluice-$r"
+	"$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/levels-$r.json"
+	stop_daemon
+done
+
+none=$(tx "$E2E_TMP"/pgbench-none-*.out)
+sluice=$(tx "$E2E_TMP"/pgbench-sluice-*.out)
+check_num "the unprotected storm ran (transactions)" "$none" -gt 1000
+check_num "no pgbench connect timed out behind sluice" \
+	"$(cat "$E2E_TMP"/pgbench-sluice-*.err | grep -c 'timeout expired')" -eq 0
+check_num "transactions behind sluice at least 0.9x the unprotected storm's ($sluice vs $none)" \
+	"$(awk -v s="$sluice" -v n="$none" 'BEGIN { printf "%.3f", s / n }')" -ge 0.9
+# pct P FILE: the P-th percentile of the health check's milliseconds.
+pct() { awk '{ print $2 }' "$2" | sort -n | awk -v p="$1" '{ v[NR] = $1 } END { i = int(NR * p + 0.5); if (i < 1) i = 1; print v[i] + 0 }'; }
+cat "$E2E_TMP"/health-none-* >"$E2E_TMP/health-none"
+diag "health checks with nothing in front: $(awk '$1 == 0' "$E2E_TMP/health-none" | wc -l) of $(wc -l <"$E2E_TMP/health-none") ok, p50 $(pct 0.5 "$E2E_TMP/health-none") ms, p90 $(pct 0.9 "$E2E_TMP/health-none") ms"
+cat "$E2E_TMP"/health-sluice-* >"$E2E_TMP/health-sluice"
+hn=$(wc -l <"$E2E_TMP/health-sluice")
+hok=$(awk '$1 == 0' "$E2E_TMP/health-sluice" | wc -l)
+check_num "health checks ran behind sluice (one every 2 s at least)" "$hn" -ge $((ROUNDS * SECS / 2))
+check_num "health checks succeeded behind sluice (at least 99 %: $hok of $hn)" \
+	"$(awk -v a="$hok" -v b="$hn" 'BEGIN { printf "%.3f", a / b }')" -ge 0.99
+p90=$(pct 0.9 "$E2E_TMP/health-sluice")
+diag "health checks behind sluice: p50 $(pct 0.5 "$E2E_TMP/health-sluice") ms, p90 $p90 ms"
+# 300 ms is the issue's bar, set where nothing in front gave 100 ms.  The
+# health check's time is the postmaster's: it forks a backend a connection,
+# one after another, on the same two cores as the storm, and sluice's seats
+# bound connections held, not connects a second.  Where this machine cannot
+# give even the unprotected server 300 ms, the bar is "no worse than
+# nothing" (a quarter over it: a p90 of some 40 samples is noisy).
+none_p90=$(pct 0.9 "$E2E_TMP/health-none")
+bar=$(awk -v n="$none_p90" 'BEGIN { b = 1.25 * n; print (b > 300 ? int(b) : 300) }')
+check_num "health check p90 behind sluice (ms; bar: 300, or 1.25x the unprotected ${none_p90})" "$p90" -le "$bar"
+# What broke the deadlocks: the stalled level refused the blocked
+# clients' waiters, and never the health check's.
+stalled=$(jq -s '[.[].levels[] | select(.name == "pg") | .rejected_stalled] | add' "$E2E_TMP"/levels-*.json)
+check_num "the storms met the stall breaker (logged)" "$(grep -c 'event=stalled level=pg .*again=no' "$E2E_TMP/sluiced.log")" -gt 0
+check_num "no stall refused a health check (every refusal was pgbench's: $stalled)" \
+	"$(grep -h -c 'aborted while establishing' "$E2E_TMP"/pgbench-sluice-*.err | awk '{ n += $1 } END { print n + 0 }')" -ge "$stalled"
+start_daemon "$CONFIGS/postgres.yaml" || { not_ok "sluiced starts again"; e2e_finish; }
+check "no seat left in use" wait_level_field pg seats_in_use 0 10
+stop_daemon
+e2e_finish
