@@ -112,20 +112,31 @@ static double median_of(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* B: the lowest window median of the last baseline_ns (NaN: none). */
+/* B: the lower decile of the window medians remembered over the last
+ * baseline_ns, and at least of the last SL_SG_BASELINE_KEEP remembered
+ * however old (NaN: none).  Not their minimum: one window of bad samples
+ * (a burst of connections that close at once, a cache's lucky second)
+ * would set it, and every target after it, for a whole baseline window;
+ * the decile moves only when a tenth of the windows agree.  However old:
+ * under a limit only the probes are remembered, two a minute, and a
+ * baseline that expired would release the limit in the middle of the
+ * overload. */
 static double baseline(struct sl_sg *sg, uint64_t now)
 {
-	double b = NAN;
+	double v[SL_SG_BASELINE_SLOTS];
+	unsigned n = 0;
 
 	for (unsigned i = 0; i < sg->base_n; i++) {
 		unsigned k = (sg->base_head + SL_SG_BASELINE_SLOTS - 1 - i) % SL_SG_BASELINE_SLOTS;
 
-		if (now - sg->base_at[k] > sg->p.baseline_ns)
+		if (n >= SL_SG_BASELINE_KEEP && now - sg->base_at[k] > sg->p.baseline_ns)
 			break; /* older ones are older still */
-		if (isnan(b) || sg->base_ms[k] < b)
-			b = sg->base_ms[k];
+		v[n++] = sg->base_ms[k];
 	}
-	return b;
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / SL_SG_BASELINE_DECILE_OF];
 }
 
 static void remember(struct sl_sg *sg, double median_ms, uint64_t now)
@@ -204,7 +215,12 @@ bool sl_sg_step(struct sl_sg *sg, uint64_t now, uint32_t in_flight, uint32_t wai
 	/* The load in flight now, as Little's law says it will take: the
 	 * window's mean in flight, or now's when more (a pile-up forming). */
 	little = x > 0 ? fmax(i_avg, in_flight) / x * 1e3 : INFINITY;
-	if (sg->n_samples >= p->min_samples)
+	/* A window under a limit shows what the limit holds the service at
+	 * (the target, or the drain of an earlier pile-up), not the unloaded
+	 * latency: only windows in pass-through and the probes are the
+	 * baseline's evidence (else its decile would creep up to the target,
+	 * then to the next target). */
+	if (sg->n_samples >= p->min_samples && (sg->pass_through || sg->probing))
 		remember(sg, fresh, now);
 	b = baseline(sg, now);
 	t = b * p->tolerance;

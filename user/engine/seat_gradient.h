@@ -21,7 +21,8 @@
  *        that and I / X (Little's law: what the load in flight will take,
  *        known before its slow completions arrive, which is what stops a
  *        pile-up within a window instead of a control period),
- *   B  = the baseline: the lowest fresh median of the last baseline window,
+ *   B  = the baseline: the lower decile of the fresh medians of the last
+ *        baseline window's unloaded windows (below),
  *   T  = B x tolerance, the latency the service may take.
  *
  *   S > T (overload):   limit <- max(min, min(limit, I) x max(min_gradient, T / S))
@@ -37,12 +38,17 @@
  *   limit at max and S <= T: pass-through (no limit) until the next overload,
  *                       which starts from what is in flight, not from max.
  *
- * The baseline is the lowest fresh median of the last baseline window.
- * While the limit holds the service near T its windows show T, not B, so
- * every probe_ns one window runs at half the limit, which shows the
- * unloaded latency again (Envoy recalculates its minimum RTT the same way);
- * a service that became slower for good shows it there, and the baseline
- * follows within one baseline window.
+ * The baseline is the lower decile of the fresh medians of the last
+ * baseline window, not their minimum: a burst of bad samples (connections
+ * that close at once) must fill a tenth of the windows to move it (issue 23:
+ * a minimum fell from 58 ms to 0.6 ms in 13 s of them, and the limit sat at
+ * 1).  While the limit holds the service near T its windows show T, not B:
+ * they are not the baseline's evidence, and every probe_ns one window runs
+ * at half the limit, which shows the unloaded latency again (Envoy
+ * recalculates its minimum RTT the same way); a service that became slower
+ * for good shows it there, and the baseline follows within one baseline
+ * window (SL_SG_BASELINE_KEEP probes, five minutes, under a lasting limit:
+ * B always keeps that many windows, so it never expires under a limit).
  *
  * Decisions wait for evidence: a window closes after min_samples fresh
  * completions, or window_max_ns with at least one, or (nothing completing
@@ -58,6 +64,8 @@
 
 #define SL_SG_MAX_SAMPLES    512  /* fresh durations kept per window (a reservoir past it) */
 #define SL_SG_BASELINE_SLOTS 256  /* window medians the baseline remembers */
+#define SL_SG_BASELINE_DECILE_OF 10 /* B is the (n / 10)-th lowest of n: the lower decile */
+#define SL_SG_BASELINE_KEEP  10   /* window medians B keeps however old */
 
 struct sl_sg_params {
 	double tolerance;         /* T = B x tolerance; 1.25 */

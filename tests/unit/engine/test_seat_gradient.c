@@ -98,6 +98,58 @@ static void test_baseline_first(void **state)
 	assert_int_equal(sl_sg_limit(&sg), UINT32_MAX);
 }
 
+/* Issue 23: the baseline resists a burst of bad samples.  A minute of
+ * healthy 50 ms windows, then five windows of connections that end at once
+ * (0.5 ms): B stays 50 ms (a minimum fell to 0.5 ms, and the target with
+ * it); only when a tenth of the minute's windows agree does it move. */
+static void test_baseline_resists_a_burst(void **state)
+{
+	FIXTURE(100);
+	int w;
+
+	(void)state;
+	for (w = 0; w < 240; w++) { /* a minute of 250 ms windows */
+		complete(&sg, 20, t, 50);
+		assert_true(sl_sg_step(&sg, t += 250 * MSEC, 4, 0, &d));
+	}
+	for (w = 0; w < 5; w++) {
+		complete(&sg, 20, t, 0.5);
+		assert_true(sl_sg_step(&sg, t += 250 * MSEC, 4, 0, &d));
+		assert_true(fabs(d.baseline_ms - 50) < 1e-9);
+		assert_true(fabs(d.target_ms - 62.5) < 1e-9);
+	}
+	/* A quarter of the minute bad: that is the service now. */
+	for (w = 0; w < 60; w++) {
+		complete(&sg, 20, t, 0.5);
+		assert_true(sl_sg_step(&sg, t += 250 * MSEC, 4, 0, &d));
+	}
+	assert_true(d.baseline_ms < 1);
+}
+
+/* Under a lasting limit the baseline neither creeps up to the target the
+ * limit holds (its windows are no evidence of the unloaded latency; the
+ * probes are) nor expires: ten minutes of windows at the target, a probe
+ * at 50 ms every 30 s, and B stays 50 ms, the limit in force. */
+static void test_baseline_under_a_lasting_limit(void **state)
+{
+	FIXTURE(100);
+
+	(void)state;
+	complete(&sg, 20, t, 200); /* overload: a limit */
+	assert_true(sl_sg_step(&sg, t += 250 * MSEC, 40, 5, &d));
+	assert_int_equal(d.reason, SL_SG_OVERLOAD);
+	for (uint64_t end = t + 600 * SEC; t < end;) {
+		uint32_t lim = sl_sg_limit(&sg);
+
+		assert_true(lim < UINT32_MAX);
+		/* the limit holds the service at its target, or a probe's half
+		 * of it at the unloaded latency */
+		complete(&sg, 20, t, sg.probing ? 50 : 62);
+		assert_true(sl_sg_step(&sg, t += 250 * MSEC, lim, 5, &d));
+		assert_true(fabs(d.baseline_ms - 50) < 1e-9);
+	}
+}
+
 /* Overload from pass-through: the cut starts from what is in flight and
  * lands on throughput x target; connections admitted before it do not
  * count as fresh afterwards. */
@@ -350,6 +402,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_params_are_checked),
 		cmocka_unit_test(test_baseline_first),
+		cmocka_unit_test(test_baseline_resists_a_burst),
+		cmocka_unit_test(test_baseline_under_a_lasting_limit),
 		cmocka_unit_test(test_cut_from_in_flight_and_dead_time),
 		cmocka_unit_test(test_increase_hold_pass_through),
 		cmocka_unit_test(test_stall_is_overload),
