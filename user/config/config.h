@@ -244,8 +244,9 @@ struct sl_label_object {
  *                    label_matcher: {...}}]     (at least one; OR-ed)
  *       workload_latency_based_tokens: false
  *       scheduler:
- *         workloads: [{name, label_matcher, parameters: {priority: 1, tokens, queue_timeout}}]
- *         default_workload_parameters: {priority: 1, tokens, queue_timeout}
+ *         workloads: [{name, label_matcher, parameters: {priority: 1, tokens, queue_timeout,
+ *                      queue_delay_target: 100ms, queue_delay_interval: 1s}}]
+ *         default_workload_parameters: {priority: 1, tokens, queue_timeout, ...}
  *         workload_latency_based_tokens: false   (also accepted here)
  *
  * and sluice's own fields (spec level, snake_case like the CRD):
@@ -290,6 +291,10 @@ struct sl_workload_params {
 	bool tokens_set;           /* tokens given and != 0 (0 means unset, as in Aperture) */
 	uint64_t queue_timeout_ns; /* SL_QUEUE_TIMEOUT_UNSET when not given */
 	bool queue_timeout_set;
+	/* sluice's: the controlled delay of the workload's queue in its
+	 * policy's scheduler (mode sluice), as a level's; target 0: none. */
+	uint64_t queue_delay_target_ns;   /* default SL_DEFERRED_DELAY_TARGET_NS */
+	uint64_t queue_delay_interval_ns; /* default SL_DEFERRED_DELAY_INTERVAL_NS */
 };
 
 /* How long a workload's connection may wait in its policy's scheduler

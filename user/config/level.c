@@ -35,8 +35,8 @@
  * standing queue sheds whoever waited past the target, but for its newest,
  * which the wait limit bounds. */
 #define DEF_QUEUE_WAIT       SL_DEFERRED_WAIT_NS
-#define DEF_DELAY_TARGET     (100 * MSEC)
-#define DEF_DELAY_INTERVAL   (1 * SEC)
+#define DEF_DELAY_TARGET     SL_DEFERRED_DELAY_TARGET_NS
+#define DEF_DELAY_INTERVAL   SL_DEFERRED_DELAY_INTERVAL_NS
 #define CATCH_ALL_SHARES     5
 
 /* ---- kind: PriorityLevelConfiguration ------------------------------------ */

@@ -100,11 +100,14 @@ static const struct fdesc workload_fields[WL_N] = {
 	[WL_PARAMS] = F_CUSTOM("parameters"),
 };
 
-enum { PA_PRIORITY, PA_TOKENS, PA_TIMEOUT, PA_N };
+enum { PA_PRIORITY, PA_TOKENS, PA_TIMEOUT, PA_DELAY_TARGET, PA_DELAY_INTERVAL, PA_N };
 static const struct fdesc param_fields[PA_N] = {
 	[PA_PRIORITY] = F_NUM("priority", WP, priority, 0, 1e300, .dmin_open = true),
 	[PA_TOKENS] = F_NUM("tokens", WP, tokens, 0, 1e300),
 	[PA_TIMEOUT] = F_DUR("queue_timeout", WP, queue_timeout_ns, 0, 24 * HOUR),
+	/* sluice's: the controlled delay of the workload's queue (mode sluice). */
+	[PA_DELAY_TARGET] = F_DUR("queue_delay_target", WP, queue_delay_target_ns, 0, 24 * HOUR),
+	[PA_DELAY_INTERVAL] = F_DUR("queue_delay_interval", WP, queue_delay_interval_ns, 1 * MSEC, 24 * HOUR),
 };
 
 enum { SE_CONTROL_POINT, SE_SERVICE, SE_AGENT_GROUP, SE_MATCHER, SE_N };
@@ -172,6 +175,8 @@ static void params_defaults(struct sl_workload_params *wp)
 	memset(wp, 0, sizeof(*wp));
 	wp->priority = DEF_PRIORITY;
 	wp->queue_timeout_ns = SL_QUEUE_TIMEOUT_UNSET;
+	wp->queue_delay_target_ns = SL_DEFERRED_DELAY_TARGET_NS;
+	wp->queue_delay_interval_ns = SL_DEFERRED_DELAY_INTERVAL_NS;
 }
 
 static void decode_params(struct ctx *c, const struct sl_ynode *n,
@@ -186,6 +191,17 @@ static void decode_params(struct ctx *c, const struct sl_ynode *n,
 	if (!wp->tokens_set)
 		wp->tokens = 0;
 	wp->queue_timeout_set = h[PA_TIMEOUT].value && h[PA_TIMEOUT].ok;
+	if (h[PA_DELAY_TARGET].ok && h[PA_DELAY_INTERVAL].ok &&
+	    wp->queue_delay_target_ns > wp->queue_delay_interval_ns) {
+		const struct sl_ynode *at = h[PA_DELAY_TARGET].value ? h[PA_DELAY_TARGET].value
+								     : h[PA_DELAY_INTERVAL].value;
+		size_t old = cd_path_push(c, h[PA_DELAY_TARGET].value ? "queue_delay_target" : "queue_delay_interval");
+
+		cd_err(c, at ? at : n,
+		       "the delay target %s must not exceed queue_delay_interval (%s): a standing queue is one whose backlog has lasted the interval",
+		       cd_dur(wp->queue_delay_target_ns).s, cd_dur(wp->queue_delay_interval_ns).s);
+		cd_path_pop(c, old);
+	}
 	if (!wp->queue_timeout_set) {
 		wp->queue_timeout_ns = SL_QUEUE_TIMEOUT_UNSET;
 	} else if (wp->queue_timeout_ns > SL_SYN_CLIENT_DEADLINE_NS) {

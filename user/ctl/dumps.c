@@ -166,14 +166,14 @@ static void print_limit_policy(json_t *r)
 	       num(r, "baseline_ms", b3), num(r, "throughput", b4), num(r, "gradient", b5));
 	printf("  decisions: overload %lld, increase %lld, hold %lld, pass-through %lld, no baseline %lld\n",
 	       n(d, "overload"), n(d, "increase"), n(d, "hold"), n(d, "pass-through"), n(d, "no-baseline"));
-	printf("  %-20s %5s %9s %9s %9s %8s %9s %9s %9s\n", "WORKLOAD", "PRIO", "SYNS", "INLINE",
-	       "DEFERRED", "WAITING", "ADMITTED", "REJECTED", "REFUSED");
+	printf("  %-20s %5s %9s %9s %9s %8s %9s %9s %9s %9s\n", "WORKLOAD", "PRIO", "SYNS", "INLINE",
+	       "DEFERRED", "WAITING", "ADMITTED", "REJECTED", "SHED", "REFUSED");
 	json_array_foreach(json_object_get(r, "workloads"), j, w)
-		printf("  %-20s %5s %9lld %9lld %9lld %8lld %9lld %9lld %9lld\n",
+		printf("  %-20s %5s %9lld %9lld %9lld %8lld %9lld %9lld %9lld %9lld\n",
 		       json_is_string(json_object_get(w, "name")) ? s(w, "name") : num(w, "name", b1),
 		       num(w, "priority", b2), n(w, "syns"), n(w, "admitted_inline"), n(w, "gate_deferred"),
 		       n(w, "waiting"), n(w, "admitted_on_arrival") + n(w, "admitted"), n(w, "rejected"),
-		       n(w, "refused"));
+		       n(w, "shed"), n(w, "refused"));
 }
 
 static void print_controller(json_t *root)

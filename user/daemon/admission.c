@@ -509,14 +509,14 @@ static bool on_policy_admit(void *ctx, uint64_t id, uint64_t now)
 	return true;
 }
 
-static void on_policy_reject(void *ctx, uint64_t id, uint64_t now)
+static void on_policy_reject(void *ctx, uint64_t id, uint64_t now, enum sl_ss_why why)
 {
 	struct sl_admission *adm = ctx;
 	struct sl_pending *p = sl_pending_by_id(adm->pending, id);
 
 	if (!p || p->state != SL_PENDING_POLICY)
 		return;
-	reject(&adm->levels[p->level], p, now, SL_REJ_TIME_OUT);
+	reject(&adm->levels[p->level], p, now, why == SL_SS_SHED ? SL_REJ_SHED : SL_REJ_TIME_OUT);
 }
 
 void sl_adm_policy_hooks(struct sl_admission *adm, struct sl_policy_hooks *h)

@@ -22,6 +22,8 @@ void sl_plimit_params(const struct sl_policy_cfg *pc, struct sl_sg_params *sg,
 
 		w[i].priority = wp->priority > 0 ? wp->priority : 1;
 		w[i].queue_timeout_ns = sl_workload_wait_limit_ns(wp);
+		w[i].delay_target_ns = wp->queue_delay_target_ns;
+		w[i].delay_interval_ns = wp->queue_delay_interval_ns;
 	}
 }
 
@@ -35,16 +37,16 @@ static void on_admit(void *ctx, uint64_t id, uint64_t now)
 		sl_gate_give_slot(pl->dp, pl->index);
 }
 
-static void on_reject(void *ctx, uint64_t id, uint64_t now)
+static void on_reject(void *ctx, uint64_t id, uint64_t now, enum sl_ss_why why)
 {
 	struct sl_plimit *pl = ctx;
 
 	if (pl->reject)
-		pl->reject(pl->ctx, id, now);
+		pl->reject(pl->ctx, id, now, why);
 }
 
 int sl_plimit_create(struct sl_plimit **out, const struct sl_policy_cfg *pc, struct sl_dataplane *dp,
-		     sl_plimit_admit_fn admit, sl_ss_fn reject, void *ctx, uint64_t now)
+		     sl_plimit_admit_fn admit, sl_ss_reject_fn reject, void *ctx, uint64_t now)
 {
 	struct sl_ss_workload w[SLUICE_WL_SLOTS];
 	struct sl_sg_params sp;
@@ -290,6 +292,7 @@ void sl_plimit_dump(const struct sl_plimit *pl, const struct sl_policy_cfg *pc,
 		jo_u64(jo, "admitted_on_arrival", pl->admitted_on_arrival[w]);
 		jo_u64(jo, "admitted", st.admitted);
 		jo_u64(jo, "rejected", st.rejected);
+		jo_u64(jo, "shed", st.shed);
 		jo_u64(jo, "refused", st.refused);
 		jo_obj_end(jo);
 	}

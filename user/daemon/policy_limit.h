@@ -51,7 +51,7 @@ struct sl_plimit {
 	 * with nobody waiting when the daemon met it (never queued). */
 	uint64_t admitted_on_arrival[SLUICE_WL_SLOTS];
 	sl_plimit_admit_fn admit;
-	sl_ss_fn reject;
+	sl_ss_reject_fn reject;
 	void *ctx;
 	bool releasing;            /* admitting all without slots (the policy goes away) */
 	struct sl_sg_decision last;
@@ -63,7 +63,7 @@ void sl_plimit_params(const struct sl_policy_cfg *pc, struct sl_sg_params *sg,
 		      struct sl_ss_workload *w, size_t *n_w);
 /* 0, or a negative errno (logged).  The gate is set up by sl_plimit_start. */
 int sl_plimit_create(struct sl_plimit **out, const struct sl_policy_cfg *pc, struct sl_dataplane *dp,
-		     sl_plimit_admit_fn on_admit, sl_ss_fn on_reject, void *ctx, uint64_t now);
+		     sl_plimit_admit_fn on_admit, sl_ss_reject_fn on_reject, void *ctx, uint64_t now);
 /* Whether a record made for old can run pc (same controller and workload
  * parameters). */
 bool sl_plimit_same(const struct sl_plimit *pl, const struct sl_policy_cfg *pc);

@@ -220,12 +220,18 @@ static void on_ls_admit(void *ctx, uint64_t id, uint64_t now)
 		ps->hooks.admit(ps->hooks.ctx, id, now); /* its tokens are spent either way */
 }
 
-static void on_ls_reject(void *ctx, uint64_t id, uint64_t now)
+static void on_limit_reject(void *ctx, uint64_t id, uint64_t now, enum sl_ss_why why)
 {
 	struct sl_policies *ps = ctx;
 
 	if (ps->hooks.reject)
-		ps->hooks.reject(ps->hooks.ctx, id, now);
+		ps->hooks.reject(ps->hooks.ctx, id, now, why);
+}
+
+/* Aperture's scheduler rejects for one reason: the wait passed. */
+static void on_ls_reject(void *ctx, uint64_t id, uint64_t now)
+{
+	on_limit_reject(ctx, id, now, SL_SS_TIME_OUT);
 }
 
 static bool on_limit_admit(void *ctx, uint64_t id, uint64_t now)
@@ -382,7 +388,7 @@ int sl_policies_prepare(struct sl_policies *ps, const struct sl_config *cfg, uin
 		}
 		if (pc->mode == SL_POLICY_SLUICE) {
 			if (!old[i] || !old[i]->lim || !sl_plimit_same(old[i]->lim, pc)) {
-				err = sl_plimit_create(&p->lim, pc, ps->dp, on_limit_admit, on_ls_reject, ps, now);
+				err = sl_plimit_create(&p->lim, pc, ps->dp, on_limit_admit, on_limit_reject, ps, now);
 				if (err)
 					goto fail;
 			}
@@ -797,8 +803,8 @@ static int workload_counts(struct policy_rt *p, size_t w, size_t n, uint64_t now
 		out->waiting = sl_ss_waiting_in(p->lim->ss, (unsigned)w);
 		/* Connections, not SYNs: a waiting client's retransmits meet
 		 * the gate again (the data path's `deferred` counts each). */
-		out->deferred = at_once + st.admitted + st.rejected + st.refused + out->waiting;
-		out->rejected = st.rejected + st.refused;
+		out->deferred = at_once + st.admitted + st.rejected + st.shed + st.refused + out->waiting;
+		out->rejected = st.rejected + st.shed + st.refused;
 		return 0;
 	} else {
 		struct sl_ls_workload_stats ws;

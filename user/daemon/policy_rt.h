@@ -32,6 +32,7 @@
 #include <stdio.h>
 
 #include "config/config.h"
+#include "engine/slot_sched.h"
 
 struct sl_dataplane;
 struct sl_policies;
@@ -42,7 +43,9 @@ struct sl_policies;
  * false when the flow is gone meanwhile: a slot taken for it goes back. */
 struct sl_policy_hooks {
 	bool (*admit)(void *ctx, uint64_t id, uint64_t now);
-	void (*reject)(void *ctx, uint64_t id, uint64_t now);
+	/* why: its wait's bound passed, or (mode sluice) controlled delay
+	 * shed it (engine/slot_sched.h). */
+	void (*reject)(void *ctx, uint64_t id, uint64_t now, enum sl_ss_why why);
 	void *ctx;
 };
 

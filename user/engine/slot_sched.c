@@ -14,7 +14,7 @@ struct req {
 	uint64_t id;          /* first: the id index's key */
 	struct sl_link by_arrival, in_flow;
 	struct subq *flow;
-	uint64_t deadline_ns;
+	uint64_t arrival_ns, deadline_ns;
 };
 
 /* One flow's waiting connections, in its workload's round robin while it
@@ -25,6 +25,7 @@ struct subq {
 	unsigned w;
 	struct sl_list fifo;
 	struct sl_link rr;
+	uint64_t backlog_since_ns; /* its FIFO went from empty to not */
 };
 
 struct wl {
@@ -40,7 +41,8 @@ struct sl_ss {
 	size_t n_w, max_waiting, waiting;
 	double vt;
 	struct sl_idx ids, flows;
-	sl_ss_fn on_admit, on_reject;
+	sl_ss_fn on_admit;
+	sl_ss_reject_fn on_reject;
 	void *ctx;
 };
 
@@ -50,7 +52,7 @@ static uint64_t flow_key(uint64_t flow, unsigned w)
 }
 
 int sl_ss_create(struct sl_ss **out, const struct sl_ss_workload *w, size_t n, size_t max_waiting,
-		 sl_ss_fn on_admit, sl_ss_fn on_reject, void *ctx)
+		 sl_ss_fn on_admit, sl_ss_reject_fn on_reject, void *ctx)
 {
 	struct sl_ss *ss;
 
@@ -151,9 +153,11 @@ int sl_ss_enqueue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w, uint6
 		f->w = w;
 		sl_idx_put(&ss->flows, f);
 		sl_list_append(&q->rr, &f->rr);
+		f->backlog_since_ns = now; /* a backlog starts */
 	}
 	r->id = id;
 	r->flow = f;
+	r->arrival_ns = now;
 	r->deadline_ns = q->p.queue_timeout_ns == UINT64_MAX || now > UINT64_MAX - q->p.queue_timeout_ns
 				 ? UINT64_MAX : now + q->p.queue_timeout_ns;
 	sl_list_append(&q->arrival, &r->by_arrival);
@@ -201,6 +205,41 @@ static struct wl *next_workload(struct sl_ss *ss, double *start)
 	return best;
 }
 
+static void reject_req(struct sl_ss *ss, struct req *r, uint64_t now, enum sl_ss_why why)
+{
+	struct wl *q = &ss->w[r->flow->w];
+	uint64_t id = r->id;
+
+	unlink_req(ss, r);
+	free(r);
+	if (why == SL_SS_SHED)
+		q->st.shed++;
+	else
+		q->st.rejected++;
+	if (ss->on_reject)
+		ss->on_reject(ss->ctx, id, now, why);
+}
+
+/* Controlled delay: oldest first, those past the target whose flow's
+ * backlog has stood for the interval, but never a flow's newest (the
+ * queue stays able to serve it: a flow is shed down to one). */
+static void shed(struct sl_ss *ss, struct wl *q, uint64_t now)
+{
+	struct req *r, *next;
+
+	if (!q->p.delay_target_ns)
+		return;
+	for (r = sl_list_entry(q->arrival.head, struct req, by_arrival); r; r = next) {
+		struct subq *f = r->flow;
+
+		next = sl_list_entry(r->by_arrival.next, struct req, by_arrival);
+		if (now - r->arrival_ns < q->p.delay_target_ns)
+			break; /* everyone after it is younger still */
+		if (now - f->backlog_since_ns >= q->p.delay_interval_ns && &r->in_flow != f->fifo.tail)
+			reject_req(ss, r, now, SL_SS_SHED);
+	}
+}
+
 size_t sl_ss_run(struct sl_ss *ss, uint64_t now, sl_ss_take_fn take, void *take_ctx)
 {
 	size_t admitted = 0;
@@ -210,15 +249,9 @@ size_t sl_ss_run(struct sl_ss *ss, uint64_t now, sl_ss_take_fn take, void *take_
 		struct wl *q = &ss->w[i];
 		struct req *r;
 
-		while ((r = sl_list_entry(q->arrival.head, struct req, by_arrival)) && r->deadline_ns <= now) {
-			uint64_t id = r->id;
-
-			unlink_req(ss, r);
-			free(r);
-			q->st.rejected++;
-			if (ss->on_reject)
-				ss->on_reject(ss->ctx, id, now);
-		}
+		while ((r = sl_list_entry(q->arrival.head, struct req, by_arrival)) && r->deadline_ns <= now)
+			reject_req(ss, r, now, SL_SS_TIME_OUT);
+		shed(ss, q, now);
 	}
 	for (;;) {
 		double start;
@@ -263,7 +296,9 @@ bool sl_ss_same(const struct sl_ss *ss, const struct sl_ss_workload *w, size_t n
 	if (n != ss->n_w)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (w[i].priority != ss->w[i].p.priority || w[i].queue_timeout_ns != ss->w[i].p.queue_timeout_ns)
+		if (w[i].priority != ss->w[i].p.priority || w[i].queue_timeout_ns != ss->w[i].p.queue_timeout_ns ||
+		    w[i].delay_target_ns != ss->w[i].p.delay_target_ns ||
+		    w[i].delay_interval_ns != ss->w[i].p.delay_interval_ns)
 			return false;
 	return true;
 }

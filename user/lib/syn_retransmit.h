@@ -39,6 +39,13 @@
  * well under SL_SYN_IMPATIENT_NS, so that it is admitted or refused (a RST)
  * while its client still waits, never left to a silent time-out. */
 #define SL_DEFERRED_WAIT_NS (2ULL * SL_NS_PER_SEC)
+/* The controlled delay of every queue when its configuration does not say
+ * (a level's queueDelayTarget and queueDelayInterval, a workload's
+ * queue_delay_target and queue_delay_interval): a burst waits up to the
+ * interval; a backlog that stood that long sheds whoever waited past the
+ * target, but its newest. */
+#define SL_DEFERRED_DELAY_TARGET_NS   (100ULL * 1000000ULL)
+#define SL_DEFERRED_DELAY_INTERVAL_NS (1ULL * SL_NS_PER_SEC)
 
 /* When the SYN retransmit after `now` of a connection first seen at
  * `first_syn_ns` is due on the doubling schedule (pure). */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "config_helpers.h"
+#include "lib/syn_retransmit.h"
 
 static const struct bad_case bad_cases[] = {
 	/* document shape */
@@ -411,6 +412,9 @@ static void test_good_full_fixture(void **state)
 	assert_false(w->params.tokens_set); /* tokens 0 means unset */
 	assert_false(w->params.queue_timeout_set);
 	assert_true(w->params.queue_timeout_ns == SL_QUEUE_TIMEOUT_UNSET);
+	/* unset: the controlled delay every queue has by default */
+	assert_int_equal(w->params.queue_delay_target_ns, SL_DEFERRED_DELAY_TARGET_NS);
+	assert_int_equal(w->params.queue_delay_interval_ns, SL_DEFERRED_DELAY_INTERVAL_NS);
 	e = w->matcher.expr;
 	assert_non_null(e);
 	assert_int_equal(e->kind, SL_LE_ALL);

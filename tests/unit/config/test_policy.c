@@ -89,6 +89,10 @@ static const struct bad_case bad_cases[] = {
 	{ "bad_pol_workload_timeout", SCHED "          workloads:\n          - label_matcher: {}\n"
 	  "            parameters: {queue_timeout: 5}\n", 12, 41, POL_OBJ, SCP "workloads[0].parameters.queue_timeout",
 	  "duration 5 needs a unit, e.g. 5s" },
+	{ "bad_pol_workload_delay_order", SCHED "          workloads:\n          - label_matcher: {}\n"
+	  "            parameters: {queue_delay_target: 2s, queue_delay_interval: 1s}\n", 12, 46, POL_OBJ,
+	  SCP "workloads[0].parameters.queue_delay_target",
+	  "the delay target 2s must not exceed queue_delay_interval (1s): a standing queue is one whose backlog has lasted the interval" },
 	{ "bad_pol_workload_no_matcher", SCHED "          workloads:\n          - name: gold\n", 11, 13, POL_OBJ,
 	  SCP "workloads[0].label_matcher", "missing required field 'label_matcher'" },
 	{ "bad_pol_workload_dup", SCHED "          workloads:\n"

@@ -78,11 +78,12 @@ static bool on_admit(void *ctx, uint64_t id, uint64_t now)
 	return id != GONE_ID;
 }
 
-static void on_reject(void *ctx, uint64_t id, uint64_t now)
+static void on_reject(void *ctx, uint64_t id, uint64_t now, enum sl_ss_why why)
 {
 	struct hooks_seen *h = ctx;
 
 	(void)now;
+	(void)why;
 	assert_true(h->n_rejected < 4096);
 	h->rejected[h->n_rejected++] = id;
 }

@@ -12,7 +12,7 @@
 
 struct log {
 	uint64_t admitted[256], rejected[256];
-	size_t n_admitted, n_rejected;
+	size_t n_admitted, n_rejected, n_shed;
 	int slots; /* free slots take() hands out */
 };
 
@@ -24,12 +24,13 @@ static void on_admit(void *ctx, uint64_t id, uint64_t now)
 	l->admitted[l->n_admitted++ % 256] = id;
 }
 
-static void on_reject(void *ctx, uint64_t id, uint64_t now)
+static void on_reject(void *ctx, uint64_t id, uint64_t now, enum sl_ss_why why)
 {
 	struct log *l = ctx;
 
 	(void)now;
 	l->rejected[l->n_rejected++ % 256] = id;
+	l->n_shed += why == SL_SS_SHED;
 }
 
 static bool take(void *ctx)
@@ -45,7 +46,7 @@ static bool take(void *ctx)
 /* Two backlogged workloads, priorities 4 and 1: of 50 slots, 40 and 10. */
 static void test_shares_follow_priority(void **state)
 {
-	struct sl_ss_workload w[2] = {{4, UINT64_MAX}, {1, UINT64_MAX}};
+	struct sl_ss_workload w[2] = {{4, UINT64_MAX, 0, 0}, {1, UINT64_MAX, 0, 0}};
 	struct log l = {0};
 	struct sl_ss *ss;
 	unsigned gold = 0;
@@ -72,7 +73,7 @@ static void test_shares_follow_priority(void **state)
  * starts at the virtual time, not at 0. */
 static void test_idle_workload_no_burst(void **state)
 {
-	struct sl_ss_workload w[2] = {{1, UINT64_MAX}, {1, UINT64_MAX}};
+	struct sl_ss_workload w[2] = {{1, UINT64_MAX, 0, 0}, {1, UINT64_MAX, 0, 0}};
 	struct log l = {0};
 	struct sl_ss *ss;
 	unsigned late = 0;
@@ -98,7 +99,7 @@ static void test_idle_workload_no_burst(void **state)
  * connection is not queued behind a heavy client's backlog. */
 static void test_flows_take_turns(void **state)
 {
-	struct sl_ss_workload w[1] = {{1, UINT64_MAX}};
+	struct sl_ss_workload w[1] = {{1, UINT64_MAX, 0, 0}};
 	struct log l = {0};
 	struct sl_ss *ss;
 
@@ -128,7 +129,7 @@ static void test_flows_take_turns(void **state)
 
 static void test_timeouts_and_bound(void **state)
 {
-	struct sl_ss_workload w[2] = {{1, 100}, {1, UINT64_MAX}};
+	struct sl_ss_workload w[2] = {{1, 100, 0, 0}, {1, UINT64_MAX, 0, 0}};
 	struct log l = {0};
 	struct sl_ss *ss;
 
@@ -157,9 +158,110 @@ static void test_timeouts_and_bound(void **state)
 	sl_ss_free(ss);
 }
 
+#define MSEC 1000000ull
+
+/* Controlled delay (issue 23): a burst that drains within the interval
+ * waits; a flow whose backlog stood for the interval loses whoever waited
+ * past the target, oldest first, all but its newest, counted as shed. */
+static void test_delay_burst_then_standing(void **state)
+{
+	struct sl_ss_workload w[1] = {{1, 2000 * MSEC, 100 * MSEC, 1000 * MSEC}};
+	struct sl_ss_stats st;
+	struct log l = {0};
+	struct sl_ss *ss;
+
+	(void)state;
+	assert_int_equal(sl_ss_create(&ss, w, 1, 1000, on_admit, on_reject, &l), 0);
+	for (uint64_t i = 0; i < 20; i++)
+		assert_int_equal(sl_ss_enqueue(ss, i * MSEC, i, 0, 7), 0); /* one heavy flow */
+	/* a burst: half a second in, nothing shed; 5 served */
+	l.slots = 5;
+	assert_int_equal(sl_ss_run(ss, 500 * MSEC, take, &l), 5);
+	assert_int_equal(l.n_rejected, 0);
+	assert_int_equal(sl_ss_waiting(ss), 15);
+	/* a second after its backlog started: it stood; all but its newest go */
+	assert_int_equal(sl_ss_run(ss, 999 * MSEC, take, &l), 0);
+	assert_int_equal(l.n_rejected, 0);
+	assert_int_equal(sl_ss_run(ss, 1000 * MSEC, take, &l), 0);
+	assert_int_equal(l.n_shed, 14);
+	assert_int_equal(l.rejected[0], 5); /* oldest first */
+	assert_int_equal(sl_ss_waiting(ss), 1);
+	sl_ss_stats(ss, 0, &st);
+	assert_int_equal(st.shed, 14);
+	assert_int_equal(st.rejected, 0);
+	/* its newest waits until the time-out, which is no shedding */
+	assert_int_equal(sl_ss_run(ss, 2019 * MSEC, take, &l), 0);
+	assert_int_equal(l.n_rejected, 15);
+	assert_int_equal(l.n_shed, 14);
+	sl_ss_free(ss);
+
+	/* target 0: no controlled delay, only the time-out */
+	w[0].delay_target_ns = 0;
+	l = (struct log){0};
+	assert_int_equal(sl_ss_create(&ss, w, 1, 1000, on_admit, on_reject, &l), 0);
+	for (uint64_t i = 0; i < 20; i++)
+		assert_int_equal(sl_ss_enqueue(ss, 0, i, 0, 7), 0);
+	assert_int_equal(sl_ss_run(ss, 1500 * MSEC, take, &l), 0);
+	assert_int_equal(l.n_rejected, 0);
+	sl_ss_free(ss);
+}
+
+/* 60 s of an elephant at twice the slots beside mice (a connection each,
+ * a new client 0.2 to 1 s apart), with random service: no mouse is ever
+ * shed, the elephant's standing backlog is, and nobody but a flow's newest
+ * waits past the interval and the target. */
+static void test_delay_mice_never_shed(void **state)
+{
+	struct sl_ss_workload w[1] = {{1, 2000 * MSEC, 100 * MSEC, 1000 * MSEC}};
+	enum { MOUSE = 1u << 30 };
+	struct log l = {0};
+	uint64_t next_mouse = 0, mice = 0, rng = 42, t;
+	size_t seen = 0, seen_admitted = 0, el_shed = 0;
+	struct sl_ss *ss;
+
+	(void)state;
+	assert_int_equal(sl_ss_create(&ss, w, 1, 100000, on_admit, on_reject, &l), 0);
+	for (t = 0; t < 60000 * MSEC; t += 10 * MSEC) {
+		uint64_t id = t / (10 * MSEC);
+
+		assert_int_equal(sl_ss_enqueue(ss, t, id, 0, 1), 0); /* 100/s */
+		if (t >= next_mouse) {
+			assert_int_equal(sl_ss_enqueue(ss, t, MOUSE + mice, 0, 1000 + mice), 0);
+			mice++;
+			rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+			next_mouse = t + (200 + (rng >> 33) % 800) * MSEC;
+		}
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		l.slots = (int)((rng >> 33) % 2); /* 50/s on average */
+		sl_ss_run(ss, t, take, &l);
+		for (; seen < l.n_rejected; seen++) {
+			uint64_t r = l.rejected[seen % 256];
+
+			assert_true(r < MOUSE); /* never a mouse */
+			el_shed++;
+			/* the elephant's shed waited the target at least, and no
+			 * more than the interval plus a tick */
+			assert_true(t - r * 10 * MSEC >= 100 * MSEC);
+			assert_true(t - r * 10 * MSEC <= 1010 * MSEC);
+		}
+		for (; seen_admitted < l.n_admitted; seen_admitted++) {
+			uint64_t a = l.admitted[seen_admitted % 256];
+
+			/* admitted: nobody of the elephant waited past the
+			 * interval plus a tick either */
+			if (a < MOUSE)
+				assert_true(t - a * 10 * MSEC <= 1010 * MSEC);
+		}
+	}
+	assert_true(mice > 50);
+	assert_true(el_shed > 1000);
+	assert_int_equal(l.n_shed, el_shed);
+	sl_ss_free(ss);
+}
+
 static void test_rejects_bad_parameters(void **state)
 {
-	struct sl_ss_workload w[1] = {{0, UINT64_MAX}};
+	struct sl_ss_workload w[1] = {{0, UINT64_MAX, 0, 0}};
 	struct sl_ss *ss;
 
 	(void)state;
@@ -179,6 +281,8 @@ int main(void)
 		cmocka_unit_test(test_flows_take_turns),
 		cmocka_unit_test(test_timeouts_and_bound),
 		cmocka_unit_test(test_rejects_bad_parameters),
+		cmocka_unit_test(test_delay_burst_then_standing),
+		cmocka_unit_test(test_delay_mice_never_shed),
 	};
 
 	return cmocka_run_group_tests_name("slot_sched", tests, NULL, NULL);
