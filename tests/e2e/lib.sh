@@ -203,6 +203,22 @@ wait_level_field() {
 # load ARGS...: lab_load from the client namespace, JSON summary on stdout.
 load() { in_cli "$LAB_LOAD" --json --quiet "$@"; }
 
+# completions_in FROM_S TO_S CSV...: lab_load --csv rows that ended ok in
+# the window, by each load's own clock (start + total).
+completions_in() {
+	local from=$1 to=$2; shift 2
+	awk -F, -v a="$from" -v b="$to" 'FNR > 1 && $6 == "ok" { t = ($3 + $5) / 1000; if (t >= a && t < b) n++ }
+		END { print n + 0 }' "$@"
+}
+
+# pct_col P COL CSV...: the P-th percentile (0..1) of column COL over the
+# rows that ended ok.
+pct_col() {
+	local p=$1 col=$2; shift 2
+	awk -F, -v c="$col" 'FNR > 1 && $6 == "ok" { print $c }' "$@" | sort -n |
+		awk -v p="$p" '{ v[NR] = $1 } END { i = int(NR * p + 0.5); if (i < 1) i = 1; print v[i] + 0 }'
+}
+
 # ---- PostgreSQL 15 from Debian, in this (the server's) namespace ----------
 
 PG_BIN=/usr/lib/postgresql/15/bin

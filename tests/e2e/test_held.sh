@@ -14,14 +14,6 @@ CAPACITY=80 # connections/s: 8 workers x 100 ms
 start_service 8080 8 100 || { not_ok "lab service on 8080"; e2e_finish; }
 start_service 9090 1 2000 || { not_ok "lab service on 9090"; e2e_finish; }
 
-# completions_in CSV... FROM_S TO_S: connections that ended (ok) in the
-# window, by the load's own clock (start + total).
-completions_in() {
-	local from=$1 to=$2; shift 2
-	awk -F, -v a="$from" -v b="$to" 'FNR > 1 && $6 == "ok" { t = ($3 + $5) / 1000; if (t >= a && t < b) n++ }
-		END { print n + 0 }' "$@"
-}
-
 mice_and_elephant() { # MODE
 	local mode=$1 el=$E2E_TMP/el-$1.csv r i
 	# The elephant: 240/s from one source for 8 s, three times capacity.
@@ -45,8 +37,7 @@ mice_and_elephant() { # MODE
 		mice_n=$((mice_n + $(jq .started "$E2E_TMP/mouse-$mode-$i.json")))
 	done
 	check_num "$mode: every mouse served" "$mice_ok" -eq "$mice_n"
-	p99=$(awk -F, 'FNR > 1 && $6 == "ok" { print $4 }' "$E2E_TMP"/mouse-"$mode"-*.csv | sort -n |
-		awk '{ v[NR] = $1 } END { i = int(NR * 0.99 + 0.5); if (i < 1) i = 1; print v[i] }')
+	p99=$(pct_col 0.99 4 "$E2E_TMP"/mouse-"$mode"-*.csv)
 	check_num "$mode: mice connect without a SYN retransmit (p99 connect ms)" "$p99" -lt 500
 	# The service's completions while overloaded (seconds 2 to 7 of the
 	# elephant's run): at least 90 % of its capacity.

@@ -18,7 +18,7 @@ e2e_init "$@"
 ROUNDS=2
 # The lab server has no TLS and no Kerberos: no negotiation round trips.
 export PGSSLMODE=disable PGGSSENCMODE=disable
-SECS=20
+SECS=30
 
 start_postgres 40 || { not_ok "PostgreSQL 15 starts in the lab"; e2e_finish; }
 ok "PostgreSQL 15 starts in the lab (max_connections 40)"
