@@ -18,8 +18,12 @@ echo
 echo "== daemon engines"
 build/bench_engines
 echo
-echo "== surge: no protection, Aperture's mode, sluice's mode, HAProxy (about 8 minutes)"
-scripts/bench_surge.sh
+echo "== surge: no protection, Aperture's mode, sluice's mode, HAProxy; clients that give up after 10 s, then 3 s (about 16 minutes)"
+SURGE_TIMEOUT=10 scripts/bench_surge.sh build/bench-surge-t10
+SURGE_TIMEOUT=3 scripts/bench_surge.sh build/bench-surge-t3
+echo
+echo "== PostgreSQL 15 under a pgbench -C storm: nothing in front, HAProxy, sluice (about 3 minutes)"
+scripts/bench_pg.sh
 echo
 echo "== lab: connect latency, protection against peers, a spoofed flood, a crash under load (about 20 minutes)"
 scripts/bench_lab.sh

@@ -182,74 +182,85 @@ EL_RATE=$((CAPACITY * 10))
 MICE_RATE=10
 OUT=${BENCH_OUT:-$ROOT/build/bench}
 mkdir -p "$OUT"
+# Every client gives up after PATIENCE seconds: 10, then 3 (a common
+# connect timeout) for the peers; BENCH_TIMEOUTS chooses.
+PATIENCE=10
 drive() { # TAG PORT
 	local pids=() el_src=() mice_src=() i
 	for i in 10 11 12 13; do el_src+=(--source 198.18.0.$i); done
 	for i in $(seq 20 39); do mice_src+=(--source 198.18.0.$i); done
 	ip netns exec sl-cli "$B/lab_load" --connect 198.18.0.1 --port "$2" "${el_src[@]}" \
-		--rate $EL_RATE --count $((EL_RATE * SECS)) --duration "$SECS" --timeout 10 \
+		--rate $EL_RATE --count $((EL_RATE * SECS)) --duration "$SECS" --timeout "$PATIENCE" \
 		--csv "$OUT/b-$1-elephants.csv" --json --quiet >"$TMP/b-$1-elephants.json" &
 	pids+=($!)
 	ip netns exec sl-cli "$B/lab_load" --connect 198.18.0.1 --port "$2" "${mice_src[@]}" \
-		--rate $MICE_RATE --count $((MICE_RATE * SECS)) --duration "$SECS" --timeout 10 \
+		--rate $MICE_RATE --count $((MICE_RATE * SECS)) --duration "$SECS" --timeout "$PATIENCE" \
 		--csv "$OUT/b-$1-mice.csv" --json --quiet >"$TMP/b-$1-mice.json" &
 	pids+=($!)
 	wait "${pids[@]}"
+	# The service may still chew on connections of clients that gave up:
+	# let it drain before the next arm.
+	sleep 3
 }
 
 echo
 echo "B. overload: elephants $EL_RATE/s (10x capacity, 4 sources) + mice $MICE_RATE/s (20 sources) for ${SECS}s;"
 echo "   the service serves $CAPACITY/s (8 workers x 100 ms)"
-start_service 8080 8 100
-drive none 8080
-stop_service
+ARMS=""
+for PATIENCE in ${BENCH_TIMEOUTS:-10 3}; do
+	echo "   clients give up after ${PATIENCE} s"
+	ARMS+=" none-t$PATIENCE nftables-t$PATIENCE haproxy-t$PATIENCE sluice-t$PATIENCE"
+	start_service 8080 8 100
+	drive "none-t$PATIENCE" 8080
+	stop_service
 
-start_service 8080 8 100
-nft -f - <<'NFT'
-table inet sluice_bench {
-	chain input {
-		type filter hook input priority 0; policy accept;
-		tcp dport 8080 ct state new ct count over 8 reject with tcp reset
+	start_service 8080 8 100
+	nft -f - <<'NFT'
+	table inet sluice_bench {
+		chain input {
+			type filter hook input priority 0; policy accept;
+			tcp dport 8080 ct state new ct count over 8 reject with tcp reset
+		}
 	}
-}
 NFT
-drive nftables 8080
-nft delete table inet sluice_bench
-stop_service
+	drive "nftables-t$PATIENCE" 8080
+	nft delete table inet sluice_bench
+	stop_service
 
-start_service 8081 8 100 127.0.0.1
-cat >"$TMP/haproxy.cfg" <<'CFG'
-global
-	maxconn 8000
-defaults
-	mode tcp
-	timeout connect 5s
-	timeout client 30s
-	timeout server 30s
-	timeout queue 5s
-frontend f
-	bind 198.18.0.1:8080
-	maxconn 8000
-	default_backend b
-backend b
-	server s 127.0.0.1:8081 maxconn 8
+	start_service 8081 8 100 127.0.0.1
+	cat >"$TMP/haproxy.cfg" <<'CFG'
+	global
+		maxconn 8000
+	defaults
+		mode tcp
+		timeout connect 5s
+		timeout client 30s
+		timeout server 30s
+		timeout queue 5s
+	frontend f
+		bind 198.18.0.1:8080
+		maxconn 8000
+		default_backend b
+	backend b
+		server s 127.0.0.1:8081 maxconn 8
 CFG
-haproxy -f "$TMP/haproxy.cfg" -db >"$TMP/haproxy.log" 2>&1 &
-HAP=$!
-PIDS+=($HAP)
-sleep 0.5
-kill -0 "$HAP" 2>/dev/null || { echo "bench_lab: haproxy did not start:" >&2; cat "$TMP/haproxy.log" >&2; exit 1; }
-drive haproxy 8080
-kill "$HAP" 2>/dev/null
-wait "$HAP" 2>/dev/null
-stop_service
+	haproxy -f "$TMP/haproxy.cfg" -db >"$TMP/haproxy.log" 2>&1 &
+	HAP=$!
+	PIDS+=($HAP)
+	sleep 0.5
+	kill -0 "$HAP" 2>/dev/null || { echo "bench_lab: haproxy did not start:" >&2; cat "$TMP/haproxy.log" >&2; exit 1; }
+	drive "haproxy-t$PATIENCE" 8080
+	kill "$HAP" 2>/dev/null
+	wait "$HAP" 2>/dev/null
+	stop_service
 
-start_service 8080 8 100
-start_sluiced "$ROOT/configs/default.yaml"
-drive sluice 8080
-stop_sluiced
-stop_service
-
+	start_service 8080 8 100
+	start_sluiced "$ROOT/configs/default.yaml"
+	drive "sluice-t$PATIENCE" 8080
+	stop_sluiced
+	stop_service
+done
+PATIENCE=10
 # Without held SYNs (the ticket path alone), with the default overbooking
 # and deeper: what held SYNs replaced (docs/ARCHITECTURE.md, "Deferral
 # throughput").
@@ -263,16 +274,16 @@ derive tickets-ob8 '  heldSyns: {maxBytes: 0}\n  ticketOverbooking: 8'
 for arm in tickets tickets-ob8; do
 	start_service 8080 8 100
 	start_sluiced "$TMP/$arm.yaml"
-	drive "sluice-$arm" 8080
+	drive "sluice-$arm-t$PATIENCE" 8080
 	stop_sluiced
 	stop_service
 done
 
-ARMS="none nftables haproxy sluice sluice-tickets sluice-tickets-ob8"
+ARMS+=" sluice-tickets-t10 sluice-tickets-ob8-t10"
 # Per arm: completions (service replies) per second over the run, mice
 # percentiles of the total time of the served.
-printf '%-19s %8s %11s %9s %9s %9s %13s %13s\n' protector goodput "mice served" "p50 ms" "p90 ms" \
-	"p99 ms" "el. offered" "el. served"
+printf '%-24s %8s %11s %9s %9s %9s %13s %13s %9s\n' "protector, -t: timeout s" goodput "mice served" "p50 ms" "p90 ms" \
+	"p99 ms" "el. offered" "el. served" "timed out"
 for t in $ARMS; do
 	done_n=$(awk -F, -v s="$SECS" 'FNR > 1 && $6 == "ok" { t = ($3 + $5) / 1000; if (t < s) n++ } END { print n + 0 }' \
 		"$OUT/b-$t-elephants.csv" "$OUT/b-$t-mice.csv")
@@ -282,12 +293,13 @@ for t in $ARMS; do
 			if (i > NR) i = NR; printf "%.0f ", v[i] } print "" }')"
 	jq -r --arg t "$t" --arg g "$(awk -v n="$done_n" -v s="$SECS" -v c=$CAPACITY 'BEGIN { printf "%.0f%%", 100 * n / s / c }')" \
 		--arg p50 "$p50" --arg p90 "$p90" --arg p99 "$p99" --slurpfile m "$TMP/b-$t-mice.json" \
-		'"\($t) \($g) \($m[0].ok)/\($m[0].started) \($p50) \($p90) \($p99) \(.started) \(.ok)"' \
+		'"\($t) \($g) \($m[0].ok)/\($m[0].started) \($p50) \($p90) \($p99) \(.started) \(.ok) \(.timeout + $m[0].timeout)"' \
 		"$TMP/b-$t-elephants.json" |
-		awk '{ printf "%-19s %8s %11s %9s %9s %9s %13s %13s\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
+		awk '{ printf "%-24s %8s %11s %9s %9s %9s %13s %13s %9s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
 done
 echo "(goodput: replies the service completed within the ${SECS} s over its capacity; mice: total time"
-echo " (connect + reply) of those served, 100 ms unloaded; sluice-tickets: heldSyns 0, the ticket path only)"
+echo " (connect + reply) of those served, 100 ms unloaded; timed out: connections, elephants' and mice's, that"
+echo " neither got a reply nor a refusal within the client's timeout; sluice-tickets: heldSyns 0, the ticket path only)"
 
 # Pictures: the mice's total-time CDF per protector, and completions per
 # second over time.
@@ -302,13 +314,14 @@ if command -v gnuplot >/dev/null; then
 	DOCS=${BENCH_DOCS:-$ROOT/docs}
 	plot_cdf="" plot_rate=""
 	for t in $ARMS; do
+		[[ $t == *-t10 ]] || continue # the pictures: clients of 10 s
 		plot_cdf+="'$OUT/cdf-$t.xy' using 1:2 with steps lw 2 title '$t', "
 		plot_rate+="'$OUT/rate-$t.xy' using 1:2 with lines lw 2 title '$t', "
 	done
 	gnuplot <<GP
 set terminal pngcairo size 900,520 font ",11"
 set output "$DOCS/bench-mice-cdf.png"
-set title "Mice: total time (connect + 100 ms service), elephants at 10x capacity"
+set title "Mice: total time (connect + 100 ms service), elephants at 10x capacity, clients of 10 s"
 set xlabel "seconds"; set ylabel "fraction of mice served"; set logscale x; set xrange [0.09:20]
 set yrange [0:1.02]; set key bottom right; set grid
 plot ${plot_cdf%, }

@@ -8,7 +8,9 @@
 # 8 cores), a 15 s queue and 9,000 connections at most (the machine's
 # 20,000 descriptors), for reference.  Completions per second and the
 # median time in service, second by second: a table and a PNG (gnuplot).
-# Reports, asserts nothing; every load is bounded in count and time.
+# Every client gives up after SURGE_TIMEOUT seconds (10; make bench runs 10
+# and 3, a common connect timeout).  Reports, asserts nothing; every load
+# is bounded in count and time.
 #
 #   scripts/bench_surge.sh [OUT_DIR]      (root; default build/bench-surge)
 set -uo pipefail
@@ -18,6 +20,7 @@ B=$ROOT/build
 OUT=${1:-$ROOT/build/bench-surge}
 ARMS=${SURGE_ARMS:-none aperture sluice haproxy}
 RUN=${SURGE_RUN:-$ARMS} # the arms to run now (the others' results in OUT are reused)
+PATIENCE=${SURGE_TIMEOUT:-10} # seconds: every client's connect and reply time-out
 source "$ROOT/scripts/lab_private.sh"
 lab_private bench_surge "$@"
 mkdir -p "$OUT"
@@ -77,15 +80,15 @@ CFG
 	esac
 	local loads=()
 	"${CLI[@]}" "$B/lab_load" --connect 198.18.0.1 --port "$port" --rate 80 --count 2000 --duration 25 \
-		--timeout 20 --json --quiet >"$OUT/$arm.p1.json" &
+		--timeout "$PATIENCE" --json --quiet >"$OUT/$arm.p1.json" &
 	loads+=($!)
 	sleep 25
 	"${CLI[@]}" "$B/lab_load" --connect 198.18.0.1 --port "$port" --rate 480 --count 14400 --duration 30 \
-		--timeout 20 --json --quiet >"$OUT/$arm.p2.json" &
+		--timeout "$PATIENCE" --json --quiet >"$OUT/$arm.p2.json" &
 	loads+=($!)
 	sleep 30
 	"${CLI[@]}" "$B/lab_load" --connect 198.18.0.1 --port "$port" --rate 80 --count 2400 --duration 30 \
-		--timeout 20 --json --quiet >"$OUT/$arm.p3.json" &
+		--timeout "$PATIENCE" --json --quiet >"$OUT/$arm.p3.json" &
 	loads+=($!)
 	wait "${loads[@]}" # each ends by its --duration + --timeout
 	[ -n "$daemon" ] && { kill "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null; }
@@ -107,6 +110,7 @@ window() { # FILE FROM TO: mean completions/s, median of the seconds' medians
 	m=$(awk -v a=$((25 + $2)) -v b=$((25 + $3)) '$1 >= a && $1 < b && $2 > 0 { print $3 }' "$1" | median)
 	printf '%s / %s' "$r" "$m"
 }
+printf '\nClients give up after %s s.\n' "$PATIENCE"
 printf '\n| seconds after the surge starts | %s |\n|---|%s\n' "$(echo $ARMS | sed 's/ / | /g')" \
 	"$(for _ in $ARMS; do printf -- '---:|'; done)"
 for w in "0 5" "5 10" "10 20" "20 30" "30 40" "40 55"; do
@@ -125,7 +129,7 @@ done
 {
 	echo 'set terminal pngcairo size 1100,800 font ",10"'
 	echo "set output '$OUT/surge.png'"
-	echo 'set multiplot layout 2,1 title "A 3x surge on a CPU-bound service (160/s, 50 ms): 25 s at half, 30 s at 3x, 30 s at half"'
+	echo "set multiplot layout 2,1 title \"A 3x surge on a CPU-bound service (160/s, 50 ms): 25 s at half, 30 s at 3x, 30 s at half; clients give up after $PATIENCE s\""
 	echo 'set xlabel "seconds"; set grid; set key outside right'
 	echo 'set arrow from 25, graph 0 to 25, graph 1 nohead dt 2; set arrow from 55, graph 0 to 55, graph 1 nohead dt 2'
 	echo 'set ylabel "completions / s"; set yrange [0:*]'

@@ -60,7 +60,7 @@ static bool older_than(unsigned long long hb_ns, unsigned long long now, unsigne
 
 static int read_status(const struct sl_maps *m, const char *pin_dir, struct status *s)
 {
-	unsigned long long now = sl_mono_ns();
+	unsigned long long now;
 	int err;
 
 	memset(s, 0, sizeof(*s));
@@ -70,6 +70,11 @@ static int read_status(const struct sl_maps *m, const char *pin_dir, struct stat
 	if ((err = sl_maps_config(m, &s->cfg)) || (err = sl_maps_heartbeat(m, &s->hb)) ||
 	    (err = sl_maps_global_stats(m, &s->gs)))
 		return err;
+	/* After the read: a clock read before it could be older than a beat
+	 * written meanwhile, and the age would come out negative ("never"). */
+	now = sl_mono_ns();
+	if (now < s->hb.mono_ns)
+		now = s->hb.mono_ns;
 	s->heartbeat_age_ms = s->hb.mono_ns ? (long long)(now - s->hb.mono_ns) / 1000000 : -1;
 	/* The same tests the data path makes (sluice.bpf.c older_than). */
 	s->stale = older_than(s->hb.mono_ns, now, s->cfg.heartbeat_timeout_ns);
