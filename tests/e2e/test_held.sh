@@ -74,11 +74,12 @@ wait "$fill"
 
 # ---- clients that gave up: dropped, or their RST frees the seat at once -------------
 # One connection in tiny's seat for 2 s; two wait (tiny neither sheds nor
-# times out before 2.9 s).  The first client gives up after 0.3 s, before
-# its first SYN retransmit (due at 1 s): the daemon sees none and drops its
-# SYN when its turn comes.  The second gives up after 1.5 s, after that
-# retransmit: its SYN is re-injected, meets a closed socket, and the
-# client's RST returns the seat at once.
+# times out before 2.9 s), started together.  The first client gives up
+# after 0.3 s, before its first SYN retransmit (due at 1 s): the daemon
+# sees none and drops its SYN when its turn comes.  The second gives up
+# after 1.3 s, after that retransmit and well before the seat frees: its
+# SYN is re-injected, meets a closed socket, and the client's RST returns
+# the seat at once.
 before=$(status_json | jq .stats.rst_released)
 gone_before=$("$SLUICECTL" levels tiny --socket "$E2E_TMP/ctl.sock" --json | jq '.levels[0].dropped_gone')
 in_cli "$LAB_LOAD" --connect $SRV4 --port 9090 --rate 1000 --count 1 --timeout 10 --json --quiet \
@@ -86,9 +87,11 @@ in_cli "$LAB_LOAD" --connect $SRV4 --port 9090 --rate 1000 --count 1 --timeout 1
 E2E_PIDS+=($!)
 one=$!
 wait_level_field tiny seats_in_use 1 3
-load --connect $SRV4 --port 9090 --rate 100 --count 1 --timeout 0.3 >/dev/null
-load --connect $SRV4 --port 9090 --rate 100 --count 1 --timeout 1.5 >/dev/null
-wait "$one"
+load --connect $SRV4 --port 9090 --rate 100 --count 1 --timeout 0.3 >/dev/null &
+gone_early=$!
+load --connect $SRV4 --port 9090 --rate 100 --count 1 --timeout 1.3 >/dev/null &
+gone_late=$!
+wait "$gone_early" "$gone_late" "$one"
 check "gave-up clients: the seat is free right after the admitted one ends" wait_level_field tiny seats_in_use 0 2
 r=$("$SLUICECTL" levels tiny --socket "$E2E_TMP/ctl.sock" --json)
 check_num "... the client gone before its retransmit: its SYN dropped, not re-injected" \
