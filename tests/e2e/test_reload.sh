@@ -91,7 +91,16 @@ cfg 30 0 >"$CFG"
 # (a level the last good reload removed is listed while its queue drains,
 # then goes: not a change of configuration).
 levels_cfg() { "$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json | jq -c '[.levels[] | select(.active) | {name, nominal, lendable, min, max}]'; }
+# The loop's last SIGHUP compiles off the loop and may land after the
+# reload above returned (seen in CI: web still at the previous file's
+# seats): read the state once it has settled.
 before=$(levels_cfg)
+for _ in $(seq 10); do
+	sleep 0.5
+	now_cfg=$(levels_cfg)
+	[ "$now_cfg" = "$before" ] && break
+	before=$now_cfg
+done
 cat >>"$CFG" <<'YAML'
 ---
 apiVersion: sluice/v1

@@ -30,6 +30,7 @@ struct subq {
 
 struct wl {
 	struct sl_ss_workload p;
+	uint64_t next_shed_ns;   /* the controlled delay looks again then */
 	struct sl_list arrival;  /* every waiting request, oldest first */
 	struct sl_list rr;       /* flows with requests, in turn */
 	double last_finish;      /* start-time fair queuing between workloads */
@@ -222,13 +223,20 @@ static void reject_req(struct sl_ss *ss, struct req *r, uint64_t now, enum sl_ss
 
 /* Controlled delay: oldest first, those past the target whose flow's
  * backlog has stood for the interval, but never a flow's newest (the
- * queue stays able to serve it: a flow is shed down to one). */
+ * queue stays able to serve it: a flow is shed down to one).  The walk
+ * passes over the old requests it keeps (a burst within its interval), and
+ * sl_ss_run() runs at every arrival and close: it looks at most every
+ * SHED_PERIOD_NS, so a burst costs the loop a walk a period, not one an
+ * event. */
+#define SHED_PERIOD_NS (10ULL * 1000000ULL)
+
 static void shed(struct sl_ss *ss, struct wl *q, uint64_t now)
 {
 	struct req *r, *next;
 
-	if (!q->p.delay_target_ns)
+	if (!q->p.delay_target_ns || now < q->next_shed_ns)
 		return;
+	q->next_shed_ns = now + SHED_PERIOD_NS;
 	for (r = sl_list_entry(q->arrival.head, struct req, by_arrival); r; r = next) {
 		struct subq *f = r->flow;
 

@@ -179,10 +179,13 @@ static void test_delay_burst_then_standing(void **state)
 	assert_int_equal(sl_ss_run(ss, 500 * MSEC, take, &l), 5);
 	assert_int_equal(l.n_rejected, 0);
 	assert_int_equal(sl_ss_waiting(ss), 15);
-	/* a second after its backlog started: it stood; all but its newest go */
+	/* a second after its backlog started: it stood; all but its newest go
+	 * (at the next look: the controlled delay looks every 10 ms) */
 	assert_int_equal(sl_ss_run(ss, 999 * MSEC, take, &l), 0);
 	assert_int_equal(l.n_rejected, 0);
 	assert_int_equal(sl_ss_run(ss, 1000 * MSEC, take, &l), 0);
+	assert_int_equal(l.n_rejected, 0);
+	assert_int_equal(sl_ss_run(ss, 1009 * MSEC, take, &l), 0);
 	assert_int_equal(l.n_shed, 14);
 	assert_int_equal(l.rejected[0], 5); /* oldest first */
 	assert_int_equal(sl_ss_waiting(ss), 1);
