@@ -1555,10 +1555,15 @@ static void random_config(struct sl_qs_config *c)
 	static const int32_t qs[] = { -1, 0, 1, 2, 3, 8, 16, 64 };
 	int32_t q = qs[below(8)];
 
+	memset(c, 0, sizeof(*c)); /* every field set below, none left to the stack */
 	c->queues = q;
 	c->hand_size = q <= 1 ? 1 : 1 + (uint32_t)below(q < 6 ? (uint64_t)q : 6);
 	c->queue_length_limit = 1 + (uint32_t)below(8);
 	c->guess_ns = 1 + below(20 * MS);
+	if (below(2)) { /* controlled delay, or none */
+		c->delay_target_ns = 1 + below(50 * MS);
+		c->delay_interval_ns = c->delay_target_ns + below(SEC);
+	}
 }
 
 /* ---- controlled delay (sl_qs_shed) ------------------------------------------------------ */
@@ -1878,8 +1883,11 @@ static void test_random_property(void **state)
 				p->st[id] = P_NONE;
 				counts[5]++;
 			}
-		} else if (r < 92) {
+		} else if (r < 90) {
 			counts[6] += sl_qs_expire(p->qs, p->now, below(50 * MS), prop_expired, p);
+		} else if (r < 92) {
+			/* controlled delay: the same removal path, other rule */
+			counts[6] += sl_qs_shed(p->qs, p->now, prop_expired, p);
 		} else if (r < 97) {
 			cl = (uint32_t)below(10);
 			sl_qs_set_cl(p->qs, p->now, cl);
