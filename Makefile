@@ -68,7 +68,7 @@ UNIT_TESTS := $(patsubst %.c,$(BUILD)/%,$(UNIT_SRCS))
 PKT_TESTS  := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/packet/test_*.c))
 LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load $(BUILD)/lab_peer $(BUILD)/lab_syn $(BUILD)/lab_notify \
               $(BUILD)/lab_yaml2json $(BUILD)/lab_ps
-BENCH_BINS := $(BUILD)/bench_xdp $(BUILD)/bench_engines $(BUILD)/bench_classify
+BENCH_BINS := $(BUILD)/bench_xdp $(BUILD)/bench_engines $(BUILD)/bench_classify $(BUILD)/bench_walk
 BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 
 # Sanitizer reports are failures: abort on the first, leaks included.

@@ -18,6 +18,9 @@ echo
 echo "== daemon engines"
 build/bench_engines
 echo
+echo "== the daemon's walk of the connection table: one key at a time (the baseline) and batched"
+build/bench_walk
+echo
 echo "== surge: no protection, Aperture's mode, sluice's mode, HAProxy; clients that give up after 10 s, then 3 s (about 16 minutes)"
 SURGE_TIMEOUT=10 scripts/bench_surge.sh build/bench-surge-t10
 SURGE_TIMEOUT=3 scripts/bench_surge.sh build/bench-surge-t3

@@ -8,6 +8,7 @@
  * harness.h).  Needs root and a BPF-capable kernel.
  */
 #include "harness.h"
+#include "dataplane/expiry.h"
 
 /* Cases 1-4 as one sequence on a 1-seat level: admit, retransmit, defer,
  * then switch the level to Reject and get an RST. */
@@ -299,6 +300,71 @@ static void test_conn_table_full(void **state)
 	free(keys);
 }
 
+/* The daemon's walk of sl_conns (dataplane/expiry.c sl_conns_each) reads
+ * the table in batches: on a full table, with its buckets' collisions,
+ * every entry is seen exactly once, and a callback that says stop stops
+ * the walk at once with its value. */
+struct walk_seen {
+	uint8_t *seen;
+	uint32_t visits, dup, alien, stop_after;
+};
+
+static int walk_visit(void *ctx, const struct sluice_conn_key *k, const struct sluice_conn *c)
+{
+	struct walk_seen *w = ctx;
+	uint32_t i;
+
+	memcpy(&i, k->saddr + 12, 4);
+	if (i >= SLUICE_DEFAULT_CONNS || c->seats != 1 + (i & 7))
+		w->alien++;
+	else if (w->seen[i]++)
+		w->dup++;
+	w->visits++;
+	return w->stop_after && w->visits == w->stop_after ? 7 : 0;
+}
+
+static void test_conns_walk(void **state)
+{
+	struct sluice_conn_key k;
+	struct sluice_conn c = { .level = 63, .state = SLUICE_CONN_ADMITTED };
+	struct sl_dataplane dp = { .skel = skel };
+	struct walk_seen w = { 0 };
+	uint32_t i;
+
+	(void)state;
+	setup_maps(0);
+	dp.maps.fd[SL_MAP_CONNS] = fd_conns;
+	w.seen = calloc(SLUICE_DEFAULT_CONNS, 1);
+	assert_non_null(w.seen);
+	assert_int_equal(sl_conns_each(&dp, walk_visit, &w), 0);
+	assert_int_equal(w.visits, 0);
+
+	memset(&k, 0, sizeof(k));
+	k.saddr[0] = 0xfd;
+	k.family = 6;
+	k.dport = htons(P_QUEUE);
+	for (i = 0; i < SLUICE_DEFAULT_CONNS; i++) {
+		memcpy(k.saddr + 12, &i, 4);
+		c.seats = 1 + (i & 7);
+		assert_int_equal(bpf_map_update_elem(fd_conns, &k, &c, BPF_NOEXIST), 0);
+	}
+	assert_int_equal(sl_conns_each(&dp, walk_visit, &w), 0);
+	assert_int_equal(w.alien, 0);
+	assert_int_equal(w.dup, 0);
+	assert_int_equal(w.visits, SLUICE_DEFAULT_CONNS);
+
+	free(w.seen);
+	memset(&w, 0, sizeof(w));
+	w.seen = calloc(SLUICE_DEFAULT_CONNS, 1);
+	assert_non_null(w.seen);
+	w.stop_after = 1000;
+	assert_int_equal(sl_conns_each(&dp, walk_visit, &w), 7);
+	assert_int_equal(w.visits, 1000);
+	assert_int_equal(w.dup, 0);
+	free(w.seen);
+	clear_hash(fd_conns, sizeof(k), SLUICE_DEFAULT_CONNS);
+}
+
 static const struct CMUnitTest tests[] = {
 	SCENARIO(test_sequence_v4),
 	SCENARIO(test_conn_key_v6),
@@ -306,6 +372,7 @@ static const struct CMUnitTest tests[] = {
 	SCENARIO(test_fill_level),
 	SCENARIO(test_event_rate_limit),
 	SCENARIO(test_conn_table_full),
+	SCENARIO(test_conns_walk),
 };
 
 int main(void)

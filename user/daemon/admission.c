@@ -574,10 +574,8 @@ static int collect_seat_flow(void *ctx, const struct sluice_conn_key *key, const
 
 	if (c->level != sf->level)
 		return 0;
-	if (sl_grow((void **)&sf->hash, &sf->cap, sf->n + 1, sizeof(*sf->hash))) {
-		sf->short_of_memory = true;
-		return 1;
-	}
+	if (sl_grow((void **)&sf->hash, &sf->cap, sf->n + 1, sizeof(*sf->hash)))
+		return -ENOMEM;
 	sf->hash[sf->n++] = flow_hash(sf->adm, c->schema, key);
 	return 0;
 }
@@ -593,7 +591,7 @@ static bool holds_seats(void *ctx, uint64_t flow_hash)
 {
 	const struct seat_flows *sf = ctx;
 
-	return sf->short_of_memory || bsearch(&flow_hash, sf->hash, sf->n, sizeof(*sf->hash), cmp_u64);
+	return sf->incomplete || bsearch(&flow_hash, sf->hash, sf->n, sizeof(*sf->hash), cmp_u64);
 }
 
 /* The level is full, has waiters and nothing has closed for several
@@ -601,8 +599,7 @@ static bool holds_seats(void *ctx, uint64_t flow_hash)
  * its seats are refused now, each blocked client gets its error, goes on
  * and releases what it holds.  A waiter whose flow holds no seat here (a
  * health check beside a pool) cannot be part of the deadlock and keeps
- * its place; the first seat freed is its.  One walk of sl_conns, only
- * when a level is found stalled. */
+ * its place; the first seat freed is its. */
 static void stall_step(struct level_rt *l, uint64_t now)
 {
 	struct seat_flows *sf = &l->stall_flows;
@@ -612,12 +609,19 @@ static void stall_step(struct level_rt *l, uint64_t now)
 
 	if (!l->qs || !sl_stall_due(&l->stall, now))
 		return;
-	sf->adm = l->adm;
-	sf->level = l->slot;
-	sf->n = 0;
-	sf->short_of_memory = false;
-	sl_conns_each(l->adm->dp, collect_seat_flow, sf);
-	qsort(sf->hash, sf->n, sizeof(*sf->hash), cmp_u64);
+	/* Still stalled since the last verdict: nothing has closed and no seat
+	 * was granted, the flows holding seats are the ones seen then.  So one
+	 * walk of sl_conns per episode, not one per verdict. */
+	if (!again) {
+		sf->adm = l->adm;
+		sf->level = l->slot;
+		sf->n = 0;
+		/* A walk cut short (memory, a churning table) counts every flow
+		 * as holding a seat: refusing a bystander beats missing the
+		 * deadlock. */
+		sf->incomplete = sl_conns_each(l->adm->dp, collect_seat_flow, sf) != 0;
+		qsort(sf->hash, sf->n, sizeof(*sf->hash), cmp_u64);
+	}
 	n = sl_qs_shed_flows(l->qs, now, holds_seats, sf, on_stalled, l);
 	if (!n)
 		return; /* busy with long connections, not stalled by its waiters */

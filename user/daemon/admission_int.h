@@ -44,7 +44,7 @@ struct seat_flows {
 	unsigned level;
 	uint64_t *hash;
 	size_t n, cap;
-	bool short_of_memory; /* the walk was cut short: every flow counts as holding */
+	bool incomplete; /* the walk was cut short: every flow counts as holding */
 };
 
 struct level_rt {
@@ -76,7 +76,7 @@ struct level_rt {
 	struct sl_stall stall;  /* full while nothing closes (engine/stall.h) */
 	uint64_t dropped_gone;  /* held SYNs dropped at their turn: the client had gone */
 	uint64_t stalls;        /* times its waiters were refused for it */
-	struct seat_flows stall_flows; /* the flows holding seats, rebuilt at each verdict */
+	struct seat_flows stall_flows; /* the flows holding seats, walked once per stall episode */
 };
 
 struct sl_admission {

@@ -12,66 +12,134 @@
 #include "lib/log.h"
 #include "sluice.skel.h"
 
+/* Entries per batch syscall.  A hash map's batch holds whole buckets: a
+ * bucket longer than the buffer (ENOSPC, nothing copied) doubles it. */
+#define CONNS_WALK_BATCH 1024
+#define CONNS_WALK_BATCH_MAX 65536
+
+int sl_conns_each(struct sl_dataplane *dp, sl_conn_fn fn, void *ctx)
+{
+	int fd = dp->maps.fd[SL_MAP_CONNS];
+	/* The batch token is the map's own (a bucket index for a hash map):
+	 * room for a key covers any of them. */
+	union { struct sluice_conn_key key; uint64_t u64; } in, out;
+	size_t cap = CONNS_WALK_BATCH, visited = 0;
+	size_t max_visits = 2u * (size_t)bpf_map__max_entries(dp->skel->maps.sl_conns);
+	struct sluice_conn_key *keys = NULL;
+	struct sluice_conn *vals = NULL;
+	bool first = true;
+	int rc = 0;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+	for (;;) {
+		__u32 count = cap;
+		int err;
+
+		if (!keys) {
+			keys = calloc(cap, sizeof(*keys));
+			vals = calloc(cap, sizeof(*vals));
+			if (!keys || !vals) {
+				rc = -ENOMEM;
+				break;
+			}
+		}
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &count, &opts);
+		if (err == -ENOSPC && !count && cap < CONNS_WALK_BATCH_MAX) {
+			free(keys);
+			free(vals);
+			keys = NULL;
+			vals = NULL;
+			cap *= 2;
+			continue;
+		}
+		if (err && err != -ENOENT) {
+			rc = err;
+			break;
+		}
+		for (__u32 i = 0; i < count && !rc; i++)
+			rc = fn(ctx, &keys[i], &vals[i]);
+		if (rc || err == -ENOENT)
+			break; /* stopped by fn, or the end of the table */
+		visited += count;
+		if (visited >= max_visits) {
+			rc = -EAGAIN; /* BPF churns the table faster than we read it */
+			break;
+		}
+		in = out;
+		first = false;
+	}
+	free(keys);
+	free(vals);
+	return rc;
+}
+
+struct expire_walk {
+	uint64_t now_ns, linger_ns;
+	const uint64_t *timeout_ns;
+	uint32_t *lingering;
+	struct sl_conn_census *census;
+	struct sluice_conn_key *stale;
+	size_t n;
+};
+
+static int expire_visit(void *ctx, const struct sluice_conn_key *key, const struct sluice_conn *c)
+{
+	struct expire_walk *w = ctx;
+
+	if (w->census && c->schema < w->census->n) {
+		w->census->conns[c->schema]++;
+		w->census->seats[c->schema] += c->seats;
+	}
+	if (c->state == SLUICE_CONN_ADMITTED && w->now_ns > c->admitted_ns) {
+		uint64_t age = w->now_ns - c->admitted_ns;
+		unsigned lv = c->level < SLUICE_MAX_LEVELS ? c->level : 0;
+
+		if (age > w->timeout_ns[lv])
+			w->stale[w->n++] = *key;
+		else if (w->lingering && age > w->linger_ns && c->level < SLUICE_MAX_LEVELS)
+			w->lingering[c->level]++;
+	}
+	return w->n >= SL_EXPIRE_BATCH; /* a full batch: the rest at the next call */
+}
+
 int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
 			 const uint64_t timeout_ns[SLUICE_MAX_LEVELS], uint64_t linger_ns,
 			 uint32_t lingering[SLUICE_MAX_LEVELS], struct sl_conn_census *census)
 {
 	int fd = dp->maps.fd[SL_MAP_CONNS];
-	struct sluice_conn_key *stale, key, next;
+	struct expire_walk w = {
+		.now_ns = now_ns, .linger_ns = linger_ns, .timeout_ns = timeout_ns,
+		.lingering = lingering, .census = census,
+	};
 	struct sluice_conn c;
-	void *prev = NULL;
-	size_t n = 0, visited = 0, max_visits;
-	int expired = 0;
+	int expired = 0, rc;
 
-	stale = calloc(SL_EXPIRE_BATCH, sizeof(*stale));
-	if (!stale)
+	w.stale = calloc(SL_EXPIRE_BATCH, sizeof(*w.stale));
+	if (!w.stale)
 		return -ENOMEM;
-	/* Collect first, delete after: deleting while walking would restart
-	 * the walk.  Bounded by twice the table's real size (it is set from
-	 * tableSizes.connections) in case BPF churns it meanwhile. */
-	max_visits = 2u * (size_t)bpf_map__max_entries(dp->skel->maps.sl_conns);
 	if (lingering)
 		memset(lingering, 0, SLUICE_MAX_LEVELS * sizeof(*lingering));
 	if (census) {
 		memset(census->conns, 0, census->n * sizeof(*census->conns));
 		memset(census->seats, 0, census->n * sizeof(*census->seats));
-		census->complete = false;
 	}
-	for (;;) {
-		bool found;
-
-		if (n >= SL_EXPIRE_BATCH || visited++ >= max_visits)
-			break;
-		if (bpf_map_get_next_key(fd, prev, &next)) {
-			if (census)
-				census->complete = true; /* the end of the table */
-			break;
-		}
-		found = !bpf_map_lookup_elem(fd, &next, &c);
-		if (found && census && c.schema < census->n) {
-			census->conns[c.schema]++;
-			census->seats[c.schema] += c.seats;
-		}
-		if (found && c.state == SLUICE_CONN_ADMITTED && now_ns > c.admitted_ns) {
-			uint64_t age = now_ns - c.admitted_ns;
-			unsigned lv = c.level < SLUICE_MAX_LEVELS ? c.level : 0;
-
-			if (age > timeout_ns[lv])
-				stale[n++] = next;
-			else if (lingering && age > linger_ns && c.level < SLUICE_MAX_LEVELS)
-				lingering[c.level]++;
-		}
-		key = next;
-		prev = &key;
+	/* Collect first, delete after: deleting while walking would restart
+	 * the walk. */
+	rc = sl_conns_each(dp, expire_visit, &w);
+	if (census)
+		census->complete = rc == 0; /* the end of the table */
+	if (rc < 0 && !w.n) {
+		free(w.stale);
+		return rc;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (bpf_map_lookup_elem(fd, &stale[i], &c))
+	for (size_t i = 0; i < w.n; i++) {
+		if (bpf_map_lookup_elem(fd, &w.stale[i], &c))
 			continue;
 		if (c.state != SLUICE_CONN_ADMITTED)
 			continue; /* established meanwhile */
 		/* Whoever deletes the entry releases its seats: if sock_ops
 		 * closed it first, the delete fails and we do nothing. */
-		if (bpf_map_delete_elem(fd, &stale[i]))
+		if (bpf_map_delete_elem(fd, &w.stale[i]))
 			continue;
 		sl_conn_expired(dp, &c);
 		if (c.level < SLUICE_MAX_LEVELS)
@@ -83,26 +151,8 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
 		}
 		expired++;
 	}
-	free(stale);
+	free(w.stale);
 	return expired;
-}
-
-int sl_conns_each(struct sl_dataplane *dp, sl_conn_fn fn, void *ctx)
-{
-	int fd = dp->maps.fd[SL_MAP_CONNS];
-	struct sluice_conn_key key, next;
-	struct sluice_conn c;
-	void *prev = NULL;
-	size_t visited = 0, max_visits = 2u * (size_t)bpf_map__max_entries(dp->skel->maps.sl_conns);
-	int rc;
-
-	while (visited++ < max_visits && !bpf_map_get_next_key(fd, prev, &next)) {
-		if (!bpf_map_lookup_elem(fd, &next, &c) && (rc = fn(ctx, &next, &c)))
-			return rc;
-		key = next;
-		prev = &key;
-	}
-	return 0;
 }
 
 int sl_reconcile_conns(struct sl_dataplane *dp, uint64_t grace_ns)

@@ -48,7 +48,6 @@ void sl_stall_observe(struct sl_stall *s, uint64_t now, bool full, bool waiting)
 	 * against it: the clock starts when it does. */
 	if (blocked && !s->blocked && now > s->progress_ns)
 		s->progress_ns = now;
-	s->full = full;
 	s->blocked = blocked;
 	if (!full)
 		s->stalled = false;

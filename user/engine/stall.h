@@ -43,7 +43,6 @@
 struct sl_stall {
 	double log_lifetime;   /* moving average of ln(duration in ns) */
 	bool have_lifetime;
-	bool full;             /* every seat in use at the last look */
 	bool blocked;          /* full with waiters at the last look */
 	bool stalled;          /* judged stalled, and since then no close and never not full */
 	uint64_t progress_ns;  /* the last close, or when the level became full with waiters */
