@@ -203,12 +203,12 @@ static void print_controller(json_t *root)
 		       json_is_true(json_object_get(r, "bootstrapping")) ? " (bootstrapping)" : "",
 		       num(r, "incoming_rate", b1), num(r, "fill_rate", b2), num(r, "available", b3),
 		       n(r, "waiting"), s(r, "gate"), num(r, "gate_credit", b4));
-		printf("  %-20s %5s %7s %9s %9s %9s %9s %8s %14s\n", "WORKLOAD", "PRIO", "TOKENS",
-		       "ADMITTED", "(INLINE)", "DEFERRED", "REJECTED", "WAITING", "EST. TOKENS");
+		printf("  %-20s %5s %7s %9s %9s %9s %9s %9s %8s %14s\n", "WORKLOAD", "PRIO", "TOKENS",
+		       "ADMITTED", "(INLINE)", "DEFERRED", "REJECTED", "(SHED)", "WAITING", "EST. TOKENS");
 		json_array_foreach(json_object_get(r, "workloads"), j, w) {
-			printf("  %-20s %5s %7s %9lld %9lld %9lld %9lld %8lld %14s\n", s(w, "name"),
+			printf("  %-20s %5s %7s %9lld %9lld %9lld %9lld %9lld %8lld %14s\n", s(w, "name"),
 			       num(w, "priority", b1), num(w, "tokens", b2), n(w, "admitted"),
-			       n(w, "admitted_inline"), n(w, "deferred"), n(w, "rejected"),
+			       n(w, "admitted_inline"), n(w, "deferred"), n(w, "rejected"), n(w, "shed"),
 			       n(w, "waiting"), num(w, "token_estimate_ms", b3));
 		}
 	}

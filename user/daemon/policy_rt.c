@@ -228,10 +228,10 @@ static void on_limit_reject(void *ctx, uint64_t id, uint64_t now, enum sl_ss_why
 		ps->hooks.reject(ps->hooks.ctx, id, now, why);
 }
 
-/* Aperture's scheduler rejects for one reason: the wait passed. */
-static void on_ls_reject(void *ctx, uint64_t id, uint64_t now)
+/* Aperture's scheduler rejects when the wait passed, or sheds. */
+static void on_ls_reject(void *ctx, uint64_t id, uint64_t now, enum sl_ls_why why)
 {
-	on_limit_reject(ctx, id, now, SL_SS_TIME_OUT);
+	on_limit_reject(ctx, id, now, why == SL_LS_SHED ? SL_SS_SHED : SL_SS_TIME_OUT);
 }
 
 static bool on_limit_admit(void *ctx, uint64_t id, uint64_t now)
@@ -687,6 +687,7 @@ static void dump_workloads(struct policy_rt *p, struct json_out *jo, uint64_t no
 		jo_u64(jo, "admitted_inline", ws.inline_admitted);
 		jo_u64(jo, "deferred", ws.deferred);
 		jo_u64(jo, "rejected", ws.rejected);
+		jo_u64(jo, "shed", ws.shed);
 		jo_u64(jo, "waiting", ws.waiting);
 		jo_u64(jo, "syns", ds.syns);
 		jo_u64(jo, "gate_deferred", ds.deferred);

@@ -201,6 +201,7 @@ struct req {
 	double tokens;
 	uint64_t deadline; /* NONE: unbounded */
 	uint64_t seq;      /* arrival order (FIFO order within a workload) */
+	uint64_t arrival;  /* when it began to wait */
 	size_t hpos;       /* index in the deadline heap, NOPOS when not in it */
 	uint32_t wl;
 	struct sl_link link; /* its workload's FIFO */
@@ -216,6 +217,7 @@ struct lat_win {
 struct flow {
 	struct sl_ls_workload cfg;
 	struct sl_list fifo;      /* waiting flows (not the global head), link */
+	uint64_t backlog_since;   /* the FIFO has not been empty since (valid when it is not) */
 	uint64_t gen;             /* generation vt belongs to */
 	double vt;
 	double head_vft;          /* valid when in_heap */
@@ -223,7 +225,7 @@ struct flow {
 	bool serving;             /* this flow's popped head is the global head */
 	struct lat_win lat;
 	uint64_t completions;
-	uint64_t admitted, deferred, rejected, inline_admitted;
+	uint64_t admitted, deferred, rejected, inline_admitted, shed;
 	double accepted_tokens, rejected_tokens;
 };
 
@@ -260,7 +262,7 @@ struct sl_ls {
 
 	double acc_tokens, rej_tokens, inc_tokens;
 	double period_acc, period_rej;
-	uint64_t admitted, deferred, rejected, inline_admitted;
+	uint64_t admitted, deferred, rejected, inline_admitted, shed;
 };
 
 /* ---- latency estimate ------------------------------------------------------------ */
@@ -318,6 +320,8 @@ struct sl_ls_workload sl_ls_workload_from_cfg(const struct sl_workload_params *p
 		.priority = p->priority > 0 ? p->priority : 1.0,
 		.tokens = p->tokens_set && p->tokens > 0 ? p->tokens : 0,
 		.queue_timeout_ns = p->queue_timeout_set ? p->queue_timeout_ns : SL_LS_NO_TIMEOUT,
+		.delay_target_ns = p->queue_delay_target_ns,
+		.delay_interval_ns = p->queue_delay_interval_ns,
 	};
 	return w;
 }
@@ -331,6 +335,10 @@ static int check_workload(const struct sl_ls_workload *w, const char *name, size
 	}
 	if (!(w->tokens >= 0) || !isfinite(w->tokens)) {
 		sl_why(why, why_len, "%s %zu: tokens must be >= 0 and finite", name, i);
+		return -EINVAL;
+	}
+	if (w->delay_target_ns && (!w->delay_interval_ns || w->delay_target_ns > w->delay_interval_ns)) {
+		sl_why(why, why_len, "%s %zu: the delay target must be within a non-zero interval", name, i);
 		return -EINVAL;
 	}
 	return 0;
@@ -376,25 +384,30 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+/* What a note says about its flow. */
+enum note_kind { NOTE_REJECTED = 0, NOTE_ADMITTED = 1, NOTE_SHED = 2 };
+
 /* Room for one note per waiting flow is kept at all times. */
 static int reserve_notes(struct sl_ls *ls, size_t extra)
 {
 	return sl_notes_reserve(&ls->notes, ls->notes.len + ls->waiting + extra);
 }
 
-static void push_note(struct sl_ls *ls, uint64_t id, uint64_t t, bool admitted)
+static void push_note(struct sl_ls *ls, uint64_t id, uint64_t t, enum note_kind kind)
 {
-	sl_notes_push(&ls->notes, id, t, admitted);
+	sl_notes_push(&ls->notes, id, t, kind);
 }
 
 static void deliver_note(void *ctx, const struct sl_note *n)
 {
 	struct sl_ls *ls = ctx;
 
-	if (n->kind && ls->on_admit)
-		ls->on_admit(ls->ctx, n->id, n->now);
-	else if (!n->kind && ls->on_reject)
-		ls->on_reject(ls->ctx, n->id, n->now);
+	if (n->kind == NOTE_ADMITTED) {
+		if (ls->on_admit)
+			ls->on_admit(ls->ctx, n->id, n->now);
+	} else if (ls->on_reject) {
+		ls->on_reject(ls->ctx, n->id, n->now, n->kind == NOTE_SHED ? SL_LS_SHED : SL_LS_TIME_OUT);
+	}
 }
 
 static void deliver(struct sl_ls *ls)
@@ -583,6 +596,8 @@ static void fifo_remove(struct flow *f, struct req *r)
 
 static void fifo_push(struct flow *f, struct req *r)
 {
+	if (!f->fifo.head)
+		f->backlog_since = r->arrival;
 	sl_list_append(&f->fifo, &r->link);
 }
 
@@ -667,7 +682,7 @@ static bool head_start(struct sl_ls *ls, struct req *r, uint64_t t)
 		count_admit(ls, f, r->tokens);
 	else
 		count_reject(ls, f, r->tokens);
-	push_note(ls, r->id, t, res == SL_LS_RESERVE_NOW);
+	push_note(ls, r->id, t, res == SL_LS_RESERVE_NOW ? NOTE_ADMITTED : NOTE_REJECTED);
 	head_done(ls, r, res == SL_LS_RESERVE_NOW);
 	req_release(ls, r);
 	return false;
@@ -702,7 +717,7 @@ static void admit_head(struct sl_ls *ls, uint64_t t)
 
 	ls->waiting--;
 	count_admit(ls, f, r->tokens);
-	push_note(ls, r->id, t, true);
+	push_note(ls, r->id, t, NOTE_ADMITTED);
 	head_done(ls, r, true);
 	req_release(ls, r);
 }
@@ -720,22 +735,70 @@ static void drain(struct sl_ls *ls, uint64_t t)
 	advance_queue(ls, t);
 }
 
+/* A queued (non-head) flow is rejected at t: out of its FIFO, its
+ * workload's next first competes in its place. */
+static void reject_queued(struct sl_ls *ls, struct req *r, uint64_t t, enum note_kind kind)
+{
+	struct flow *f = &ls->flows[r->wl];
+	bool was_first = r == fifo_first(f);
+
+	fifo_remove(f, r);
+	ls->waiting--;
+	count_reject(ls, f, r->tokens);
+	if (kind == NOTE_SHED) {
+		f->shed++;
+		ls->shed++;
+	}
+	push_note(ls, r->id, t, kind);
+	req_release(ls, r);
+	if (was_first && f->in_heap)
+		flow_requeue(f);
+}
+
 /* Rejects every non-head waiting flow whose deadline is <= t, in workload
  * then FIFO order: O(k log waiting) for k expired flows. */
 static void expire(struct sl_ls *ls, uint64_t t)
 {
-	while (ls->dheap_n && ls->dheap[0]->deadline <= t) {
-		struct req *r = ls->dheap[0];
-		struct flow *f = &ls->flows[r->wl];
-		bool was_first = r == fifo_first(f);
+	while (ls->dheap_n && ls->dheap[0]->deadline <= t)
+		reject_queued(ls, ls->dheap[0], t, NOTE_REJECTED);
+	advance_queue(ls, t);
+}
 
-		fifo_remove(f, r);
-		ls->waiting--;
-		count_reject(ls, f, r->tokens);
-		push_note(ls, r->id, t, false);
-		req_release(ls, r);
-		if (was_first && f->in_heap)
-			flow_requeue(f);
+/* When controlled delay sheds the workload's oldest queued flow: once its
+ * queue has stood for the interval and it has waited the target; never
+ * the queue's last (its newest), so a standing queue keeps one to serve.
+ * NONE: not while it waits at most a target, or holds one flow. */
+static uint64_t shed_due(const struct flow *f)
+{
+	const struct req *first = fifo_first(f);
+	uint64_t stood, waited;
+
+	if (!f->cfg.delay_target_ns || !first || &first->link == f->fifo.tail)
+		return NONE;
+	stood = add_sat(f->backlog_since, f->cfg.delay_interval_ns);
+	waited = add_sat(first->arrival, f->cfg.delay_target_ns);
+	return stood > waited ? stood : waited;
+}
+
+/* The next shed, over every workload: workloads are few (the next head is
+ * found by the same scan). */
+static uint64_t next_shed(const struct sl_ls *ls)
+{
+	uint64_t t = NONE;
+
+	for (size_t i = 0; i < ls->n_flows; i++)
+		t = min_u64(t, shed_due(&ls->flows[i]));
+	return t;
+}
+
+/* Sheds what is due at t, oldest first within each workload. */
+static void shed(struct sl_ls *ls, uint64_t t)
+{
+	for (size_t i = 0; i < ls->n_flows; i++) {
+		struct flow *f = &ls->flows[i];
+
+		while (shed_due(f) <= t)
+			reject_queued(ls, fifo_first(f), t, NOTE_SHED);
 	}
 	advance_queue(ls, t);
 }
@@ -756,7 +819,8 @@ static void run_until(struct sl_ls *ls, uint64_t now)
 		uint64_t t_stale = !ls->pass_through && ls->ttl_ns ? add_sat(ls->valid_until, 1) : NONE;
 		uint64_t t_head = ls->head ? ls->head_admit_at : NONE;
 		uint64_t t_exp = next_deadline(ls);
-		uint64_t t = min_u64(min_u64(t_boot, t_stale), min_u64(t_head, t_exp));
+		uint64_t t_shed = next_shed(ls);
+		uint64_t t = min_u64(min_u64(min_u64(t_boot, t_stale), min_u64(t_head, t_exp)), t_shed);
 
 		if (t > now || t == NONE)
 			break;
@@ -773,8 +837,10 @@ static void run_until(struct sl_ls *ls, uint64_t now)
 		} else if (t == t_head) {
 			admit_head(ls, t);
 			advance_queue(ls, t);
-		} else {
+		} else if (t == t_exp) {
 			expire(ls, t);
+		} else {
+			shed(ls, t);
 		}
 	}
 	sl_ls_bucket_advance(&ls->bucket, now);
@@ -978,6 +1044,7 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 	r->tokens = tokens;
 	r->deadline = deadline;
 	r->seq = ls->next_seq++;
+	r->arrival = now;
 	r->hpos = NOPOS;
 	r->wl = wl;
 	ls->waiting++;
@@ -1001,7 +1068,7 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 		struct sl_note n = sl_notes_pop(&ls->notes);
 
 		deliver(ls);
-		return n.kind ? SL_LS_ADMITTED : SL_LS_REJECTED;
+		return n.kind == NOTE_ADMITTED ? SL_LS_ADMITTED : SL_LS_REJECTED;
 	}
 	f = touch_flow(ls, wl);
 	fifo_push(f, r);
@@ -1189,7 +1256,7 @@ double sl_ls_workload_tokens(const struct sl_ls *ls, int workload)
 
 uint64_t sl_ls_next_due(const struct sl_ls *ls)
 {
-	uint64_t t = next_deadline(ls);
+	uint64_t t = min_u64(next_deadline(ls), next_shed(ls));
 
 	if (ls->booting)
 		t = min_u64(t, ls->ring.boot_until);
@@ -1248,6 +1315,7 @@ void sl_ls_get_stats(const struct sl_ls *ls, uint64_t now, struct sl_ls_stats *s
 	st->deferred = ls->deferred;
 	st->rejected = ls->rejected;
 	st->inline_admitted = ls->inline_admitted;
+	st->shed = ls->shed;
 }
 
 size_t sl_ls_workload_count(const struct sl_ls *ls)
@@ -1275,6 +1343,7 @@ int sl_ls_get_workload_stats(const struct sl_ls *ls, uint64_t now, size_t index,
 	st->deferred = f->deferred;
 	st->rejected = f->rejected;
 	st->inline_admitted = f->inline_admitted;
+	st->shed = f->shed;
 	st->waiting = f->fifo.n + (ls->head && ls->head->wl == index ? 1 : 0);
 	st->accepted_tokens = f->accepted_tokens;
 	st->rejected_tokens = f->rejected_tokens;

@@ -16,6 +16,17 @@
  * Events are processed in their own time order, so the result does not
  * depend on how often the caller ticks; callbacks report the event time.
  *
+ * Controlled delay (sluice's, not Aperture's: issue 23), the priority
+ * levels' rule (engine/queueset.h, sl_qs_shed) for the workloads' queues:
+ * once a workload's queue has not been empty for its delay_interval, its
+ * flows that waited past delay_target are rejected, oldest first, all but
+ * its newest (the head that holds a reservation is not in the queue).  A
+ * burst that drains within the interval waits; a standing backlog is
+ * refused at once instead of waiting out its clients.  A workload is
+ * Aperture's flow, there are no clients inside it: the priority level's
+ * fair queues that come after keep a light client apart from a heavy one.
+ * delay_target 0 is Aperture's scheduler exactly.
+ *
  * Pure code: time is CLOCK_MONOTONIC nanoseconds passed in by the caller
  * (a `now` older than the last one seen is treated as the last one), no
  * clock reads, no I/O, no threads, no locking (the caller serialises all
@@ -117,6 +128,8 @@ struct sl_ls_workload {
 	double priority;           /* > 0 (default 1) */
 	double tokens;             /* > 0, or 0 = unset (then 1) */
 	uint64_t queue_timeout_ns; /* SL_LS_NO_TIMEOUT = unset (unbounded); 0 = only if available now */
+	uint64_t delay_target_ns;  /* controlled delay; 0: none (Aperture) */
+	uint64_t delay_interval_ns;
 };
 
 struct sl_ls_params {
@@ -130,7 +143,8 @@ struct sl_ls_params {
 
 struct sl_ls_workload sl_ls_workload_from_cfg(const struct sl_workload_params *p);
 /* 0, or -EINVAL with the reason in why (priority <= 0 or not finite,
- * tokens < 0 or not finite, too many workloads). */
+ * tokens < 0 or not finite, a delay target without an interval or beyond
+ * it, too many workloads). */
 int sl_ls_params_validate(const struct sl_ls_params *p, char *why, size_t why_len);
 
 /* ---- life cycle ------------------------------------------------------------------ */
@@ -140,14 +154,18 @@ struct sl_ls;
 /*
  * on_admit: a QUEUED flow is admitted (its tokens are taken).  on_reject: a
  * QUEUED flow is rejected (its deadline passed, or its reserved wait would
- * exceed it).  Flows decided by sl_ls_arrive() itself are reported only by
+ * exceed it, or controlled delay shed it: why says which).  Flows decided by sl_ls_arrive() itself are reported only by
  * its return value.  Callbacks run after the state is consistent, in event
  * order, with the event time (<= the call's now); they may call back into
  * the scheduler (nested notifications are delivered by the outermost loop,
  * still in order).  Either may be NULL.
  */
+enum sl_ls_why {
+	SL_LS_TIME_OUT, /* its deadline passed, or its reserved wait would pass it */
+	SL_LS_SHED,     /* controlled delay: its workload's queue stood, it waited past the target */
+};
 typedef void (*sl_ls_admit_fn)(void *ctx, uint64_t id, uint64_t now);
-typedef void (*sl_ls_reject_fn)(void *ctx, uint64_t id, uint64_t now);
+typedef void (*sl_ls_reject_fn)(void *ctx, uint64_t id, uint64_t now, enum sl_ls_why why);
 
 /* Starts in pass-through and bootstrapping (Aperture aimd-load-scheduler.go, load-multiplier-token-bucket.go).
  * 0, -EINVAL (why says what) or -ENOMEM. */
@@ -206,7 +224,8 @@ int sl_ls_cancel(struct sl_ls *ls, uint64_t now, uint64_t id);
 int sl_ls_complete(struct sl_ls *ls, uint64_t now, int workload, uint64_t duration_ns);
 
 /* Admits due heads (in WFQ order), rejects expired flows (an index by
- * deadline: O(log waiting) per expired flow, nothing for the others),
+ * deadline: O(log waiting) per expired flow, nothing for the others) and
+ * those controlled delay sheds (O(workloads) to find the next),
  * applies decision staleness and the end of bootstrap.  Returns the next
  * time something is due (UINT64_MAX when nothing is). */
 uint64_t sl_ls_tick(struct sl_ls *ls, uint64_t now);
@@ -281,6 +300,7 @@ struct sl_ls_stats {
 	double accepted_tokens, rejected_tokens, incoming_tokens; /* cumulative */
 	uint64_t admitted, deferred, rejected;                    /* flows, cumulative */
 	uint64_t inline_admitted;   /* of admitted: by the data path (sl_ls_observe_inline) */
+	uint64_t shed;              /* of rejected: by controlled delay */
 };
 void sl_ls_get_stats(const struct sl_ls *ls, uint64_t now, struct sl_ls_stats *st);
 
@@ -295,8 +315,9 @@ struct sl_ls_workload_stats {
 	double tokens;              /* what an arrival without override takes now */
 	uint64_t admitted;          /* flows admitted (at once or after waiting) */
 	uint64_t deferred;          /* flows that had to wait (QUEUED) */
-	uint64_t rejected;          /* flows rejected (at once, time-out, cancel) */
+	uint64_t rejected;          /* flows rejected (at once, time-out, shed, cancel) */
 	uint64_t inline_admitted;   /* of admitted: by the data path (sl_ls_observe_inline) */
+	uint64_t shed;              /* of rejected: by controlled delay */
 	uint64_t waiting;           /* flows waiting now (the head included) */
 	double accepted_tokens, rejected_tokens;
 	double flow_vt;             /* WFQ virtual time of the workload's flow */

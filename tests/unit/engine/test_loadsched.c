@@ -5,7 +5,8 @@
  * saturation, latency-based tokens, counters, cancel, staleness; the
  * deadline and id indexes (expiry order, cancel anywhere, random operation
  * sequences) and the inline-admission API (grant, ungrant, observe_inline,
- * return, workload_tokens). */
+ * return, workload_tokens); controlled delay (a burst waits, a standing
+ * queue is shed, a light workload never is, target 0 is Aperture's). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -43,6 +44,7 @@ struct h {
 	uint64_t adm[MAX_REC], adm_t[MAX_REC];
 	size_t na;
 	uint64_t rej[MAX_REC], rej_t[MAX_REC];
+	enum sl_ls_why rej_why[MAX_REC];
 	size_t nr;
 	bool check_in_cb;
 	bool cancel_in_cb;   /* on admit, cancel id+1 (nested call) */
@@ -83,13 +85,14 @@ static void on_admit(void *ctx, uint64_t id, uint64_t now)
 		(void)sl_ls_cancel(h->ls, now, id + 1);
 }
 
-static void on_reject(void *ctx, uint64_t id, uint64_t now)
+static void on_reject(void *ctx, uint64_t id, uint64_t now, enum sl_ls_why why)
 {
 	struct h *h = ctx;
 
 	assert_true(h->nr < MAX_REC);
 	track_cb(h, id, now);
 	h->rej[h->nr] = id;
+	h->rej_why[h->nr] = why;
 	h->rej_t[h->nr++] = now;
 }
 
@@ -937,17 +940,165 @@ static void test_validation_and_config(void **state)
 	sl_ls_free(NULL);
 }
 
+
+/* ---- controlled delay ------------------------------------------------------------ */
+
+#define DELAY_WL(prio) { .priority = (prio), .tokens = 1, .queue_timeout_ns = 5 * SEC, \
+			 .delay_target_ns = 100 * MS, .delay_interval_ns = SEC }
+
+/* A burst that drains within the interval waits, all of it. */
+static void test_delay_burst_waits(void **state)
+{
+	struct sl_ls_workload w[1] = { DELAY_WL(1) };
+	struct h *h = h_new(w, 1, false, 0);
+	const uint64_t t0 = 30 * SEC + SEC / 2;
+
+	(void)state;
+	warm(h, 10);
+	sl_ls_set_multiplier(h->ls, t0, 1.0, false); /* fill 10/s: 100 ms per token */
+	for (uint64_t id = 1; id <= 9; id++)
+		assert_int_equal(arrive(h, t0, id, 0), SL_LS_QUEUED);
+	sl_ls_tick(h->ls, t0 + 3 * SEC);
+	check(h);
+	/* the last waits 900 ms: past the target, but the queue never stood
+	 * for the interval */
+	assert_int_equal(h->nr, 0);
+	assert_int_equal(h->na, 9);
+	assert_int_equal(h->adm_t[8], t0 + 900 * MS);
+	h_free(h);
+}
+
+/* Twice the fill rate for 10 s: once the queue has stood for the
+ * interval, whoever waited past the target is shed, all but the newest,
+ * and the service rate is kept (the bucket still admits fill x time). */
+static void run_standing(struct h *h, uint64_t t0, uint64_t *arrival, uint64_t n)
+{
+	for (uint64_t id = 1; id <= n; id++) {
+		arrival[id] = t0 + (id - 1) * 50 * MS;
+		(void)arrive(h, arrival[id], id, 0);
+	}
+	sl_ls_tick(h->ls, t0 + 20 * SEC);
+	check(h);
+}
+
+static void test_delay_standing_queue_is_shed(void **state)
+{
+	struct sl_ls_workload w[1] = { DELAY_WL(1) };
+	struct h *h = h_new(w, 1, false, 0);
+	const uint64_t t0 = 30 * SEC + SEC / 2, n = 200;
+	uint64_t arrival[201], max_wait_late = 0, shed = 0;
+	struct sl_ls_stats st;
+
+	(void)state;
+	warm(h, 10);
+	sl_ls_set_multiplier(h->ls, t0, 1.0, false);
+	run_standing(h, t0, arrival, n);
+	assert_int_equal(h->na + h->nr, n);
+	for (size_t i = 0; i < h->nr; i++) {
+		uint64_t id = h->rej[i];
+
+		assert_int_equal(h->rej_why[i], SL_LS_SHED);
+		shed++;
+		/* never before the queue stood, never one younger than the target */
+		assert_true(h->rej_t[i] >= t0 + SEC);
+		assert_true(h->rej_t[i] - arrival[id] >= 100 * MS);
+	}
+	for (size_t i = 0; i < h->na; i++) {
+		uint64_t wait = h->adm_t[i] - arrival[h->adm[i]];
+
+		/* before it stood, the backlog grew for one interval */
+		assert_true(wait <= SEC + 100 * MS);
+		if (arrival[h->adm[i]] >= t0 + 2 * SEC && wait > max_wait_late)
+			max_wait_late = wait;
+	}
+	print_message("standing queue: %zu admitted, %llu shed, longest wait once shed %.0f ms\n",
+		      h->na, (unsigned long long)shed, max_wait_late / 1e6);
+	/* once shedding, the queue holds at most one past the target and the
+	 * head's reservation: two tokens' time and the target */
+	assert_true(max_wait_late <= 300 * MS);
+	assert_true(shed >= 80);
+	/* the bucket's rate is kept: 10/s over the 10 s of arrivals, plus what
+	 * was queued at the end */
+	assert_true(h->na >= 95);
+	sl_ls_get_stats(h->ls, t0 + 20 * SEC, &st);
+	assert_int_equal(st.shed, shed);
+	assert_int_equal(st.rejected, shed);
+	h_free(h);
+}
+
+/* delay_target 0 is Aperture's scheduler: the same overload is only ever
+ * refused by its deadline, the standing queue waits it out. */
+static void test_delay_zero_is_aperture(void **state)
+{
+	struct sl_ls_workload w[1] = { { .priority = 1, .tokens = 1, .queue_timeout_ns = 5 * SEC } };
+	struct h *h = h_new(w, 1, false, 0);
+	const uint64_t t0 = 30 * SEC + SEC / 2, n = 200;
+	uint64_t arrival[201], max_wait = 0;
+	struct sl_ls_stats st;
+
+	(void)state;
+	warm(h, 10);
+	sl_ls_set_multiplier(h->ls, t0, 1.0, false);
+	run_standing(h, t0, arrival, n);
+	for (size_t i = 0; i < h->nr; i++)
+		assert_int_equal(h->rej_why[i], SL_LS_TIME_OUT);
+	for (size_t i = 0; i < h->na; i++)
+		if (h->adm_t[i] - arrival[h->adm[i]] > max_wait)
+			max_wait = h->adm_t[i] - arrival[h->adm[i]];
+	assert_true(max_wait > 4 * SEC);
+	sl_ls_get_stats(h->ls, t0 + 20 * SEC, &st);
+	assert_int_equal(st.shed, 0);
+	h_free(h);
+}
+
+/* A light workload beside a heavy one: its queue never stands (one flow
+ * at a time), so none of it is shed, while the heavy one's is. */
+static void test_delay_light_workload_never_shed(void **state)
+{
+	struct sl_ls_workload w[2] = { DELAY_WL(1), DELAY_WL(1) };
+	struct h *h = h_new(w, 2, false, 0);
+	const uint64_t t0 = 30 * SEC + SEC / 2;
+	struct sl_ls_workload_stats heavy, light;
+	uint64_t id = 1, light_ids = 0;
+
+	(void)state;
+	warm(h, 10);
+	sl_ls_set_multiplier(h->ls, t0, 1.0, false);
+	for (uint64_t t = t0; t < t0 + 20 * SEC; t += 25 * MS) {
+		(void)arrive(h, t, id++, 0); /* 40/s against a fill of 10/s */
+		if ((t - t0) % SEC == 0) {
+			(void)arrive(h, t, (1ull << 40) + light_ids++, 1);
+		}
+	}
+	sl_ls_tick(h->ls, t0 + 30 * SEC);
+	check(h);
+	assert_int_equal(sl_ls_get_workload_stats(h->ls, 0, 0, &heavy), 0);
+	assert_int_equal(sl_ls_get_workload_stats(h->ls, 0, 1, &light), 0);
+	print_message("heavy: %llu admitted, %llu shed; light: %llu admitted of %llu\n",
+		      (unsigned long long)heavy.admitted, (unsigned long long)heavy.shed,
+		      (unsigned long long)light.admitted, (unsigned long long)light_ids);
+	assert_int_equal(light.shed, 0);
+	assert_int_equal(light.rejected, 0);
+	assert_int_equal(light.admitted, light_ids);
+	assert_true(heavy.shed > 500);
+	h_free(h);
+}
+
 /* Random arrivals, cancels, completions, decisions: invariants hold and
  * every QUEUED flow gets exactly one outcome. */
 static void test_random_property(void **state)
 {
 	struct sl_ls_workload w[3] = {
-		{ .priority = 1, .tokens = 0, .queue_timeout_ns = 500 * MS },
-		{ .priority = 2.5, .tokens = 3, .queue_timeout_ns = SL_LS_NO_TIMEOUT },
+		{ .priority = 1, .tokens = 0, .queue_timeout_ns = 500 * MS,
+		  .delay_target_ns = 20 * MS, .delay_interval_ns = 100 * MS },
+		{ .priority = 2.5, .tokens = 3, .queue_timeout_ns = SL_LS_NO_TIMEOUT,
+		  .delay_target_ns = 50 * MS, .delay_interval_ns = 50 * MS },
 		{ .priority = 7, .tokens = 0.5, .queue_timeout_ns = 0 },
 	};
 	struct h *h = h_new(w, 3, true, 5 * SEC);
-	uint64_t t = 0, queued = 0, cancelled = 0;
+	static uint64_t arrived[40001];
+	static int wl_of[40001];
+	uint64_t t = 0, queued = 0, cancelled = 0, shed = 0;
 	unsigned seed = 12345;
 
 	(void)state;
@@ -974,6 +1125,9 @@ static void test_random_property(void **state)
 					      r % 11 == 0 ? (double)(r % 5) : SL_LS_TOKENS_AUTO,
 					      r % 13 == 0 ? (uint64_t)(r % 900) * MS : SL_LS_NO_TIMEOUT);
 
+			arrived[i] = t;
+			wl_of[i] = (int)(r % 4) - 1;
+
 			assert_true(rc >= 0);
 			if (rc == SL_LS_QUEUED)
 				queued++;
@@ -985,6 +1139,19 @@ static void test_random_property(void **state)
 	sl_ls_set_multiplier(h->ls, t + 1, 0, true);
 	check(h);
 	assert_int_equal(h->na + h->nr + cancelled, queued);
+	/* controlled delay sheds only the workloads that have it, and only a
+	 * flow that waited its target */
+	for (size_t k = 0; k < h->nr; k++) {
+		uint64_t id = h->rej[k];
+
+		if (h->rej_why[k] != SL_LS_SHED)
+			continue;
+		shed++;
+		assert_true(wl_of[id] == 0 || wl_of[id] == 1);
+		assert_true(h->rej_t[k] - arrived[id] >= w[wl_of[id]].delay_target_ns);
+	}
+	print_message("random ops: %llu shed\n", (unsigned long long)shed);
+	assert_true(shed > 0);
 	h_free(h);
 }
 
@@ -1596,6 +1763,10 @@ int main(void)
 		cmocka_unit_test(test_decision_ttl_from_period),
 		cmocka_unit_test(test_cancel_and_reentrancy),
 		cmocka_unit_test(test_validation_and_config),
+		cmocka_unit_test(test_delay_burst_waits),
+		cmocka_unit_test(test_delay_standing_queue_is_shed),
+		cmocka_unit_test(test_delay_zero_is_aperture),
+		cmocka_unit_test(test_delay_light_workload_never_shed),
 		cmocka_unit_test(test_random_property),
 		cmocka_unit_test(test_expire_many_mixed_timeouts),
 		cmocka_unit_test(test_cancel_head_middle_unknown),
