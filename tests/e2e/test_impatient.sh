@@ -9,7 +9,8 @@
 # had gone.  Now a deferred connection is admitted or refused (a RST, at
 # once) within the level's bounds: at most 1 % time out, the light clients
 # are served (95 % at least, p90 at most 0.5 s) and the service completes
-# at least 90 % of its capacity.
+# at least 90 % of its capacity.  The policy's cuts recall what its last
+# limit admitted into the level's queue.
 source "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
@@ -67,7 +68,13 @@ check_num "the service completes at least 90 % of its capacity (completions/s ov
 # What the levels refused, by reason, and what waited.
 diag "levels: $("$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json | jq -c '[.levels[] | select(.admitted > 0) |
 	{name, admitted, deferred, rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, dropped_gone}]')"
-diag "policy: $("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq -c '.policies[0] | {mode, reason, limit}')"
+policy=$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq -c '.policies[0] | {mode, reason, limit, recalled}')
+diag "policy: $policy"
+# The storm hits the policy in pass-through: its first cuts leave the
+# excess it admitted waiting in the level's queue, and that comes back to
+# the policy's queue, where the light clients go first.
+check_num "the policy's cuts recalled what they left waiting in the level's queue" \
+	"$(jq .recalled <<<"$policy")" -gt 0
 check "clean stop" stop_daemon
 
 # The same storm with nothing in front, for comparison (not asserted).

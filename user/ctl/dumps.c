@@ -157,10 +157,11 @@ static void print_limit_policy(json_t *r)
 	json_t *d = json_object_get(r, "decisions"), *w;
 	size_t j;
 
-	printf("policy %s (mode sluice): limit %s in flight, %lld in flight, %lld waiting\n",
+	printf("policy %s (mode sluice): limit %s in flight, %lld in flight, %lld waiting, "
+	       "%lld recalled from a level's queue by a cut\n",
 	       s(r, "name"), json_is_true(json_object_get(r, "pass_through")) ? "none (pass-through)" :
 										num(r, "limit", b1),
-	       n(r, "in_flight"), n(r, "waiting"));
+	       n(r, "in_flight"), n(r, "waiting"), n(r, "recalled"));
 	printf("  last decision: %s (signal %s ms, target %s ms, baseline %s ms, %s completions/s, "
 	       "gradient %s)\n", s(r, "reason"), num(r, "signal_ms", b1), num(r, "target_ms", b2),
 	       num(r, "baseline_ms", b3), num(r, "throughput", b4), num(r, "gradient", b5));

@@ -193,7 +193,7 @@ int ctl_replay_limit(const struct sl_policy_cfg *pol, const char *path, bool jso
 		uint32_t in_flight;
 
 		while (ic < n && closes[ic].closed_ns <= t) {
-			sl_sg_complete(&sg, closes[ic].admitted_ns, closes[ic].closed_ns - closes[ic].admitted_ns);
+			sl_sg_complete(&sg, closes[ic].admitted_ns, 0, closes[ic].closed_ns - closes[ic].admitted_ns);
 			ic++;
 		}
 		while (ia < n && rows[ia].admitted_ns <= t)

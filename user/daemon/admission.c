@@ -83,9 +83,10 @@ static void policy_give_back(struct sl_admission *adm, struct sl_pending *p, uin
 	p->policy_slot = false;
 }
 
-static void policy_admitted(struct sl_admission *adm, struct sl_pending *p)
+static void policy_admitted(struct sl_admission *adm, struct sl_pending *p, uint64_t now)
 {
 	p->policy_admitted = true;
+	p->policy_ns = now;
 	p->policy_slot = adm->policies && sl_policies_take_slots(adm->policies, p->policy);
 }
 
@@ -482,7 +483,7 @@ void sl_adm_defer(struct sl_admission *adm, const struct sluice_defer_event *de,
 	p->state = SL_PENDING_POLICY;
 	switch (sl_policies_arrive_flow(adm->policies, p->policy, p->workload, p->id, p->flow_hash, now)) {
 	case SL_LS_ADMITTED:
-		policy_admitted(adm, p);
+		policy_admitted(adm, p, now);
 		level_gate(adm, p, now);
 		break;
 	case SL_LS_QUEUED:
@@ -504,7 +505,7 @@ static bool on_policy_admit(void *ctx, uint64_t id, uint64_t now)
 
 	if (!p || p->state != SL_PENDING_POLICY)
 		return false;
-	policy_admitted(adm, p);
+	policy_admitted(adm, p, now);
 	level_gate(adm, p, now);
 	return true;
 }
@@ -519,10 +520,91 @@ static void on_policy_reject(void *ctx, uint64_t id, uint64_t now, enum sl_ss_wh
 	reject(&adm->levels[p->level], p, now, why == SL_SS_SHED ? SL_REJ_SHED : SL_REJ_TIME_OUT);
 }
 
+/* ---- a policy's cut ------------------------------------------------------------ */
+
+struct recall_pick {
+	unsigned policy;
+	struct recall_cand { uint64_t id, policy_ns; } *v;
+	size_t n, cap;
+	bool short_of_memory;
+};
+
+/* Waiting in a level's queue, on a slot of the policy's limit. */
+static bool recallable(const struct sl_pending *p, unsigned policy)
+{
+	return p->policy == policy && p->state == SL_PENDING_QUEUED && p->in_queueset &&
+	       p->policy_admitted && p->policy_slot;
+}
+
+static void collect_recallable(struct sl_pending *p, void *ctx)
+{
+	struct recall_pick *rp = ctx;
+
+	if (!recallable(p, rp->policy))
+		return;
+	if (sl_grow((void **)&rp->v, &rp->cap, rp->n + 1, sizeof(*rp->v))) {
+		rp->short_of_memory = true;
+		return;
+	}
+	rp->v[rp->n].id = p->id;
+	rp->v[rp->n++].policy_ns = p->policy_ns;
+}
+
+static int younger_first(const void *a, const void *b)
+{
+	uint64_t x = ((const struct recall_cand *)a)->policy_ns, y = ((const struct recall_cand *)b)->policy_ns;
+
+	return x > y ? -1 : x < y;
+}
+
+/* The policy's limit fell `want` below what it holds.  Its youngest
+ * admissions still waiting for a seat in a level's queue go back to its
+ * own queue, slot returned, where its workloads' priorities and flows
+ * order them again with what waits there: the excess of the last limit
+ * does not stay in front of a light client until the level drains it
+ * (issue 23: mice waited up to 0.8 s after the storm's first cut).  Ids,
+ * not pointers, between the walk and the moves: a withdrawal dispatches,
+ * and a dispatch may forget records. */
+static size_t on_policy_recall(void *ctx, unsigned policy, size_t want, uint64_t now)
+{
+	struct sl_admission *adm = ctx;
+	struct recall_pick rp = {.policy = policy};
+	size_t done = 0;
+
+	if (!adm->policies)
+		return 0;
+	sl_pending_each(adm->pending, collect_recallable, &rp);
+	qsort(rp.v, rp.n, sizeof(*rp.v), younger_first);
+	for (size_t i = 0; i < rp.n && done < want; i++) {
+		struct sl_pending *p = sl_pending_by_id(adm->pending, rp.v[i].id);
+		struct level_rt *l;
+		int r;
+
+		if (!p || !recallable(p, policy))
+			continue;
+		l = &adm->levels[p->level];
+		if (!l->qs || sl_qs_withdraw(l->qs, now, p->id))
+			continue; /* dispatched meanwhile */
+		p->in_queueset = false;
+		policy_give_back(adm, p, now);
+		p->state = SL_PENDING_POLICY;
+		r = sl_policies_requeue(adm->policies, policy, p->workload, p->id, p->flow_hash,
+					p->arrival_ns, now);
+		if (r == SL_LS_QUEUED)
+			done++;
+		else
+			reject(l, p, now, r == SL_LS_REJECTED ? SL_REJ_QUEUE_FULL : SL_REJ_CANCELLED);
+		lr_sync(l, now);
+	}
+	free(rp.v);
+	return done;
+}
+
 void sl_adm_policy_hooks(struct sl_admission *adm, struct sl_policy_hooks *h)
 {
 	h->admit = on_policy_admit;
 	h->reject = on_policy_reject;
+	h->recall = on_policy_recall;
 	h->ctx = adm;
 }
 
@@ -531,11 +613,17 @@ void sl_adm_set_policies(struct sl_admission *adm, struct sl_policies *ps)
 	adm->policies = ps;
 }
 
-void sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, uint64_t now)
+uint64_t sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, uint64_t now)
 {
 	struct sl_pending *p = sl_pending_by_key(adm->pending, &ev->key);
 	bool served = sl_conn_end_served(ev->end);
+	uint64_t seated_ns = ev->ts_ns > ev->duration_ns ? ev->ts_ns - ev->duration_ns : 0;
+	uint64_t queued_ns = 0;
 	struct level_rt *l;
+
+	/* Its policy admitted it, then it waited for its seat here. */
+	if (p && p->state == SL_PENDING_ADMITTED && p->policy_admitted && seated_ns > p->policy_ns)
+		queued_ns = seated_ns - p->policy_ns;
 
 	/* A connection that never established is no sample of anything
 	 * (lib/conn_end.h); it still gives its seats back below. */
@@ -563,6 +651,7 @@ void sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, uint6
 		/* A seat came back: the QueueSet may dispatch now. */
 		lr_sync(l, now);
 	}
+	return queued_ns;
 }
 
 

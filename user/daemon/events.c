@@ -23,12 +23,14 @@ void sl_events_route(struct sl_admission *adm, struct sl_policies *ps, const voi
 			sl_adm_defer(adm, &de, now);
 		}
 		break;
-	case SLUICE_EV_CLOSE:
-		sl_adm_close(adm, ev, now);
+	case SLUICE_EV_CLOSE: {
+		uint64_t queued_ns = sl_adm_close(adm, ev, now);
+
 		if (ev->policy != SLUICE_NONE16)
-			sl_policies_on_close(ps, ev->policy, ev->workload, ev->duration_ns,
+			sl_policies_on_close(ps, ev->policy, ev->workload, ev->duration_ns, queued_ns,
 					     ev->srtt_us, sl_conn_end_served(ev->end), now);
 		break;
+	}
 	default:
 		break;
 	}

@@ -33,7 +33,7 @@ static void on_admit(void *ctx, uint64_t id, uint64_t now)
 {
 	struct sl_plimit *pl = ctx;
 
-	if (!pl->admit(pl->ctx, id, now) && !pl->releasing)
+	if (!pl->hooks.admit(pl->hooks.ctx, id, now) && !pl->releasing)
 		sl_gate_give_slot(pl->dp, pl->index);
 }
 
@@ -41,12 +41,12 @@ static void on_reject(void *ctx, uint64_t id, uint64_t now, enum sl_ss_why why)
 {
 	struct sl_plimit *pl = ctx;
 
-	if (pl->reject)
-		pl->reject(pl->ctx, id, now, why);
+	if (pl->hooks.reject)
+		pl->hooks.reject(pl->hooks.ctx, id, now, why);
 }
 
 int sl_plimit_create(struct sl_plimit **out, const struct sl_policy_cfg *pc, struct sl_dataplane *dp,
-		     sl_plimit_admit_fn admit, sl_ss_reject_fn reject, void *ctx, uint64_t now)
+		     const struct sl_plimit_hooks *hooks, uint64_t now)
 {
 	struct sl_ss_workload w[SLUICE_WL_SLOTS];
 	struct sl_sg_params sp;
@@ -65,9 +65,7 @@ int sl_plimit_create(struct sl_plimit **out, const struct sl_policy_cfg *pc, str
 		return -ENOMEM;
 	snprintf(pl->name, sizeof(pl->name), "%s", pc->name);
 	pl->dp = dp;
-	pl->admit = admit;
-	pl->reject = reject;
-	pl->ctx = ctx;
+	pl->hooks = *hooks;
 	sl_sg_init(&pl->sg, &sp, now);
 	err = sl_ss_create(&pl->ss, w, n, SL_PLIMIT_MAX_WAITING, on_admit, on_reject, pl);
 	if (err) {
@@ -169,11 +167,17 @@ static void dispatch(struct sl_plimit *pl, uint64_t now)
 	publish(pl);
 }
 
+/* The default workload (SLUICE_NONE16) is the scheduler's last. */
+static unsigned ss_workload(const struct sl_plimit *pl, unsigned workload)
+{
+	unsigned last = (unsigned)sl_ss_workloads(pl->ss) - 1;
+
+	return workload < last ? workload : last;
+}
+
 int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned workload, uint64_t flow)
 {
-	/* The default workload (SLUICE_NONE16) is the scheduler's last. */
-	unsigned last = (unsigned)sl_ss_workloads(pl->ss) - 1;
-	unsigned w = workload < last ? workload : last;
+	unsigned w = ss_workload(pl, workload);
 	int err;
 
 	if (!sl_ss_waiting(pl->ss) && sl_gate_take_slot(pl->dp, pl->index)) {
@@ -189,10 +193,26 @@ int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned w
 	return SL_LS_QUEUED;
 }
 
-void sl_plimit_complete(struct sl_plimit *pl, uint64_t now, uint64_t duration_ns, bool served)
+int sl_plimit_requeue(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned workload,
+		      uint64_t flow, uint64_t arrival_ns)
 {
+	int err = sl_ss_requeue(pl->ss, now, id, ss_workload(pl, workload), flow, arrival_ns);
+
+	if (err == -ENOSPC)
+		return SL_LS_REJECTED;
+	if (err)
+		return err;
+	pl->recalled++;
+	return SL_LS_QUEUED;
+}
+
+void sl_plimit_complete(struct sl_plimit *pl, uint64_t now, uint64_t duration_ns, uint64_t queued_ns,
+			bool served)
+{
+	uint64_t held = duration_ns + queued_ns;
+
 	if (served)
-		sl_sg_complete(&pl->sg, now > duration_ns ? now - duration_ns : 0, duration_ns);
+		sl_sg_complete(&pl->sg, now > held ? now - held : 0, queued_ns, duration_ns);
 	if (sl_ss_waiting(pl->ss))
 		dispatch(pl, now); /* its slot is free now */
 }
@@ -218,6 +238,16 @@ void sl_plimit_tick(struct sl_plimit *pl, uint64_t now)
 				sl_sg_limit(&pl->sg) == UINT32_MAX ? 0 : sl_sg_limit(&pl->sg),
 				sl_sg_reason_names[d.reason], d.signal_ms, d.target_ms, d.baseline_ms,
 				d.in_flight, d.throughput);
+	}
+	/* Cut below what is held: what the last limit admitted and still
+	 * waits downstream comes back to wait here, in fair order with the
+	 * rest (a light client's connection is not left behind it). */
+	if (sl_sg_limit(&pl->sg) < before && pl->hooks.recall) {
+		uint32_t limit = sl_sg_limit(&pl->sg);
+
+		in_flight = sl_plimit_in_flight(pl);
+		if (in_flight > limit)
+			pl->hooks.recall(pl->hooks.ctx, pl->index, (size_t)(in_flight - limit), now);
 	}
 	/* The new limit first (the queue's turns are taken against it): cut
 	 * below what is held, nothing is admitted until enough connections
@@ -248,6 +278,7 @@ void sl_plimit_dump(const struct sl_plimit *pl, const struct sl_policy_cfg *pc,
 		jo_obj_end(jo);
 	}
 	jo_u64(jo, "waiting", sl_ss_waiting(pl->ss));
+	jo_u64(jo, "recalled", pl->recalled); /* back from a level's queue after a cut */
 	jo_u64(jo, "max_in_flight", pc->max_in_flight);
 	if (pl->have_last) {
 		const struct sl_sg_decision *d = &pl->last;

@@ -15,6 +15,12 @@
  *   a close      the controller gets its duration (with its admission
  *                time, so only connections admitted since the last move
  *                are judged), and a freed slot goes to the next in line.
+ *   a cut        below what is in flight: the limit's admissions that
+ *                still wait downstream for a seat (a priority level's
+ *                queue) come back to its queue (hooks.recall), youngest
+ *                first, where priorities and flows order them again: a
+ *                cut does not leave the excess of the last limit in front
+ *                of a light client until a level drains it.
  */
 #ifndef SLUICE_POLICY_LIMIT_H
 #define SLUICE_POLICY_LIMIT_H
@@ -37,8 +43,19 @@ struct json_out;
 /* Flows a policy may hold waiting (then the next is refused). */
 #define SL_PLIMIT_MAX_WAITING 16384
 
-/* admit: false when the flow is gone (its slot goes back). */
-typedef bool (*sl_plimit_admit_fn)(void *ctx, uint64_t id, uint64_t now);
+/* What the caller does for the limit (ctx is theirs):
+ *   admit   a waiting flow got a slot; false when it is gone (the slot
+ *           goes back);
+ *   reject  a waiting flow is refused, and why;
+ *   recall  the limit fell n below what the gate holds: give back up to
+ *           n slots of flows still waiting downstream (each through
+ *           sl_plimit_requeue); how many came back.  May be NULL. */
+struct sl_plimit_hooks {
+	bool (*admit)(void *ctx, uint64_t id, uint64_t now);
+	sl_ss_reject_fn reject;
+	size_t (*recall)(void *ctx, unsigned index, size_t n, uint64_t now);
+	void *ctx;
+};
 
 struct sl_plimit {
 	char name[SL_LEVEL_NAME_SIZE];
@@ -50,9 +67,8 @@ struct sl_plimit {
 	/* By scheduler workload: deferred by the data path, and a slot free
 	 * with nobody waiting when the daemon met it (never queued). */
 	uint64_t admitted_on_arrival[SLUICE_WL_SLOTS];
-	sl_plimit_admit_fn admit;
-	sl_ss_reject_fn reject;
-	void *ctx;
+	struct sl_plimit_hooks hooks;
+	uint64_t recalled;         /* slots given back by flows waiting downstream */
 	bool releasing;            /* admitting all without slots (the policy goes away) */
 	struct sl_sg_decision last;
 	bool have_last;
@@ -63,7 +79,7 @@ void sl_plimit_params(const struct sl_policy_cfg *pc, struct sl_sg_params *sg,
 		      struct sl_ss_workload *w, size_t *n_w);
 /* 0, or a negative errno (logged).  The gate is set up by sl_plimit_start. */
 int sl_plimit_create(struct sl_plimit **out, const struct sl_policy_cfg *pc, struct sl_dataplane *dp,
-		     sl_plimit_admit_fn on_admit, sl_ss_reject_fn on_reject, void *ctx, uint64_t now);
+		     const struct sl_plimit_hooks *hooks, uint64_t now);
 /* Whether a record made for old can run pc (same controller and workload
  * parameters). */
 bool sl_plimit_same(const struct sl_plimit *pl, const struct sl_policy_cfg *pc);
@@ -83,9 +99,17 @@ void sl_plimit_release_all(struct sl_plimit *pl, uint64_t now);
 /* flow: the connection's flow (APF's flow hash): flows of a workload wait
  * in turn. */
 int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned workload, uint64_t flow);
-/* A connection holding a slot closed (the gate has its slot back); served
- * (it established), its duration is a sample of the controller. */
-void sl_plimit_complete(struct sl_plimit *pl, uint64_t now, uint64_t duration_ns, bool served);
+/* A connection holding a slot closed (the gate has its slot back) after
+ * waiting queued_ns for its seat and holding it duration_ns; served (it
+ * established), it is a sample of the controller. */
+/* A flow this limit admitted comes back (hooks.recall), its slot already
+ * given back: it waits again in its place by arrival_ns (its first
+ * arrival, so its queue_timeout keeps running from it).  SL_LS_QUEUED, or
+ * SL_LS_REJECTED when the queue is full; a negative errno. */
+int sl_plimit_requeue(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned workload,
+		      uint64_t flow, uint64_t arrival_ns);
+void sl_plimit_complete(struct sl_plimit *pl, uint64_t now, uint64_t duration_ns, uint64_t queued_ns,
+			bool served);
 void sl_plimit_tick(struct sl_plimit *pl, uint64_t now);
 /* The count in flight now (from the gate). */
 uint64_t sl_plimit_in_flight(const struct sl_plimit *pl);

@@ -241,6 +241,17 @@ static bool on_limit_admit(void *ctx, uint64_t id, uint64_t now)
 	return !ps->hooks.admit || ps->hooks.admit(ps->hooks.ctx, id, now);
 }
 
+static size_t on_limit_recall(void *ctx, unsigned policy, size_t n, uint64_t now)
+{
+	struct sl_policies *ps = ctx;
+
+	return ps->hooks.recall ? ps->hooks.recall(ps->hooks.ctx, policy, n, now) : 0;
+}
+
+static const struct sl_plimit_hooks limit_hooks = {
+	.admit = on_limit_admit, .reject = on_limit_reject, .recall = on_limit_recall,
+};
+
 int sl_policies_create(struct sl_policies **out, struct sl_dataplane *dp,
 		       const struct sl_policy_hooks *hooks)
 {
@@ -388,7 +399,10 @@ int sl_policies_prepare(struct sl_policies *ps, const struct sl_config *cfg, uin
 		}
 		if (pc->mode == SL_POLICY_SLUICE) {
 			if (!old[i] || !old[i]->lim || !sl_plimit_same(old[i]->lim, pc)) {
-				err = sl_plimit_create(&p->lim, pc, ps->dp, on_limit_admit, on_limit_reject, ps, now);
+				struct sl_plimit_hooks h = limit_hooks;
+
+				h.ctx = ps;
+				err = sl_plimit_create(&p->lim, pc, ps->dp, &h, now);
 				if (err)
 					goto fail;
 			}
@@ -513,6 +527,14 @@ int sl_policies_configure(struct sl_policies *ps, const struct sl_config *cfg, u
 
 /* ---- flows -------------------------------------------------------------------------- */
 
+int sl_policies_requeue(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t id,
+			uint64_t flow, uint64_t arrival_ns, uint64_t now)
+{
+	if (policy >= ps->n || !ps->v[policy].lim)
+		return -ENOENT;
+	return sl_plimit_requeue(ps->v[policy].lim, now, id, workload, flow, arrival_ns);
+}
+
 int sl_policies_arrive(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t id,
 		       uint64_t now)
 {
@@ -556,7 +578,8 @@ void sl_policies_return(struct sl_policies *ps, unsigned policy, unsigned worklo
 }
 
 void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned workload,
-			  uint64_t duration_ns, uint32_t srtt_us, bool served, uint64_t now)
+			  uint64_t duration_ns, uint64_t queued_ns, uint32_t srtt_us, bool served,
+			  uint64_t now)
 {
 	struct policy_rt *p;
 
@@ -564,7 +587,7 @@ void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned work
 		return;
 	p = &ps->v[policy];
 	if (p->lim) {
-		sl_plimit_complete(p->lim, now, duration_ns, served);
+		sl_plimit_complete(p->lim, now, duration_ns, queued_ns, served);
 		return;
 	}
 	/* Nothing a client that gave up leaves behind steers a controller. */

@@ -46,6 +46,10 @@ struct sl_policy_hooks {
 	/* why: its wait's bound passed, or (mode sluice) controlled delay
 	 * shed it (engine/slot_sched.h). */
 	void (*reject)(void *ctx, uint64_t id, uint64_t now, enum sl_ss_why why);
+	/* (mode sluice) the limit of `policy` fell n below what it holds:
+	 * up to n of its admissions still waiting downstream for a seat come
+	 * back (sl_policies_requeue); how many did.  May be NULL. */
+	size_t (*recall)(void *ctx, unsigned policy, size_t n, uint64_t now);
 	void *ctx;
 };
 
@@ -83,6 +87,12 @@ int sl_policies_arrive(struct sl_policies *ps, unsigned policy, unsigned workloa
  * connection its own flow).  Aperture's mode has no flows. */
 int sl_policies_arrive_flow(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t id,
 			    uint64_t flow, uint64_t now);
+/* (mode sluice) A flow the policy admitted, recalled (hooks.recall) with
+ * its slot given back, waits again in its place by arrival_ns.
+ * SL_LS_QUEUED or SL_LS_REJECTED (the queue is full); -ENOENT (no such
+ * policy in mode sluice) or another negative errno. */
+int sl_policies_requeue(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t id,
+			uint64_t flow, uint64_t arrival_ns, uint64_t now);
 /* The priority level refused a flow this policy admitted: its tokens go
  * back (Aperture workload-scheduler/scheduler.go), or with slot its slot of
  * the in-flight limit. */
@@ -91,12 +101,17 @@ void sl_policies_return(struct sl_policies *ps, unsigned policy, unsigned worklo
 /* Whether the policy admits by slots of an in-flight limit (sluice's own
  * mode): a flow it admits holds one until its connection is gone. */
 bool sl_policies_take_slots(const struct sl_policies *ps, unsigned policy);
-/* A connection of the policy closed after duration_ns, with its last
- * smoothed RTT.  Served (it established: lib/conn_end.h), it is a sample
- * of the latency signal and of the workload's token estimate; one that
- * never established only frees its slot (mode sluice dispatches on it). */
+/* A connection of the policy closed after holding its seat duration_ns,
+ * having waited queued_ns for the seat after the policy admitted it, with
+ * its last smoothed RTT.  Served (it established: lib/conn_end.h), it is
+ * a sample of the latency signal (mode sluice: queued and held, the time
+ * its slot was taken, with the seat's part for the baseline; mode
+ * aperture: held, Aperture's latency of the service) and of the
+ * workload's token estimate; one that never established only frees its
+ * slot (mode sluice dispatches on it). */
 void sl_policies_on_close(struct sl_policies *ps, unsigned policy, unsigned workload,
-			  uint64_t duration_ns, uint32_t srtt_us, bool served, uint64_t now);
+			  uint64_t duration_ns, uint64_t queued_ns, uint32_t srtt_us, bool served,
+			  uint64_t now);
 void sl_policies_tick(struct sl_policies *ps, uint64_t now);
 /* Prometheus text: per policy and per workload. */
 void sl_policies_metrics(struct sl_policies *ps, FILE *f, uint64_t now);

@@ -32,6 +32,7 @@ struct sl_pending {
 	bool policy_slot;      /* ... taking a slot of its in-flight limit, which goes
 				* with the admission (ticket or entry flags) */
 	uint64_t arrival_ns;   /* first deferral seen */
+	uint64_t policy_ns;    /* when its policy admitted it (policy_admitted) */
 	uint64_t last_syn_ns;  /* the latest deferral of its SYN seen (a retransmit, or the first) */
 	uint64_t lost_at_arrival; /* the data path's lost events as read before its arrival */
 	uint64_t ticket_ns;    /* when the ticket was written */

@@ -142,7 +142,7 @@ int sl_psm_step(struct sl_psm *m, uint64_t now, double rate, double cores, sl_ps
 		if (m->v - j->v_start < m->p.work_ms - 1e-9)
 			break;
 		if (m->sg)
-			sl_sg_complete(m->sg, j->admitted, now - j->admitted);
+			sl_sg_complete(m->sg, j->admitted, 0, now - j->admitted);
 		if (done)
 			done(ctx, j->admitted, now - j->admitted);
 		m->completed++;

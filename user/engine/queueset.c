@@ -675,7 +675,7 @@ int sl_qs_complete(struct sl_qs *qs, uint64_t now, uint64_t id, uint64_t service
 	return 0;
 }
 
-int sl_qs_cancel(struct sl_qs *qs, uint64_t now, uint64_t id)
+static int remove_waiting(struct sl_qs *qs, uint64_t now, uint64_t id, uint64_t *counter)
 {
 	struct req *r = find(qs, id);
 	struct queue *q;
@@ -688,12 +688,23 @@ int sl_qs_cancel(struct sl_qs *qs, uint64_t now, uint64_t id)
 	q = r->q;
 	unlink_waiting(qs, r);
 	anti_windup(q);
-	qs->rej_to++;
+	if (counter)
+		(*counter)++;
 	sl_idx_del(&qs->ids, r);
 	free(r);
 	dispatch_loop(qs, now, NULL);
 	flush(qs);
 	return 0;
+}
+
+int sl_qs_cancel(struct sl_qs *qs, uint64_t now, uint64_t id)
+{
+	return remove_waiting(qs, now, id, &qs->rej_to);
+}
+
+int sl_qs_withdraw(struct sl_qs *qs, uint64_t now, uint64_t id)
+{
+	return remove_waiting(qs, now, id, NULL);
 }
 
 /* Remove waiting requests that `drop` picks, oldest first, then dispatch,

@@ -143,6 +143,10 @@ int sl_qs_complete(struct sl_qs *qs, uint64_t now, uint64_t id, uint64_t service
  * is executing: the dispatch won the race; complete it instead).
  */
 int sl_qs_cancel(struct sl_qs *qs, uint64_t now, uint64_t id);
+/* The same for a request that goes back to whoever admitted it upstream
+ * (its policy's limit fell while it waited here): not a refusal, not
+ * counted as one. */
+int sl_qs_withdraw(struct sl_qs *qs, uint64_t now, uint64_t id);
 
 /*
  * Time-out sweep: every waiting request with now − arrival > wait_limit_ns

@@ -81,18 +81,18 @@ static uint64_t next_rand(struct sl_sg *sg)
 	return sg->rng * 2685821657736338717ULL;
 }
 
-void sl_sg_complete(struct sl_sg *sg, uint64_t admitted_ns, uint64_t lasted_ns)
+void sl_sg_complete(struct sl_sg *sg, uint64_t admitted_ns, uint64_t queued_ns, uint64_t served_ns)
 {
+	uint64_t j = sg->n_samples;
+
 	sg->completions++;
 	if (admitted_ns < sg->epoch_ns)
 		return; /* admitted under an earlier limit: it says nothing of this one */
-	if (sg->n_samples < SL_SG_MAX_SAMPLES) {
-		sg->samples[sg->n_samples] = (double)lasted_ns / MS;
-	} else {
-		uint64_t j = next_rand(sg) % ((uint64_t)sg->n_samples + 1);
-
-		if (j < SL_SG_MAX_SAMPLES)
-			sg->samples[j] = (double)lasted_ns / MS;
+	if (j >= SL_SG_MAX_SAMPLES)
+		j = next_rand(sg) % ((uint64_t)sg->n_samples + 1);
+	if (j < SL_SG_MAX_SAMPLES) {
+		sg->samples[j] = (double)(queued_ns + served_ns) / MS;
+		sg->service[j] = (double)served_ns / MS;
 	}
 	sg->n_samples++;
 }
@@ -162,7 +162,7 @@ bool sl_sg_step(struct sl_sg *sg, uint64_t now, uint32_t in_flight, uint32_t wai
 		struct sl_sg_decision *out)
 {
 	const struct sl_sg_params *p = &sg->p;
-	double age_s, dt, x, i_avg, fresh, little, s, b, t, before = sg->limit;
+	double age_s, dt, x, i_avg, fresh, service, little, s, b, t, before = sg->limit;
 	struct sl_sg_decision d = {.at_ns = now, .gradient = 1};
 	size_t kept;
 	bool stuck, pileup;
@@ -211,6 +211,7 @@ bool sl_sg_step(struct sl_sg *sg, uint64_t now, uint32_t in_flight, uint32_t wai
 	}
 	kept = sg->n_samples < SL_SG_MAX_SAMPLES ? sg->n_samples : SL_SG_MAX_SAMPLES;
 	fresh = median_of(sg->samples, kept);
+	service = median_of(sg->service, kept);
 	x = (double)sg->completions / age_s;
 	/* The load in flight now, as Little's law says it will take: the
 	 * window's mean in flight, or now's when more (a pile-up forming). */
@@ -221,7 +222,7 @@ bool sl_sg_step(struct sl_sg *sg, uint64_t now, uint32_t in_flight, uint32_t wai
 	 * baseline's evidence (else its decile would creep up to the target,
 	 * then to the next target). */
 	if (sg->n_samples >= p->min_samples && (sg->pass_through || sg->probing))
-		remember(sg, fresh, now);
+		remember(sg, service, now);
 	b = baseline(sg, now);
 	t = b * p->tolerance;
 	/* The fresh median, unless a pile-up (or a stall) is forming, whose

@@ -13,8 +13,12 @@
  *
  *   X  = completions per second in the window (the service's throughput),
  *   I  = the mean count in flight over the window,
- *   S  = the latency the window shows: the median duration of the
- *        connections admitted since the limit last moved ("fresh": no
+ *   S  = the latency the window shows: the median time from admission
+ *        (past the limit) to close of the connections admitted since the
+ *        limit last moved, their wait for a seat downstream included (a
+ *        priority level's queue: what the limit admits waits there, and
+ *        counts in flight while it does, so Little's law and S agree;
+ *        without it a level that queues hides the limit's own excess), ("fresh": no
  *        cutting again on the pile-up of an earlier limit); or, while a
  *        pile-up forms (at least 8 and four times more in flight than the
  *        throughput carries at T) or nothing fresh completed, the larger of
@@ -22,7 +26,9 @@
  *        known before its slow completions arrive, which is what stops a
  *        pile-up within a window instead of a control period),
  *   B  = the baseline: the lower decile of the fresh medians of the last
- *        baseline window's unloaded windows (below),
+ *        baseline window's unloaded windows (below), of the service's own
+ *        time only (seat to close: a queue downstream in pass-through is
+ *        load, not the service's unloaded latency),
  *   T  = B x tolerance, the latency the service may take.
  *
  *   S > T (overload):   limit <- max(min, min(limit, I) x max(min_gradient, T / S))
@@ -125,7 +131,8 @@ struct sl_sg {
 	uint64_t epoch_ns;        /* the limit last moved: samples admitted before are stale */
 	/* The window in progress. */
 	uint64_t window_start_ns, last_step_ns;
-	double samples[SL_SG_MAX_SAMPLES];
+	double samples[SL_SG_MAX_SAMPLES];  /* admission to close, ms (S) */
+	double service[SL_SG_MAX_SAMPLES];  /* seat to close, ms, the same connections (B) */
 	uint32_t n_samples;       /* fresh samples seen (a reservoir keeps SL_SG_MAX_SAMPLES) */
 	uint64_t completions;     /* all completions in the window (fresh or not) */
 	double in_flight_integral;/* sum of in_flight x dt, seconds */
@@ -147,8 +154,10 @@ struct sl_sg {
 
 /* Start at now in pass-through, the limit at max_limit. */
 void sl_sg_init(struct sl_sg *sg, const struct sl_sg_params *p, uint64_t now_ns);
-/* One completed connection: when it was admitted and how long it lasted. */
-void sl_sg_complete(struct sl_sg *sg, uint64_t admitted_ns, uint64_t lasted_ns);
+/* One completed connection: when the limit admitted it, how long it then
+ * waited for its seat downstream (queued_ns; 0 when it got one at once)
+ * and how long it held the seat (served_ns). */
+void sl_sg_complete(struct sl_sg *sg, uint64_t admitted_ns, uint64_t queued_ns, uint64_t served_ns);
 /* Every tick: the count in flight now (and how many the caller holds back).
  * Returns true when a decision was taken (*out filled). */
 bool sl_sg_step(struct sl_sg *sg, uint64_t now_ns, uint32_t in_flight, uint32_t waiting,

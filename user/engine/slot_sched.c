@@ -127,7 +127,29 @@ static struct subq *find_flow(struct sl_ss *ss, uint64_t flow, unsigned w)
 	return NULL;
 }
 
-int sl_ss_enqueue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w, uint64_t flow)
+/* Where a request that arrived at t goes in its workload's arrival list
+ * and in its flow's FIFO: after the last one that arrived at or before t
+ * (NULL: first). */
+static struct sl_link *arrival_pos(const struct wl *q, uint64_t t)
+{
+	struct sl_link *e = q->arrival.tail;
+
+	while (e && sl_container_of(e, struct req, by_arrival)->arrival_ns > t)
+		e = e->prev;
+	return e;
+}
+
+static struct sl_link *flow_pos(const struct subq *f, uint64_t t)
+{
+	struct sl_link *e = f->fifo.tail;
+
+	while (e && sl_container_of(e, struct req, in_flow)->arrival_ns > t)
+		e = e->prev;
+	return e;
+}
+
+static int enqueue_at(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w, uint64_t flow,
+		      uint64_t arrival_ns)
 {
 	struct subq *f;
 	struct wl *q;
@@ -158,14 +180,28 @@ int sl_ss_enqueue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w, uint6
 	}
 	r->id = id;
 	r->flow = f;
-	r->arrival_ns = now;
-	r->deadline_ns = q->p.queue_timeout_ns == UINT64_MAX || now > UINT64_MAX - q->p.queue_timeout_ns
-				 ? UINT64_MAX : now + q->p.queue_timeout_ns;
-	sl_list_append(&q->arrival, &r->by_arrival);
-	sl_list_append(&f->fifo, &r->in_flow);
+	r->arrival_ns = arrival_ns;
+	r->deadline_ns = q->p.queue_timeout_ns == UINT64_MAX || arrival_ns > UINT64_MAX - q->p.queue_timeout_ns
+				 ? UINT64_MAX : arrival_ns + q->p.queue_timeout_ns;
+	/* Both lists stay in arrival order (the time-outs and the controlled
+	 * delay walk them oldest first): a new arrival goes last, one that
+	 * comes back goes where it arrived. */
+	sl_list_insert_after(&q->arrival, arrival_pos(q, arrival_ns), &r->by_arrival);
+	sl_list_insert_after(&f->fifo, flow_pos(f, arrival_ns), &r->in_flow);
 	sl_idx_put(&ss->ids, r);
 	ss->waiting++;
 	return 0;
+}
+
+int sl_ss_enqueue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w, uint64_t flow)
+{
+	return enqueue_at(ss, now, id, w, flow, now);
+}
+
+int sl_ss_requeue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w, uint64_t flow,
+		  uint64_t arrival_ns)
+{
+	return enqueue_at(ss, now, id, w, flow, arrival_ns < now ? arrival_ns : now);
 }
 
 int sl_ss_cancel(struct sl_ss *ss, uint64_t id)

@@ -65,6 +65,13 @@ void sl_ss_free(struct sl_ss *ss);
  * max_waiting wait (the caller refuses it); -EINVAL for a bad workload;
  * -ENOMEM. */
 int sl_ss_enqueue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w, uint64_t flow);
+/* The same for a connection that waited here before, since arrival_ns
+ * (<= now), and was admitted, then given back (its limit fell while it
+ * still waited for a seat downstream): it takes its place by that
+ * arrival, in its workload and in its flow, and its queue_timeout still
+ * runs from it. */
+int sl_ss_requeue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w, uint64_t flow,
+		  uint64_t arrival_ns);
 /* Drop a waiting flow without a callback.  0 or -ENOENT. */
 int sl_ss_cancel(struct sl_ss *ss, uint64_t id);
 /* Reject the flows whose queue_timeout passed and those controlled delay

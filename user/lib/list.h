@@ -35,6 +35,24 @@ static inline void sl_list_append(struct sl_list *l, struct sl_link *e)
 	l->n++;
 }
 
+/* e goes right after pos (pos NULL: at the head). */
+static inline void sl_list_insert_after(struct sl_list *l, struct sl_link *pos, struct sl_link *e)
+{
+	struct sl_link *next = pos ? pos->next : l->head;
+
+	e->prev = pos;
+	e->next = next;
+	if (pos)
+		pos->next = e;
+	else
+		l->head = e;
+	if (next)
+		next->prev = e;
+	else
+		l->tail = e;
+	l->n++;
+}
+
 static inline void sl_list_remove(struct sl_list *l, struct sl_link *e)
 {
 	if (e->prev)

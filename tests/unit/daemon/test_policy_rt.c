@@ -157,13 +157,13 @@ static uint64_t drive_to_throttle(struct sl_policies *ps, uint64_t *next_id, int
 	for (int step = 0; step < 35 * 20; step++) {
 		now += 50 * MSEC;
 		assert_int_equal(sl_policies_arrive(ps, 0, step % 2, (*next_id)++, now), SL_LS_ADMITTED);
-		sl_policies_on_close(ps, 0, step % 2, 50 * MSEC, 0, true, now);
+		sl_policies_on_close(ps, 0, step % 2, 50 * MSEC, 0, 0, true, now);
 		sl_policies_tick(ps, now);
 	}
 	for (int step = 0; step < 10 * 20 && !throttled(ps, now); step++) {
 		now += 50 * MSEC;
 		*queued += sl_policies_arrive(ps, 0, step % 2, (*next_id)++, now) == SL_LS_QUEUED;
-		sl_policies_on_close(ps, 0, step % 2, 2 * SEC, 0, true, now);
+		sl_policies_on_close(ps, 0, step % 2, 2 * SEC, 0, 0, true, now);
 		sl_policies_tick(ps, now);
 	}
 	assert_true(throttled(ps, now));
@@ -174,7 +174,7 @@ static void test_pass_through_then_throttle(void **state)
 {
 	struct sl_config *cfg = load(POLICY_YAML("svc", "3s", "{type: duration, window: 2s}"));
 	struct hooks_seen *h = calloc(1, sizeof(*h));
-	struct sl_policy_hooks hooks = {on_admit, on_reject, h};
+	struct sl_policy_hooks hooks = {.admit = on_admit, .reject = on_reject, .ctx = h};
 	struct sl_policies *ps;
 	uint64_t id = 1, now;
 	json_t *j, *p;
@@ -233,7 +233,7 @@ static void test_reload_keeps_or_replaces(void **state)
 	struct sl_config *same = load(POLICY_YAML("svc", "10s", "{type: duration, window: 2s}"));
 	struct sl_config *changed = load(POLICY_YAML("svc", "9s", "{type: duration, window: 2s}"));
 	struct hooks_seen *h = calloc(1, sizeof(*h));
-	struct sl_policy_hooks hooks = {on_admit, on_reject, h};
+	struct sl_policy_hooks hooks = {.admit = on_admit, .reject = on_reject, .ctx = h};
 	struct sl_policies *ps;
 	uint64_t id = 1, now, periods;
 	int queued = 0, before;
@@ -475,7 +475,7 @@ static void test_limit_mode_slots(void **state)
 	/* A connection closes (the data path gives its slot back): the first
 	 * in line gets it, at once. */
 	gates[0].slots_held--;
-	sl_policies_on_close(ps, 0, SLUICE_NONE16, 50 * MSEC, 0, true, T0 + 50 * MSEC);
+	sl_policies_on_close(ps, 0, SLUICE_NONE16, 50 * MSEC, 0, 0, true, T0 + 50 * MSEC);
 	assert_int_equal(seen.n_admitted, 1);
 	assert_int_equal(seen.admitted[0], 2);
 	assert_int_equal(free_slots(&dp), 0);
@@ -566,7 +566,7 @@ static void test_unserved_closes_are_no_samples(void **state)
 	/* 2 s of nothing but gave-up clients (0.2 ms each): no baseline. */
 	for (int i = 0; i < 2000; i++) {
 		now += MSEC;
-		sl_policies_on_close(ps, 0, SLUICE_NONE16, 200 * 1000, 200, false, now);
+		sl_policies_on_close(ps, 0, SLUICE_NONE16, 200 * 1000, 0, 200, false, now);
 		if (i % 100 == 99)
 			sl_policies_tick(ps, now);
 	}
@@ -581,9 +581,9 @@ static void test_unserved_closes_are_no_samples(void **state)
 	 * gave-up ones: the baseline is the served ones'. */
 	for (int i = 0; i < 2000; i++) {
 		now += MSEC;
-		sl_policies_on_close(ps, 0, SLUICE_NONE16, 200 * 1000, 200, false, now);
+		sl_policies_on_close(ps, 0, SLUICE_NONE16, 200 * 1000, 0, 200, false, now);
 		if (i % 10 == 0)
-			sl_policies_on_close(ps, 0, SLUICE_NONE16, 50 * MSEC, 200, true, now);
+			sl_policies_on_close(ps, 0, SLUICE_NONE16, 50 * MSEC, 0, 200, true, now);
 		if (i % 100 == 99)
 			sl_policies_tick(ps, now);
 	}
@@ -598,9 +598,9 @@ static void test_unserved_closes_are_no_samples(void **state)
 	assert_int_equal(sl_policies_configure(ps, ape, now), 0);
 	for (int i = 0; i < 3000; i++) {
 		now += MSEC;
-		sl_policies_on_close(ps, 0, 0, 200 * 1000, 200, false, now);
+		sl_policies_on_close(ps, 0, 0, 200 * 1000, 0, 200, false, now);
 		if (i % 10 == 0)
-			sl_policies_on_close(ps, 0, 0, 50 * MSEC, 200, true, now);
+			sl_policies_on_close(ps, 0, 0, 50 * MSEC, 0, 200, true, now);
 		if (i % 100 == 99)
 			sl_policies_tick(ps, now);
 	}

@@ -648,6 +648,29 @@ static void test_anti_windup_on_cancel(void **state)
 	done(h);
 }
 
+/* A withdrawal (the request goes back to its policy's queue) leaves like
+ * a cancel (anti-windup, the next one dispatches) but is no refusal. */
+static void test_withdraw_is_no_refusal(void **state)
+{
+	struct h *h = mk(1, 1, 50, G3, 1);
+
+	(void)state;
+	assert_int_equal(arrive(h, 0, 1, 1, 0), SL_QS_DISPATCHED);
+	assert_int_equal(arrive(h, 0, 2, 1, 0), SL_QS_QUEUED);
+	assert_int_equal(arrive(h, SEC, 3, 1, 0), SL_QS_QUEUED);
+	assert_int_equal(sl_qs_withdraw(h->qs, SEC, 2), 0);
+	assert_ok(h->qs);
+	assert_true(qinfo(h->qs, 0).next_dispatch_r == SL_SS_PER_SEAT_SECOND);
+	assert_true(stats(h->qs).rejected_time_out == 0);
+	assert_true(stats(h->qs).waiting == 1);
+	assert_int_equal(sl_qs_withdraw(h->qs, SEC, 2), -ENOENT);
+	assert_int_equal(sl_qs_withdraw(h->qs, SEC, 1), -EALREADY);
+	complete(h, 2 * SEC, 1, 2 * SEC);
+	assert_true(h->nd == 1 && h->disp[0] == 3);
+	complete(h, 3 * SEC, 3, SEC);
+	done(h);
+}
+
 /* ---- Kubernetes queueset.go finishRequestLocked completion ---------------------------------------------------------------- */
 
 static uint64_t ndr_after(uint32_t seats, uint64_t service)
@@ -1995,6 +2018,7 @@ int main(void)
 		cmocka_unit_test(test_switch_to_exempt_dispatches_all),
 		cmocka_unit_test(test_bad_config_change_keeps_old),
 		cmocka_unit_test(test_cancel_wide_head_unblocks),
+		cmocka_unit_test(test_withdraw_is_no_refusal),
 		cmocka_unit_test(test_expire_sweep),
 		cmocka_unit_test(test_expire_unblocks),
 		cmocka_unit_test(test_reentrant_callback),

@@ -37,7 +37,7 @@ static struct sl_sg_params params(uint32_t max_limit)
 static void complete(struct sl_sg *sg, int n, uint64_t admitted, double ms)
 {
 	for (int i = 0; i < n; i++)
-		sl_sg_complete(sg, admitted, (uint64_t)(ms * MSEC));
+		sl_sg_complete(sg, admitted, 0, (uint64_t)(ms * MSEC));
 }
 
 /* A controller started at *t that has learnt a 50 ms baseline (target
@@ -148,6 +148,36 @@ static void test_baseline_under_a_lasting_limit(void **state)
 		assert_true(sl_sg_step(&sg, t += 250 * MSEC, lim, 5, &d));
 		assert_true(fabs(d.baseline_ms - 50) < 1e-9);
 	}
+}
+
+/* A wait for a seat downstream (a priority level's queue, after the limit
+ * admitted the connection) is part of the signal, not of the baseline: in
+ * pass-through a level that queues shows load, not the service's
+ * unloaded latency; under the limit that wait is what the limit's excess
+ * costs, and it cuts. */
+static void test_downstream_wait_is_signal_not_baseline(void **state)
+{
+	struct sl_sg_params p = params(100);
+	struct sl_sg_decision d;
+	struct sl_sg sg;
+	uint64_t t = 10 * SEC;
+
+	(void)state;
+	sl_sg_init(&sg, &p, t);
+	/* pass-through: 50 ms of service after 100 ms in a level's queue */
+	for (int i = 0; i < 20; i++)
+		sl_sg_complete(&sg, t, 100 * MSEC, 50 * MSEC);
+	assert_true(sl_sg_step(&sg, t += 250 * MSEC, 4, 0, &d));
+	assert_true(fabs(d.baseline_ms - 50) < 1e-9);
+	assert_true(fabs(d.fresh_ms - 150) < 1e-9);
+	assert_int_equal(d.reason, SL_SG_OVERLOAD);
+	assert_true(sl_sg_limit(&sg) < UINT32_MAX);
+	/* under the limit, the same service without the wait: healthy */
+	for (int i = 0; i < 20; i++)
+		sl_sg_complete(&sg, t, 0, 50 * MSEC);
+	assert_true(sl_sg_step(&sg, t += 250 * MSEC, sl_sg_limit(&sg), 3, &d));
+	assert_true(fabs(d.signal_ms - 50) < 1e-9);
+	assert_int_equal(d.reason, SL_SG_INCREASE);
 }
 
 /* Overload from pass-through: the cut starts from what is in flight and
@@ -404,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_baseline_first),
 		cmocka_unit_test(test_baseline_resists_a_burst),
 		cmocka_unit_test(test_baseline_under_a_lasting_limit),
+		cmocka_unit_test(test_downstream_wait_is_signal_not_baseline),
 		cmocka_unit_test(test_cut_from_in_flight_and_dead_time),
 		cmocka_unit_test(test_increase_hold_pass_through),
 		cmocka_unit_test(test_stall_is_overload),

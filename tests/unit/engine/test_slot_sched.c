@@ -262,6 +262,42 @@ static void test_delay_mice_never_shed(void **state)
 	sl_ss_free(ss);
 }
 
+/* A connection that comes back (its limit fell while it waited for a
+ * seat downstream) takes its place by its first arrival, in its workload
+ * and in its flow, and its queue_timeout runs from that arrival: a
+ * recall never extends a wait. */
+static void test_requeue_takes_its_place(void **state)
+{
+	struct sl_ss_workload w[1] = {{1, 1000, 0, 0}};
+	struct log l = {0};
+	struct sl_ss *ss;
+
+	(void)state;
+	assert_int_equal(sl_ss_create(&ss, w, 1, 1000, on_admit, on_reject, &l), 0);
+	/* flow 7 waits with ids 1 (t 100) and 3 (t 300); id 2 comes back,
+	 * first arrived at 200 */
+	assert_int_equal(sl_ss_enqueue(ss, 100, 1, 0, 7), 0);
+	assert_int_equal(sl_ss_enqueue(ss, 300, 3, 0, 7), 0);
+	assert_int_equal(sl_ss_requeue(ss, 400, 2, 0, 7, 200), 0);
+	/* a requeue "from the future" is clamped to now */
+	assert_int_equal(sl_ss_requeue(ss, 400, 4, 0, 7, 900), 0);
+	l.slots = 2;
+	assert_int_equal(sl_ss_run(ss, 400, take, &l), 2);
+	assert_int_equal(l.admitted[0], 1);
+	assert_int_equal(l.admitted[1], 2);
+	/* id 3's deadline is 1300, id 4's 1400: at 1350 only 3 is late */
+	assert_int_equal(sl_ss_run(ss, 1350, take, &l), 0);
+	assert_int_equal(l.n_rejected, 1);
+	assert_int_equal(l.rejected[0], 3);
+	/* one that waited past its bound before it came back goes at once */
+	assert_int_equal(sl_ss_requeue(ss, 1350, 5, 0, 8, 200), 0);
+	assert_int_equal(sl_ss_run(ss, 1351, take, &l), 0);
+	assert_int_equal(l.n_rejected, 2);
+	assert_int_equal(l.rejected[1], 5);
+	assert_int_equal(sl_ss_waiting(ss), 1);
+	sl_ss_free(ss);
+}
+
 static void test_rejects_bad_parameters(void **state)
 {
 	struct sl_ss_workload w[1] = {{0, UINT64_MAX, 0, 0}};
@@ -284,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_flows_take_turns),
 		cmocka_unit_test(test_timeouts_and_bound),
 		cmocka_unit_test(test_rejects_bad_parameters),
+		cmocka_unit_test(test_requeue_takes_its_place),
 		cmocka_unit_test(test_delay_burst_then_standing),
 		cmocka_unit_test(test_delay_mice_never_shed),
 	};
