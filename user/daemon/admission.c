@@ -762,9 +762,19 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 	struct level_rt *l = &adm->levels[p->level];
 	bool ticket;
 
-	/* Cheap test first: this runs every tick. */
-	if (p->state == SL_PENDING_QUEUED || p->state == SL_PENDING_POLICY ||
-	    (s->now < p->deadline_ns && !s->full))
+	/* Cheap tests first: this runs every tick. */
+	if (p->state == SL_PENDING_QUEUED) {
+		/* The level's bound runs from the first deferral, not from the
+		 * arrival in its queue that the QueueSet's own expiry counts
+		 * from: one that waited in its policy's queue first has that
+		 * much less left here (the two waits in series must not add up
+		 * past a client's patience). */
+		if (p->in_queueset && l->wait_limit_ns && s->now - p->arrival_ns > l->wait_limit_ns &&
+		    !sl_grow((void **)&adm->late, &adm->late_cap, adm->n_late + 1, sizeof(*adm->late)))
+			adm->late[adm->n_late++] = p->id;
+		return;
+	}
+	if (p->state == SL_PENDING_POLICY || (s->now < p->deadline_ns && !s->full))
 		return;
 	ticket = sl_ticket_exists(adm->dp, &p->key);
 	if (p->state == SL_PENDING_ADMITTED) {
@@ -840,7 +850,23 @@ void sl_adm_tick(struct sl_admission *adm, uint64_t now)
 
 		if (sc.full)
 			adm->last_sweep_ns = now;
+		adm->n_late = 0;
 		sl_pending_each(adm->pending, sweep_one, &sc);
+		/* After the walk: a refusal dispatches, a dispatch may forget
+		 * records. */
+		for (size_t i = 0; i < adm->n_late; i++) {
+			struct sl_pending *p = sl_pending_by_id(adm->pending, adm->late[i]);
+			struct level_rt *l;
+
+			if (!p || p->state != SL_PENDING_QUEUED || !p->in_queueset)
+				continue;
+			l = &adm->levels[p->level];
+			if (!l->qs || sl_qs_cancel(l->qs, now, p->id))
+				continue;
+			p->in_queueset = false;
+			reject(l, p, now, SL_REJ_TIME_OUT);
+			sc.resync[l->slot] = true;
+		}
 		/* Seats a sweep freed go to the next in line now, and the
 		 * waiting count says so before the next tick. */
 		for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
@@ -903,6 +929,7 @@ void sl_adm_free(struct sl_admission *adm)
 	sl_fm_free(&adm->flows);
 	free(adm->executing);
 	free(adm->executing_seats);
+	free(adm->late);
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
 		free(adm->levels[s].stall_flows.hash);
 	free(adm);

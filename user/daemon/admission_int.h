@@ -97,6 +97,10 @@ struct sl_admission {
 	/* Per schema index, from the last complete walk of sl_conns. */
 	uint32_t *executing, *executing_seats;
 	size_t n_executing;
+	/* Waiting in a level past its bound counted from the first deferral
+	 * (a tick's sweep collects them, then refuses them). */
+	uint64_t *late;
+	size_t n_late, late_cap;
 };
 
 /* ---- level runtime (level_rt.c) ----------------------------------------------- */

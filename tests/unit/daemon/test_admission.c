@@ -31,6 +31,7 @@
 #include "config/config.h"
 #include "frames.h"
 #include "daemon/admission.h"
+#include "daemon/policy_rt.h"
 #include "dataplane/loader.h"
 #include "engine/plan.h"
 #include "lib/log.h"
@@ -575,6 +576,137 @@ static void test_reload_keeps_borrowing(void **state)
 	sl_config_free(cfg2);
 }
 
+/* ---- a policy in front of the level ------------------------------------------- */
+
+/* The rig's level behind a policy in mode sluice that selects port 8080. */
+static const char policy_yaml[] =
+	"---\n"
+	"apiVersion: sluice/v1\n"
+	"kind: AverageLatencySchedulingPolicy\n"
+	"metadata: {name: svc}\n"
+	"spec:\n"
+	"  adaptive: {max_in_flight: 1000}\n"
+	"  load_scheduling_core:\n"
+	"    aimd_load_scheduler:\n"
+	"      load_scheduler:\n"
+	"        selectors: [{label_matcher: {match_labels: {dst.port: \"8080\"}}}]\n";
+
+struct policy_rig {
+	struct rig r;
+	struct sluice_policy_gate gates[SLUICE_MAX_POLICIES];
+	struct sl_policies *ps;
+	char *text;
+};
+
+static void policy_rig_up(struct policy_rig *pr)
+{
+	struct sl_policy_hooks hooks;
+
+	memset(pr, 0, sizeof(*pr));
+	assert_true(asprintf(&pr->text, "%s%s", yaml, policy_yaml) > 0);
+	rig_up_with(&pr->r, 64, pr->text);
+	pr->r.dp.gates = pr->gates;
+	sl_adm_policy_hooks(pr->r.adm, &hooks);
+	assert_int_equal(sl_policies_create(&pr->ps, &pr->r.dp, &hooks), 0);
+	assert_int_equal(sl_policies_configure(pr->ps, pr->r.cfg, T0), 0);
+	sl_adm_set_policies(pr->r.adm, pr->ps);
+	assert_int_equal(pr->gates[0].mode, SLUICE_POLICY_LIMIT);
+}
+
+static void policy_rig_down(struct policy_rig *pr)
+{
+	sl_adm_set_policies(pr->r.adm, NULL);
+	sl_policies_free(pr->ps);
+	rig_down(&pr->r);
+	free(pr->text);
+}
+
+/* A deferral the policy's gate held back. */
+static void defer_at_policy(struct policy_rig *pr, struct sluice_conn_key k, uint64_t now)
+{
+	struct sluice_defer_event de = {.ev = event(&pr->r, SLUICE_EV_DEFER, k, now)};
+
+	de.ev.policy = 0;
+	de.ev.gate = SLUICE_GATE_POLICY;
+	sl_adm_defer(pr->r.adm, &de, now);
+}
+
+/* The level's wait bound runs from the first deferral: 1.5 s in the
+ * policy's queue, then the level's queue, and the refusal comes 3 s after
+ * the SYN (queueWaitLimit), not 3 s after it reached the level (two waits
+ * in series would outlast a client's patience). */
+static void test_policy_wait_counts_toward_level_bound(void **state)
+{
+	struct sluice_conn_key a = key_of(20, 7);
+	struct sluice_ticket t;
+	struct policy_rig pr;
+
+	(void)state;
+	policy_rig_up(&pr);
+	pr.r.seats[pr.r.web].seats_in_use = 2;                  /* the level is full */
+	pr.gates[0].slots_held = pr.gates[0].slot_limit;        /* and the policy's limit */
+	defer_at_policy(&pr, a, T0);
+	assert_int_equal(pr.gates[0].waiting, 1);
+	assert_int_equal(pr.r.seats[pr.r.web].waiting, 0);
+	/* a slot frees at 1.5 s: the policy admits it, the level queues it */
+	pr.gates[0].slots_held--;
+	sl_policies_tick(pr.ps, T0 + 1500 * MSEC);
+	assert_int_equal(pr.gates[0].waiting, 0);
+	assert_int_equal(pr.r.seats[pr.r.web].waiting, 1);
+	sl_adm_tick(pr.r.adm, T0 + 2900 * MSEC);
+	assert_false(ticket(&pr.r, a, &t));
+	sl_adm_tick(pr.r.adm, T0 + 3100 * MSEC);
+	assert_true(ticket(&pr.r, a, &t));
+	assert_int_equal(t.verdict, SLUICE_TICKET_REJECT);
+	assert_int_equal(pr.r.seats[pr.r.web].waiting, 0);
+	/* its policy slot came back with the refusal */
+	assert_int_equal(pr.gates[0].slots_held, pr.gates[0].slot_limit - 1);
+	policy_rig_down(&pr);
+}
+
+/* A cut below what the policy holds recalls its admissions still waiting
+ * in the level's queue: out of the level, slots back, waiting again in the
+ * policy's queue. */
+static void test_cut_recalls_level_waiters(void **state)
+{
+	struct sluice_conn_key q[3] = {key_of(10, 1), key_of(11, 1), key_of(12, 1)};
+	struct policy_rig pr;
+	uint64_t now = T0;
+	int64_t held;
+
+	(void)state;
+	policy_rig_up(&pr);
+	/* A baseline: a second of 50 ms connections served at once. */
+	for (int i = 0; i < 100; i++) {
+		now += 10 * MSEC;
+		sl_policies_on_close(pr.ps, 0, SLUICE_NONE16, 50 * MSEC, 0, 0, true, now);
+		if (i % 10 == 9)
+			sl_policies_tick(pr.ps, now);
+	}
+	assert_int_equal(pr.gates[0].slot_limit, (int64_t)(1u << 24)); /* pass-through */
+	/* 17 connections hold the policy's slots and the level's seats; three
+	 * more pass the policy and wait in the level's queue. */
+	pr.gates[0].slots_held = 17;
+	pr.r.seats[pr.r.web].seats_in_use = 2;
+	for (int i = 0; i < 3; i++)
+		defer_at_policy(&pr, q[i], now);
+	assert_int_equal(pr.r.seats[pr.r.web].waiting, 3);
+	assert_int_equal(pr.gates[0].slots_held, 20);
+	assert_int_equal(pr.gates[0].waiting, 0);
+	/* Their wait shows: 450 ms in the level before 50 ms of service. */
+	for (int i = 0; i < 10; i++)
+		sl_policies_on_close(pr.ps, 0, SLUICE_NONE16, 50 * MSEC, 450 * MSEC, 0, true,
+				     now + 150 * MSEC);
+	pr.gates[0].slots_held = 20; /* (the closes above stand for others) */
+	sl_policies_tick(pr.ps, now + 150 * MSEC);
+	held = pr.gates[0].slots_held;
+	assert_true(pr.gates[0].slot_limit < 20);
+	assert_int_equal(pr.r.seats[pr.r.web].waiting, 0);
+	assert_int_equal(pr.gates[0].waiting, 3);
+	assert_int_equal(held, 17);
+	policy_rig_down(&pr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -586,6 +718,8 @@ int main(void)
 		cmocka_unit_test(test_ticket_write_fails),
 		cmocka_unit_test(test_stale_tickets_cleared),
 		cmocka_unit_test(test_held_frame_falls_back),
+		cmocka_unit_test(test_policy_wait_counts_toward_level_bound),
+		cmocka_unit_test(test_cut_recalls_level_waiters),
 	};
 
 	sl_log_init("test_admission", SL_LOG_ERROR);
