@@ -128,8 +128,10 @@ static void ls_on_admit(void *ctx, uint64_t id, uint64_t now)
 
 /* Workload scheduler admissions per second while throttled: arrivals over
  * n workloads (priorities 1..n) at 4x the fill rate, queued and admitted in
- * WFQ order as the bucket fills; counts admissions (immediate + queued). */
-static double scheduler_admissions_per_sec(size_t n, uint64_t arrivals)
+ * WFQ order as the bucket fills; counts admissions (immediate + queued).
+ * delay: every workload with sluice's controlled delay (the defaults,
+ * 100 ms in 1 s), as a configuration gets it; without, Aperture's. */
+static double scheduler_admissions_per_sec(size_t n, uint64_t arrivals, bool delay)
 {
 	struct sl_ls_workload *w = calloc(n, sizeof(*w));
 	struct sl_ls_params p = {.workloads = w, .n_workloads = n,
@@ -140,7 +142,9 @@ static double scheduler_admissions_per_sec(size_t n, uint64_t arrivals)
 
 	for (size_t i = 0; i < n; i++)
 		w[i] = (struct sl_ls_workload){.priority = (double)(i + 1), .tokens = 1,
-					       .queue_timeout_ns = 5ULL * 1000000000ULL};
+					       .queue_timeout_ns = 5ULL * 1000000000ULL,
+					       .delay_target_ns = delay ? 100000000ULL : 0,
+					       .delay_interval_ns = delay ? 1000000000ULL : 0};
 	if (sl_ls_create(&ls, &p, t, ls_on_admit, NULL, NULL, why, sizeof(why))) {
 		fprintf(stderr, "bench: %s\n", why);
 		exit(1);
@@ -243,15 +247,19 @@ int main(void)
 	printf("%-34s %14.0f\n", "periods/s", controller_steps_per_sec(5000000));
 
 	{
-		double w2 = scheduler_admissions_per_sec(2, 60000);
-		double w16 = scheduler_admissions_per_sec(16, 60000);
-		double w256 = scheduler_admissions_per_sec(256, 60000);
+		static const size_t sizes[] = {2, 16, 256};
+		double plain[3], delayed[3];
 
+		for (int i = 0; i < 3; i++) {
+			plain[i] = scheduler_admissions_per_sec(sizes[i], 60000, false);
+			delayed[i] = scheduler_admissions_per_sec(sizes[i], 60000, true);
+		}
 		printf("\nWorkload scheduler, throttled to 1/4 of a 1000/s arrival rate (Aperture workload-scheduler/scheduler.go)\n");
-		printf("%-34s %14s %10s\n", "workloads", "admissions/s", "vs 2");
-		printf("%-34s %14.0f %10s\n", "2", w2, "1.00x");
-		printf("%-34s %14.0f %9.2fx\n", "16", w16, w16 / w2);
-		printf("%-34s %14.0f %9.2fx\n", "256", w256, w256 / w2);
+		printf("%-20s %14s %8s %22s %8s\n", "workloads", "admissions/s", "vs 2",
+		       "with controlled delay", "vs 2");
+		for (int i = 0; i < 3; i++)
+			printf("%-20zu %14.0f %7.2fx %22.0f %7.2fx\n", sizes[i], plain[i], plain[i] / plain[0],
+			       delayed[i], delayed[i] / plain[0]);
 	}
 	{
 		static const size_t sizes[] = {1000, 10000, 100000};

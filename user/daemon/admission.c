@@ -617,13 +617,15 @@ uint64_t sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, u
 {
 	struct sl_pending *p = sl_pending_by_key(adm->pending, &ev->key);
 	bool served = sl_conn_end_served(ev->end);
-	uint64_t seated_ns = ev->ts_ns > ev->duration_ns ? ev->ts_ns - ev->duration_ns : 0;
 	uint64_t queued_ns = 0;
 	struct level_rt *l;
 
-	/* Its policy admitted it, then it waited for its seat here. */
-	if (p && p->state == SL_PENDING_ADMITTED && p->policy_admitted && seated_ns > p->policy_ns)
-		queued_ns = seated_ns - p->policy_ns;
+	/* Its policy admitted it, then it waited in the level's queue until
+	 * its dispatch.  Not until the seat: an admit ticket waits for the
+	 * client's next retransmit, a second or more that no load caused
+	 * (counted, the policy would cut on every ticket). */
+	if (p && p->state == SL_PENDING_ADMITTED && p->policy_admitted && p->ticket_ns > p->policy_ns)
+		queued_ns = p->ticket_ns - p->policy_ns;
 
 	/* A connection that never established is no sample of anything
 	 * (lib/conn_end.h); it still gives its seats back below. */

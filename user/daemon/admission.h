@@ -60,8 +60,8 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
  * scheduler, if any, then its level. */
 void sl_adm_defer(struct sl_admission *adm, const struct sluice_defer_event *de, uint64_t now);
 /* A tracked connection closed (SLUICE_EV_CLOSE): its seats came back.
- * Returns how long it waited for its seat after its policy admitted it
- * (0: at once, or no policy). */
+ * Returns how long it waited in its level's queue after its policy
+ * admitted it, until its dispatch (0: at once, or no policy). */
 uint64_t sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, uint64_t now);
 void sl_adm_tick(struct sl_admission *adm, uint64_t now);
 

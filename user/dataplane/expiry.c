@@ -17,6 +17,19 @@
 #define CONNS_WALK_BATCH 1024
 #define CONNS_WALK_BATCH_MAX 65536
 
+/* The table's real size (tableSizes.connections), from the map itself:
+ * the walk's bound, whoever made the map. */
+static size_t conns_capacity(int fd)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) || !info.max_entries)
+		return SLUICE_DEFAULT_CONNS;
+	return info.max_entries;
+}
+
 int sl_conns_each(struct sl_dataplane *dp, sl_conn_fn fn, void *ctx)
 {
 	int fd = dp->maps.fd[SL_MAP_CONNS];
@@ -24,7 +37,7 @@ int sl_conns_each(struct sl_dataplane *dp, sl_conn_fn fn, void *ctx)
 	 * room for a key covers any of them. */
 	union { struct sluice_conn_key key; uint64_t u64; } in, out;
 	size_t cap = CONNS_WALK_BATCH, visited = 0;
-	size_t max_visits = 2u * (size_t)bpf_map__max_entries(dp->skel->maps.sl_conns);
+	size_t max_visits = 2u * conns_capacity(fd);
 	struct sluice_conn_key *keys = NULL;
 	struct sluice_conn *vals = NULL;
 	bool first = true;

@@ -232,6 +232,7 @@ struct flow {
 struct sl_ls {
 	struct flow *flows;       /* n_workloads + 1: the default last */
 	size_t n_flows;
+	size_t n_delayed;         /* of them with controlled delay (none: Aperture's, no scan) */
 	bool latency_based;
 	uint64_t ttl_ns;
 	sl_ls_admit_fn on_admit;
@@ -786,6 +787,8 @@ static uint64_t next_shed(const struct sl_ls *ls)
 {
 	uint64_t t = NONE;
 
+	if (!ls->n_delayed)
+		return NONE;
 	for (size_t i = 0; i < ls->n_flows; i++)
 		t = min_u64(t, shed_due(&ls->flows[i]));
 	return t;
@@ -794,7 +797,7 @@ static uint64_t next_shed(const struct sl_ls *ls)
 /* Sheds what is due at t, oldest first within each workload. */
 static void shed(struct sl_ls *ls, uint64_t t)
 {
-	for (size_t i = 0; i < ls->n_flows; i++) {
+	for (size_t i = 0; ls->n_delayed && i < ls->n_flows; i++) {
 		struct flow *f = &ls->flows[i];
 
 		while (shed_due(f) <= t)
@@ -881,6 +884,7 @@ int sl_ls_create(struct sl_ls **out, const struct sl_ls_params *p, uint64_t now,
 
 		f->cfg = i < p->n_workloads ? p->workloads[i] : p->default_workload;
 		f->gen = UINT64_MAX; /* not in any generation yet */
+		ls->n_delayed += f->cfg.delay_target_ns != 0;
 		lat_init(&f->lat, now);
 	}
 	ls->latency_based = p->latency_based_tokens;

@@ -223,15 +223,17 @@ static bool dump_has(const struct rig *r, const char *what, const char *needle)
 	return found;
 }
 
-/* sock_ops closing a connection: seats back, then the close event. */
-static void close_conn(struct rig *r, struct sluice_conn_key k, uint64_t admitted, uint64_t now)
+/* sock_ops closing a connection: seats back, then the close event.
+ * Returns what admission says it waited in the level after its policy. */
+static uint64_t close_conn(struct rig *r, struct sluice_conn_key k, uint64_t admitted, uint64_t now)
 {
 	struct sluice_event ev = event(r, SLUICE_EV_CLOSE, k, now);
 
 	bpf_map_delete_elem(r->dp.maps.fd[SL_MAP_CONNS], &k);
 	__atomic_fetch_sub(&r->seats[r->web].seats_in_use, 1, __ATOMIC_SEQ_CST);
 	ev.duration_ns = now - admitted;
-	sl_adm_close(r->adm, &ev, now);
+	ev.end = SLUICE_END_CLOSED;
+	return sl_adm_close(r->adm, &ev, now);
 }
 
 static bool ticket(const struct rig *r, struct sluice_conn_key k, struct sluice_ticket *t)
@@ -707,6 +709,30 @@ static void test_cut_recalls_level_waiters(void **state)
 	policy_rig_down(&pr);
 }
 
+/* What the policy's signal gets as the wait downstream: from its
+ * admission to the level's dispatch, not to the seat; an admit ticket's
+ * wait for the client's retransmit is no load the limit caused. */
+static void test_downstream_wait_ends_at_dispatch(void **state)
+{
+	struct sluice_conn_key a = key_of(20, 7), seated = key_of(50, 1000);
+	struct sluice_ticket t;
+	struct policy_rig pr;
+
+	(void)state;
+	policy_rig_up(&pr);
+	pr.r.seats[pr.r.web].seats_in_use = 2;
+	defer_at_policy(&pr, a, T0); /* pass-through: the policy admits, the level queues */
+	assert_int_equal(pr.r.seats[pr.r.web].waiting, 1);
+	/* a seat frees 300 ms later: its admit ticket */
+	close_conn(&pr.r, seated, T0 - SEC, T0 + 300 * MSEC);
+	assert_true(ticket(&pr.r, a, &t));
+	assert_int_equal(t.verdict, SLUICE_TICKET_ADMIT);
+	/* its retransmit claims it a second later; it closes after 100 ms */
+	claim(&pr.r, a, T0 + 1300 * MSEC);
+	assert_int_equal(close_conn(&pr.r, a, T0 + 1300 * MSEC, T0 + 1400 * MSEC), 300 * MSEC);
+	policy_rig_down(&pr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -720,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_held_frame_falls_back),
 		cmocka_unit_test(test_policy_wait_counts_toward_level_bound),
 		cmocka_unit_test(test_cut_recalls_level_waiters),
+		cmocka_unit_test(test_downstream_wait_ends_at_dispatch),
 	};
 
 	sl_log_init("test_admission", SL_LOG_ERROR);
