@@ -75,8 +75,7 @@ void lr_sync(struct level_rt *l, uint64_t now)
 	 * Reject drains its old queue, and new SYNs meet only its seats. */
 	sl_seats_publish_waiting(l->adm->dp, l->slot, l->response == SL_RESP_QUEUE ? waiting : 0);
 	/* Full with waiters: the stall clock runs from here or the last close. */
-	sl_stall_observe(&l->stall, now, in_use >= l->current_cl, waiting,
-			 in_use > UINT32_MAX ? UINT32_MAX : (uint32_t)in_use);
+	sl_stall_observe(&l->stall, now, in_use >= l->current_cl, waiting);
 	{
 		uint64_t frames, bytes;
 

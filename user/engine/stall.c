@@ -34,13 +34,13 @@ uint64_t sl_stall_after_ns(const struct sl_stall *s)
 		return 0;
 	if (s->stalled)
 		return SL_STALL_MIN_NS;
-	ns = exp(s->log_lifetime) * fmin(SL_STALL_LIFETIMES, s->held ? (double)SL_STALL_GAPS / s->held : SL_STALL_LIFETIMES);
+	ns = SL_STALL_LIFETIMES * exp(s->log_lifetime);
 	if (ns < (double)SL_STALL_MIN_NS)
 		return SL_STALL_MIN_NS;
 	return ns > 1e18 ? (uint64_t)1e18 : (uint64_t)ns;
 }
 
-void sl_stall_observe(struct sl_stall *s, uint64_t now, bool full, bool waiting, uint32_t held)
+void sl_stall_observe(struct sl_stall *s, uint64_t now, bool full, bool waiting)
 {
 	bool blocked = full && waiting;
 
@@ -49,7 +49,6 @@ void sl_stall_observe(struct sl_stall *s, uint64_t now, bool full, bool waiting,
 	if (blocked && !s->blocked && now > s->progress_ns)
 		s->progress_ns = now;
 	s->blocked = blocked;
-	s->held = held;
 	if (!full)
 		s->stalled = false;
 }

@@ -13,13 +13,8 @@
  * worse (issue 23: 35 pgbench transactions instead of 7,400).
  *
  * The rule: while the level is full and has waiters, if nothing has
- * closed for SL_STALL_LIFETIMES typical connection lifetimes, or for
- * SL_STALL_GAPS typical gaps between closes when that is shorter (N
- * connections of lifetime L close every L / N: with 31 seats of 58 ms
- * pgbench connections a busy level closes one every 2 ms, and waiting
- * four lifetimes, 232 ms, for each of the 49 deadlocks a storm meets
- * left PostgreSQL idle a fifth of the time), at least SL_STALL_MIN_NS,
- * it is stalled, and its waiters are refused at once (a
+ * closed for SL_STALL_LIFETIMES typical connection lifetimes (at least
+ * SL_STALL_MIN_NS), it is stalled, and its waiters are refused at once (a
  * RST from each held SYN), so that each blocked client gets its error,
  * goes on and releases what it holds.  The typical lifetime is the
  * geometric mean of the served connections' durations (a moving average of
@@ -43,14 +38,12 @@
 #include <stdint.h>
 
 #define SL_STALL_LIFETIMES 4
-#define SL_STALL_GAPS      8
 #define SL_STALL_MIN_NS    (20ULL * 1000000ULL) /* below it, a gap between closes is noise */
 
 struct sl_stall {
 	double log_lifetime;   /* moving average of ln(duration in ns) */
 	bool have_lifetime;
 	bool blocked;          /* full with waiters at the last look */
-	uint32_t held;         /* connections holding its seats at the last look */
 	bool stalled;          /* judged stalled, and since then no close and never not full */
 	uint64_t progress_ns;  /* the last close, or when the level became full with waiters */
 };
@@ -65,7 +58,7 @@ void sl_stall_closed(struct sl_stall *s, uint64_t now, bool served, uint64_t dur
  * (arrivals, closes, ticks).  A stalled level whose waiters were refused
  * is no longer blocked but still stalled while it stays full and nothing
  * closes: the seats are still held by whoever was blocked. */
-void sl_stall_observe(struct sl_stall *s, uint64_t now, bool full, bool waiting, uint32_t held);
+void sl_stall_observe(struct sl_stall *s, uint64_t now, bool full, bool waiting);
 /* How long without a close makes a blocked level stalled (SL_STALL_MIN_NS
  * while it still is); 0 without a lifetime yet (no verdict). */
 uint64_t sl_stall_after_ns(const struct sl_stall *s);
