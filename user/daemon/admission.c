@@ -582,6 +582,10 @@ static size_t on_policy_recall(void *ctx, unsigned policy, size_t want, uint64_t
 
 		if (!p || !recallable(p, policy))
 			continue;
+		/* Past its policy's bound already: coming back would refuse it
+		 * at once; it keeps its place under the level's own bound. */
+		if (!sl_policies_can_requeue(adm->policies, policy, p->workload, p->arrival_ns, now))
+			continue;
 		l = &adm->levels[p->level];
 		if (!l->qs || sl_qs_withdraw(l->qs, now, p->id))
 			continue; /* dispatched meanwhile */

@@ -193,6 +193,11 @@ int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned w
 	return SL_LS_QUEUED;
 }
 
+bool sl_plimit_can_requeue(const struct sl_plimit *pl, unsigned workload, uint64_t arrival_ns, uint64_t now)
+{
+	return sl_ss_within_timeout(pl->ss, ss_workload(pl, workload), arrival_ns, now);
+}
+
 int sl_plimit_requeue(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned workload,
 		      uint64_t flow, uint64_t arrival_ns)
 {

@@ -108,6 +108,8 @@ int sl_plimit_arrive(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned w
  * SL_LS_REJECTED when the queue is full; a negative errno. */
 int sl_plimit_requeue(struct sl_plimit *pl, uint64_t now, uint64_t id, unsigned workload,
 		      uint64_t flow, uint64_t arrival_ns);
+/* Whether such a flow would still be within its workload's queue_timeout. */
+bool sl_plimit_can_requeue(const struct sl_plimit *pl, unsigned workload, uint64_t arrival_ns, uint64_t now);
 void sl_plimit_complete(struct sl_plimit *pl, uint64_t now, uint64_t duration_ns, uint64_t queued_ns,
 			bool served);
 void sl_plimit_tick(struct sl_plimit *pl, uint64_t now);

@@ -527,6 +527,13 @@ int sl_policies_configure(struct sl_policies *ps, const struct sl_config *cfg, u
 
 /* ---- flows -------------------------------------------------------------------------- */
 
+bool sl_policies_can_requeue(const struct sl_policies *ps, unsigned policy, unsigned workload,
+			     uint64_t arrival_ns, uint64_t now)
+{
+	return policy < ps->n && ps->v[policy].lim &&
+	       sl_plimit_can_requeue(ps->v[policy].lim, workload, arrival_ns, now);
+}
+
 int sl_policies_requeue(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t id,
 			uint64_t flow, uint64_t arrival_ns, uint64_t now)
 {

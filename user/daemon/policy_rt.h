@@ -93,6 +93,11 @@ int sl_policies_arrive_flow(struct sl_policies *ps, unsigned policy, unsigned wo
  * policy in mode sluice) or another negative errno. */
 int sl_policies_requeue(struct sl_policies *ps, unsigned policy, unsigned workload, uint64_t id,
 			uint64_t flow, uint64_t arrival_ns, uint64_t now);
+/* Whether a flow that first arrived at arrival_ns may come back: within
+ * its workload's queue_timeout still (else it stays in the level's queue,
+ * under the level's own bound). */
+bool sl_policies_can_requeue(const struct sl_policies *ps, unsigned policy, unsigned workload,
+			     uint64_t arrival_ns, uint64_t now);
 /* The priority level refused a flow this policy admitted: its tokens go
  * back (Aperture workload-scheduler/scheduler.go), or with slot its slot of
  * the in-flight limit. */

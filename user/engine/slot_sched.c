@@ -347,6 +347,16 @@ bool sl_ss_same(const struct sl_ss *ss, const struct sl_ss_workload *w, size_t n
 	return true;
 }
 
+bool sl_ss_within_timeout(const struct sl_ss *ss, unsigned w, uint64_t arrival_ns, uint64_t now)
+{
+	uint64_t t;
+
+	if (w >= ss->n_w)
+		return false;
+	t = ss->w[w].p.queue_timeout_ns;
+	return t == UINT64_MAX || now < arrival_ns || now - arrival_ns < t;
+}
+
 size_t sl_ss_waiting_in(const struct sl_ss *ss, unsigned w)
 {
 	return w < ss->n_w ? ss->w[w].arrival.n : 0;

@@ -72,6 +72,10 @@ int sl_ss_enqueue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w, uint6
  * runs from it. */
 int sl_ss_requeue(struct sl_ss *ss, uint64_t now, uint64_t id, unsigned w, uint64_t flow,
 		  uint64_t arrival_ns);
+/* Whether a connection of workload w that arrived at arrival_ns would
+ * still be within its queue_timeout at now (one that would not is better
+ * left where it waits: coming back would refuse it at once). */
+bool sl_ss_within_timeout(const struct sl_ss *ss, unsigned w, uint64_t arrival_ns, uint64_t now);
 /* Drop a waiting flow without a callback.  0 or -ENOENT. */
 int sl_ss_cancel(struct sl_ss *ss, uint64_t id);
 /* Reject the flows whose queue_timeout passed and those controlled delay

@@ -289,6 +289,10 @@ static void test_requeue_takes_its_place(void **state)
 	assert_int_equal(sl_ss_run(ss, 1350, take, &l), 0);
 	assert_int_equal(l.n_rejected, 1);
 	assert_int_equal(l.rejected[0], 3);
+	/* the caller asks first: past its bound it would go at once */
+	assert_true(sl_ss_within_timeout(ss, 0, 200, 1199));
+	assert_false(sl_ss_within_timeout(ss, 0, 200, 1200));
+	assert_false(sl_ss_within_timeout(ss, 1, 200, 300)); /* no such workload */
 	/* one that waited past its bound before it came back goes at once */
 	assert_int_equal(sl_ss_requeue(ss, 1350, 5, 0, 8, 200), 0);
 	assert_int_equal(sl_ss_run(ss, 1351, take, &l), 0);
