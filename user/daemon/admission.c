@@ -526,7 +526,6 @@ struct recall_pick {
 	unsigned policy;
 	struct recall_cand { uint64_t id, policy_ns; } *v;
 	size_t n, cap;
-	bool short_of_memory;
 };
 
 /* Waiting in a level's queue, on a slot of the policy's limit. */
@@ -542,10 +541,9 @@ static void collect_recallable(struct sl_pending *p, void *ctx)
 
 	if (!recallable(p, rp->policy))
 		return;
-	if (sl_grow((void **)&rp->v, &rp->cap, rp->n + 1, sizeof(*rp->v))) {
-		rp->short_of_memory = true;
+	/* Short of memory: fewer come back, the rest drain in the level. */
+	if (sl_grow((void **)&rp->v, &rp->cap, rp->n + 1, sizeof(*rp->v)))
 		return;
-	}
 	rp->v[rp->n].id = p->id;
 	rp->v[rp->n++].policy_ns = p->policy_ns;
 }
