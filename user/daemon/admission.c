@@ -572,7 +572,8 @@ static size_t on_policy_recall(void *ctx, unsigned policy, size_t want, uint64_t
 	if (!adm->policies)
 		return 0;
 	sl_pending_each(adm->pending, collect_recallable, &rp);
-	qsort(rp.v, rp.n, sizeof(*rp.v), younger_first);
+	if (rp.n)
+		qsort(rp.v, rp.n, sizeof(*rp.v), younger_first);
 	for (size_t i = 0; i < rp.n && done < want; i++) {
 		struct sl_pending *p = sl_pending_by_id(adm->pending, rp.v[i].id);
 		struct level_rt *l;
@@ -684,7 +685,8 @@ static bool holds_seats(void *ctx, uint64_t flow_hash)
 {
 	const struct seat_flows *sf = ctx;
 
-	return sf->incomplete || bsearch(&flow_hash, sf->hash, sf->n, sizeof(*sf->hash), cmp_u64);
+	return sf->incomplete ||
+	       (sf->n && bsearch(&flow_hash, sf->hash, sf->n, sizeof(*sf->hash), cmp_u64));
 }
 
 /* The level is full, has waiters and nothing has closed for several
@@ -713,7 +715,8 @@ static void stall_step(struct level_rt *l, uint64_t now)
 		 * as holding a seat: refusing a bystander beats missing the
 		 * deadlock. */
 		sf->incomplete = sl_conns_each(l->adm->dp, collect_seat_flow, sf) != 0;
-		qsort(sf->hash, sf->n, sizeof(*sf->hash), cmp_u64);
+		if (sf->n) /* none collected: no array, and qsort wants one */
+			qsort(sf->hash, sf->n, sizeof(*sf->hash), cmp_u64);
 	}
 	n = sl_qs_shed_flows(l->qs, now, holds_seats, sf, on_stalled, l);
 	if (!n)
@@ -954,6 +957,8 @@ void sl_adm_census(struct sl_admission *adm, const struct sl_conn_census *c)
 		}
 	}
 	adm->n_executing = c->n < SLUICE_FS_STATS ? c->n : SLUICE_FS_STATS;
+	if (!adm->n_executing)
+		return; /* an empty census may carry no arrays */
 	memcpy(adm->executing, c->conns, adm->n_executing * sizeof(*adm->executing));
 	memcpy(adm->executing_seats, c->seats, adm->n_executing * sizeof(*adm->executing_seats));
 }
