@@ -42,6 +42,15 @@ up() {
 		ip -n "$SL_CLI_NS" -6 addr add "fd53:6c75:6963::$i/64" dev "$CLI_IF" nodad
 	done
 	ip -n "$SL_CLI_NS" link set "$CLI_IF" up
+	# The clients' side is a load generator: a connection a transaction
+	# (pgbench -C, ab, wrk) leaves a TIME_WAIT per port for 60 s.  With
+	# the default 28,232 ports, connect() takes the even ones first and,
+	# once 14,116 wait, walks them all under a lock before each connect
+	# (__inet_hash_connect): two 30 s storms of 300/s in a row halved the
+	# second one's rate, whichever was measured second (sluice, against
+	# nothing before it).  Every port, and TIME_WAIT reuse (older than
+	# 1 s, timestamps on), as load generators are set up.
+	ip netns exec "$SL_CLI_NS" sysctl -qw net.ipv4.ip_local_port_range="1024 65535" net.ipv4.tcp_tw_reuse=1
 	if [ "$peer_prog" = 1 ]; then
 		ip -n "$SL_CLI_NS" link set dev "$CLI_IF" xdpdrv obj "$PASS_OBJ" sec xdp
 	fi
