@@ -225,6 +225,23 @@ int sl_apply_plan(const struct sl_maps *m, const struct sl_plan *plan)
 	return err ? err : sl_apply_commit(m, plan, gen);
 }
 
+int sl_apply_shadow(const struct sl_maps *m, bool on)
+{
+	struct sluice_settings c;
+	__u32 zero = 0;
+	int err = sl_maps_config(m, &c);
+
+	if (err)
+		return err;
+	if (on)
+		c.flags |= SLUICE_CFG_SHADOW;
+	else
+		c.flags &= ~(__u32)SLUICE_CFG_SHADOW;
+	if (bpf_map_update_elem(m->fd[SL_MAP_CONFIG], &zero, &c, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 int sl_write_heartbeat(const struct sl_maps *m, unsigned long long seq)
 {
 	struct sluice_heartbeat hb = {

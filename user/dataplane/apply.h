@@ -2,6 +2,8 @@
 #ifndef SLUICE_APPLY_H
 #define SLUICE_APPLY_H
 
+#include <stdbool.h>
+
 #include "dataplane/pinned_maps.h"
 #include "engine/plan.h"
 
@@ -30,6 +32,9 @@ int sl_apply_stage(const struct sl_maps *m, const struct sl_plan *plan, uint8_t 
 bool sl_apply_stage_kept(uint8_t gen);
 int sl_apply_commit(const struct sl_maps *m, const struct sl_plan *plan, uint8_t gen);
 
+/* Shadow mode on or off in the running settings (sl_config), nothing
+ * else changed: `sluicectl shadow`.  0 or a negative errno. */
+int sl_apply_shadow(const struct sl_maps *m, bool on);
 /* Write the heartbeat (CLOCK_MONOTONIC now). */
 int sl_write_heartbeat(const struct sl_maps *m, unsigned long long seq);
 

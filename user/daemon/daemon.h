@@ -1,0 +1,132 @@
+/*
+ * The daemon's state, shared by the rooms of sluiced (internal to
+ * user/daemon/; nothing outside it includes this):
+ *
+ *   sluiced.c          options, start-up, the loop and the tick
+ *   reload.c           configurations into the data path: at start, a
+ *                      reload's result (its job runs off the loop,
+ *                      reload_job.c), and again when a removed level drained
+ *   control_answers.c  the control socket's answers (protocol: control.h)
+ *   metrics_text.c     what GET /metrics writes, and the probes' verdicts
+ *                      (the listener itself: metrics.c)
+ */
+#ifndef SLUICE_DAEMON_H
+#define SLUICE_DAEMON_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "config/config.h"
+#include "daemon/config_watch.h"
+#include "daemon/halfopen_rt.h"
+#include "daemon/request_server.h"
+#include "daemon/service_manager.h"
+#include "dataplane/expiry.h"
+#include "dataplane/loader.h"
+#include "dataplane/tickets.h"
+#include "engine/plan.h"
+#include "lib/log.h"
+
+struct ring_buffer;
+struct sl_admission;
+struct sl_policies;
+struct sl_metrics;
+struct sl_reload_job;
+
+struct daemon_opts {
+	const char *config_path;
+	const char *ifnames[SL_DP_MAX_IFACES]; /* --iface, repeated; else Server spec.interfaces */
+	size_t n_ifnames;
+	const char *pin_dir;
+	const char *cgroup;
+	const char *control_path;
+	bool xdp_generic;
+	bool keep_maps;
+	bool keep_attached;
+	bool keep_privileges;
+	bool force;
+	bool verbose;
+	bool watch_config;
+	enum sl_log_level log_level;
+};
+
+struct level_report {
+	struct sluice_level_stats last;
+	unsigned long long last_seats;
+};
+
+struct daemon {
+	struct daemon_opts opts;
+	struct sl_config *cfg;
+	/* The tables in use, compiled: a plan whose classification inputs
+	 * are theirs (a reload of levels or shares) copies them instead of
+	 * compiling.  A reload job reads them, so they change only while no
+	 * job runs. */
+	struct sl_compiled classes;
+	struct sl_dataplane dp;
+	struct ring_buffer *events;
+	struct sl_admission *adm;
+	struct sl_policies *policies;
+	struct sl_metrics *metrics; /* Server spec.metricsAddress, or NULL */
+	bool shadow;                /* shadow mode as running (file, or sluicectl shadow) */
+	struct sl_reqsrv *control;  /* the control socket's clients */
+	int control_fd;             /* listening, until the request server takes it */
+	bool control_listening;     /* the socket file is ours to remove */
+	int sig_fd, timer_fd, epoll_fd;
+	unsigned long long ticks;
+	unsigned long long last_sweep_ns, last_report_ns, last_reconcile_ns;
+	bool sweep_backlog; /* the last sweep expired a full batch: again next tick */
+	unsigned long long reconciled; /* connections released by reconcile() */
+	struct level_report report[SLUICE_MAX_LEVELS];
+	struct sl_halfopen_rt halfopen; /* half-open time-out, where levels seat */
+	struct sl_sock_dump sock_dump;  /* the periodic reconcile's listing, read a tick at a time */
+	uint32_t slot_shares[SLUICE_MAX_LEVELS]; /* shares of the level last applied in each slot */
+	uint64_t quiescing;             /* slots of removed levels whose shares the limits count */
+	unsigned long long last_halfopen_ns;
+	struct sl_conn_census census;   /* what the sweep counted per FlowSchema */
+	/* Reloads, as Prometheus reports its own (config_last_reload_*). */
+	bool last_reload_ok;
+	double last_reload_ok_at;       /* wall-clock seconds of the last good load */
+	unsigned long long reloads[2];  /* failed, succeeded */
+	struct sl_svcmgr svcmgr;        /* systemd's notifications and watchdog */
+	struct sl_config_watch watch;   /* --watch-config (fd -1 without) */
+	/* Reloads (reload_start, reload_finish): the job off the loop, the
+	 * numbered requests, the outcome of the last one that ended. */
+	struct sl_reload_job *job;
+	bool reload_again;
+	char reload_reason[32];
+	unsigned long long reload_seq, job_seq, outcome_seq;
+	int outcome_err;
+	char outcome_msg[128];
+	struct sl_diags outcome_diags;
+	int read_gid;                   /* Server spec.readGroup at start, -1: none */
+	char status[768];               /* what STATUS= said last when ready */
+};
+
+/* reload.c */
+/* Load a config; every diagnostic is logged and left in diags. */
+int daemon_load_config(const char *path, struct sl_config **out, struct sl_diags *diags);
+/* Build the whole plan and write it, here and now (at start, and when a
+ * quiescing level drained); a config that cannot be applied changes nothing. */
+int daemon_apply_config(struct daemon *d, const struct sl_config *cfg, struct sl_diags *diags);
+/* At start: each policy keeps the gate of the maps adopted. */
+int daemon_keep_gate_policies(struct daemon *d);
+/* A removed level that drained leaves the share sum (once a second). */
+void daemon_check_quiescing(struct daemon *d);
+/* A reload request (SIGHUP, the control socket, the file's watch): its
+ * number; the job runs off the loop, daemon_reload_finish() commits it
+ * when its eventfd fires. */
+unsigned long long daemon_reload_start(struct daemon *d, const char *reason);
+void daemon_reload_finish(struct daemon *d);
+
+/* control_answers.c: the request server's handlers (request_server.h). */
+extern const struct sl_reqsrv_limits daemon_control_limits;
+size_t daemon_control_request_complete(const char *buf, size_t len);
+struct sl_reqsrv_more *daemon_answer_control(void *ctx, const struct sl_reqsrv_peer *peer,
+					     char *request, size_t len, FILE *out);
+
+/* metrics_text.c: the metrics listener's handlers (metrics.h). */
+void daemon_render_metrics(void *ctx, FILE *f);
+int daemon_health(void *ctx, bool ready, char *why, size_t why_len);
+
+#endif
