@@ -62,7 +62,9 @@ SRCS=()
 for i in $(seq 10 17); do SRCS+=(--source 198.18.0.$i); done
 r=$(load --connect $SRV4 --port 8080 "${SRCS[@]}" --rate 120 --count 240 --timeout 9)
 check_num "240 clients served at 1.5 x capacity" "$(jq .ok <<<"$r")" -eq 240
-diag "over the limit: total p50 $(jq .total_ms.p50 <<<"$r") ms, p99 $(jq .total_ms.p99 <<<"$r") ms"
+diag "over the limit: total p50 $(jq .total_ms.p50 <<<"$r") ms, p99 $(jq .total_ms.p99 <<<"$r") ms;" \
+	"refused $(jq .refused <<<"$r"), timed out $(jq .timeout <<<"$r");" \
+	"level: $("$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[] | select(.name == "web") | {rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, stalls, dropped_gone}')"
 check_num "some waited at their ACK" "$(level_field web deferred)" -gt 0
 check_num "held ACKs were re-injected" "$(level_field web reinjected)" -gt 0
 check "every seat came back" wait_level_field web seats_in_use 0 3
