@@ -93,12 +93,15 @@ cfg 30 0 >"$CFG"
 levels_cfg() { "$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json | jq -c '[.levels[] | select(.active) | {name, nominal, lendable, min, max}]'; }
 # The loop's last SIGHUP compiles off the loop and may land after the
 # reload above returned (seen in CI: web still at the previous file's
-# seats): read the state once it has settled.
+# seats), and a level the last reloads removed counts its shares until it
+# has drained, then the limits are reallocated without it: read the state
+# once no removed level is left and two readings agree.
+draining() { "$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json | jq '[.levels[] | select(.active | not)] | length'; }
 before=$(levels_cfg)
-for _ in $(seq 10); do
+for _ in $(seq 30); do
 	sleep 0.5
 	now_cfg=$(levels_cfg)
-	[ "$now_cfg" = "$before" ] && break
+	[ "$now_cfg" = "$before" ] && [ "$(draining)" = 0 ] && break
 	before=$now_cfg
 done
 cat >>"$CFG" <<'YAML'
