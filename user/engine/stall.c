@@ -35,8 +35,8 @@ uint64_t sl_stall_after_ns(const struct sl_stall *s)
 	if (s->stalled)
 		return SL_STALL_MIN_NS;
 	ns = SL_STALL_LIFETIMES * exp(s->log_lifetime);
-	if (ns < (double)SL_STALL_FIRST_NS)
-		return SL_STALL_FIRST_NS;
+	if (ns < (double)SL_STALL_MIN_NS)
+		return SL_STALL_MIN_NS;
 	return ns > 1e18 ? (uint64_t)1e18 : (uint64_t)ns;
 }
 

@@ -14,22 +14,13 @@
  *
  * The rule: while the level is full and has waiters, if nothing has
  * closed for SL_STALL_LIFETIMES typical connection lifetimes (at least
- * SL_STALL_FIRST_NS), it is stalled, and its waiters are refused at once (a
+ * SL_STALL_MIN_NS), it is stalled, and its waiters are refused at once (a
  * RST from each held SYN), so that each blocked client gets its error,
  * goes on and releases what it holds.  The typical lifetime is the
  * geometric mean of the served connections' durations (a moving average of
  * their logarithms: one long-lived connection among many short ones barely
  * moves it).  Without a sample of a lifetime there is no verdict: the
  * level's controlled delay and wait limit still bound every wait.
- *
- * SL_STALL_FIRST_NS, a second, is TCP's own time scale: a segment lost or
- * held is sent again after a retransmission time-out of 200 ms that
- * doubles (200 + 400 ms for two), and a level whose connections wait on
- * their clients' retransmits closes nothing meanwhile while nobody is
- * deadlocked.  Seating at the ACK does that: the request that follows a
- * held ACK is dropped until the ACK's turn, so a level of 100 ms
- * connections went 528 ms without a close (test_seat_at_ack, once in
- * about eight runs: 4 to 32 of its 240 clients refused as stalled).
  *
  * After a verdict, while the level stays full and nothing closes, it is
  * still stalled: whoever holds the seats is what was blocked.  A client
@@ -48,7 +39,6 @@
 
 #define SL_STALL_LIFETIMES 4
 #define SL_STALL_MIN_NS    (20ULL * 1000000ULL) /* below it, a gap between closes is noise */
-#define SL_STALL_FIRST_NS  (1000ULL * 1000000ULL) /* an episode's first verdict: past retransmits */
 
 struct sl_stall {
 	double log_lifetime;   /* moving average of ln(duration in ns) */
@@ -70,8 +60,7 @@ void sl_stall_closed(struct sl_stall *s, uint64_t now, bool served, uint64_t dur
  * closes: the seats are still held by whoever was blocked. */
 void sl_stall_observe(struct sl_stall *s, uint64_t now, bool full, bool waiting);
 /* How long without a close makes a blocked level stalled (SL_STALL_MIN_NS
- * while it still is, else at least SL_STALL_FIRST_NS); 0 without a
- * lifetime yet (no verdict). */
+ * while it still is); 0 without a lifetime yet (no verdict). */
 uint64_t sl_stall_after_ns(const struct sl_stall *s);
 /* When it will be stalled if nothing closes meanwhile; UINT64_MAX when
  * not blocked or without a lifetime. */
