@@ -94,12 +94,13 @@ levels_cfg() { "$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json | jq -c '
 # The loop's last SIGHUP compiles off the loop and may land after the
 # reload above returned (seen in CI: web still at the previous file's
 # seats), and a level the last reloads removed counts its shares until it
-# has drained, then the limits are reallocated without it: read the state
-# once no removed level is left and two readings agree.
+# has drained, then the limits are reallocated without it (at the next
+# once-a-second report, not when it leaves the list): read the state once
+# no removed level is left and two readings 1.5 s apart agree.
 draining() { "$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json | jq '[.levels[] | select(.active | not)] | length'; }
 before=$(levels_cfg)
-for _ in $(seq 30); do
-	sleep 0.5
+for _ in $(seq 12); do
+	sleep 1.5
 	now_cfg=$(levels_cfg)
 	[ "$now_cfg" = "$before" ] && [ "$(draining)" = 0 ] && break
 	before=$now_cfg
