@@ -37,6 +37,11 @@ mice_and_elephant() { # MODE
 		mice_n=$((mice_n + $(jq .started "$E2E_TMP/mouse-$mode-$i.json")))
 	done
 	check_num "$mode: every mouse served" "$mice_ok" -eq "$mice_n"
+	if [ "$mice_ok" -ne "$mice_n" ]; then
+		diag "$mode: mice refused $(cat "$E2E_TMP"/mouse-"$mode"-*.json | jq -s 'map(.refused) | add')," \
+			"timed out $(cat "$E2E_TMP"/mouse-"$mode"-*.json | jq -s 'map(.timeout) | add');" \
+			"level: $("$SLUICECTL" levels web --socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0] | {rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, stalls, dropped_gone}')"
+	fi
 	p99=$(pct_col 0.99 4 "$E2E_TMP"/mouse-"$mode"-*.csv)
 	check_num "$mode: mice connect without a SYN retransmit (p99 connect ms)" "$p99" -lt 500
 	# The service's completions while overloaded (seconds 2 to 7 of the

@@ -990,6 +990,12 @@ void sl_adm_set_borrow_period(struct sl_admission *adm, uint64_t period_ns)
 	adm->borrow_period_ns = period_ns ? period_ns : SL_BORROW_PERIOD_NS;
 }
 
+void sl_adm_level_seating(struct sl_admission *adm, unsigned slot, uint32_t flags)
+{
+	if (slot < SLUICE_MAX_LEVELS)
+		sl_stall_set_retransmit_waits(&adm->levels[slot].stall, flags & SLUICE_LVL_SEAT_AT_ACK);
+}
+
 int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 		     const struct sl_plan *plan, uint64_t now)
 {
@@ -1043,6 +1049,7 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 			if (sl_qs_set_config(l->qs, now, &qc, why, sizeof(why)))
 				pr_warn("level %s: queues: %s", lc->name, why);
 		}
+		sl_adm_level_seating(adm, s, plan->levels[s].flags);
 		lr_sync(l, now);
 	}
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {

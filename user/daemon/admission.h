@@ -47,12 +47,16 @@ int sl_adm_create(struct sl_admission **out, struct sl_dataplane *dp, const uint
 		  uint64_t now);
 void sl_adm_free(struct sl_admission *adm);
 
-/* (Re)configure after a plan was applied: new levels get a QueueSet,
- * changed ones follow Kubernetes queueset.go setConfiguration, removed ones drain.  The
- * configuration must outlive the next configure call. */
 /* A limited level's current limit (0: none, or exempt): a reload's plan
  * carries it, so the data path never sees NominalCL in between. */
 uint32_t sl_adm_level_limit(const struct sl_admission *adm, unsigned slot);
+/* Where a level seats now (SLUICE_LVL_SEAT_AT_ACK in its flags): its
+ * connections then wait on their clients' retransmits, which its stall
+ * rule must not take for a deadlock (engine/stall.h). */
+void sl_adm_level_seating(struct sl_admission *adm, unsigned slot, uint32_t flags);
+/* (Re)configure after a plan was applied: new levels get a QueueSet,
+ * changed ones follow Kubernetes queueset.go setConfiguration, removed ones drain.  The
+ * configuration must outlive the next configure call. */
 int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 		     const struct sl_plan *plan, uint64_t now);
 

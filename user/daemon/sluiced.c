@@ -301,6 +301,8 @@ static void tick(struct daemon *d)
 		 * the next sweep, and its queue drains with them. */
 		if (sl_halfopen_rt_step(&d->halfopen, &d->dp, &d->cfg->server, now) > 0)
 			sweep(d, now);
+		for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++)
+			sl_adm_level_seating(d->adm, slot, sl_halfopen_rt_flags(&d->halfopen, slot));
 	}
 	reconcile_step(d, now);
 	if (now - d->last_report_ns >= REPORT_INTERVAL_NS) {

@@ -10,6 +10,12 @@ void sl_stall_init(struct sl_stall *s, uint64_t now)
 {
 	memset(s, 0, sizeof(*s));
 	s->progress_ns = now;
+	s->first_floor_ns = SL_STALL_MIN_NS;
+}
+
+void sl_stall_set_retransmit_waits(struct sl_stall *s, bool waits)
+{
+	s->first_floor_ns = waits ? SL_STALL_RETRANSMIT_NS : SL_STALL_MIN_NS;
 }
 
 void sl_stall_closed(struct sl_stall *s, uint64_t now, bool served, uint64_t duration_ns)
@@ -35,8 +41,8 @@ uint64_t sl_stall_after_ns(const struct sl_stall *s)
 	if (s->stalled)
 		return SL_STALL_MIN_NS;
 	ns = SL_STALL_LIFETIMES * exp(s->log_lifetime);
-	if (ns < (double)SL_STALL_MIN_NS)
-		return SL_STALL_MIN_NS;
+	if (ns < (double)s->first_floor_ns)
+		return s->first_floor_ns;
 	return ns > 1e18 ? (uint64_t)1e18 : (uint64_t)ns;
 }
 

@@ -82,6 +82,45 @@ static void test_short_lifetimes(void **state)
 /* Long connections (2 s): a full level with no close for 5 s is busy, not
  * stalled; for 8 s it is.  One very long connection among short ones barely
  * moves the typical lifetime (a geometric mean). */
+/* Seating at the ACK: 100 ms connections whose requests were dropped
+ * behind their held ACKs wait on their clients' retransmits (200 ms, then
+ * 400 ms more) and close nothing for 600 ms.  Four lifetimes (400 ms)
+ * would call that stalled; nobody is deadlocked.  The same level seating
+ * at the SYN is judged after four lifetimes, and a level that moves back
+ * to the SYN is judged so again. */
+static void test_retransmit_gap_is_no_stall(void **state)
+{
+	struct sl_stall s;
+	uint64_t now = 0;
+
+	(void)state;
+	for (int at_ack = 0; at_ack <= 1; at_ack++) {
+		now = 0;
+		sl_stall_init(&s, now);
+		sl_stall_set_retransmit_waits(&s, at_ack);
+		for (int i = 0; i < 100; i++)
+			sl_stall_closed(&s, now += 12 * MS, true, 100 * MS);
+		sl_stall_observe(&s, now, true, true);
+		assert_false(sl_stall_due(&s, now + 390 * MS));
+		if (!at_ack) {
+			assert_true(sl_stall_due(&s, now + 400 * MS));
+			continue;
+		}
+		assert_int_equal(sl_stall_after_ns(&s), SL_STALL_RETRANSMIT_NS);
+		assert_false(sl_stall_due(&s, now + 700 * MS));
+		sl_stall_closed(&s, now + 700 * MS, true, 800 * MS); /* the retransmits came */
+		assert_false(sl_stall_due(&s, now + 1500 * MS));
+		/* nothing for a second: no retransmit is that late twice over */
+		assert_true(sl_stall_due(&s, now + 1700 * MS));
+		/* stalled: the released clients' next waiters after the noise floor */
+		assert_int_equal(sl_stall_after_ns(&s), SL_STALL_MIN_NS);
+		/* back at the SYN: four lifetimes again once something closed */
+		sl_stall_set_retransmit_waits(&s, false);
+		sl_stall_closed(&s, now + 1800 * MS, true, 100 * MS);
+		assert_true(sl_stall_after_ns(&s) < SL_STALL_RETRANSMIT_NS);
+	}
+}
+
 static void test_long_lifetimes_and_outliers(void **state)
 {
 	struct sl_stall s;
@@ -121,6 +160,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_lifetime_no_verdict),
 		cmocka_unit_test(test_short_lifetimes),
+		cmocka_unit_test(test_retransmit_gap_is_no_stall),
 		cmocka_unit_test(test_long_lifetimes_and_outliers),
 	};
 
