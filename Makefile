@@ -230,10 +230,11 @@ $(BUILD)/tests/unit/daemon/test_flow_metrics: tests/unit/daemon/test_flow_metric
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
 
-$(BUILD)/tests/unit/daemon/test_control: tests/unit/daemon/test_control.c $(BUILD)/daemon/control.o
+$(BUILD)/tests/unit/daemon/test_control: tests/unit/daemon/test_control.c $(BUILD)/daemon/control.o \
+		$(CORE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ -lcmocka
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson
 
 # The configuration tests share their YAML heads and asserting loaders.
 $(BUILD)/tests/unit/config/test_%: tests/unit/config/test_%.c tests/unit/config/config_helpers.c $(CORE_LIBS) | $(SKEL)

@@ -24,7 +24,7 @@
 
 #include "config/config.h"
 #include "dataplane/apply.h"
-#include "dataplane/loader.h"
+#include "dataplane/dataplane.h"
 #include "engine/plan.h"
 #include "frames.h"
 #include "tenants.h"

@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "dataplane/expiry.h"
-#include "dataplane/loader.h"
+#include "dataplane/dataplane.h"
 #include "sluice.skel.h"
 
 #define TABLE 131072

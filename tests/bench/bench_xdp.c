@@ -26,7 +26,7 @@
 #include <time.h>
 
 #include "dataplane/apply.h"
-#include "dataplane/loader.h"
+#include "dataplane/dataplane.h"
 #include "config/config.h"
 #include "frames.h"
 #include "engine/plan.h"

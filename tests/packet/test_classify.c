@@ -24,7 +24,7 @@
 #include <cmocka.h>
 
 #include "dataplane/apply.h"
-#include "dataplane/loader.h"
+#include "dataplane/dataplane.h"
 #include "engine/classifier.h"
 #include "config/config.h"
 #include "lib/fmt.h"

@@ -10,6 +10,7 @@
  *  - the warning for a matcher label that nothing sets.
  */
 #include "config/decode.h"
+#include "lib/grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -121,7 +122,7 @@ void cd_note_label_ref(struct load *L, const char *key, const struct sl_ynode *k
 	}
 	if (L->n_refs >= CD_MAX_LABEL_REFS)
 		return; /* enough to point at */
-	if (cd_grow(&L->refs, &L->refs_cap, L->n_refs, sizeof(*L->refs))) {
+	if (sl_grow((void **)&L->refs, &L->refs_cap, L->n_refs + 1, sizeof(*L->refs))) {
 		cd_oom(c);
 		return;
 	}
@@ -157,7 +158,7 @@ void cd_check_label_refs(struct load *L)
 	if (!L->n_refs)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(builtin_labels); i++) {
-		if (cd_grow(&known, &cap, n_known, sizeof(*known)))
+		if (sl_grow((void **)&known, &cap, n_known + 1, sizeof(*known)))
 			goto oom;
 		known[n_known++] = builtin_labels[i];
 	}
@@ -166,7 +167,7 @@ void cd_check_label_refs(struct load *L)
 			const struct sl_labels *ls = &cfg->label_objects[o].rules[r].labels;
 
 			for (size_t k = 0; k < ls->count; k++) {
-				if (cd_grow(&known, &cap, n_known, sizeof(*known)))
+				if (sl_grow((void **)&known, &cap, n_known + 1, sizeof(*known)))
 					goto oom;
 				known[n_known++] = ls->items[k].key;
 			}
@@ -212,7 +213,7 @@ static const char *op_name(enum sl_lm_op op)
 static int push_req(struct sl_label_matcher *m, size_t *cap,
 		    const struct sl_lm_requirement *r)
 {
-	if (cd_grow(&m->reqs, cap, m->n_reqs, sizeof(*m->reqs)))
+	if (sl_grow((void **)&m->reqs, cap, m->n_reqs + 1, sizeof(*m->reqs)))
 		return -ENOMEM;
 	m->reqs[m->n_reqs++] = *r;
 	return 0;
@@ -852,7 +853,7 @@ void cd_decode_label_object(struct load *L, const struct object *o)
 	size_t old;
 
 	cd_register_name(L, KIND_LABELS, o);
-	if (cd_grow(&cfg->label_objects, &L->labels_cap, cfg->n_label_objects,
+	if (sl_grow((void **)&cfg->label_objects, &L->labels_cap, cfg->n_label_objects + 1,
 		    sizeof(*cfg->label_objects))) {
 		cd_oom(c);
 		return;

@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "config/decode.h"
 #include "config/yaml_doc.h"
+#include "lib/grow.h"
 #include "lib/syn_retransmit.h"
 #include "sluice_abi.h"
 
@@ -86,25 +87,6 @@ bool cd_budget(struct ctx *c, const struct sl_ynode *at, size_t n)
 	       "the configuration expands to more than %u list items and expressions (YAML aliases used many times?); refusing to load it",
 	       CD_BUDGET);
 	return false;
-}
-
-int cd_grow(void *arr, size_t *cap, size_t n, size_t size)
-{
-	void **a = arr;
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 8;
-	if (ncap > SIZE_MAX / size)
-		return -ENOMEM;
-	p = realloc(*a, ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*a = p;
-	*cap = ncap;
-	return 0;
 }
 
 /* Field path: push returns the old length for cd_path_pop(). */
@@ -965,7 +947,7 @@ void cd_register_name(struct load *L, int kind, const struct object *o)
 
 	if (!o->name)
 		return;
-	if (cd_grow(&L->names, &L->names_cap, L->n_names, sizeof(*L->names))) {
+	if (sl_grow((void **)&L->names, &L->names_cap, L->n_names + 1, sizeof(*L->names))) {
 		cd_oom(L->c);
 		return;
 	}

@@ -240,9 +240,6 @@ struct object {
 	const char *name; /* NULL unless metadata.name is a valid name */
 };
 
-/* Grows *arr (element size `size`) to hold n + 1 items.  0 or -ENOMEM. */
-int cd_grow(void *arr, size_t *cap, size_t n, size_t size);
-
 /* ---- shared value decoders (net.c) ---------------------------------- */
 
 /* One CIDR (or a bare address: a host) into *out.  Reports and returns

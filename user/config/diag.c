@@ -5,6 +5,8 @@
 #endif
 #include "config/diag.h"
 
+#include "lib/grow.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,15 +55,8 @@ int sl_diags_vadd(struct sl_diags *d, enum sl_severity sev, const char *file,
 	else
 		d->n_warnings++;
 
-	if (d->count == d->cap) {
-		size_t ncap = d->cap ? d->cap * 2 : 16;
-		struct sl_diag *n = realloc(d->items, ncap * sizeof(*n));
-
-		if (!n)
-			goto oom;
-		d->items = n;
-		d->cap = ncap;
-	}
+	if (sl_grow((void **)&d->items, &d->cap, d->count + 1, sizeof(*d->items)))
+		goto oom;
 	if (vasprintf(&g.message, fmt, ap) < 0) {
 		g.message = NULL;
 		goto oom;

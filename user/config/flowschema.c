@@ -21,6 +21,7 @@
  * Kubernetes registry/flowcontrol/ensurer), and the list is sorted by (precedence, name).
  */
 #include "config/decode.h"
+#include "lib/grow.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -458,8 +459,8 @@ void cd_decode_flow_schema(struct load *L, const struct object *o)
 	size_t old;
 
 	cd_register_name(L, KIND_SCHEMA, o);
-	if (cd_grow(&cfg->schemas, &L->schemas_cap, cfg->n_schemas, sizeof(*cfg->schemas)) ||
-	    cd_grow(&L->schema_src, &L->schema_src_cap, cfg->n_schemas, sizeof(*L->schema_src))) {
+	if (sl_grow((void **)&cfg->schemas, &L->schemas_cap, cfg->n_schemas + 1, sizeof(*cfg->schemas)) ||
+	    sl_grow((void **)&L->schema_src, &L->schema_src_cap, cfg->n_schemas + 1, sizeof(*L->schema_src))) {
 		cd_oom(c);
 		return;
 	}
@@ -836,8 +837,8 @@ void cd_finish_flow_schemas(struct load *L)
 	for (int which = 0; which < 2; which++) {
 		if (L->mandatory_schema_in_file[which])
 			continue;
-		if (cd_grow(&cfg->schemas, &L->schemas_cap, cfg->n_schemas, sizeof(*cfg->schemas)) ||
-		    cd_grow(&L->schema_src, &L->schema_src_cap, cfg->n_schemas, sizeof(*L->schema_src))) {
+		if (sl_grow((void **)&cfg->schemas, &L->schemas_cap, cfg->n_schemas + 1, sizeof(*cfg->schemas)) ||
+		    sl_grow((void **)&L->schema_src, &L->schema_src_cap, cfg->n_schemas + 1, sizeof(*L->schema_src))) {
 			cd_oom(c);
 			return;
 		}

@@ -17,6 +17,7 @@
 #include "config/decode.h"
 #include "config/yaml_doc.h"
 #include "sluice_abi.h"
+#include "lib/grow.h"
 #include "lib/shuffle.h"
 #include "lib/syn_retransmit.h"
 
@@ -546,8 +547,8 @@ void cd_decode_level(struct load *L, const struct object *o)
 		cd_path_pop(c, old);
 		return;
 	}
-	if (cd_grow(&cfg->levels, &L->levels_cap, cfg->n_levels, sizeof(*cfg->levels)) ||
-	    cd_grow(&L->level_src, &L->level_src_cap, cfg->n_levels, sizeof(*L->level_src))) {
+	if (sl_grow((void **)&cfg->levels, &L->levels_cap, cfg->n_levels + 1, sizeof(*cfg->levels)) ||
+	    sl_grow((void **)&L->level_src, &L->level_src_cap, cfg->n_levels + 1, sizeof(*L->level_src))) {
 		cd_oom(c);
 		return;
 	}

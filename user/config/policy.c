@@ -5,6 +5,7 @@
  * (see config.h for the whole shape and the defaults).
  */
 #include "config/decode.h"
+#include "lib/grow.h"
 #include "lib/syn_retransmit.h"
 #include "sluice_abi.h"
 
@@ -740,7 +741,7 @@ void cd_decode_policy(struct load *L, const struct object *o)
 		cd_path_pop(c, old);
 		return;
 	}
-	if (cd_grow(&cfg->policies, &L->policies_cap, cfg->n_policies,
+	if (sl_grow((void **)&cfg->policies, &L->policies_cap, cfg->n_policies + 1,
 		    sizeof(*cfg->policies))) {
 		cd_oom(c);
 		return;

@@ -2,6 +2,8 @@
 /* YAML documents as a node tree with positions.  See yaml_doc.h. */
 #include "config/yaml_doc.h"
 
+#include "lib/grow.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -292,15 +294,8 @@ static int report_parser_error(const yaml_parser_t *p, const char *name,
 
 static int push_doc(struct sl_ystream *ys, struct ystore *st, unsigned index)
 {
-	if (ys->n_docs == ys->cap) {
-		size_t ncap = ys->cap ? ys->cap * 2 : 8;
-		struct sl_ydoc *n = realloc(ys->docs, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		ys->docs = n;
-		ys->cap = ncap;
-	}
+	if (sl_grow((void **)&ys->docs, &ys->cap, ys->n_docs + 1, sizeof(*ys->docs)))
+		return -ENOMEM;
 	ys->docs[ys->n_docs++] = (struct sl_ydoc){
 		.root = &st->nodes[0],
 		.index = index,

@@ -357,12 +357,12 @@ static bool ask_daemon(struct explain *e, const char *schema, const char *socket
 		return false;
 	root = json_loads(answer, 0, NULL);
 	free(answer);
-	if (root && json_is_true(json_object_get(root, "ok")) &&
-	    json_is_string(h = json_object_get(root, "hash")) &&
-	    json_array_size(json_object_get(root, "hand")) <= SL_SHUFFLE_MAX_HAND) {
+	if (root && json_is_true(json_object_get(root, SL_HAND_KEY(OK))) &&
+	    json_is_string(h = json_object_get(root, SL_HAND_KEY(HASH))) &&
+	    json_array_size(json_object_get(root, SL_HAND_KEY(HAND))) <= SL_SHUFFLE_MAX_HAND) {
 		e->hash = strtoull(json_string_value(h), NULL, 16);
 		e->hand_size = 0;
-		json_array_foreach(json_object_get(root, "hand"), i, c)
+		json_array_foreach(json_object_get(root, SL_HAND_KEY(HAND)), i, c)
 			e->hand[e->hand_size++] = (uint32_t)json_integer_value(c);
 		ok = true;
 	}

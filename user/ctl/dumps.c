@@ -69,18 +69,18 @@ static long long n(json_t *o, const char *k)
 
 static void print_levels(json_t *root)
 {
-	json_t *rows = json_object_get(root, "levels"), *r;
+	json_t *rows = json_object_get(root, SL_LEVELS_REPLY_KEY(LEVELS)), *r;
 	size_t i;
 
-	printf("borrowing regime: %s\n", s(root, "borrowing_regime"));
+	printf("borrowing regime: %s\n", s(root, SL_LEVELS_REPLY_KEY(BORROWING_REGIME)));
 	printf("%-20s %-7s %5s %5s %5s %5s %6s %6s %7s %9s %9s %9s %8s\n", "LEVEL", "TYPE", "NOM",
 	       "LEND", "MIN", "MAX", "LIMIT", "SEATS", "WAITING", "ADMITTED", "DEFERRED", "REJECTED",
 	       "QUEUED");
 	json_array_foreach(rows, i, r) {
 		printf("%-20s %-7s %5lld %5lld %5lld %5lld %6lld %6lld %7lld %9lld %9lld %9lld %8lld\n",
-		       s(r, "name"), s(r, "type"), n(r, "nominal"), n(r, "lendable"), n(r, "min"),
-		       n(r, "max"), n(r, "limit"), n(r, "seats_in_use"), n(r, "waiting"),
-		       n(r, "admitted"), n(r, "deferred"), n(r, "rejected"), n(r, "dispatched_from_queue"));
+		       s(r, SL_LEVEL_KEY(NAME)), s(r, SL_LEVEL_KEY(TYPE)), n(r, SL_LEVEL_KEY(NOMINAL)), n(r, SL_LEVEL_KEY(LENDABLE)), n(r, SL_LEVEL_KEY(MIN)),
+		       n(r, SL_LEVEL_KEY(MAX)), n(r, SL_LEVEL_KEY(LIMIT)), n(r, SL_LEVEL_KEY(SEATS_IN_USE)), n(r, SL_LEVEL_KEY(WAITING)),
+		       n(r, SL_LEVEL_KEY(ADMITTED)), n(r, SL_LEVEL_KEY(DEFERRED)), n(r, SL_LEVEL_KEY(REJECTED)), n(r, SL_LEVEL_KEY(DISPATCHED_FROM_QUEUE)));
 	}
 	/* Queue levels: how each wait ended when it did not end admitted, and
 	 * the bounds that end them (every deferred connection is admitted or
@@ -90,31 +90,31 @@ static void print_levels(json_t *root)
 	json_array_foreach(rows, i, r) {
 		char tg[16], iv[16], lim[16];
 
-		if (!n(r, "queues"))
+		if (!n(r, SL_LEVEL_KEY(QUEUES)))
 			continue;
-		snprintf(tg, sizeof(tg), "%.0fms", json_number_value(json_object_get(r, "delay_target_ms")));
-		snprintf(iv, sizeof(iv), "%.0fms", json_number_value(json_object_get(r, "delay_interval_ms")));
-		snprintf(lim, sizeof(lim), "%.0fms", json_number_value(json_object_get(r, "queue_wait_limit_ms")));
-		printf("%-20s %10lld %9lld %9lld %8lld %6lld %10lld %8s %9s %8s\n", s(r, "name"),
-		       n(r, "rejected_queue_full"), n(r, "rejected_time_out"), n(r, "rejected_shed"),
-		       n(r, "rejected_stalled"), n(r, "dropped_gone"), n(r, "closed_unserved"), tg, iv, lim);
+		snprintf(tg, sizeof(tg), "%.0fms", json_number_value(json_object_get(r, SL_LEVEL_KEY(DELAY_TARGET_MS))));
+		snprintf(iv, sizeof(iv), "%.0fms", json_number_value(json_object_get(r, SL_LEVEL_KEY(DELAY_INTERVAL_MS))));
+		snprintf(lim, sizeof(lim), "%.0fms", json_number_value(json_object_get(r, SL_LEVEL_KEY(QUEUE_WAIT_LIMIT_MS))));
+		printf("%-20s %10lld %9lld %9lld %8lld %6lld %10lld %8s %9s %8s\n", s(r, SL_LEVEL_KEY(NAME)),
+		       n(r, SL_LEVEL_KEY(REJECTED_QUEUE_FULL)), n(r, SL_LEVEL_KEY(REJECTED_TIME_OUT)), n(r, SL_LEVEL_KEY(REJECTED_SHED)),
+		       n(r, SL_LEVEL_KEY(REJECTED_STALLED)), n(r, SL_LEVEL_KEY(DROPPED_GONE)), n(r, SL_LEVEL_KEY(CLOSED_UNSERVED)), tg, iv, lim);
 	}
 }
 
 static void print_queues(json_t *root)
 {
-	json_t *rows = json_object_get(root, "queues"), *r;
+	json_t *rows = json_object_get(root, SL_QUEUES_REPLY_KEY(QUEUES)), *r;
 	size_t i, shown = 0;
 
 	printf("%-20s %5s %8s %9s %6s %22s %18s\n", "LEVEL", "QUEUE", "WAITING", "EXECUTING",
 	       "SEATS", "NEXT_DISPATCH_R", "WORK_WAITING");
 	json_array_foreach(rows, i, r) {
 		/* Idle queues are noise in a human view; --json has them all. */
-		if (!n(r, "waiting") && !n(r, "executing"))
+		if (!n(r, SL_QUEUE_KEY(WAITING)) && !n(r, SL_QUEUE_KEY(EXECUTING)))
 			continue;
-		printf("%-20s %5lld %8lld %9lld %6lld %22s %18s\n", s(r, "level"), n(r, "index"),
-		       n(r, "waiting"), n(r, "executing"), n(r, "seats_in_use"), s(r, "next_dispatch_r"),
-		       s(r, "total_work_sum"));
+		printf("%-20s %5lld %8lld %9lld %6lld %22s %18s\n", s(r, SL_QUEUE_KEY(LEVEL)), n(r, SL_QUEUE_KEY(INDEX)),
+		       n(r, SL_QUEUE_KEY(WAITING)), n(r, SL_QUEUE_KEY(EXECUTING)), n(r, SL_QUEUE_KEY(SEATS_IN_USE)), s(r, SL_QUEUE_KEY(NEXT_DISPATCH_R)),
+		       s(r, SL_QUEUE_KEY(TOTAL_WORK_SUM)));
 		shown++;
 	}
 	printf("(%zu busy of %zu queues)\n", shown, json_array_size(rows));
@@ -122,17 +122,17 @@ static void print_queues(json_t *root)
 
 static void print_flows(json_t *root)
 {
-	json_t *rows = json_object_get(root, "flows"), *r;
+	json_t *rows = json_object_get(root, SL_FLOWS_REPLY_KEY(FLOWS)), *r;
 	size_t i;
 
 	printf("%-16s %-16s %-24s %5s %4s %-9s %-4s %-18s %5s\n", "LEVEL", "FLOWSCHEMA", "CLIENT",
 	       "QUEUE", "POS", "STATE", "SYN", "FLOW_HASH", "SEATS");
 	json_array_foreach(rows, i, r) {
-		printf("%-16s %-16s %-24s %5lld %4lld %-9s %-4s %-18s %5lld\n", s(r, "level"),
-		       s(r, "flow_schema"), s(r, "client"), n(r, "queue"), n(r, "position"),
-		       json_is_true(json_object_get(r, "executing")) ? "executing" : "waiting",
-		       json_is_true(json_object_get(r, "held")) ? "held" : "-",
-		       s(r, "flow_hash"), n(r, "seats"));
+		printf("%-16s %-16s %-24s %5lld %4lld %-9s %-4s %-18s %5lld\n", s(r, SL_FLOW_KEY(LEVEL)),
+		       s(r, SL_FLOW_KEY(FLOW_SCHEMA)), s(r, SL_FLOW_KEY(CLIENT)), n(r, SL_FLOW_KEY(QUEUE)), n(r, SL_FLOW_KEY(POSITION)),
+		       json_is_true(json_object_get(r, SL_FLOW_KEY(EXECUTING))) ? "executing" : "waiting",
+		       json_is_true(json_object_get(r, SL_FLOW_KEY(HELD))) ? "held" : "-",
+		       s(r, SL_FLOW_KEY(FLOW_HASH)), n(r, SL_FLOW_KEY(SEATS)));
 	}
 	if (!json_array_size(rows))
 		printf("(no connection waiting or dispatched from a queue)\n");

@@ -47,9 +47,9 @@ static bool print_answer(const char *answer)
 		fprintf(stderr, "sluicectl reload: the daemon's answer is not JSON: %s\n", jerr.text);
 		return false;
 	}
-	ok = json_is_true(json_object_get(root, "ok"));
-	printf("sluiced: %s\n", json_string_value(json_object_get(root, "message")) ?: "?");
-	diags = json_object_get(root, "diagnostics");
+	ok = json_is_true(json_object_get(root, SL_OUTCOME_KEY(OK)));
+	printf("sluiced: %s\n", json_string_value(json_object_get(root, SL_OUTCOME_KEY(MESSAGE))) ?: "?");
+	diags = json_object_get(root, SL_OUTCOME_KEY(DIAGNOSTICS));
 	json_array_foreach(diags, i, d) {
 		json_t *line = json_object_get(d, "line"), *col = json_object_get(d, "column");
 		const char *obj = json_string_value(json_object_get(d, "object"));
@@ -76,8 +76,8 @@ static char *wait_outcome(const struct reload_opts *o, char *answer)
 
 	for (;;) {
 		json_t *root = json_loads(answer, 0, NULL);
-		bool pending = root && json_is_true(json_object_get(root, "pending"));
-		json_int_t gen = root ? json_integer_value(json_object_get(root, "generation")) : 0;
+		bool pending = root && json_is_true(json_object_get(root, SL_PENDING_KEY(PENDING)));
+		json_int_t gen = root ? json_integer_value(json_object_get(root, SL_PENDING_KEY(GENERATION))) : 0;
 		char req[64];
 
 		json_decref(root);
@@ -118,7 +118,7 @@ int ctl_reload(int argc, char **argv)
 	if (o.json) {
 		json_t *root = json_loads(answer, 0, NULL);
 
-		ok = root && json_is_true(json_object_get(root, "ok"));
+		ok = root && json_is_true(json_object_get(root, SL_OUTCOME_KEY(OK)));
 		json_decref(root);
 		fputs(answer, stdout);
 	} else {

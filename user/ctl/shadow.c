@@ -89,11 +89,11 @@ int ctl_shadow(int argc, char **argv)
 	if (ctl_request("shadow", o.socket, req, &answer))
 		return CTL_FAIL;
 	root = json_loads(answer, 0, NULL);
-	ok = root && json_is_true(json_object_get(root, "ok"));
+	ok = root && json_is_true(json_object_get(root, SL_OUTCOME_KEY(OK)));
 	if (o.json)
 		fputs(answer, stdout);
 	else
-		printf("sluiced: %s\n", root ? json_string_value(json_object_get(root, "message")) ?: "?" : answer);
+		printf("sluiced: %s\n", root ? json_string_value(json_object_get(root, SL_OUTCOME_KEY(MESSAGE))) ?: "?" : answer);
 	json_decref(root);
 	free(answer);
 	return ok ? CTL_OK : CTL_FAIL;

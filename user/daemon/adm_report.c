@@ -8,6 +8,7 @@
 
 #include "daemon/admission.h"
 #include "daemon/admission_int.h"
+#include "daemon/control.h"
 #include "dataplane/tickets.h"
 #include "lib/flowhash.h"
 #include "lib/fmt.h"
@@ -30,14 +31,13 @@ static const char *const fallback_names[SL_FALLBACK_N] = {
 	[SL_FALLBACK_BUDGET] = "budget",
 	[SL_FALLBACK_INJECT] = "inject-failed",
 };
-/* The same as JSON keys (snake_case, as every key sluicectl shows). */
-static const char *const fallback_keys[SL_FALLBACK_N] = {
-	[SL_FALLBACK_NO_FRAME] = "no_frame",
-	[SL_FALLBACK_UNPARSED] = "unparsed",
-	[SL_FALLBACK_CHECKSUM] = "checksum",
-	[SL_FALLBACK_BUDGET] = "budget",
-	[SL_FALLBACK_INJECT] = "inject_failed",
-};
+/* The same as JSON keys (snake_case, as every key sluicectl shows): the
+ * contract's (control.h), in the same order. */
+_Static_assert(SL_FALLBACK_N == (int)SL_FALLBACK_N_KEYS, "a fallback reason without its key");
+_Static_assert(SL_FALLBACK_NO_FRAME == (int)SL_FALLBACK_K_NO_FRAME && SL_FALLBACK_UNPARSED == (int)SL_FALLBACK_K_UNPARSED &&
+	       SL_FALLBACK_CHECKSUM == (int)SL_FALLBACK_K_CHECKSUM && SL_FALLBACK_BUDGET == (int)SL_FALLBACK_K_BUDGET &&
+	       SL_FALLBACK_INJECT == (int)SL_FALLBACK_K_INJECT_FAILED,
+	       "fallback reasons and their keys in different orders");
 
 enum level_metric_id {
 	LM_NOMINAL, LM_LIMIT, LM_LOWER, LM_UPPER, LM_DEMAND_AVG, LM_DEMAND_STDEV, LM_DEMAND_HWM,
@@ -224,51 +224,51 @@ static void dump_level(struct sl_admission *adm, struct json_out *jo, struct lev
 	if (l->qs)
 		sl_qs_get_stats(l->qs, &qs);
 	jo_obj_begin(jo, NULL);
-	jo_str(jo, "name", l->name);
-	jo_str(jo, "type", level_kind(l));
-	jo_bool(jo, "active", l->active);
-	jo_u64(jo, "nominal", l->lim.nominal);
-	jo_u64(jo, "lendable", l->lim.lendable);
-	jo_u64(jo, "min", l->lim.min);
-	jo_u64(jo, "max", l->lim.max);
-	jo_u64(jo, "limit", l->current_cl);
-	jo_u64(jo, "seats_in_use", lr_seats_in_use(l));
-	jo_u64(jo, "seats_dispatched", l->dispatched_seats);
-	jo_u64(jo, "seats_unclaimed", lr_unclaimed(l));
-	jo_u64(jo, "overbook_cap", l->qs ? lr_overbook_cap(l) : 0);
-	jo_double(jo, "claim_delay_ms", l->claim_delay_ns / 1e6);
-	jo_double(jo, "hold_ms", l->hold_ns / 1e6);
-	jo_u64(jo, "waiting", qs.waiting);
-	jo_u64(jo, "queues", qs.queues);
-	jo_u64(jo, "admitted", st.admitted + reinjected);
-	jo_u64(jo, "deferred", st.deferred);
-	jo_u64(jo, "rejected", st.rejected + reset);
-	jo_u64(jo, "dispatched_from_queue", l->tickets_admit + l->reinjected);
-	jo_u64(jo, "held_syns", hs.level_frames[l->slot]);
-	jo_u64(jo, "held_syn_bytes", hs.level_bytes[l->slot]);
-	jo_u64(jo, "reinjected", l->reinjected);
-	jo_u64(jo, "reset_held", l->reset_sent);
-	jo_u64(jo, "released_unseated", l->released_unseated);
-	jo_obj_begin(jo, "ticket_fallbacks");
+	jo_str(jo, SL_LEVEL_KEY(NAME), l->name);
+	jo_str(jo, SL_LEVEL_KEY(TYPE), level_kind(l));
+	jo_bool(jo, SL_LEVEL_KEY(ACTIVE), l->active);
+	jo_u64(jo, SL_LEVEL_KEY(NOMINAL), l->lim.nominal);
+	jo_u64(jo, SL_LEVEL_KEY(LENDABLE), l->lim.lendable);
+	jo_u64(jo, SL_LEVEL_KEY(MIN), l->lim.min);
+	jo_u64(jo, SL_LEVEL_KEY(MAX), l->lim.max);
+	jo_u64(jo, SL_LEVEL_KEY(LIMIT), l->current_cl);
+	jo_u64(jo, SL_LEVEL_KEY(SEATS_IN_USE), lr_seats_in_use(l));
+	jo_u64(jo, SL_LEVEL_KEY(SEATS_DISPATCHED), l->dispatched_seats);
+	jo_u64(jo, SL_LEVEL_KEY(SEATS_UNCLAIMED), lr_unclaimed(l));
+	jo_u64(jo, SL_LEVEL_KEY(OVERBOOK_CAP), l->qs ? lr_overbook_cap(l) : 0);
+	jo_double(jo, SL_LEVEL_KEY(CLAIM_DELAY_MS), l->claim_delay_ns / 1e6);
+	jo_double(jo, SL_LEVEL_KEY(HOLD_MS), l->hold_ns / 1e6);
+	jo_u64(jo, SL_LEVEL_KEY(WAITING), qs.waiting);
+	jo_u64(jo, SL_LEVEL_KEY(QUEUES), qs.queues);
+	jo_u64(jo, SL_LEVEL_KEY(ADMITTED), st.admitted + reinjected);
+	jo_u64(jo, SL_LEVEL_KEY(DEFERRED), st.deferred);
+	jo_u64(jo, SL_LEVEL_KEY(REJECTED), st.rejected + reset);
+	jo_u64(jo, SL_LEVEL_KEY(DISPATCHED_FROM_QUEUE), l->tickets_admit + l->reinjected);
+	jo_u64(jo, SL_LEVEL_KEY(HELD_SYNS), hs.level_frames[l->slot]);
+	jo_u64(jo, SL_LEVEL_KEY(HELD_SYN_BYTES), hs.level_bytes[l->slot]);
+	jo_u64(jo, SL_LEVEL_KEY(REINJECTED), l->reinjected);
+	jo_u64(jo, SL_LEVEL_KEY(RESET_HELD), l->reset_sent);
+	jo_u64(jo, SL_LEVEL_KEY(RELEASED_UNSEATED), l->released_unseated);
+	jo_obj_begin(jo, SL_LEVEL_KEY(TICKET_FALLBACKS));
 	for (int r = 0; r < SL_FALLBACK_N; r++)
-		jo_u64(jo, fallback_keys[r], l->fallback[r]);
+		jo_u64(jo, sl_fallback_keys[r], l->fallback[r]);
 	jo_obj_end(jo);
-	jo_u64(jo, "rejected_queue_full", qs.rejected_queue_full);
-	jo_u64(jo, "rejected_time_out", qs.rejected_time_out);
-	jo_u64(jo, "rejected_shed", qs.rejected_shed);
-	jo_u64(jo, "rejected_stalled", qs.rejected_stalled);
-	jo_u64(jo, "stalls", l->stalls);
-	jo_u64(jo, "closed_unserved", l->closed_unserved);
-	jo_u64(jo, "dropped_gone", l->dropped_gone);
+	jo_u64(jo, SL_LEVEL_KEY(REJECTED_QUEUE_FULL), qs.rejected_queue_full);
+	jo_u64(jo, SL_LEVEL_KEY(REJECTED_TIME_OUT), qs.rejected_time_out);
+	jo_u64(jo, SL_LEVEL_KEY(REJECTED_SHED), qs.rejected_shed);
+	jo_u64(jo, SL_LEVEL_KEY(REJECTED_STALLED), qs.rejected_stalled);
+	jo_u64(jo, SL_LEVEL_KEY(STALLS), l->stalls);
+	jo_u64(jo, SL_LEVEL_KEY(CLOSED_UNSERVED), l->closed_unserved);
+	jo_u64(jo, SL_LEVEL_KEY(DROPPED_GONE), l->dropped_gone);
 	/* The bounds of a wait: the hard limit, the controlled delay, and how
 	 * long without a close makes the level stalled (0: no lifetime yet). */
-	jo_double(jo, "queue_wait_limit_ms", l->wait_limit_ns / 1e6);
-	jo_double(jo, "delay_target_ms", l->delay_target_ns / 1e6);
-	jo_double(jo, "delay_interval_ms", l->delay_interval_ns / 1e6);
-	jo_double(jo, "stall_after_ms", sl_stall_after_ns(&l->stall) / 1e6);
-	jo_double(jo, "demand_hwm", l->demand.hwm);
-	jo_double(jo, "demand_avg", l->demand.avg);
-	jo_double(jo, "demand_smoothed", l->demand.smoothed);
+	jo_double(jo, SL_LEVEL_KEY(QUEUE_WAIT_LIMIT_MS), l->wait_limit_ns / 1e6);
+	jo_double(jo, SL_LEVEL_KEY(DELAY_TARGET_MS), l->delay_target_ns / 1e6);
+	jo_double(jo, SL_LEVEL_KEY(DELAY_INTERVAL_MS), l->delay_interval_ns / 1e6);
+	jo_double(jo, SL_LEVEL_KEY(STALL_AFTER_MS), sl_stall_after_ns(&l->stall) / 1e6);
+	jo_double(jo, SL_LEVEL_KEY(DEMAND_HWM), l->demand.hwm);
+	jo_double(jo, SL_LEVEL_KEY(DEMAND_AVG), l->demand.avg);
+	jo_double(jo, SL_LEVEL_KEY(DEMAND_SMOOTHED), l->demand.smoothed);
 	jo_obj_end(jo);
 }
 
@@ -285,24 +285,24 @@ static int dump_request(void *ctx, const struct sl_qs_req_info *r)
 	char buf[64];
 
 	jo_obj_begin(fc->jo, NULL);
-	jo_str(fc->jo, "level", fc->l->name);
+	jo_str(fc->jo, SL_FLOW_KEY(LEVEL), fc->l->name);
 	if (p) {
 		const struct sl_config *cfg = fc->adm->cfg;
 
-		jo_str(fc->jo, "flow_schema", cfg && p->schema < cfg->n_schemas ? cfg->schemas[p->schema].name : NULL);
-		jo_str(fc->jo, "client", sl_fmt_endpoint(p->key.saddr, p->key.sport, buf, sizeof(buf)));
-		jo_str(fc->jo, "local", sl_fmt_endpoint(p->key.daddr, p->key.dport, buf, sizeof(buf)));
+		jo_str(fc->jo, SL_FLOW_KEY(FLOW_SCHEMA), cfg && p->schema < cfg->n_schemas ? cfg->schemas[p->schema].name : NULL);
+		jo_str(fc->jo, SL_FLOW_KEY(CLIENT), sl_fmt_endpoint(p->key.saddr, p->key.sport, buf, sizeof(buf)));
+		jo_str(fc->jo, SL_FLOW_KEY(LOCAL), sl_fmt_endpoint(p->key.daddr, p->key.dport, buf, sizeof(buf)));
 	}
-	jo_i64(fc->jo, "queue", r->queue);
-	jo_i64(fc->jo, "position", r->position);
-	jo_bool(fc->jo, "executing", r->executing);
+	jo_i64(fc->jo, SL_FLOW_KEY(QUEUE), r->queue);
+	jo_i64(fc->jo, SL_FLOW_KEY(POSITION), r->position);
+	jo_bool(fc->jo, SL_FLOW_KEY(EXECUTING), r->executing);
 	/* waiting with its SYN held: re-injected the moment its turn comes */
-	jo_bool(fc->jo, "held", sl_held_has(fc->adm->held, r->id));
+	jo_bool(fc->jo, SL_FLOW_KEY(HELD), sl_held_has(fc->adm->held, r->id));
 	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)r->flow_hash);
-	jo_str(fc->jo, "flow_hash", buf);
-	jo_u64(fc->jo, "seats", r->seats);
-	jo_u64(fc->jo, "arrival_ns", r->arrival_ns);
-	jo_u64(fc->jo, "start_ns", r->start_ns);
+	jo_str(fc->jo, SL_FLOW_KEY(FLOW_HASH), buf);
+	jo_u64(fc->jo, SL_FLOW_KEY(SEATS), r->seats);
+	jo_u64(fc->jo, SL_FLOW_KEY(ARRIVAL_NS), r->arrival_ns);
+	jo_u64(fc->jo, SL_FLOW_KEY(START_NS), r->start_ns);
 	jo_obj_end(fc->jo);
 	return 0;
 }
@@ -327,16 +327,16 @@ static void dump_queue(struct json_out *jo, const struct level_rt *l,
 	char buf[40];
 
 	jo_obj_begin(jo, NULL);
-	jo_str(jo, "level", l->name);
-	jo_u64(jo, "index", qi->index);
-	jo_u64(jo, "waiting", qi->waiting);
-	jo_u64(jo, "executing", qi->executing);
-	jo_u64(jo, "seats_in_use", qi->seats_in_use);
-	sl_ss_format(qi->next_dispatch_r, buf, sizeof(buf));
-	jo_str(jo, "next_dispatch_r", buf);
-	jo_u64(jo, "max_seats_sum", qi->max_seats_sum);
-	sl_ss_format(qi->total_work_sum, buf, sizeof(buf));
-	jo_str(jo, "total_work_sum", buf);
+	jo_str(jo, SL_QUEUE_KEY(LEVEL), l->name);
+	jo_u64(jo, SL_QUEUE_KEY(INDEX), qi->index);
+	jo_u64(jo, SL_QUEUE_KEY(WAITING), qi->waiting);
+	jo_u64(jo, SL_QUEUE_KEY(EXECUTING), qi->executing);
+	jo_u64(jo, SL_QUEUE_KEY(SEATS_IN_USE), qi->seats_in_use);
+	sl_seatsec_format(qi->next_dispatch_r, buf, sizeof(buf));
+	jo_str(jo, SL_QUEUE_KEY(NEXT_DISPATCH_R), buf);
+	jo_u64(jo, SL_QUEUE_KEY(MAX_SEATS_SUM), qi->max_seats_sum);
+	sl_seatsec_format(qi->total_work_sum, buf, sizeof(buf));
+	jo_str(jo, SL_QUEUE_KEY(TOTAL_WORK_SUM), buf);
 	jo_obj_end(jo);
 }
 
@@ -390,10 +390,12 @@ struct sl_adm_dump *sl_adm_dump_begin(struct sl_admission *adm, FILE *f, const c
 	snprintf(d->level, sizeof(d->level), "%s", level ? level : "");
 	jo_init(&d->jo, f, false);
 	jo_obj_begin(&d->jo, NULL);
-	jo_str(&d->jo, "what", what);
+	/* "what" is the same first key of every dump (SL_*_REPLY_KEYS) */
+	jo_str(&d->jo, SL_LEVELS_REPLY_KEY(WHAT), what);
 	if (!strcmp(what, "levels")) {
-		jo_str(&d->jo, "borrowing_regime", sl_borrow_regime_name(adm->last_borrow.regime));
-		jo_double(&d->jo, "fair_prop", adm->last_borrow.fair_prop);
+		jo_str(&d->jo, SL_LEVELS_REPLY_KEY(BORROWING_REGIME),
+		       sl_borrow_regime_name(adm->last_borrow.regime));
+		jo_double(&d->jo, SL_LEVELS_REPLY_KEY(FAIR_PROP), adm->last_borrow.fair_prop);
 	}
 	jo_arr_begin(&d->jo, what);
 	if (dump_part(d, f))
@@ -448,14 +450,14 @@ int sl_adm_hand(struct sl_admission *adm, FILE *f, const char *schema, const cha
 		!sl_shuffle_deal(lc->queues, lc->hand_size, hash, hand);
 	jo_init(&jo, f, false);
 	jo_obj_begin(&jo, NULL);
-	jo_bool(&jo, "ok", true);
-	jo_str(&jo, "flow_schema", fs->name);
-	jo_str(&jo, "priority_level", lc->name);
-	jo_str(&jo, "distinguisher", dist);
+	jo_bool(&jo, SL_HAND_KEY(OK), true);
+	jo_str(&jo, SL_HAND_KEY(FLOW_SCHEMA), fs->name);
+	jo_str(&jo, SL_HAND_KEY(PRIORITY_LEVEL), lc->name);
+	jo_str(&jo, SL_HAND_KEY(DISTINGUISHER), dist);
 	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)hash);
-	jo_str(&jo, "hash", buf);
-	jo_u64(&jo, "queues", lc->queues);
-	jo_arr_begin(&jo, "hand");
+	jo_str(&jo, SL_HAND_KEY(HASH), buf);
+	jo_u64(&jo, SL_HAND_KEY(QUEUES), lc->queues);
+	jo_arr_begin(&jo, SL_HAND_KEY(HAND));
 	for (uint32_t i = 0; dealt && i < lc->hand_size; i++)
 		jo_u64(&jo, NULL, hand[i]);
 	jo_arr_end(&jo);

@@ -487,7 +487,7 @@ void sl_adm_defer(struct sl_admission *adm, const struct sluice_defer_event *de,
 		level_gate(adm, p, now);
 		break;
 	case SL_LS_QUEUED:
-		break; /* sl_adm_policy_admit / _reject tell */
+		break; /* its scheduler tells later: on_policy_admit / _reject (sl_adm_policy_hooks) */
 	case SL_LS_REJECTED:
 		/* Its wait would pass queue_timeout (or the load is cut to 0). */
 		reject(l, p, now, SL_REJ_TIME_OUT);

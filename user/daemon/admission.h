@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #include "config/config.h"
-#include "dataplane/loader.h"
+#include "dataplane/dataplane.h"
 #include "engine/plan.h"
 
 /*

@@ -11,8 +11,9 @@
 
 #include "config/config.h"
 #include "daemon/flow_metrics.h"
-#include "dataplane/loader.h"
+#include "dataplane/dataplane.h"
 #include "engine/borrowing.h"
+#include "engine/demand.h"
 #include "engine/held.h"
 #include "engine/limits.h"
 #include "engine/pending.h"
@@ -63,7 +64,7 @@ struct level_rt {
 	uint64_t dispatched_total; /* seats dispatched on admit tickets, cumulative */
 	/* Of dispatched connections that closed: how long the ticket waited
 	 * for its claim and how long the connection then held its seats
-	 * (moving averages, ns; 0 = no sample yet): overbook_cap(). */
+	 * (moving averages, ns; 0 = no sample yet): lr_overbook_cap(). */
 	double claim_delay_ns, hold_ns;
 	struct sl_demand demand;
 	uint64_t tickets_admit, tickets_reject;

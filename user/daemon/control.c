@@ -12,6 +12,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "config/diag.h"
+#include "lib/json_out.h"
+
 #define CONTROL_TIMEOUT_MS 10000
 
 enum arg_rule { ARG_NONE, ARG_LEVEL, ARG_ON_OFF, ARG_FLOW, ARG_NUMBER };
@@ -30,6 +33,20 @@ static const struct {
 	{"hand", SL_CTL_HAND, ARG_FLOW},
 	{"reload-status", SL_CTL_RELOAD_STATUS, ARG_NUMBER},
 };
+
+/* The replies' keys (control.h). */
+#define SL_CTL_KEY_STR(id, key) key,
+const char *const sl_levels_reply_keys[SL_LEVELS_REPLY_N] = { SL_LEVELS_REPLY_KEYS(SL_CTL_KEY_STR) };
+const char *const sl_level_keys[SL_LEVEL_N] = { SL_LEVEL_KEYS(SL_CTL_KEY_STR) };
+const char *const sl_fallback_keys[SL_FALLBACK_N_KEYS] = { SL_FALLBACK_KEYS(SL_CTL_KEY_STR) };
+const char *const sl_queues_reply_keys[SL_QUEUES_REPLY_N] = { SL_QUEUES_REPLY_KEYS(SL_CTL_KEY_STR) };
+const char *const sl_queue_keys[SL_QUEUE_N] = { SL_QUEUE_KEYS(SL_CTL_KEY_STR) };
+const char *const sl_flows_reply_keys[SL_FLOWS_REPLY_N] = { SL_FLOWS_REPLY_KEYS(SL_CTL_KEY_STR) };
+const char *const sl_flow_keys[SL_FLOW_N] = { SL_FLOW_KEYS(SL_CTL_KEY_STR) };
+const char *const sl_hand_keys[SL_HAND_N] = { SL_HAND_KEYS(SL_CTL_KEY_STR) };
+const char *const sl_pending_keys[SL_PENDING_N] = { SL_PENDING_KEYS(SL_CTL_KEY_STR) };
+const char *const sl_outcome_keys[SL_OUTCOME_N] = { SL_OUTCOME_KEYS(SL_CTL_KEY_STR) };
+#undef SL_CTL_KEY_STR
 
 int sl_control_parse(char *line, struct sl_control_req *out, const char **why)
 {
@@ -272,4 +289,38 @@ int sl_control_request(const char *path, const char *request, char **answer)
 	buf[len] = '\0';
 	*answer = buf;
 	return 0;
+}
+
+void sl_control_write_pending(FILE *f, unsigned long long generation, const char *message,
+			      const char *config)
+{
+	struct json_out jo;
+
+	jo_init(&jo, f, false);
+	jo_obj_begin(&jo, NULL);
+	jo_bool(&jo, SL_PENDING_KEY(OK), true);
+	jo_bool(&jo, SL_PENDING_KEY(PENDING), true);
+	jo_u64(&jo, SL_PENDING_KEY(GENERATION), generation);
+	jo_str(&jo, SL_PENDING_KEY(MESSAGE), message);
+	jo_str(&jo, SL_PENDING_KEY(CONFIG), config);
+	jo_obj_end(&jo);
+	jo_finish(&jo);
+}
+
+void sl_control_write_outcome(FILE *f, bool ok, const char *message, bool shadow, const char *config,
+			      const struct sl_diags *diags)
+{
+	struct sl_diags none = SL_DIAGS_INIT;
+	struct json_out jo;
+
+	jo_init(&jo, f, false);
+	jo_obj_begin(&jo, NULL);
+	jo_bool(&jo, SL_OUTCOME_KEY(OK), ok);
+	jo_str(&jo, SL_OUTCOME_KEY(MESSAGE), message);
+	jo_bool(&jo, SL_OUTCOME_KEY(SHADOW), shadow);
+	jo_str(&jo, SL_OUTCOME_KEY(CONFIG), config);
+	fprintf(f, ",\"%s\":", SL_OUTCOME_KEY(DIAGNOSTICS));
+	sl_diags_json(diags ? diags : &none, f);
+	jo_obj_end(&jo);
+	jo_finish(&jo);
 }

@@ -16,7 +16,6 @@
 #include "daemon/policy_rt.h"
 #include "dataplane/apply.h"
 #include "lib/clock.h"
-#include "lib/json_out.h"
 
 /* `sluicectl shadow on|off`: flip the data path's shadow flag now (one
  * map update, dataplane/apply.h); it holds until the next toggle, or a
@@ -37,46 +36,16 @@ static int set_shadow(struct daemon *d, bool on, const char **msg)
 	return 0;
 }
 
-/* The reply of reload and shadow requests (and of a bad request). */
-static void write_outcome(FILE *f, const struct daemon *d, int err, const char *msg,
-			  const struct sl_diags *diags);
-
 /* The reload that covers request seq: pending while a job runs for it (or
  * a newer one waits), then the outcome of the last one that ended. */
 static void write_reload_status(FILE *f, const struct daemon *d, unsigned long long seq)
 {
-	struct json_out jo;
-
-	if (d->outcome_seq >= seq && seq) {
-		write_outcome(f, d, d->outcome_err, d->outcome_msg, &d->outcome_diags);
-		return;
-	}
-	jo_init(&jo, f, false);
-	jo_obj_begin(&jo, NULL);
-	jo_bool(&jo, "ok", true);
-	jo_bool(&jo, "pending", true);
-	jo_u64(&jo, "generation", seq);
-	jo_str(&jo, "message", seq > d->reload_seq ? "no such reload" : "reloading");
-	jo_str(&jo, "config", d->opts.config_path);
-	jo_obj_end(&jo);
-	jo_finish(&jo);
-}
-
-static void write_outcome(FILE *f, const struct daemon *d, int err, const char *msg,
-			  const struct sl_diags *diags)
-{
-	struct json_out jo;
-
-	jo_init(&jo, f, false);
-	jo_obj_begin(&jo, NULL);
-	jo_bool(&jo, "ok", !err);
-	jo_str(&jo, "message", msg);
-	jo_bool(&jo, "shadow", d->shadow);
-	jo_str(&jo, "config", d->opts.config_path);
-	fputs(",\"diagnostics\":", f);
-	sl_diags_json(diags, f);
-	jo_obj_end(&jo);
-	jo_finish(&jo);
+	if (d->outcome_seq >= seq && seq)
+		sl_control_write_outcome(f, !d->outcome_err, d->outcome_msg, d->shadow, d->opts.config_path,
+					 &d->outcome_diags);
+	else
+		sl_control_write_pending(f, seq, seq > d->reload_seq ? "no such reload" : "reloading",
+					 d->opts.config_path);
 }
 
 /* A dump rendered in parts, as the client reads it. */
@@ -123,7 +92,6 @@ static struct sl_reqsrv_more *dump_answer(struct daemon *d, FILE *out, const cha
 struct sl_reqsrv_more *daemon_answer_control(void *ctx, const struct sl_reqsrv_peer *peer,
 					     char *request, size_t len, FILE *out)
 {
-	struct sl_diags diags = SL_DIAGS_INIT;
 	struct daemon *d = ctx;
 	struct sl_control_req req;
 	const char *msg;
@@ -170,8 +138,7 @@ struct sl_reqsrv_more *daemon_answer_control(void *ctx, const struct sl_reqsrv_p
 		}
 		}
 	}
-	write_outcome(out, d, err, msg, &diags);
-	sl_diags_free(&diags);
+	sl_control_write_outcome(out, !err, msg, d->shadow, d->opts.config_path, NULL);
 	return NULL;
 }
 

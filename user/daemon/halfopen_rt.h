@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "config/config.h"
-#include "dataplane/loader.h"
+#include "dataplane/dataplane.h"
 #include "engine/halfopen.h"
 
 struct sl_halfopen_rt {

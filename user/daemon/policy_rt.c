@@ -10,7 +10,7 @@
 #include "engine/aimd.h"
 #include "lib/json_out.h"
 #include "lib/prom.h"
-#include "dataplane/loader.h"
+#include "dataplane/dataplane.h"
 #include "dataplane/policy_gate.h"
 #include "engine/loadsched.h"
 #include "lib/log.h"

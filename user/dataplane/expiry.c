@@ -1,5 +1,4 @@
 #include "dataplane/expiry.h"
-#include "dataplane/sockets.h"
 #include "dataplane/tickets.h"
 
 #include <bpf/bpf.h>
@@ -10,7 +9,6 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "sluice.skel.h"
 
 /* Entries per batch syscall.  A hash map's batch holds whole buckets: a
  * bucket longer than the buffer (ENOSPC, nothing copied) doubles it. */
@@ -166,58 +164,4 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
 	}
 	free(w.stale);
 	return expired;
-}
-
-int sl_reconcile_conns(struct sl_dataplane *dp, uint64_t grace_ns)
-{
-	struct sl_live_sockets live;
-	uint64_t asked_ns = sl_mono_ns();
-	int err = sl_live_sockets_read(&live);
-
-	if (err)
-		return err;
-	err = sl_reconcile_with(dp, &live, asked_ns, grace_ns);
-	sl_live_sockets_free(&live);
-	return err;
-}
-
-int sl_reconcile_with(struct sl_dataplane *dp, const struct sl_live_sockets *live,
-		      uint64_t asked_ns, uint64_t grace_ns)
-{
-	int fd = dp->maps.fd[SL_MAP_CONNS];
-	struct gone { struct sluice_conn_key key; struct sluice_conn seen; } *gone = NULL;
-	struct sluice_conn_key key, next;
-	struct sluice_conn c;
-	void *prev = NULL;
-	size_t n = 0, cap = 0, visited = 0, max_visits;
-	int released = 0, err = 0;
-
-	max_visits = 2u * (size_t)bpf_map__max_entries(dp->skel->maps.sl_conns);
-	while (visited++ < max_visits && !bpf_map_get_next_key(fd, prev, &next)) {
-		if (!bpf_map_lookup_elem(fd, &next, &c) && c.state == SLUICE_CONN_ESTABLISHED &&
-		    c.established_ns + grace_ns < asked_ns && !sl_live_sockets_has(live, &next)) {
-			if (n == cap) {
-				size_t ncap = cap ? 2 * cap : 256;
-				struct gone *g = realloc(gone, ncap * sizeof(*g));
-
-				if (!g) {
-					err = -ENOMEM;
-					break;
-				}
-				gone = g;
-				cap = ncap;
-			}
-			gone[n].key = next;
-			gone[n++].seen = c;
-		}
-		key = next;
-		prev = &key;
-	}
-	/* Whoever deletes the entry releases its seats (a close racing us
-	 * through sock_ops wins and we do nothing). */
-	for (size_t i = 0; i < n; i++)
-		if (sl_conn_release(dp, &gone[i].key, &gone[i].seen))
-			released++;
-	free(gone);
-	return err ? err : released;
 }

@@ -8,8 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dataplane/loader.h"
-#include "dataplane/sockets.h"
+#include "dataplane/dataplane.h"
 
 /* At most SL_EXPIRE_BATCH per call, so one sweep never holds the loop
  * long (about 10 ms for a full batch); the caller sweeps again at its next
@@ -39,19 +38,5 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
  * of the table, or a negative errno. */
 typedef int (*sl_conn_fn)(void *ctx, const struct sluice_conn_key *key, const struct sluice_conn *c);
 int sl_conns_each(struct sl_dataplane *dp, sl_conn_fn fn, void *ctx);
-
-/*
- * Reconcile sl_conns with the kernel's sockets: an established entry whose
- * connection has no socket any more closed while no sock_ops program saw
- * it (a restart with --keep-maps, a crash), and gives its seats back.
- * Entries established less than grace_ns before the kernel was asked are
- * left alone (their socket may be younger than the snapshot).  Returns the
- * number of connections released, or a negative errno.
- */
-int sl_reconcile_conns(struct sl_dataplane *dp, uint64_t grace_ns);
-/* The same against a snapshot the caller took (sl_sock_dump) when the
- * kernel was asked at asked_ns. */
-int sl_reconcile_with(struct sl_dataplane *dp, const struct sl_live_sockets *live,
-		      uint64_t asked_ns, uint64_t grace_ns);
 
 #endif

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dataplane/loader.h"
+#include "dataplane/dataplane.h"
 
 /* 0, -ENOTSUP without the programs (no data plane loaded), or the errno of
  * the run (a device that is gone: -ENODEV; a queue it does not have:

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dataplane/loader.h"
+#include "dataplane/dataplane.h"
 
 /* Whether the data plane has a gate for this policy index. */
 bool sl_gate_present(const struct sl_dataplane *dp, unsigned policy);

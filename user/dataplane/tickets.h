@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dataplane/loader.h"
+#include "dataplane/dataplane.h"
 #include "sluice_abi.h"
 
 /* Write t (verdict ADMIT) for key.  seats_reserved: the caller already

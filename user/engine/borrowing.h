@@ -5,10 +5,9 @@
  * monotonic clock.  The static limits (nominal, lendable, min, max) come
  * from sl_limits_compute() in concurrency.h.
  *
- * Usage per level: keep one struct sl_demand, call sl_demand_set() (or
- * sl_demand_add()) whenever the level's seat demand changes, and every
- * period (SL_BORROW_PERIOD_NS, and once right after a config change) call
- * sl_demand_period_end() on every level, then sl_borrow_allocate() once.
+ * Usage: every period (SL_BORROW_PERIOD_NS, and once right after a config
+ * change) end each level's seat-demand period (engine/demand.h), then call
+ * sl_borrow_allocate() once with what they report.
  */
 #ifndef SLUICE_BORROWING_H
 #define SLUICE_BORROWING_H
@@ -18,59 +17,8 @@
 #include <stdint.h>
 
 #define SL_BORROW_PERIOD_NS   (10ull * 1000000000ull) /* Kubernetes apf_controller.go updateBorrowing: 10 s */
-#define SL_DEMAND_SMOOTHING   0.977                   /* A; half-life ~29.8 periods */
 #define SL_FAIR_MIN_TARGET    0.001                   /* smaller targets count as this */
 #define SL_FAIR_EPSILON       1e-7                    /* solver tolerance */
-
-/* ---- Kubernetes apf_controller.go updateBorrowing seat-demand measurement ---------------------------------- */
-
-/*
- * Time integrator of the instantaneous seat demand x(t) (seats in use plus,
- * for non-exempt levels, the MaxSeats of waiting requests), plus the
- * statistics kept across periods.  A new level starts with every statistic
- * at 0 (sl_demand_init).  All fields are readable; change them only
- * through the functions below.
- */
-struct sl_demand {
-	/* Integrator of the current period. */
-	uint64_t last_ns; /* time of the last update */
-	double x;         /* current value */
-	double t;         /* ∫dt, seconds */
-	double x_t;       /* ∫x dt */
-	double xx_t;      /* ∫x² dt */
-	double min, max;  /* extremes of x in this period */
-	/* Statistics as of the last period end. */
-	double avg, stddev; /* of the last period with a duration > 0 */
-	double hwm;         /* round(max) of the last period */
-	double smoothed;    /* max(env, A*smoothed + (1-A)*env), env = avg + stddev */
-};
-
-/* What one period end reports. */
-struct sl_demand_stats {
-	double duration; /* seconds; 0 leaves avg, stddev and smoothed unchanged */
-	double avg;      /* ∫x/∫dt */
-	double stddev;   /* sqrt(∫x²/∫dt - avg²), NaN treated as 0 */
-	double min, max; /* over the period */
-	double hwm;      /* round(max) */
-	double smoothed; /* after this period's update */
-};
-
-/* Start integrating at now_ns with value x; all statistics 0. */
-void sl_demand_init(struct sl_demand *d, uint64_t now_ns, double x);
-
-/* x changes: integrate the old value over [last, now], then take the new
- * one (and widen min/max).  A now_ns before the last update counts as no
- * elapsed time. */
-void sl_demand_set(struct sl_demand *d, uint64_t now_ns, double x);
-
-/* Same with x + delta. */
-void sl_demand_add(struct sl_demand *d, uint64_t now_ns, double delta);
-
-/* Period end at now_ns: integrate up to now, compute the statistics,
- * update hwm and (if the duration is > 0) avg, stddev and smoothed, then
- * reset the integrator with min and max restarting from the current x.
- * out may be NULL. */
-void sl_demand_period_end(struct sl_demand *d, uint64_t now_ns, struct sl_demand_stats *out);
 
 /* ---- Kubernetes conc_alloc.go computeConcurrencyAllocation fair-allocation solver ------ */
 

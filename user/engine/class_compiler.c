@@ -675,14 +675,6 @@ static int finish(struct build *b, struct sl_compiled *out)
 	return 0;
 }
 
-uint32_t sl_class_seats(const struct sl_class_inputs *in, const struct sl_flow_schema *fs)
-{
-	uint32_t seats = fs->seats_per_conn ? fs->seats_per_conn : 1;
-	uint32_t cap = in->seat_cap ? in->seat_cap[in->level_slot[fs->level]] : 0;
-
-	return cap && seats > cap ? cap : seats;
-}
-
 int sl_compile_classes(const struct sl_class_inputs *in, struct sl_compiled *out,
 		       struct sl_diags *diags)
 {

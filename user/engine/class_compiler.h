@@ -23,21 +23,12 @@
 #include "config/config.h"
 #include "config/diag.h"
 #include "engine/class_dims.h"
+#include "engine/class_inputs.h"
 #include "sluice_abi.h"
 
 struct sl_class_entry {
 	struct sluice_class_key key; /* gen left 0: the writer sets it */
 	struct sluice_class val;
-};
-
-/* What a compile reads. */
-struct sl_class_inputs {
-	const struct sl_config *cfg;
-	const unsigned *level_slot; /* cfg->levels[i] -> its BPF slot */
-	const uint32_t *seat_cap;   /* by slot: most seats one connection takes (0: no cap);
-				     * NULL: no caps */
-	const char *iface;          /* the value of the iface label */
-	size_t max_entries;         /* the class table's capacity per generation */
 };
 
 struct sl_compiled {
@@ -58,11 +49,6 @@ struct sl_compiled {
  * address or port label, overlapping policies, ...). */
 int sl_compile_classes(const struct sl_class_inputs *in, struct sl_compiled *out,
 		       struct sl_diags *diags);
-/* Everything the compile reads (engine/class_digest.c): equal digests,
- * equal tables.  Never 0. */
-uint64_t sl_class_digest(const struct sl_class_inputs *in);
-/* The seats a connection of this schema takes: seatsPerConnection, capped. */
-uint32_t sl_class_seats(const struct sl_class_inputs *in, const struct sl_flow_schema *fs);
 int sl_compiled_copy(struct sl_compiled *dst, const struct sl_compiled *src);
 void sl_compiled_free(struct sl_compiled *c);
 /* Whether two compilations give the data path the same tables. */

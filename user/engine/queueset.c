@@ -100,19 +100,19 @@ static uint64_t sat64(u128 v)
 	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
-uint64_t sl_ss_from_seats_ns(uint64_t seats, uint64_t ns)
+uint64_t sl_seatsec_from_seats_ns(uint64_t seats, uint64_t ns)
 {
 	return sat64(((u128)seats * ns + 5) / 10);
 }
 
-uint64_t sl_ss_per_seat_ns(uint64_t units, uint64_t seats)
+uint64_t sl_seatsec_per_seat_ns(uint64_t units, uint64_t seats)
 {
 	if (!seats)
 		return UINT64_MAX;
 	return sat64((u128)units * 10 / seats);
 }
 
-int sl_ss_format(uint64_t units, char *buf, size_t len)
+int sl_seatsec_format(uint64_t units, char *buf, size_t len)
 {
 	return snprintf(buf, len, "%" PRIu64 ".%08" PRIu64 "ss", units / SL_SS_PER_SEAT_SECOND,
 			units % SL_SS_PER_SEAT_SECOND);
@@ -602,7 +602,7 @@ int sl_qs_arrive(struct sl_qs *qs, uint64_t now, uint64_t id, uint32_t seats, ui
 		return SL_QS_DISPATCHED;
 	}
 
-	r->work = sl_ss_from_seats_ns(seats, r->guess_ns);
+	r->work = sl_seatsec_from_seats_ns(seats, r->guess_ns);
 	q = pick_queue(qs, flow_hash);
 	if (qs->seats_in_use >= qs->cl && q->waiting.n >= qs->cfg.queue_length_limit) {
 		/* Kubernetes queueset.go rejectOrEnqueueToBoundLocked: the newest request is the one rejected */
@@ -972,7 +972,7 @@ static int check_list(const struct sl_qs *qs, const struct sl_list *l, const str
 			return broken(why, why_len, "request %" PRIu64 ": not in the id table", r->id);
 		if (r->seats < 1 || r->seats > SL_QS_MAX_SEATS)
 			return broken(why, why_len, "request %" PRIu64 ": seats %u", r->id, r->seats);
-		if (q && r->work != sl_ss_from_seats_ns(r->seats, r->guess_ns))
+		if (q && r->work != sl_seatsec_from_seats_ns(r->seats, r->guess_ns))
 			return broken(why, why_len, "request %" PRIu64 ": work", r->id);
 		if (!executing && r->arrival_r > qs->r)
 			return broken(why, why_len, "request %" PRIu64 ": arrivalR > R", r->id);

@@ -30,12 +30,12 @@
 #define SL_QS_EPOCH_DECREMENT UINT64_C(0x8000000000000000) /* 2^63: subtracted per epoch */
 
 /* round(seats × ns / 10), half away from zero; saturates at UINT64_MAX. */
-uint64_t sl_ss_from_seats_ns(uint64_t seats, uint64_t ns);
+uint64_t sl_seatsec_from_seats_ns(uint64_t seats, uint64_t ns);
 /* trunc(units / seats × 10): the per-seat duration in ns (seats >= 1;
  * saturates at UINT64_MAX). */
-uint64_t sl_ss_per_seat_ns(uint64_t units, uint64_t seats);
+uint64_t sl_seatsec_per_seat_ns(uint64_t units, uint64_t seats);
 /* "<int>.<8 digits>ss" as in dump_queues (Kubernetes apf_controller_debug.go).  Returns snprintf's value. */
-int sl_ss_format(uint64_t units, char *buf, size_t len);
+int sl_seatsec_format(uint64_t units, char *buf, size_t len);
 
 /* ---- configuration -------------------------------------------------------- */
 

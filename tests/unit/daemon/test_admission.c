@@ -27,12 +27,15 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "config/config.h"
 #include "frames.h"
 #include "daemon/admission.h"
+#include "contract_keys.h"
+#include "daemon/control.h"
 #include "daemon/policy_rt.h"
-#include "dataplane/loader.h"
+#include "dataplane/dataplane.h"
 #include "engine/plan.h"
 #include "lib/log.h"
 #include "sluice_abi.h"
@@ -733,6 +736,83 @@ static void test_downstream_wait_ends_at_dispatch(void **state)
 	policy_rig_down(&pr);
 }
 
+/* The daemon's dump WHAT, every level, parsed. */
+static json_t *dump_json(const struct rig *r, const char *what)
+{
+	char *dump = NULL;
+	size_t dump_len = 0;
+	FILE *f = open_memstream(&dump, &dump_len);
+	json_error_t err;
+	json_t *root;
+
+	assert_non_null(f);
+	sl_adm_dump(r->adm, f, what, NULL);
+	fclose(f);
+	root = json_loads(dump, 0, &err);
+	if (!root)
+		fail_msg("dump %s is no JSON (%s): %s", what, err.text, dump);
+	free(dump);
+	return root;
+}
+
+/* The control replies sluicectl reads are the contract's (control.h),
+ * the dumps and a flow's hand:
+ * every key of its lists written, and nothing else, with a connection
+ * waiting so that every optional part is there. */
+static void test_dump_keys_are_the_contract(void **state)
+{
+	struct sluice_conn_key a = key_of(60, 4242);
+	json_t *root, *row;
+	size_t i;
+	struct rig r;
+
+	(void)state;
+	rig_up(&r, 64);
+	r.seats[r.web].seats_in_use = 2;
+	defer_frame(&r, a, 60, 4242, TH_SYN, T0);
+	assert_int_equal(r.seats[r.web].waiting, 1);
+
+	root = dump_json(&r, "levels");
+	assert_contract_keys(root, sl_levels_reply_keys, SL_LEVELS_REPLY_N, "levels reply");
+	assert_true(json_array_size(json_object_get(root, SL_LEVELS_REPLY_KEY(LEVELS))) >= 2);
+	json_array_foreach(json_object_get(root, SL_LEVELS_REPLY_KEY(LEVELS)), i, row) {
+		assert_contract_keys(row, sl_level_keys, SL_LEVEL_N, "level");
+		assert_contract_keys(json_object_get(row, SL_LEVEL_KEY(TICKET_FALLBACKS)), sl_fallback_keys,
+			    SL_FALLBACK_N_KEYS, "level's ticket_fallbacks");
+	}
+	json_decref(root);
+
+	root = dump_json(&r, "queues");
+	assert_contract_keys(root, sl_queues_reply_keys, SL_QUEUES_REPLY_N, "queues reply");
+	assert_true(json_array_size(json_object_get(root, SL_QUEUES_REPLY_KEY(QUEUES))) >= 1);
+	json_array_foreach(json_object_get(root, SL_QUEUES_REPLY_KEY(QUEUES)), i, row)
+		assert_contract_keys(row, sl_queue_keys, SL_QUEUE_N, "queue");
+	json_decref(root);
+
+	{
+		char *text = NULL;
+		size_t len = 0;
+		const char *why = NULL;
+		FILE *f = open_memstream(&text, &len);
+
+		assert_int_equal(sl_adm_hand(r.adm, f, "web", "198.18.0.60", &why), 0);
+		fclose(f);
+		root = json_loads(text, 0, NULL);
+		free(text);
+		assert_non_null(root);
+		assert_contract_keys(root, sl_hand_keys, SL_HAND_N, "hand");
+		json_decref(root);
+	}
+
+	root = dump_json(&r, "flows");
+	assert_contract_keys(root, sl_flows_reply_keys, SL_FLOWS_REPLY_N, "flows reply");
+	assert_int_equal(json_array_size(json_object_get(root, SL_FLOWS_REPLY_KEY(FLOWS))), 1);
+	json_array_foreach(json_object_get(root, SL_FLOWS_REPLY_KEY(FLOWS)), i, row)
+		assert_contract_keys(row, sl_flow_keys, SL_FLOW_N, "flow");
+	json_decref(root);
+	rig_down(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -744,6 +824,7 @@ int main(void)
 		cmocka_unit_test(test_ticket_write_fails),
 		cmocka_unit_test(test_stale_tickets_cleared),
 		cmocka_unit_test(test_held_frame_falls_back),
+		cmocka_unit_test(test_dump_keys_are_the_contract),
 		cmocka_unit_test(test_policy_wait_counts_toward_level_bound),
 		cmocka_unit_test(test_cut_recalls_level_waiters),
 		cmocka_unit_test(test_downstream_wait_ends_at_dispatch),

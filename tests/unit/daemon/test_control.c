@@ -11,7 +11,11 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
+#include <stdlib.h>
 
+#include "config/diag.h"
+#include "contract_keys.h"
 #include "daemon/control.h"
 
 static void expect_ok(const char *line, enum sl_control_cmd cmd, const char *arg)
@@ -81,11 +85,65 @@ static void test_exact(void **state)
 	expect_bad("reload-status 12345678901234567890", "reload-status N");
 }
 
+/* What a writer wrote, parsed. */
+static json_t *parsed(char *text)
+{
+	json_error_t err;
+	json_t *root = json_loads(text, 0, &err);
+
+	if (!root)
+		fail_msg("no JSON (%s): %s", err.text, text);
+	free(text);
+	return root;
+}
+
+/* The replies to changes, as sluicectl reads them: a reload pending, an
+ * outcome with a diagnostic, an outcome without any. */
+static void test_change_replies_are_the_contract(void **state)
+{
+	struct sl_diags diags = SL_DIAGS_INIT;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	json_t *root;
+
+	(void)state;
+	f = open_memstream(&text, &len);
+	sl_control_write_pending(f, 7, "reloading", "/etc/sluice/sluice.yaml");
+	fclose(f);
+	root = parsed(text);
+	assert_contract_keys(root, sl_pending_keys, SL_PENDING_N, "pending");
+	assert_true(json_is_true(json_object_get(root, SL_PENDING_KEY(PENDING))));
+	assert_int_equal(json_integer_value(json_object_get(root, SL_PENDING_KEY(GENERATION))), 7);
+	json_decref(root);
+
+	sl_diags_add(&diags, SL_SEV_ERROR, "a.yaml", 3, 5, "web", "spec.limited", "not a number");
+	f = open_memstream(&text, &len);
+	sl_control_write_outcome(f, false, "the configuration has errors", false, "a.yaml", &diags);
+	fclose(f);
+	root = parsed(text);
+	assert_contract_keys(root, sl_outcome_keys, SL_OUTCOME_N, "outcome");
+	assert_false(json_is_true(json_object_get(root, SL_OUTCOME_KEY(OK))));
+	assert_int_equal(json_array_size(json_object_get(root, SL_OUTCOME_KEY(DIAGNOSTICS))), 1);
+	json_decref(root);
+	sl_diags_free(&diags);
+
+	f = open_memstream(&text, &len);
+	sl_control_write_outcome(f, true, "shadow mode on", true, "a.yaml", NULL);
+	fclose(f);
+	root = parsed(text);
+	assert_contract_keys(root, sl_outcome_keys, SL_OUTCOME_N, "outcome");
+	assert_true(json_is_true(json_object_get(root, SL_OUTCOME_KEY(SHADOW))));
+	assert_int_equal(json_array_size(json_object_get(root, SL_OUTCOME_KEY(DIAGNOSTICS))), 0);
+	json_decref(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_exact),
+		cmocka_unit_test(test_change_replies_are_the_contract),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

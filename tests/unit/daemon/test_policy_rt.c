@@ -29,7 +29,7 @@
 #include "engine/loadsched.h"
 #include "lib/log.h"
 #include "daemon/policy_rt.h"
-#include "dataplane/loader.h"
+#include "dataplane/dataplane.h"
 
 #define SEC  1000000000ull
 #define MSEC 1000000ull

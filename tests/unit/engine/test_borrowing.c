@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "engine/borrowing.h"
+#include "engine/demand.h"
 #include "engine/limits.h"
 
 #define NS 1000000000ull

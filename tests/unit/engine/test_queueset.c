@@ -140,21 +140,21 @@ static void test_units(void **state)
 	char buf[64];
 
 	(void)state;
-	assert_true(sl_ss_from_seats_ns(1, G3) == W1);
-	assert_true(sl_ss_from_seats_ns(2, G3) == 2 * W1);
-	assert_true(sl_ss_from_seats_ns(1, 10 * MS) == 1000000);
-	assert_true(sl_ss_from_seats_ns(1, 4) == 0);  /* 0.4 */
-	assert_true(sl_ss_from_seats_ns(1, 5) == 1);  /* 0.5 rounds away from zero */
-	assert_true(sl_ss_from_seats_ns(3, 5) == 2); /* 1.5 */
-	assert_true(sl_ss_from_seats_ns(1, SEC) == SL_SS_PER_SEAT_SECOND);
-	assert_true(sl_ss_from_seats_ns(UINT64_MAX, UINT64_MAX) == UINT64_MAX);
-	assert_true(sl_ss_per_seat_ns(W1, 1) == G3);
-	assert_true(sl_ss_per_seat_ns(W1, 2) == 1500000);
-	assert_true(sl_ss_per_seat_ns(7, 3) == 23); /* trunc(23.33) */
-	assert_true(sl_ss_per_seat_ns(1, 0) == UINT64_MAX);
-	sl_ss_format(W1, buf, sizeof(buf));
+	assert_true(sl_seatsec_from_seats_ns(1, G3) == W1);
+	assert_true(sl_seatsec_from_seats_ns(2, G3) == 2 * W1);
+	assert_true(sl_seatsec_from_seats_ns(1, 10 * MS) == 1000000);
+	assert_true(sl_seatsec_from_seats_ns(1, 4) == 0);  /* 0.4 */
+	assert_true(sl_seatsec_from_seats_ns(1, 5) == 1);  /* 0.5 rounds away from zero */
+	assert_true(sl_seatsec_from_seats_ns(3, 5) == 2); /* 1.5 */
+	assert_true(sl_seatsec_from_seats_ns(1, SEC) == SL_SS_PER_SEAT_SECOND);
+	assert_true(sl_seatsec_from_seats_ns(UINT64_MAX, UINT64_MAX) == UINT64_MAX);
+	assert_true(sl_seatsec_per_seat_ns(W1, 1) == G3);
+	assert_true(sl_seatsec_per_seat_ns(W1, 2) == 1500000);
+	assert_true(sl_seatsec_per_seat_ns(7, 3) == 23); /* trunc(23.33) */
+	assert_true(sl_seatsec_per_seat_ns(1, 0) == UINT64_MAX);
+	sl_seatsec_format(W1, buf, sizeof(buf));
 	assert_string_equal(buf, "0.00300000ss");
-	sl_ss_format(123 * SL_SS_PER_SEAT_SECOND + 45, buf, sizeof(buf));
+	sl_seatsec_format(123 * SL_SS_PER_SEAT_SECOND + 45, buf, sizeof(buf));
 	assert_string_equal(buf, "123.00000045ss");
 }
 

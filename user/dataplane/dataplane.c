@@ -1,4 +1,4 @@
-#include "dataplane/loader.h"
+#include "dataplane/dataplane.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

@@ -1,10 +1,10 @@
 /*
  * The data plane adapter: load (or adopt) the BPF object, pin, attach XDP
- * and sock_ops, and take it all down again.  The only file that knows
- * about the skeleton.
+ * and sock_ops, and take it all down again.  The one owner of the
+ * skeleton (inject.c only reads its test-run programs' fds).
  */
-#ifndef SLUICE_LOADER_H
-#define SLUICE_LOADER_H
+#ifndef SLUICE_DATAPLANE_H
+#define SLUICE_DATAPLANE_H
 
 #include <net/if.h>
 #include <stdbool.h>

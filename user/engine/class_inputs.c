@@ -1,12 +1,15 @@
 /*
- * The digest of a classification's inputs (class_compiler.h): everything
+ * What a classification compile reads: the seats a schema's connection
+ * takes, and the digest of the inputs (class_inputs.h): everything
  * sl_compile_classes reads, in the order it reads it, so that equal
  * digests mean equal tables and a reload that changes only levels or
  * shares keeps the tables it has.  FNV-1a 64 over length-prefixed fields.
  */
-#include "engine/class_compiler.h"
+#include "engine/class_inputs.h"
 
 #include <string.h>
+
+#include "sluice_abi.h"
 
 struct digest {
 	uint64_t h;
@@ -153,4 +156,12 @@ uint64_t sl_class_digest(const struct sl_class_inputs *in)
 			put_matcher(&d, &pol->workloads[w].matcher);
 	}
 	return d.h ? d.h : 1; /* 0 means "no digest" in the data path's settings */
+}
+
+uint32_t sl_class_seats(const struct sl_class_inputs *in, const struct sl_flow_schema *fs)
+{
+	uint32_t seats = fs->seats_per_conn ? fs->seats_per_conn : 1;
+	uint32_t cap = in->seat_cap ? in->seat_cap[in->level_slot[fs->level]] : 0;
+
+	return cap && seats > cap ? cap : seats;
 }
