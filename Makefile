@@ -258,8 +258,9 @@ $(BUILD)/tests/unit/daemon/test_policy_rt $(BUILD)/tests/unit/daemon/test_admiss
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka -ljansson
 
-# The socket-table adapter is tested against the kernel's own table.
-$(BUILD)/tests/unit/dataplane/test_sockets: tests/unit/dataplane/test_sockets.c $(DP_LIBS)
+# The socket-table adapter is tested against the kernel's own table, and
+# reconcile against a real connection map.
+$(BUILD)/tests/unit/dataplane/%: tests/unit/dataplane/%.c $(DP_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka

@@ -120,6 +120,13 @@ void daemon_check_quiescing(struct daemon *d);
 unsigned long long daemon_reload_start(struct daemon *d, const char *reason);
 void daemon_reload_finish(struct daemon *d);
 
+/* reconcile_rt.c: return the seats of tracked connections the kernel no
+ * longer has.  All at once (at start, before attaching), logged with
+ * when; or a step of the periodic one (the kernel's listing read a little
+ * a tick, then one walk of sl_conns against it). */
+void daemon_reconcile_all(struct daemon *d, const char *when);
+void daemon_reconcile_step(struct daemon *d, uint64_t now);
+
 /* control_answers.c: the request server's handlers (request_server.h). */
 extern const struct sl_reqsrv_limits daemon_control_limits;
 size_t daemon_control_request_complete(const char *buf, size_t len);
