@@ -544,6 +544,67 @@ static void test_limit_mode_slots(void **state)
 	sl_config_free(none);
 }
 
+/* A reload that switches a policy's mode under the same name: the new
+ * mode runs it at once (its gate, its dump, its metrics), nothing of the
+ * other mode's is kept, and back again starts the first mode afresh. */
+static void test_reload_switches_mode(void **state)
+{
+	struct sluice_policy_gate gates[SLUICE_MAX_POLICIES] = {{0}};
+	struct sl_dataplane dp = {.gates = gates};
+	struct sl_config *ap = load(POLICY_YAML("svc", "10s", "{type: duration, window: 2s}"));
+	struct sl_config *lim = load(LIMIT_YAML("100"));
+	struct hooks_seen *h = calloc(1, sizeof(*h));
+	struct sl_policy_hooks hooks = {.admit = on_admit, .reject = on_reject, .ctx = h};
+	struct sl_policies *ps;
+	uint64_t id = 1, now;
+	int before;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(sl_policies_create(&ps, &dp, &hooks), 0);
+	assert_int_equal(sl_policies_configure(ps, ap, T0), 0);
+	assert_false(sl_policies_take_slots(ps, 0));
+	now = drive_to_throttle(ps, &id, &before);
+	j = dump(ps, now);
+	assert_string_equal(json_string_value(json_object_get(policy0(j), "mode")), "aperture");
+	assert_true(json_integer_value(json_object_get(policy0(j), "periods")) > 0);
+	json_decref(j);
+
+	/* To sluice's mode: what waited in Aperture's scheduler is admitted
+	 * (fail-open), and the gate counts slots. */
+	assert_int_equal(sl_policies_configure(ps, lim, now), 0);
+	assert_true(sl_policies_take_slots(ps, 0));
+	assert_int_equal(gates[0].mode, SLUICE_POLICY_LIMIT);
+	assert_int_equal(h->n_rejected, 0);
+	assert_int_equal(sl_policies_arrive(ps, 0, SLUICE_NONE16, id++, now), SL_LS_ADMITTED);
+	j = dump(ps, now);
+	assert_string_equal(json_string_value(json_object_get(policy0(j), "mode")), "sluice");
+	json_decref(j);
+	f = open_memstream(&text, &len);
+	sl_policies_metrics(ps, f, now);
+	fclose(f);
+	assert_non_null(strstr(text, "policy_mode{policy=\"svc\",mode=\"sluice\"} 1"));
+	assert_non_null(strstr(text, "policy_in_flight{policy=\"svc\"}"));
+	free(text);
+
+	/* And back: Aperture's controller starts afresh, not where it was. */
+	assert_int_equal(sl_policies_configure(ps, ap, now + SEC), 0);
+	assert_false(sl_policies_take_slots(ps, 0));
+	j = dump(ps, now + SEC);
+	assert_string_equal(json_string_value(json_object_get(policy0(j), "mode")), "aperture");
+	assert_int_equal(json_integer_value(json_object_get(policy0(j), "periods")), 0);
+	assert_true(json_is_true(json_object_get(policy0(j), "bootstrapping")));
+	json_decref(j);
+
+	sl_policies_free(ps);
+	sl_config_free(ap);
+	sl_config_free(lim);
+	free(h);
+}
+
 /* Issue 23's collapse, in miniature: clients that gave up answer the
  * SYN-ACKs of their re-injected SYNs with RSTs, one round trip after
  * admission.  Those closes free their slots but are no samples: neither
@@ -650,6 +711,7 @@ int main(void)
 		cmocka_unit_test(test_return_tokens),
 		cmocka_unit_test(test_external_socket),
 		cmocka_unit_test(test_limit_mode_slots),
+		cmocka_unit_test(test_reload_switches_mode),
 		cmocka_unit_test(test_unserved_closes_are_no_samples),
 		cmocka_unit_test(test_mode_defaults),
 	};
