@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "daemon/control.h"
+#include "engine/seat_gradient.h"
 #include "ctl/ctl.h"
 #include "ctl/options.h"
 
@@ -154,63 +155,63 @@ static const char *num(json_t *o, const char *k, char *buf)
 static void print_limit_policy(json_t *r)
 {
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
-	json_t *d = json_object_get(r, "decisions"), *w;
+	json_t *d = json_object_get(r, SL_SLUICE_POLICY_KEY(DECISIONS)), *w;
 	size_t j;
 
 	printf("policy %s (mode sluice): limit %s in flight, %lld in flight, %lld waiting, "
 	       "%lld recalled from a level's queue by a cut\n",
-	       s(r, "name"), json_is_true(json_object_get(r, "pass_through")) ? "none (pass-through)" :
-										num(r, "limit", b1),
-	       n(r, "in_flight"), n(r, "waiting"), n(r, "recalled"));
+	       s(r, SL_POLICY_KEY(NAME)), json_is_true(json_object_get(r, SL_SLUICE_POLICY_KEY(PASS_THROUGH))) ? "none (pass-through)" :
+										num(r, SL_SLUICE_POLICY_KEY(LIMIT), b1),
+	       n(r, SL_SLUICE_POLICY_KEY(IN_FLIGHT)), n(r, SL_SLUICE_POLICY_KEY(WAITING)), n(r, SL_SLUICE_POLICY_KEY(RECALLED)));
 	printf("  last decision: %s (signal %s ms, target %s ms, baseline %s ms, %s completions/s, "
-	       "gradient %s)\n", s(r, "reason"), num(r, "signal_ms", b1), num(r, "target_ms", b2),
-	       num(r, "baseline_ms", b3), num(r, "throughput", b4), num(r, "gradient", b5));
+	       "gradient %s)\n", s(r, SL_SLUICE_POLICY_KEY(REASON)), num(r, SL_SLUICE_DECISION_KEY(SIGNAL_MS), b1), num(r, SL_SLUICE_DECISION_KEY(TARGET_MS), b2),
+	       num(r, SL_SLUICE_DECISION_KEY(BASELINE_MS), b3), num(r, SL_SLUICE_DECISION_KEY(THROUGHPUT), b4), num(r, SL_SLUICE_DECISION_KEY(GRADIENT), b5));
 	printf("  decisions: overload %lld, increase %lld, hold %lld, pass-through %lld, no baseline %lld\n",
-	       n(d, "overload"), n(d, "increase"), n(d, "hold"), n(d, "pass-through"), n(d, "no-baseline"));
+	       n(d, sl_sg_reason_names[SL_SG_OVERLOAD]), n(d, sl_sg_reason_names[SL_SG_INCREASE]), n(d, sl_sg_reason_names[SL_SG_HOLD]), n(d, sl_sg_reason_names[SL_SG_PASS_THROUGH]), n(d, sl_sg_reason_names[SL_SG_NO_BASELINE]));
 	printf("  %-20s %5s %9s %9s %9s %8s %9s %9s %9s %9s\n", "WORKLOAD", "PRIO", "SYNS", "INLINE",
 	       "DEFERRED", "WAITING", "ADMITTED", "REJECTED", "SHED", "REFUSED");
-	json_array_foreach(json_object_get(r, "workloads"), j, w)
+	json_array_foreach(json_object_get(r, SL_SLUICE_POLICY_KEY(WORKLOADS)), j, w)
 		printf("  %-20s %5s %9lld %9lld %9lld %8lld %9lld %9lld %9lld %9lld\n",
-		       json_is_string(json_object_get(w, "name")) ? s(w, "name") : num(w, "name", b1),
-		       num(w, "priority", b2), n(w, "syns"), n(w, "admitted_inline"), n(w, "gate_deferred"),
-		       n(w, "waiting"), n(w, "admitted_on_arrival") + n(w, "admitted"), n(w, "rejected"),
-		       n(w, "shed"), n(w, "refused"));
+		       json_is_string(json_object_get(w, SL_SLUICE_WORKLOAD_KEY(NAME))) ? s(w, SL_SLUICE_WORKLOAD_KEY(NAME)) : num(w, SL_SLUICE_WORKLOAD_KEY(NAME), b1),
+		       num(w, SL_SLUICE_WORKLOAD_KEY(PRIORITY), b2), n(w, SL_SLUICE_WORKLOAD_KEY(SYNS)), n(w, SL_SLUICE_WORKLOAD_KEY(ADMITTED_INLINE)), n(w, SL_SLUICE_WORKLOAD_KEY(GATE_DEFERRED)),
+		       n(w, SL_SLUICE_WORKLOAD_KEY(WAITING)), n(w, SL_SLUICE_WORKLOAD_KEY(ADMITTED_ON_ARRIVAL)) + n(w, SL_SLUICE_WORKLOAD_KEY(ADMITTED)), n(w, SL_SLUICE_WORKLOAD_KEY(REJECTED)),
+		       n(w, SL_SLUICE_WORKLOAD_KEY(SHED)), n(w, SL_SLUICE_WORKLOAD_KEY(REFUSED)));
 }
 
 static void print_controller(json_t *root)
 {
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
-	json_t *rows = json_object_get(root, "policies"), *r, *w;
+	json_t *rows = json_object_get(root, SL_CONTROLLER_REPLY_KEY(POLICIES)), *r, *w;
 	size_t i, j;
 
-	printf("stage: %s\n", s(root, "stage"));
+	printf("stage: %s\n", s(root, SL_CONTROLLER_REPLY_KEY(STAGE)));
 	json_array_foreach(rows, i, r) {
-		bool pt = json_is_true(json_object_get(r, "pass_through"));
+		bool pt = json_is_true(json_object_get(r, SL_APERTURE_POLICY_KEY(PASS_THROUGH)));
 
-		if (!strcmp(s(r, "mode"), "sluice")) {
+		if (!strcmp(s(r, SL_POLICY_KEY(MODE)), "sluice")) {
 			print_limit_policy(r);
 			continue;
 		}
 
 		printf("policy %s (mode aperture): signal %s ms, setpoint %s ms, %s, gradient %s, integrator %s, "
-		       "load multiplier %s%s\n", s(r, "name"),
-		       num(r, "signal_ms", b1), num(r, "setpoint_ms", b2),
-		       json_is_true(json_object_get(r, "overload")) ? "OVERLOAD" : "ok",
-		       num(r, "gradient", b3), num(r, "integrator", b4), num(r, "load_multiplier", b5),
+		       "load multiplier %s%s\n", s(r, SL_POLICY_KEY(NAME)),
+		       num(r, SL_APERTURE_POLICY_KEY(SIGNAL_MS), b1), num(r, SL_APERTURE_POLICY_KEY(SETPOINT_MS), b2),
+		       json_is_true(json_object_get(r, SL_APERTURE_POLICY_KEY(OVERLOAD))) ? "OVERLOAD" : "ok",
+		       num(r, SL_APERTURE_POLICY_KEY(GRADIENT), b3), num(r, SL_APERTURE_POLICY_KEY(INTEGRATOR), b4), num(r, SL_APERTURE_POLICY_KEY(LOAD_MULTIPLIER), b5),
 		       pt ? " (pass-through)" : "");
 		printf("  scheduler: %s%s, incoming %s tokens/s, fill rate %s tokens/s, available %s, "
 		       "waiting %lld; data-path gate %s (credit %s)\n",
-		       json_is_true(json_object_get(r, "scheduler_pass_through")) ? "pass-through" : "throttling",
-		       json_is_true(json_object_get(r, "bootstrapping")) ? " (bootstrapping)" : "",
-		       num(r, "incoming_rate", b1), num(r, "fill_rate", b2), num(r, "available", b3),
-		       n(r, "waiting"), s(r, "gate"), num(r, "gate_credit", b4));
+		       json_is_true(json_object_get(r, SL_APERTURE_POLICY_KEY(SCHEDULER_PASS_THROUGH))) ? "pass-through" : "throttling",
+		       json_is_true(json_object_get(r, SL_APERTURE_POLICY_KEY(BOOTSTRAPPING))) ? " (bootstrapping)" : "",
+		       num(r, SL_APERTURE_POLICY_KEY(INCOMING_RATE), b1), num(r, SL_APERTURE_POLICY_KEY(FILL_RATE), b2), num(r, SL_APERTURE_POLICY_KEY(AVAILABLE), b3),
+		       n(r, SL_APERTURE_POLICY_KEY(WAITING)), s(r, SL_APERTURE_POLICY_KEY(GATE)), num(r, SL_APERTURE_POLICY_KEY(GATE_CREDIT), b4));
 		printf("  %-20s %5s %7s %9s %9s %9s %9s %9s %8s %14s\n", "WORKLOAD", "PRIO", "TOKENS",
 		       "ADMITTED", "(INLINE)", "DEFERRED", "REJECTED", "(SHED)", "WAITING", "EST. TOKENS");
-		json_array_foreach(json_object_get(r, "workloads"), j, w) {
-			printf("  %-20s %5s %7s %9lld %9lld %9lld %9lld %9lld %8lld %14s\n", s(w, "name"),
-			       num(w, "priority", b1), num(w, "tokens", b2), n(w, "admitted"),
-			       n(w, "admitted_inline"), n(w, "deferred"), n(w, "rejected"), n(w, "shed"),
-			       n(w, "waiting"), num(w, "token_estimate_ms", b3));
+		json_array_foreach(json_object_get(r, SL_APERTURE_POLICY_KEY(WORKLOADS)), j, w) {
+			printf("  %-20s %5s %7s %9lld %9lld %9lld %9lld %9lld %8lld %14s\n", s(w, SL_APERTURE_WORKLOAD_KEY(NAME)),
+			       num(w, SL_APERTURE_WORKLOAD_KEY(PRIORITY), b1), num(w, SL_APERTURE_WORKLOAD_KEY(TOKENS), b2), n(w, SL_APERTURE_WORKLOAD_KEY(ADMITTED)),
+			       n(w, SL_APERTURE_WORKLOAD_KEY(ADMITTED_INLINE)), n(w, SL_APERTURE_WORKLOAD_KEY(DEFERRED)), n(w, SL_APERTURE_WORKLOAD_KEY(REJECTED)), n(w, SL_APERTURE_WORKLOAD_KEY(SHED)),
+			       n(w, SL_APERTURE_WORKLOAD_KEY(WAITING)), num(w, SL_APERTURE_WORKLOAD_KEY(TOKEN_ESTIMATE_MS), b3));
 		}
 	}
 	if (!json_array_size(rows))

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "daemon/control.h"
+#include "engine/seat_gradient.h"
 #include "ctl/ctl.h"
 #include "ctl/options.h"
 
@@ -154,37 +155,41 @@ static void print_policies(const char *sock)
 	free(answer);
 	if (!root)
 		return;
-	if (json_array_size(json_object_get(root, "policies")))
+	if (json_array_size(json_object_get(root, SL_CONTROLLER_REPLY_KEY(POLICIES))))
 		printf("\n%-20s %-8s %10s %10s %-9s %-22s %8s\n", "POLICY", "MODE", "SIGNAL_MS", "TARGET_MS",
 		       "STATE", "LOAD", "WAITING");
-	json_array_foreach(json_object_get(root, "policies"), i, p) {
-		double sig = json_number_value(json_object_get(p, "signal_ms"));
-		bool sluice = !strcmp(json_string_value(json_object_get(p, "mode")) ?: "", "sluice");
-		const char *spk = sluice ? "target_ms" : "setpoint_ms";
+	json_array_foreach(json_object_get(root, SL_CONTROLLER_REPLY_KEY(POLICIES)), i, p) {
+		bool sluice = !strcmp(json_string_value(json_object_get(p, SL_POLICY_KEY(MODE))) ?: "", "sluice");
+		/* The same gauges under each mode's own keys (daemon/control.h). */
+		const char *sgk = sluice ? SL_SLUICE_DECISION_KEY(SIGNAL_MS) : SL_APERTURE_POLICY_KEY(SIGNAL_MS);
+		const char *spk = sluice ? SL_SLUICE_DECISION_KEY(TARGET_MS) : SL_APERTURE_POLICY_KEY(SETPOINT_MS);
+		const char *ptk = sluice ? SL_SLUICE_POLICY_KEY(PASS_THROUGH) : SL_APERTURE_POLICY_KEY(PASS_THROUGH);
+		const char *wk = sluice ? SL_SLUICE_POLICY_KEY(WAITING) : SL_APERTURE_POLICY_KEY(WAITING);
+		double sig = json_number_value(json_object_get(p, sgk));
 		double sp = json_number_value(json_object_get(p, spk));
-		bool pt = json_is_true(json_object_get(p, "pass_through"));
-		bool over = sluice ? !strcmp(json_string_value(json_object_get(p, "reason")) ?: "", "overload")
-				   : json_is_true(json_object_get(p, "overload"));
+		bool pt = json_is_true(json_object_get(p, ptk));
+		bool over = sluice ? !strcmp(json_string_value(json_object_get(p, SL_SLUICE_POLICY_KEY(REASON))) ?: "", sl_sg_reason_names[SL_SG_OVERLOAD])
+				   : json_is_true(json_object_get(p, SL_APERTURE_POLICY_KEY(OVERLOAD)));
 		char load[48];
 
 		/* Sluice's mode limits what is in flight, Aperture's a rate. */
 		if (sluice && pt)
 			snprintf(load, sizeof(load), "%lld in flight, no limit",
-				 json_integer_value(json_object_get(p, "in_flight")));
+				 json_integer_value(json_object_get(p, SL_SLUICE_POLICY_KEY(IN_FLIGHT))));
 		else if (sluice)
 			snprintf(load, sizeof(load), "%lld of %lld in flight",
-				 json_integer_value(json_object_get(p, "in_flight")),
-				 json_integer_value(json_object_get(p, "limit")));
+				 json_integer_value(json_object_get(p, SL_SLUICE_POLICY_KEY(IN_FLIGHT))),
+				 json_integer_value(json_object_get(p, SL_SLUICE_POLICY_KEY(LIMIT))));
 		else
 			snprintf(load, sizeof(load), "x%.3f, %.1f/s",
-				 json_number_value(json_object_get(p, "load_multiplier")),
-				 json_number_value(json_object_get(p, "fill_rate")));
+				 json_number_value(json_object_get(p, SL_APERTURE_POLICY_KEY(LOAD_MULTIPLIER))),
+				 json_number_value(json_object_get(p, SL_APERTURE_POLICY_KEY(FILL_RATE))));
 		printf("%-20s %-8s %10.1f %10.1f %-9s %-22s %8lld\n",
-		       json_string_value(json_object_get(p, "name")) ?: "?", sluice ? "sluice" : "aperture",
-		       json_is_number(json_object_get(p, "signal_ms")) ? sig : NAN,
+		       json_string_value(json_object_get(p, SL_POLICY_KEY(NAME))) ?: "?", sluice ? "sluice" : "aperture",
+		       json_is_number(json_object_get(p, sgk)) ? sig : NAN,
 		       json_is_number(json_object_get(p, spk)) ? sp : NAN,
 		       over ? "OVERLOAD" : pt ? "pass" : sluice ? "limit" : "throttle", load,
-		       json_integer_value(json_object_get(p, "waiting")));
+		       json_integer_value(json_object_get(p, wk)));
 	}
 	json_decref(root);
 }

@@ -33,7 +33,7 @@ static const char *const fallback_names[SL_FALLBACK_N] = {
 };
 /* The same as JSON keys (snake_case, as every key sluicectl shows): the
  * contract's (control.h), in the same order. */
-_Static_assert(SL_FALLBACK_N == (int)SL_FALLBACK_N_KEYS, "a fallback reason without its key");
+_Static_assert(SL_FALLBACK_N == (int)SL_FALLBACK_NKEYS, "a fallback reason without its key");
 _Static_assert(SL_FALLBACK_NO_FRAME == (int)SL_FALLBACK_K_NO_FRAME && SL_FALLBACK_UNPARSED == (int)SL_FALLBACK_K_UNPARSED &&
 	       SL_FALLBACK_CHECKSUM == (int)SL_FALLBACK_K_CHECKSUM && SL_FALLBACK_BUDGET == (int)SL_FALLBACK_K_BUDGET &&
 	       SL_FALLBACK_INJECT == (int)SL_FALLBACK_K_INJECT_FAILED,

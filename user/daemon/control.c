@@ -35,17 +35,11 @@ static const struct {
 };
 
 /* The replies' keys (control.h). */
-#define SL_CTL_KEY_STR(id, key) key,
-const char *const sl_levels_reply_keys[SL_LEVELS_REPLY_N] = { SL_LEVELS_REPLY_KEYS(SL_CTL_KEY_STR) };
-const char *const sl_level_keys[SL_LEVEL_N] = { SL_LEVEL_KEYS(SL_CTL_KEY_STR) };
-const char *const sl_fallback_keys[SL_FALLBACK_N_KEYS] = { SL_FALLBACK_KEYS(SL_CTL_KEY_STR) };
-const char *const sl_queues_reply_keys[SL_QUEUES_REPLY_N] = { SL_QUEUES_REPLY_KEYS(SL_CTL_KEY_STR) };
-const char *const sl_queue_keys[SL_QUEUE_N] = { SL_QUEUE_KEYS(SL_CTL_KEY_STR) };
-const char *const sl_flows_reply_keys[SL_FLOWS_REPLY_N] = { SL_FLOWS_REPLY_KEYS(SL_CTL_KEY_STR) };
-const char *const sl_flow_keys[SL_FLOW_N] = { SL_FLOW_KEYS(SL_CTL_KEY_STR) };
-const char *const sl_hand_keys[SL_HAND_N] = { SL_HAND_KEYS(SL_CTL_KEY_STR) };
-const char *const sl_pending_keys[SL_PENDING_N] = { SL_PENDING_KEYS(SL_CTL_KEY_STR) };
-const char *const sl_outcome_keys[SL_OUTCOME_N] = { SL_OUTCOME_KEYS(SL_CTL_KEY_STR) };
+#define SL_CTL_KEY_STR(P, id, key) key,
+#define SL_CTL_TABLE(ID, id) \
+	const char *const sl_##id##_keys[SL_##ID##_NKEYS] = { SL_##ID##_KEYS(SL_CTL_KEY_STR, _) };
+SL_CTL_OBJECTS(SL_CTL_TABLE)
+#undef SL_CTL_TABLE
 #undef SL_CTL_KEY_STR
 
 int sl_control_parse(char *line, struct sl_control_req *out, const char **why)

@@ -77,99 +77,127 @@ int sl_control_request(const char *path, const char *request, char **answer);
  *
  * Each list is one reply object's keys, all of them: the daemon writes
  * every key of its list and no other, sluicectl reads them by these names
- * (tests/unit/daemon/test_admission.c test_dump_keys_are_the_contract
- * fails when a dump and its list disagree).  X(ID, "key"). */
+ * (test_admission.c test_dump_keys_are_the_contract, test_control.c
+ * test_change_replies_are_the_contract and test_policy_rt.c
+ * test_controller_dump_is_the_contract fail when a reply and its list
+ * disagree).  X(P, ID, "key"): P is the enum's prefix (SL_CTL_ENUM). */
 
 /* `levels`: {"what":"levels","borrowing_regime","fair_prop","levels":[LEVEL]} */
-#define SL_LEVELS_REPLY_KEYS(X) \
-	X(WHAT, "what") X(BORROWING_REGIME, "borrowing_regime") X(FAIR_PROP, "fair_prop") \
-	X(LEVELS, "levels")
+#define SL_LEVELS_REPLY_KEYS(X, P) \
+	X(P, WHAT, "what") X(P, BORROWING_REGIME, "borrowing_regime") X(P, FAIR_PROP, "fair_prop") \
+	X(P, LEVELS, "levels")
 /* One LEVEL: its limits, seats, counters, the bounds of a wait, its demand. */
-#define SL_LEVEL_KEYS(X) \
-	X(NAME, "name") X(TYPE, "type") X(ACTIVE, "active") \
-	X(NOMINAL, "nominal") X(LENDABLE, "lendable") X(MIN, "min") X(MAX, "max") \
-	X(LIMIT, "limit") X(SEATS_IN_USE, "seats_in_use") X(SEATS_DISPATCHED, "seats_dispatched") \
-	X(SEATS_UNCLAIMED, "seats_unclaimed") X(OVERBOOK_CAP, "overbook_cap") \
-	X(CLAIM_DELAY_MS, "claim_delay_ms") X(HOLD_MS, "hold_ms") X(WAITING, "waiting") \
-	X(QUEUES, "queues") X(ADMITTED, "admitted") X(DEFERRED, "deferred") \
-	X(REJECTED, "rejected") X(DISPATCHED_FROM_QUEUE, "dispatched_from_queue") \
-	X(HELD_SYNS, "held_syns") X(HELD_SYN_BYTES, "held_syn_bytes") \
-	X(REINJECTED, "reinjected") X(RESET_HELD, "reset_held") \
-	X(RELEASED_UNSEATED, "released_unseated") X(TICKET_FALLBACKS, "ticket_fallbacks") \
-	X(REJECTED_QUEUE_FULL, "rejected_queue_full") X(REJECTED_TIME_OUT, "rejected_time_out") \
-	X(REJECTED_SHED, "rejected_shed") X(REJECTED_STALLED, "rejected_stalled") \
-	X(STALLS, "stalls") X(CLOSED_UNSERVED, "closed_unserved") X(DROPPED_GONE, "dropped_gone") \
-	X(QUEUE_WAIT_LIMIT_MS, "queue_wait_limit_ms") X(DELAY_TARGET_MS, "delay_target_ms") \
-	X(DELAY_INTERVAL_MS, "delay_interval_ms") X(STALL_AFTER_MS, "stall_after_ms") \
-	X(DEMAND_HWM, "demand_hwm") X(DEMAND_AVG, "demand_avg") X(DEMAND_SMOOTHED, "demand_smoothed")
+#define SL_LEVEL_KEYS(X, P) \
+	X(P, NAME, "name") X(P, TYPE, "type") X(P, ACTIVE, "active") \
+	X(P, NOMINAL, "nominal") X(P, LENDABLE, "lendable") X(P, MIN, "min") X(P, MAX, "max") \
+	X(P, LIMIT, "limit") X(P, SEATS_IN_USE, "seats_in_use") X(P, SEATS_DISPATCHED, "seats_dispatched") \
+	X(P, SEATS_UNCLAIMED, "seats_unclaimed") X(P, OVERBOOK_CAP, "overbook_cap") \
+	X(P, CLAIM_DELAY_MS, "claim_delay_ms") X(P, HOLD_MS, "hold_ms") X(P, WAITING, "waiting") \
+	X(P, QUEUES, "queues") X(P, ADMITTED, "admitted") X(P, DEFERRED, "deferred") \
+	X(P, REJECTED, "rejected") X(P, DISPATCHED_FROM_QUEUE, "dispatched_from_queue") \
+	X(P, HELD_SYNS, "held_syns") X(P, HELD_SYN_BYTES, "held_syn_bytes") \
+	X(P, REINJECTED, "reinjected") X(P, RESET_HELD, "reset_held") \
+	X(P, RELEASED_UNSEATED, "released_unseated") X(P, TICKET_FALLBACKS, "ticket_fallbacks") \
+	X(P, REJECTED_QUEUE_FULL, "rejected_queue_full") X(P, REJECTED_TIME_OUT, "rejected_time_out") \
+	X(P, REJECTED_SHED, "rejected_shed") X(P, REJECTED_STALLED, "rejected_stalled") \
+	X(P, STALLS, "stalls") X(P, CLOSED_UNSERVED, "closed_unserved") X(P, DROPPED_GONE, "dropped_gone") \
+	X(P, QUEUE_WAIT_LIMIT_MS, "queue_wait_limit_ms") X(P, DELAY_TARGET_MS, "delay_target_ms") \
+	X(P, DELAY_INTERVAL_MS, "delay_interval_ms") X(P, STALL_AFTER_MS, "stall_after_ms") \
+	X(P, DEMAND_HWM, "demand_hwm") X(P, DEMAND_AVG, "demand_avg") X(P, DEMAND_SMOOTHED, "demand_smoothed")
 /* A LEVEL's ticket_fallbacks: why a deferred connection fell back to a
  * ticket (no frame held, frame unparsed, bad checksum, over the budget,
  * re-injection failed). */
-#define SL_FALLBACK_KEYS(X) \
-	X(NO_FRAME, "no_frame") X(UNPARSED, "unparsed") X(CHECKSUM, "checksum") \
-	X(BUDGET, "budget") X(INJECT_FAILED, "inject_failed")
+#define SL_FALLBACK_KEYS(X, P) \
+	X(P, NO_FRAME, "no_frame") X(P, UNPARSED, "unparsed") X(P, CHECKSUM, "checksum") \
+	X(P, BUDGET, "budget") X(P, INJECT_FAILED, "inject_failed")
 /* `queues`: {"what":"queues","queues":[QUEUE]} */
-#define SL_QUEUES_REPLY_KEYS(X) X(WHAT, "what") X(QUEUES, "queues")
-#define SL_QUEUE_KEYS(X) \
-	X(LEVEL, "level") X(INDEX, "index") X(WAITING, "waiting") X(EXECUTING, "executing") \
-	X(SEATS_IN_USE, "seats_in_use") X(NEXT_DISPATCH_R, "next_dispatch_r") \
-	X(MAX_SEATS_SUM, "max_seats_sum") X(TOTAL_WORK_SUM, "total_work_sum")
+#define SL_QUEUES_REPLY_KEYS(X, P) X(P, WHAT, "what") X(P, QUEUES, "queues")
+#define SL_QUEUE_KEYS(X, P) \
+	X(P, LEVEL, "level") X(P, INDEX, "index") X(P, WAITING, "waiting") X(P, EXECUTING, "executing") \
+	X(P, SEATS_IN_USE, "seats_in_use") X(P, NEXT_DISPATCH_R, "next_dispatch_r") \
+	X(P, MAX_SEATS_SUM, "max_seats_sum") X(P, TOTAL_WORK_SUM, "total_work_sum")
 /* `flows`: {"what":"flows","flows":[FLOW]}; a FLOW's flow_schema, client
  * and local are left out when its pending record is gone. */
-#define SL_FLOWS_REPLY_KEYS(X) X(WHAT, "what") X(FLOWS, "flows")
-#define SL_FLOW_KEYS(X) \
-	X(LEVEL, "level") X(FLOW_SCHEMA, "flow_schema") X(CLIENT, "client") X(LOCAL, "local") \
-	X(QUEUE, "queue") X(POSITION, "position") X(EXECUTING, "executing") X(HELD, "held") \
-	X(FLOW_HASH, "flow_hash") X(SEATS, "seats") X(ARRIVAL_NS, "arrival_ns") \
-	X(START_NS, "start_ns")
+#define SL_FLOWS_REPLY_KEYS(X, P) X(P, WHAT, "what") X(P, FLOWS, "flows")
+#define SL_FLOW_KEYS(X, P) \
+	X(P, LEVEL, "level") X(P, FLOW_SCHEMA, "flow_schema") X(P, CLIENT, "client") X(P, LOCAL, "local") \
+	X(P, QUEUE, "queue") X(P, POSITION, "position") X(P, EXECUTING, "executing") X(P, HELD, "held") \
+	X(P, FLOW_HASH, "flow_hash") X(P, SEATS, "seats") X(P, ARRIVAL_NS, "arrival_ns") \
+	X(P, START_NS, "start_ns")
 
 /* `hand SCHEMA=DIST`: a flow's queues under the daemon's own hash key. */
-#define SL_HAND_KEYS(X) \
-	X(OK, "ok") X(FLOW_SCHEMA, "flow_schema") X(PRIORITY_LEVEL, "priority_level") \
-	X(DISTINGUISHER, "distinguisher") X(HASH, "hash") X(QUEUES, "queues") X(HAND, "hand")
+#define SL_HAND_KEYS(X, P) \
+	X(P, OK, "ok") X(P, FLOW_SCHEMA, "flow_schema") X(P, PRIORITY_LEVEL, "priority_level") \
+	X(P, DISTINGUISHER, "distinguisher") X(P, HASH, "hash") X(P, QUEUES, "queues") X(P, HAND, "hand")
 /* `reload`, `reload-status N` while it runs: started, not done. */
-#define SL_PENDING_KEYS(X) \
-	X(OK, "ok") X(PENDING, "pending") X(GENERATION, "generation") X(MESSAGE, "message") \
-	X(CONFIG, "config")
+#define SL_PENDING_KEYS(X, P) \
+	X(P, OK, "ok") X(P, PENDING, "pending") X(P, GENERATION, "generation") X(P, MESSAGE, "message") \
+	X(P, CONFIG, "config")
 /* `reload-status N` once it ended, `shadow on|off`, and any request
  * refused: the outcome, and the configuration's diagnostics
  * (config/diag.h's JSON). */
-#define SL_OUTCOME_KEYS(X) \
-	X(OK, "ok") X(MESSAGE, "message") X(SHADOW, "shadow") X(CONFIG, "config") \
-	X(DIAGNOSTICS, "diagnostics")
+#define SL_OUTCOME_KEYS(X, P) \
+	X(P, OK, "ok") X(P, MESSAGE, "message") X(P, SHADOW, "shadow") X(P, CONFIG, "config") \
+	X(P, DIAGNOSTICS, "diagnostics")
 
-#define SL_CTL_KEY_ENUM(prefix, id, key) prefix##id,
-#define SL_LEVELS_REPLY_ENUM(id, key) SL_CTL_KEY_ENUM(SL_LEVELS_REPLY_, id, key)
-#define SL_LEVEL_ENUM(id, key)        SL_CTL_KEY_ENUM(SL_LEVEL_K_, id, key)
-#define SL_FALLBACK_ENUM(id, key)     SL_CTL_KEY_ENUM(SL_FALLBACK_K_, id, key)
-#define SL_QUEUES_REPLY_ENUM(id, key) SL_CTL_KEY_ENUM(SL_QUEUES_REPLY_, id, key)
-#define SL_QUEUE_ENUM(id, key)        SL_CTL_KEY_ENUM(SL_QUEUE_K_, id, key)
-#define SL_FLOWS_REPLY_ENUM(id, key)  SL_CTL_KEY_ENUM(SL_FLOWS_REPLY_, id, key)
-#define SL_FLOW_ENUM(id, key)         SL_CTL_KEY_ENUM(SL_FLOW_K_, id, key)
-#define SL_HAND_ENUM(id, key)         SL_CTL_KEY_ENUM(SL_HAND_K_, id, key)
-#define SL_PENDING_ENUM(id, key)      SL_CTL_KEY_ENUM(SL_PENDING_K_, id, key)
-#define SL_OUTCOME_ENUM(id, key)      SL_CTL_KEY_ENUM(SL_OUTCOME_K_, id, key)
-enum sl_levels_reply_key { SL_LEVELS_REPLY_KEYS(SL_LEVELS_REPLY_ENUM) SL_LEVELS_REPLY_N };
-enum sl_level_key { SL_LEVEL_KEYS(SL_LEVEL_ENUM) SL_LEVEL_N };
-enum sl_fallback_key { SL_FALLBACK_KEYS(SL_FALLBACK_ENUM) SL_FALLBACK_N_KEYS };
-enum sl_queues_reply_key { SL_QUEUES_REPLY_KEYS(SL_QUEUES_REPLY_ENUM) SL_QUEUES_REPLY_N };
-enum sl_queue_key { SL_QUEUE_KEYS(SL_QUEUE_ENUM) SL_QUEUE_N };
-enum sl_flows_reply_key { SL_FLOWS_REPLY_KEYS(SL_FLOWS_REPLY_ENUM) SL_FLOWS_REPLY_N };
-enum sl_flow_key { SL_FLOW_KEYS(SL_FLOW_ENUM) SL_FLOW_N };
-enum sl_hand_key { SL_HAND_KEYS(SL_HAND_ENUM) SL_HAND_N };
-enum sl_pending_key { SL_PENDING_KEYS(SL_PENDING_ENUM) SL_PENDING_N };
-enum sl_outcome_key { SL_OUTCOME_KEYS(SL_OUTCOME_ENUM) SL_OUTCOME_N };
+/* ---- `controller`: both modes' dumps ---- */
+/* `controller`: {"stage","policies":[POLICY]}; a POLICY has these keys,
+ * and those of APERTURE_POLICY or SLUICE_POLICY by its "mode". */
+#define SL_CONTROLLER_REPLY_KEYS(X, P) \
+	X(P, STAGE, "stage") X(P, POLICIES, "policies")
+#define SL_POLICY_KEYS(X, P) X(P, NAME, "name") X(P, MODE, "mode")
+/* Mode aperture: the AIMD controller's last period (nulls before the
+ * first), the load scheduler, the data path's gate, its workloads. */
+#define SL_APERTURE_POLICY_KEYS(X, P) \
+	X(P, PERIODS, "periods") X(P, PERIOD_MS, "period_ms") \
+	X(P, SIGNAL_MS, "signal_ms") X(P, SETPOINT_MS, "setpoint_ms") X(P, OVERLOAD, "overload") X(P, GRADIENT, "gradient") \
+	X(P, INTEGRATOR, "integrator") X(P, OBSERVED, "observed") X(P, LOAD_MULTIPLIER, "load_multiplier") X(P, PASS_THROUGH, "pass_through") \
+	X(P, BOOTSTRAPPING, "bootstrapping") X(P, SCHEDULER_PASS_THROUGH, "scheduler_pass_through") X(P, FILL_RATE, "fill_rate") X(P, CAPACITY, "capacity") \
+	X(P, AVAILABLE, "available") X(P, INCOMING_RATE, "incoming_rate") X(P, WAITING, "waiting") X(P, GATE, "gate") \
+	X(P, GATE_CREDIT, "gate_credit") X(P, GATE_GRANTS, "gate_grants") X(P, WORKLOADS, "workloads")
+/* An APERTURE_POLICY's workload. */
+#define SL_APERTURE_WORKLOAD_KEYS(X, P) \
+	X(P, NAME, "name") X(P, PRIORITY, "priority") X(P, TOKENS, "tokens") X(P, ADMITTED, "admitted") \
+	X(P, ADMITTED_INLINE, "admitted_inline") X(P, DEFERRED, "deferred") X(P, REJECTED, "rejected") X(P, SHED, "shed") \
+	X(P, WAITING, "waiting") X(P, SYNS, "syns") X(P, GATE_DEFERRED, "gate_deferred") X(P, TOKEN_ESTIMATE_MS, "token_estimate_ms") \
+	X(P, ACCEPTED_TOKENS, "accepted_tokens") X(P, REJECTED_TOKENS, "rejected_tokens")
+/* Mode sluice: the limit in flight ("limit" null in pass-through), the
+ * gate (SLUICE_GATE), the last decision's reason (SLUICE_DECISION
+ * once there was one), the decisions by reason, its workloads. */
+#define SL_SLUICE_POLICY_KEYS(X, P) \
+	X(P, PASS_THROUGH, "pass_through") X(P, LIMIT, "limit") \
+	X(P, IN_FLIGHT, "in_flight") X(P, GATE, "gate") X(P, WAITING, "waiting") X(P, RECALLED, "recalled") \
+	X(P, MAX_IN_FLIGHT, "max_in_flight") X(P, REASON, "reason") X(P, DECISIONS, "decisions") X(P, WORKLOADS, "workloads")
+/* A SLUICE_POLICY's last decision, written beside its keys once made. */
+#define SL_SLUICE_DECISION_KEYS(X, P) \
+	X(P, SIGNAL_MS, "signal_ms") X(P, FRESH_MS, "fresh_ms") X(P, LITTLE_MS, "little_ms") X(P, BASELINE_MS, "baseline_ms") \
+	X(P, TARGET_MS, "target_ms") X(P, THROUGHPUT, "throughput") X(P, GRADIENT, "gradient") X(P, LIMIT_BEFORE, "limit_before") \
+	X(P, LIMIT_AFTER, "limit_after")
+/* A SLUICE_POLICY's gate: the data path's slot count. */
+#define SL_SLUICE_GATE_KEYS(X, P) \
+	X(P, INDEX, "index") X(P, SLOTS_HELD, "slots_held") X(P, SLOT_LIMIT, "slot_limit")
+/* A SLUICE_POLICY's workload: the data path's counts, then the queue's. */
+#define SL_SLUICE_WORKLOAD_KEYS(X, P) \
+	X(P, NAME, "name") X(P, PRIORITY, "priority") X(P, WAITING, "waiting") X(P, SYNS, "syns") \
+	X(P, ADMITTED_INLINE, "admitted_inline") X(P, GATE_DEFERRED, "gate_deferred") X(P, ADMITTED_ON_ARRIVAL, "admitted_on_arrival") X(P, ADMITTED, "admitted") \
+	X(P, REJECTED, "rejected") X(P, SHED, "shed") X(P, REFUSED, "refused")
 
-extern const char *const sl_levels_reply_keys[SL_LEVELS_REPLY_N];
-extern const char *const sl_level_keys[SL_LEVEL_N];
-extern const char *const sl_fallback_keys[SL_FALLBACK_N_KEYS];
-extern const char *const sl_queues_reply_keys[SL_QUEUES_REPLY_N];
-extern const char *const sl_queue_keys[SL_QUEUE_N];
-extern const char *const sl_flows_reply_keys[SL_FLOWS_REPLY_N];
-extern const char *const sl_flow_keys[SL_FLOW_N];
-extern const char *const sl_hand_keys[SL_HAND_N];
-extern const char *const sl_pending_keys[SL_PENDING_N];
-extern const char *const sl_outcome_keys[SL_OUTCOME_N];
+/* Every reply object of the contract: its list's name, its table's. */
+#define SL_CTL_OBJECTS(R) \
+	R(LEVELS_REPLY, levels_reply) R(LEVEL, level) R(FALLBACK, fallback) \
+	R(QUEUES_REPLY, queues_reply) R(QUEUE, queue) R(FLOWS_REPLY, flows_reply) \
+	R(FLOW, flow) R(HAND, hand) R(PENDING, pending) \
+	R(OUTCOME, outcome) R(CONTROLLER_REPLY, controller_reply) R(POLICY, policy) \
+	R(APERTURE_POLICY, aperture_policy) R(APERTURE_WORKLOAD, aperture_workload) R(SLUICE_POLICY, sluice_policy) \
+	R(SLUICE_DECISION, sluice_decision) R(SLUICE_GATE, sluice_gate) R(SLUICE_WORKLOAD, sluice_workload)
+
+/* Each list as an enum (SL_LEVEL_K_SEATS_IN_USE, ..., SL_LEVEL_NKEYS) and
+ * a table of its key strings (control.c). */
+#define SL_CTL_ENUM_ITEM(P, id, key) P##id,
+#define SL_CTL_ENUM(ID, id) enum sl_##id##_key { SL_##ID##_KEYS(SL_CTL_ENUM_ITEM, SL_##ID##_K_) SL_##ID##_NKEYS };
+#define SL_CTL_EXTERN(ID, id) extern const char *const sl_##id##_keys[SL_##ID##_NKEYS];
+SL_CTL_OBJECTS(SL_CTL_ENUM)
+SL_CTL_OBJECTS(SL_CTL_EXTERN)
 
 /* A key by its ID: SL_LEVEL_KEY(SEATS_IN_USE) is "seats_in_use". */
 #define SL_LEVEL_KEY(id)    sl_level_keys[SL_LEVEL_K_##id]
@@ -179,9 +207,18 @@ extern const char *const sl_outcome_keys[SL_OUTCOME_N];
 #define SL_HAND_KEY(id)     sl_hand_keys[SL_HAND_K_##id]
 #define SL_PENDING_KEY(id)  sl_pending_keys[SL_PENDING_K_##id]
 #define SL_OUTCOME_KEY(id)  sl_outcome_keys[SL_OUTCOME_K_##id]
-#define SL_LEVELS_REPLY_KEY(id) sl_levels_reply_keys[SL_LEVELS_REPLY_##id]
-#define SL_QUEUES_REPLY_KEY(id) sl_queues_reply_keys[SL_QUEUES_REPLY_##id]
-#define SL_FLOWS_REPLY_KEY(id)  sl_flows_reply_keys[SL_FLOWS_REPLY_##id]
+#define SL_LEVELS_REPLY_KEY(id) sl_levels_reply_keys[SL_LEVELS_REPLY_K_##id]
+#define SL_QUEUES_REPLY_KEY(id) sl_queues_reply_keys[SL_QUEUES_REPLY_K_##id]
+#define SL_FLOWS_REPLY_KEY(id)  sl_flows_reply_keys[SL_FLOWS_REPLY_K_##id]
+#define SL_CONTROLLER_REPLY_KEY(id) sl_controller_reply_keys[SL_CONTROLLER_REPLY_K_##id]
+#define SL_POLICY_KEY(id) sl_policy_keys[SL_POLICY_K_##id]
+#define SL_APERTURE_POLICY_KEY(id) sl_aperture_policy_keys[SL_APERTURE_POLICY_K_##id]
+#define SL_APERTURE_WORKLOAD_KEY(id) sl_aperture_workload_keys[SL_APERTURE_WORKLOAD_K_##id]
+#define SL_SLUICE_POLICY_KEY(id) sl_sluice_policy_keys[SL_SLUICE_POLICY_K_##id]
+#define SL_SLUICE_DECISION_KEY(id) sl_sluice_decision_keys[SL_SLUICE_DECISION_K_##id]
+#define SL_SLUICE_GATE_KEY(id) sl_sluice_gate_keys[SL_SLUICE_GATE_K_##id]
+#define SL_SLUICE_WORKLOAD_KEY(id) sl_sluice_workload_keys[SL_SLUICE_WORKLOAD_K_##id]
+
 
 struct sl_diags;
 /* The writers of the two replies every change gets (the daemon's side):

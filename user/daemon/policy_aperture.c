@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/control.h"
 #include "daemon/ext_signal.h"
 #include "daemon/policy_rt_int.h"
 #include "dataplane/policy_gate.h"
@@ -324,7 +325,7 @@ static void dump_workloads(struct policy_rt *p, struct json_out *jo, uint64_t no
 {
 	size_t n = sl_ls_workload_count(p->ls);
 
-	jo_arr_begin(jo, "workloads");
+	jo_arr_begin(jo, SL_APERTURE_POLICY_KEY(WORKLOADS));
 	for (size_t w = 0; w < n; w++) {
 		bool dflt = w + 1 == n;
 		struct sl_ls_workload_stats ws;
@@ -335,20 +336,20 @@ static void dump_workloads(struct policy_rt *p, struct json_out *jo, uint64_t no
 			break;
 		policy_read_wl_stats(p, policy_wl_slot(dflt ? -1 : (int)w), &ds);
 		jo_obj_begin(jo, NULL);
-		jo_str(jo, "name", policy_workload_name(p, w, n, idx));
-		jo_double(jo, "priority", ws.priority);
-		jo_double(jo, "tokens", ws.tokens);
-		jo_u64(jo, "admitted", ws.admitted);
-		jo_u64(jo, "admitted_inline", ws.inline_admitted);
-		jo_u64(jo, "deferred", ws.deferred);
-		jo_u64(jo, "rejected", ws.rejected);
-		jo_u64(jo, "shed", ws.shed);
-		jo_u64(jo, "waiting", ws.waiting);
-		jo_u64(jo, "syns", ds.syns);
-		jo_u64(jo, "gate_deferred", ds.deferred);
-		jo_double(jo, "token_estimate_ms", ws.token_estimate);
-		jo_double(jo, "accepted_tokens", ws.accepted_tokens);
-		jo_double(jo, "rejected_tokens", ws.rejected_tokens);
+		jo_str(jo, SL_APERTURE_WORKLOAD_KEY(NAME), policy_workload_name(p, w, n, idx));
+		jo_double(jo, SL_APERTURE_WORKLOAD_KEY(PRIORITY), ws.priority);
+		jo_double(jo, SL_APERTURE_WORKLOAD_KEY(TOKENS), ws.tokens);
+		jo_u64(jo, SL_APERTURE_WORKLOAD_KEY(ADMITTED), ws.admitted);
+		jo_u64(jo, SL_APERTURE_WORKLOAD_KEY(ADMITTED_INLINE), ws.inline_admitted);
+		jo_u64(jo, SL_APERTURE_WORKLOAD_KEY(DEFERRED), ws.deferred);
+		jo_u64(jo, SL_APERTURE_WORKLOAD_KEY(REJECTED), ws.rejected);
+		jo_u64(jo, SL_APERTURE_WORKLOAD_KEY(SHED), ws.shed);
+		jo_u64(jo, SL_APERTURE_WORKLOAD_KEY(WAITING), ws.waiting);
+		jo_u64(jo, SL_APERTURE_WORKLOAD_KEY(SYNS), ds.syns);
+		jo_u64(jo, SL_APERTURE_WORKLOAD_KEY(GATE_DEFERRED), ds.deferred);
+		jo_double(jo, SL_APERTURE_WORKLOAD_KEY(TOKEN_ESTIMATE_MS), ws.token_estimate);
+		jo_double(jo, SL_APERTURE_WORKLOAD_KEY(ACCEPTED_TOKENS), ws.accepted_tokens);
+		jo_double(jo, SL_APERTURE_WORKLOAD_KEY(REJECTED_TOKENS), ws.rejected_tokens);
 		jo_obj_end(jo);
 	}
 	jo_arr_end(jo);
@@ -360,42 +361,42 @@ static void ap_dump(struct policy_rt *p, struct json_out *jo, uint64_t now)
 	struct sl_gate_view gv;
 	struct sl_ls_stats st;
 
-	jo_str(jo, "mode", "aperture");
-	jo_u64(jo, "periods", p->aimd.periods);
-	jo_u64(jo, "period_ms", p->aimd.p.period_ns / 1000000);
+	jo_str(jo, SL_POLICY_KEY(MODE), "aperture");
+	jo_u64(jo, SL_APERTURE_POLICY_KEY(PERIODS), p->aimd.periods);
+	jo_u64(jo, SL_APERTURE_POLICY_KEY(PERIOD_MS), p->aimd.p.period_ns / 1000000);
 	if (p->have_out) {
-		jo_double(jo, "signal_ms", o->signal);
-		jo_double(jo, "setpoint_ms", o->setpoint);
-		jo_bool(jo, "overload", o->overload);
-		jo_double(jo, "gradient", o->gradient);
-		jo_double(jo, "integrator", o->integrator);
-		jo_double(jo, "observed", o->observed);
-		jo_double(jo, "load_multiplier", o->load_multiplier);
-		jo_bool(jo, "pass_through", o->pass_through);
+		jo_double(jo, SL_APERTURE_POLICY_KEY(SIGNAL_MS), o->signal);
+		jo_double(jo, SL_APERTURE_POLICY_KEY(SETPOINT_MS), o->setpoint);
+		jo_bool(jo, SL_APERTURE_POLICY_KEY(OVERLOAD), o->overload);
+		jo_double(jo, SL_APERTURE_POLICY_KEY(GRADIENT), o->gradient);
+		jo_double(jo, SL_APERTURE_POLICY_KEY(INTEGRATOR), o->integrator);
+		jo_double(jo, SL_APERTURE_POLICY_KEY(OBSERVED), o->observed);
+		jo_double(jo, SL_APERTURE_POLICY_KEY(LOAD_MULTIPLIER), o->load_multiplier);
+		jo_bool(jo, SL_APERTURE_POLICY_KEY(PASS_THROUGH), o->pass_through);
 	} else {
-		jo_null(jo, "signal_ms");
-		jo_null(jo, "setpoint_ms");
-		jo_bool(jo, "overload", false);
-		jo_null(jo, "gradient");
-		jo_double(jo, "integrator", p->aimd.integrator);
-		jo_null(jo, "observed");
-		jo_double(jo, "load_multiplier", 0);
-		jo_bool(jo, "pass_through", true);
+		jo_null(jo, SL_APERTURE_POLICY_KEY(SIGNAL_MS));
+		jo_null(jo, SL_APERTURE_POLICY_KEY(SETPOINT_MS));
+		jo_bool(jo, SL_APERTURE_POLICY_KEY(OVERLOAD), false);
+		jo_null(jo, SL_APERTURE_POLICY_KEY(GRADIENT));
+		jo_double(jo, SL_APERTURE_POLICY_KEY(INTEGRATOR), p->aimd.integrator);
+		jo_null(jo, SL_APERTURE_POLICY_KEY(OBSERVED));
+		jo_double(jo, SL_APERTURE_POLICY_KEY(LOAD_MULTIPLIER), 0);
+		jo_bool(jo, SL_APERTURE_POLICY_KEY(PASS_THROUGH), true);
 	}
 	if (p->ls) {
 		sl_ls_get_stats(p->ls, now, &st);
-		jo_bool(jo, "bootstrapping", st.bootstrapping);
-		jo_bool(jo, "scheduler_pass_through", st.pass_through);
-		jo_double(jo, "fill_rate", st.fill_rate);
-		jo_double(jo, "capacity", st.capacity);
-		jo_double(jo, "available", st.available);
-		jo_double(jo, "incoming_rate", st.incoming_rate);
-		jo_u64(jo, "waiting", st.waiting);
+		jo_bool(jo, SL_APERTURE_POLICY_KEY(BOOTSTRAPPING), st.bootstrapping);
+		jo_bool(jo, SL_APERTURE_POLICY_KEY(SCHEDULER_PASS_THROUGH), st.pass_through);
+		jo_double(jo, SL_APERTURE_POLICY_KEY(FILL_RATE), st.fill_rate);
+		jo_double(jo, SL_APERTURE_POLICY_KEY(CAPACITY), st.capacity);
+		jo_double(jo, SL_APERTURE_POLICY_KEY(AVAILABLE), st.available);
+		jo_double(jo, SL_APERTURE_POLICY_KEY(INCOMING_RATE), st.incoming_rate);
+		jo_u64(jo, SL_APERTURE_POLICY_KEY(WAITING), st.waiting);
 	}
 	if (!sl_gate_read(p->ps->dp, p->index, &gv)) {
-		jo_str(jo, "gate", gv.throttle ? "throttle" : "pass");
-		jo_double(jo, "gate_credit", (double)gv.credit_mtok / SLUICE_MTOK);
-		jo_u64(jo, "gate_grants", gv.grants);
+		jo_str(jo, SL_APERTURE_POLICY_KEY(GATE), gv.throttle ? "throttle" : "pass");
+		jo_double(jo, SL_APERTURE_POLICY_KEY(GATE_CREDIT), (double)gv.credit_mtok / SLUICE_MTOK);
+		jo_u64(jo, SL_APERTURE_POLICY_KEY(GATE_GRANTS), gv.grants);
 	}
 	if (p->ls)
 		dump_workloads(p, jo, now);

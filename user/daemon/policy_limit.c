@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/control.h"
 #include "dataplane/policy_gate.h"
 #include "engine/loadsched.h"
 #include "lib/json_out.h"
@@ -267,45 +268,45 @@ void sl_plimit_dump(const struct sl_plimit *pl, const struct sl_policy_cfg *pc,
 	uint32_t limit = sl_sg_limit(&pl->sg);
 	struct sl_gate_view gv;
 
-	jo_str(jo, "mode", "sluice");
-	jo_bool(jo, "pass_through", limit == UINT32_MAX);
+	jo_str(jo, SL_POLICY_KEY(MODE), "sluice");
+	jo_bool(jo, SL_SLUICE_POLICY_KEY(PASS_THROUGH), limit == UINT32_MAX);
 	if (limit == UINT32_MAX)
-		jo_null(jo, "limit");
+		jo_null(jo, SL_SLUICE_POLICY_KEY(LIMIT));
 	else
-		jo_u64(jo, "limit", limit);
-	jo_u64(jo, "in_flight", sl_plimit_in_flight(pl));
+		jo_u64(jo, SL_SLUICE_POLICY_KEY(LIMIT), limit);
+	jo_u64(jo, SL_SLUICE_POLICY_KEY(IN_FLIGHT), sl_plimit_in_flight(pl));
 	if (!sl_gate_read(pl->dp, pl->index, &gv)) {
 		/* The data path's own: a count below zero would be a bug. */
-		jo_obj_begin(jo, "gate");
-		jo_u64(jo, "index", pl->index);
-		jo_i64(jo, "slots_held", gv.slots_held);
-		jo_i64(jo, "slot_limit", gv.slot_limit);
+		jo_obj_begin(jo, SL_SLUICE_POLICY_KEY(GATE));
+		jo_u64(jo, SL_SLUICE_GATE_KEY(INDEX), pl->index);
+		jo_i64(jo, SL_SLUICE_GATE_KEY(SLOTS_HELD), gv.slots_held);
+		jo_i64(jo, SL_SLUICE_GATE_KEY(SLOT_LIMIT), gv.slot_limit);
 		jo_obj_end(jo);
 	}
-	jo_u64(jo, "waiting", sl_ss_waiting(pl->ss));
-	jo_u64(jo, "recalled", pl->recalled); /* back from a level's queue after a cut */
-	jo_u64(jo, "max_in_flight", pc->max_in_flight);
+	jo_u64(jo, SL_SLUICE_POLICY_KEY(WAITING), sl_ss_waiting(pl->ss));
+	jo_u64(jo, SL_SLUICE_POLICY_KEY(RECALLED), pl->recalled); /* back from a level's queue after a cut */
+	jo_u64(jo, SL_SLUICE_POLICY_KEY(MAX_IN_FLIGHT), pc->max_in_flight);
 	if (pl->have_last) {
 		const struct sl_sg_decision *d = &pl->last;
 
-		jo_str(jo, "reason", sl_sg_reason_names[d->reason]);
-		jo_double(jo, "signal_ms", d->signal_ms);
-		jo_double(jo, "fresh_ms", d->fresh_ms);
-		jo_double(jo, "little_ms", d->little_ms);
-		jo_double(jo, "baseline_ms", d->baseline_ms);
-		jo_double(jo, "target_ms", d->target_ms);
-		jo_double(jo, "throughput", d->throughput);
-		jo_double(jo, "gradient", d->gradient);
-		jo_u64(jo, "limit_before", d->limit_before);
-		jo_u64(jo, "limit_after", d->limit_after);
+		jo_str(jo, SL_SLUICE_POLICY_KEY(REASON), sl_sg_reason_names[d->reason]);
+		jo_double(jo, SL_SLUICE_DECISION_KEY(SIGNAL_MS), d->signal_ms);
+		jo_double(jo, SL_SLUICE_DECISION_KEY(FRESH_MS), d->fresh_ms);
+		jo_double(jo, SL_SLUICE_DECISION_KEY(LITTLE_MS), d->little_ms);
+		jo_double(jo, SL_SLUICE_DECISION_KEY(BASELINE_MS), d->baseline_ms);
+		jo_double(jo, SL_SLUICE_DECISION_KEY(TARGET_MS), d->target_ms);
+		jo_double(jo, SL_SLUICE_DECISION_KEY(THROUGHPUT), d->throughput);
+		jo_double(jo, SL_SLUICE_DECISION_KEY(GRADIENT), d->gradient);
+		jo_u64(jo, SL_SLUICE_DECISION_KEY(LIMIT_BEFORE), d->limit_before);
+		jo_u64(jo, SL_SLUICE_DECISION_KEY(LIMIT_AFTER), d->limit_after);
 	} else {
-		jo_str(jo, "reason", sl_sg_reason_names[SL_SG_NO_BASELINE]);
+		jo_str(jo, SL_SLUICE_POLICY_KEY(REASON), sl_sg_reason_names[SL_SG_NO_BASELINE]);
 	}
-	jo_obj_begin(jo, "decisions");
+	jo_obj_begin(jo, SL_SLUICE_POLICY_KEY(DECISIONS));
 	for (unsigned r = 0; r <= SL_SG_PASS_THROUGH; r++)
 		jo_u64(jo, sl_sg_reason_names[r], pl->decisions[r]);
 	jo_obj_end(jo);
-	jo_arr_begin(jo, "workloads");
+	jo_arr_begin(jo, SL_SLUICE_POLICY_KEY(WORKLOADS));
 	for (size_t w = 0; w < sl_ss_workloads(pl->ss); w++) {
 		struct sl_ss_stats st;
 		bool dflt = w + 1 == sl_ss_workloads(pl->ss);
@@ -313,23 +314,23 @@ void sl_plimit_dump(const struct sl_plimit *pl, const struct sl_policy_cfg *pc,
 		sl_ss_stats(pl->ss, (unsigned)w, &st);
 		jo_obj_begin(jo, NULL);
 		if (dflt)
-			jo_str(jo, "name", "default");
+			jo_str(jo, SL_SLUICE_WORKLOAD_KEY(NAME), "default");
 		else if (pc->workloads[w].name)
-			jo_str(jo, "name", pc->workloads[w].name);
+			jo_str(jo, SL_SLUICE_WORKLOAD_KEY(NAME), pc->workloads[w].name);
 		else
-			jo_u64(jo, "name", w);
-		jo_double(jo, "priority", dflt ? pc->default_params.priority : pc->workloads[w].params.priority);
-		jo_u64(jo, "waiting", sl_ss_waiting_in(pl->ss, (unsigned)w));
+			jo_u64(jo, SL_SLUICE_WORKLOAD_KEY(NAME), w);
+		jo_double(jo, SL_SLUICE_WORKLOAD_KEY(PRIORITY), dflt ? pc->default_params.priority : pc->workloads[w].params.priority);
+		jo_u64(jo, SL_SLUICE_WORKLOAD_KEY(WAITING), sl_ss_waiting_in(pl->ss, (unsigned)w));
 		/* The data path's, then the queue's: a connection admitted
 		 * inline never met the daemon. */
-		jo_u64(jo, "syns", dp_stats[w].syns);
-		jo_u64(jo, "admitted_inline", dp_stats[w].inline_admitted);
-		jo_u64(jo, "gate_deferred", dp_stats[w].deferred);
-		jo_u64(jo, "admitted_on_arrival", pl->admitted_on_arrival[w]);
-		jo_u64(jo, "admitted", st.admitted);
-		jo_u64(jo, "rejected", st.rejected);
-		jo_u64(jo, "shed", st.shed);
-		jo_u64(jo, "refused", st.refused);
+		jo_u64(jo, SL_SLUICE_WORKLOAD_KEY(SYNS), dp_stats[w].syns);
+		jo_u64(jo, SL_SLUICE_WORKLOAD_KEY(ADMITTED_INLINE), dp_stats[w].inline_admitted);
+		jo_u64(jo, SL_SLUICE_WORKLOAD_KEY(GATE_DEFERRED), dp_stats[w].deferred);
+		jo_u64(jo, SL_SLUICE_WORKLOAD_KEY(ADMITTED_ON_ARRIVAL), pl->admitted_on_arrival[w]);
+		jo_u64(jo, SL_SLUICE_WORKLOAD_KEY(ADMITTED), st.admitted);
+		jo_u64(jo, SL_SLUICE_WORKLOAD_KEY(REJECTED), st.rejected);
+		jo_u64(jo, SL_SLUICE_WORKLOAD_KEY(SHED), st.shed);
+		jo_u64(jo, SL_SLUICE_WORKLOAD_KEY(REFUSED), st.refused);
 		jo_obj_end(jo);
 	}
 	jo_arr_end(jo);

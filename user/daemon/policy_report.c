@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "daemon/control.h"
 #include "daemon/policy_rt_int.h"
 #include "lib/json_out.h"
 #include "lib/prom.h"
@@ -17,11 +18,11 @@ void sl_policies_dump(struct sl_policies *ps, FILE *f, uint64_t now)
 
 	jo_init(&jo, f, false);
 	jo_obj_begin(&jo, NULL);
-	jo_str(&jo, "stage", "enforce");
-	jo_arr_begin(&jo, "policies");
+	jo_str(&jo, SL_CONTROLLER_REPLY_KEY(STAGE), "enforce");
+	jo_arr_begin(&jo, SL_CONTROLLER_REPLY_KEY(POLICIES));
 	for (size_t i = 0; i < ps->n; i++) {
 		jo_obj_begin(&jo, NULL);
-		jo_str(&jo, "name", ps->v[i].name);
+		jo_str(&jo, SL_POLICY_KEY(NAME), ps->v[i].name);
 		ps->v[i].mode->dump(&ps->v[i], &jo, now);
 		jo_obj_end(&jo);
 	}

@@ -773,20 +773,20 @@ static void test_dump_keys_are_the_contract(void **state)
 	assert_int_equal(r.seats[r.web].waiting, 1);
 
 	root = dump_json(&r, "levels");
-	assert_contract_keys(root, sl_levels_reply_keys, SL_LEVELS_REPLY_N, "levels reply");
+	assert_contract_keys(root, sl_levels_reply_keys, SL_LEVELS_REPLY_NKEYS, "levels reply");
 	assert_true(json_array_size(json_object_get(root, SL_LEVELS_REPLY_KEY(LEVELS))) >= 2);
 	json_array_foreach(json_object_get(root, SL_LEVELS_REPLY_KEY(LEVELS)), i, row) {
-		assert_contract_keys(row, sl_level_keys, SL_LEVEL_N, "level");
+		assert_contract_keys(row, sl_level_keys, SL_LEVEL_NKEYS, "level");
 		assert_contract_keys(json_object_get(row, SL_LEVEL_KEY(TICKET_FALLBACKS)), sl_fallback_keys,
-			    SL_FALLBACK_N_KEYS, "level's ticket_fallbacks");
+			    SL_FALLBACK_NKEYS, "level's ticket_fallbacks");
 	}
 	json_decref(root);
 
 	root = dump_json(&r, "queues");
-	assert_contract_keys(root, sl_queues_reply_keys, SL_QUEUES_REPLY_N, "queues reply");
+	assert_contract_keys(root, sl_queues_reply_keys, SL_QUEUES_REPLY_NKEYS, "queues reply");
 	assert_true(json_array_size(json_object_get(root, SL_QUEUES_REPLY_KEY(QUEUES))) >= 1);
 	json_array_foreach(json_object_get(root, SL_QUEUES_REPLY_KEY(QUEUES)), i, row)
-		assert_contract_keys(row, sl_queue_keys, SL_QUEUE_N, "queue");
+		assert_contract_keys(row, sl_queue_keys, SL_QUEUE_NKEYS, "queue");
 	json_decref(root);
 
 	{
@@ -800,15 +800,15 @@ static void test_dump_keys_are_the_contract(void **state)
 		root = json_loads(text, 0, NULL);
 		free(text);
 		assert_non_null(root);
-		assert_contract_keys(root, sl_hand_keys, SL_HAND_N, "hand");
+		assert_contract_keys(root, sl_hand_keys, SL_HAND_NKEYS, "hand");
 		json_decref(root);
 	}
 
 	root = dump_json(&r, "flows");
-	assert_contract_keys(root, sl_flows_reply_keys, SL_FLOWS_REPLY_N, "flows reply");
+	assert_contract_keys(root, sl_flows_reply_keys, SL_FLOWS_REPLY_NKEYS, "flows reply");
 	assert_int_equal(json_array_size(json_object_get(root, SL_FLOWS_REPLY_KEY(FLOWS))), 1);
 	json_array_foreach(json_object_get(root, SL_FLOWS_REPLY_KEY(FLOWS)), i, row)
-		assert_contract_keys(row, sl_flow_keys, SL_FLOW_N, "flow");
+		assert_contract_keys(row, sl_flow_keys, SL_FLOW_NKEYS, "flow");
 	json_decref(root);
 	rig_down(&r);
 }

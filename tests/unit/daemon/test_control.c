@@ -112,7 +112,7 @@ static void test_change_replies_are_the_contract(void **state)
 	sl_control_write_pending(f, 7, "reloading", "/etc/sluice/sluice.yaml");
 	fclose(f);
 	root = parsed(text);
-	assert_contract_keys(root, sl_pending_keys, SL_PENDING_N, "pending");
+	assert_contract_keys(root, sl_pending_keys, SL_PENDING_NKEYS, "pending");
 	assert_true(json_is_true(json_object_get(root, SL_PENDING_KEY(PENDING))));
 	assert_int_equal(json_integer_value(json_object_get(root, SL_PENDING_KEY(GENERATION))), 7);
 	json_decref(root);
@@ -122,7 +122,7 @@ static void test_change_replies_are_the_contract(void **state)
 	sl_control_write_outcome(f, false, "the configuration has errors", false, "a.yaml", &diags);
 	fclose(f);
 	root = parsed(text);
-	assert_contract_keys(root, sl_outcome_keys, SL_OUTCOME_N, "outcome");
+	assert_contract_keys(root, sl_outcome_keys, SL_OUTCOME_NKEYS, "outcome");
 	assert_false(json_is_true(json_object_get(root, SL_OUTCOME_KEY(OK))));
 	assert_int_equal(json_array_size(json_object_get(root, SL_OUTCOME_KEY(DIAGNOSTICS))), 1);
 	json_decref(root);
@@ -132,7 +132,7 @@ static void test_change_replies_are_the_contract(void **state)
 	sl_control_write_outcome(f, true, "shadow mode on", true, "a.yaml", NULL);
 	fclose(f);
 	root = parsed(text);
-	assert_contract_keys(root, sl_outcome_keys, SL_OUTCOME_N, "outcome");
+	assert_contract_keys(root, sl_outcome_keys, SL_OUTCOME_NKEYS, "outcome");
 	assert_true(json_is_true(json_object_get(root, SL_OUTCOME_KEY(SHADOW))));
 	assert_int_equal(json_array_size(json_object_get(root, SL_OUTCOME_KEY(DIAGNOSTICS))), 0);
 	json_decref(root);

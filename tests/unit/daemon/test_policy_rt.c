@@ -28,6 +28,8 @@
 #include "config/diag.h"
 #include "engine/loadsched.h"
 #include "lib/log.h"
+#include "contract_keys.h"
+#include "daemon/control.h"
 #include "daemon/policy_rt.h"
 #include "dataplane/dataplane.h"
 
@@ -703,6 +705,99 @@ static void test_mode_defaults(void **state)
 	sl_config_free(cfg);
 }
 
+/* keys of a, then of b and c (either may be NULL): one object's list. */
+static size_t join_keys(const char **out, const char *const *a, size_t na, const char *const *b,
+			size_t nb, const char *const *c, size_t nc)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < na; i++)
+		out[n++] = a[i];
+	for (size_t i = 0; b && i < nb; i++)
+		out[n++] = b[i];
+	for (size_t i = 0; c && i < nc; i++)
+		out[n++] = c[i];
+	return n;
+}
+
+/* Each policy of a controller dump, against the contract (control.h):
+ * its mode's keys, exactly; the decision's once one was made. */
+static void assert_policy_contract(json_t *root, bool decided)
+{
+	const char *keys[64];
+	json_t *p = policy0(root), *w;
+	bool sluice = !strcmp(json_string_value(json_object_get(p, SL_POLICY_KEY(MODE))), "sluice");
+	size_t n, i;
+
+	assert_contract_keys(root, sl_controller_reply_keys, SL_CONTROLLER_REPLY_NKEYS, "controller reply");
+	if (sluice) {
+		n = join_keys(keys, sl_policy_keys, SL_POLICY_NKEYS, sl_sluice_policy_keys, SL_SLUICE_POLICY_NKEYS,
+			      decided ? sl_sluice_decision_keys : NULL, SL_SLUICE_DECISION_NKEYS);
+		assert_contract_keys(p, keys, n, "sluice policy");
+		assert_contract_keys(json_object_get(p, SL_SLUICE_POLICY_KEY(GATE)), sl_sluice_gate_keys,
+				     SL_SLUICE_GATE_NKEYS, "sluice policy's gate");
+		json_array_foreach(json_object_get(p, SL_SLUICE_POLICY_KEY(WORKLOADS)), i, w)
+			assert_contract_keys(w, sl_sluice_workload_keys, SL_SLUICE_WORKLOAD_NKEYS, "sluice workload");
+	} else {
+		n = join_keys(keys, sl_policy_keys, SL_POLICY_NKEYS, sl_aperture_policy_keys,
+			      SL_APERTURE_POLICY_NKEYS, NULL, 0);
+		assert_contract_keys(p, keys, n, "aperture policy");
+		json_array_foreach(json_object_get(p, SL_APERTURE_POLICY_KEY(WORKLOADS)), i, w)
+			assert_contract_keys(w, sl_aperture_workload_keys, SL_APERTURE_WORKLOAD_NKEYS,
+					     "aperture workload");
+	}
+	assert_true(json_array_size(json_object_get(p, "workloads")) >= 1);
+}
+
+/* `sluicectl controller` reads what the daemon writes: both modes'
+ * dumps, before and after their first decision, are the contract's. */
+static void test_controller_dump_is_the_contract(void **state)
+{
+	struct sluice_policy_gate gates[SLUICE_MAX_POLICIES] = {{0}};
+	struct sl_dataplane dp = {.gates = gates};
+	struct sl_config *lim = load(LIMIT_YAML("100"));
+	struct sl_config *ape = load(POLICY_YAML("api", "1s", "{type: duration}"));
+	struct hooks_seen seen = {0};
+	struct sl_policy_hooks hooks = {.admit = on_admit, .reject = on_reject, .ctx = &seen};
+	struct sl_policies *ps;
+	uint64_t now = T0;
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(sl_policies_create(&ps, &dp, &hooks), 0);
+	assert_int_equal(sl_policies_configure(ps, lim, now), 0);
+	j = dump(ps, now);
+	assert_policy_contract(j, false);
+	json_decref(j);
+	for (int i = 0; i < 1000; i++) {
+		now += MSEC;
+		sl_policies_on_close(ps, 0, SLUICE_NONE16, 50 * MSEC, 0, 200, true, now);
+		if (i % 100 == 99)
+			sl_policies_tick(ps, now);
+	}
+	j = dump(ps, now);
+	assert_policy_contract(j, true);
+	json_decref(j);
+
+	assert_int_equal(sl_policies_configure(ps, ape, now), 0);
+	j = dump(ps, now);
+	assert_policy_contract(j, false);
+	json_decref(j);
+	for (int i = 0; i < 3000; i++) {
+		now += MSEC;
+		sl_policies_on_close(ps, 0, 0, 50 * MSEC, 0, 200, true, now);
+		if (i % 100 == 99)
+			sl_policies_tick(ps, now);
+	}
+	j = dump(ps, now);
+	assert_true(json_is_number(json_object_get(policy0(j), SL_APERTURE_POLICY_KEY(SIGNAL_MS))));
+	assert_policy_contract(j, true);
+	json_decref(j);
+	sl_policies_free(ps);
+	sl_config_free(lim);
+	sl_config_free(ape);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -712,6 +807,7 @@ int main(void)
 		cmocka_unit_test(test_external_socket),
 		cmocka_unit_test(test_limit_mode_slots),
 		cmocka_unit_test(test_reload_switches_mode),
+		cmocka_unit_test(test_controller_dump_is_the_contract),
 		cmocka_unit_test(test_unserved_closes_are_no_samples),
 		cmocka_unit_test(test_mode_defaults),
 	};
