@@ -88,6 +88,10 @@ void cd_path_set(struct ctx *c, const char *path);
 struct cd_desc { char s[SL_YQUOTE_MAX + 32]; };
 struct cd_desc cd_describe(const struct sl_ynode *n);
 
+/* Go's time.ParseDuration, minus negative values and bare numbers
+ * (duration.c); on failure -EINVAL and a short reason, to follow
+ * "duration 'x' ", in why. */
+int cd_parse_duration(const char *s, uint64_t *out, char *why, size_t whylen);
 struct cd_durstr { char s[48]; };
 struct cd_durstr cd_dur(uint64_t ns);
 
