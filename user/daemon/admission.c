@@ -337,9 +337,7 @@ static void on_dispatch(void *ctx, uint64_t id, uint64_t now)
 		admit(l, p, now, false);
 }
 
-/* The QueueSet removed a waiting request: refuse its connection now (a
- * RST from its held SYN). */
-static void refuse_removed(struct level_rt *l, uint64_t id, enum sl_reject_reason why)
+void adm_refuse_removed(struct level_rt *l, uint64_t id, enum sl_reject_reason why)
 {
 	struct sl_pending *p = sl_pending_by_id(l->adm->pending, id);
 
@@ -349,23 +347,17 @@ static void refuse_removed(struct level_rt *l, uint64_t id, enum sl_reject_reaso
 
 static void on_expired(void *ctx, uint64_t id)
 {
-	refuse_removed(ctx, id, SL_REJ_TIME_OUT);
+	adm_refuse_removed(ctx, id, SL_REJ_TIME_OUT);
 }
 
 static void on_shed(void *ctx, uint64_t id)
 {
-	refuse_removed(ctx, id, SL_REJ_SHED);
-}
-
-static void on_stalled(void *ctx, uint64_t id)
-{
-	refuse_removed(ctx, id, SL_REJ_STALLED);
+	adm_refuse_removed(ctx, id, SL_REJ_SHED);
 }
 
 /* ---- events ----------------------------------------------------------------- */
 
-/* APF's flow of a connection: its FlowSchema and distinguisher. */
-static uint64_t flow_hash(const struct sl_admission *adm, unsigned schema, const struct sluice_conn_key *key)
+uint64_t adm_flow_hash(const struct sl_admission *adm, unsigned schema, const struct sluice_conn_key *key)
 {
 	const struct sl_flow_schema *fs;
 	struct sl_conn_tuple t = {0};
@@ -473,7 +465,7 @@ void sl_adm_defer(struct sl_admission *adm, const struct sluice_defer_event *de,
 	p->workload = ev->workload;
 	p->arrival_ns = p->last_syn_ns = now;
 	p->lost_at_arrival = adm->events_lost;
-	p->flow_hash = flow_hash(adm, ev->schema, &ev->key);
+	p->flow_hash = adm_flow_hash(adm, ev->schema, &ev->key);
 	hold_frame(adm, p, de);
 	if (!policy) {
 		level_gate(adm, p, now);
@@ -660,99 +652,6 @@ uint64_t sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, u
 }
 
 
-/* ---- a stalled level ---------------------------------------------------------- */
-
-static int collect_seat_flow(void *ctx, const struct sluice_conn_key *key, const struct sluice_conn *c)
-{
-	struct seat_flows *sf = ctx;
-
-	if (c->level != sf->level)
-		return 0;
-	if (sl_grow((void **)&sf->hash, &sf->cap, sf->n + 1, sizeof(*sf->hash)))
-		return -ENOMEM;
-	sf->hash[sf->n++] = flow_hash(sf->adm, c->schema, key);
-	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static bool holds_seats(void *ctx, uint64_t flow_hash)
-{
-	const struct seat_flows *sf = ctx;
-
-	return sf->incomplete ||
-	       (sf->n && bsearch(&flow_hash, sf->hash, sf->n, sizeof(*sf->hash), cmp_u64));
-}
-
-/* The level is full, has waiters and nothing has closed for several
- * typical lifetimes (engine/stall.h): the waiters of the flows that hold
- * its seats are refused now, each blocked client gets its error, goes on
- * and releases what it holds.  A waiter whose flow holds no seat here (a
- * health check beside a pool) cannot be part of the deadlock and keeps
- * its place; the first seat freed is its. */
-static void stall_step(struct level_rt *l, uint64_t now)
-{
-	struct seat_flows *sf = &l->stall_flows;
-	bool again = sl_stall_stalled(&l->stall);
-	uint64_t after = sl_stall_after_ns(&l->stall);
-	size_t n;
-
-	if (!l->qs || !sl_stall_due(&l->stall, now))
-		return;
-	/* Still stalled since the last verdict: nothing has closed and no seat
-	 * was granted, the flows holding seats are the ones seen then.  So one
-	 * walk of sl_conns per episode, not one per verdict. */
-	if (!again) {
-		sf->adm = l->adm;
-		sf->level = l->slot;
-		sf->n = 0;
-		/* A walk cut short (memory, a churning table) counts every flow
-		 * as holding a seat: refusing a bystander beats missing the
-		 * deadlock. */
-		sf->incomplete = sl_conns_each(l->adm->dp, collect_seat_flow, sf) != 0;
-		if (sf->n) /* none collected: no array, and qsort wants one */
-			qsort(sf->hash, sf->n, sizeof(*sf->hash), cmp_u64);
-	}
-	n = sl_qs_shed_flows(l->qs, now, holds_seats, sf, on_stalled, l);
-	if (!n)
-		return; /* busy with long connections, not stalled by its waiters */
-	l->stalls++;
-	/* The first verdict of an episode at info; the released clients'
-	 * next connects, refused while it lasts, at debug. */
-	sl_log(again ? SL_LOG_DEBUG : SL_LOG_INFO,
-	       "event=stalled level=%s refused=%zu no_close_ms=%.0f again=%s "
-	       "(full, and nothing closed %s: waiters whose flows hold its seats may be what holds them)",
-	       l->name, n, (double)after / 1e6, again ? "yes" : "no",
-	       again ? "since the last verdict" : "for several typical lifetimes");
-	lr_sync(l, now);
-}
-
-uint64_t sl_adm_next_deadline(const struct sl_admission *adm)
-{
-	uint64_t next = UINT64_MAX;
-
-	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
-		const struct level_rt *l = &adm->levels[s];
-		uint64_t due = l->qs ? sl_stall_due_ns(&l->stall) : UINT64_MAX;
-
-		if (due < next)
-			next = due;
-	}
-	return next;
-}
-
-void sl_adm_deadlines(struct sl_admission *adm, uint64_t now)
-{
-	adm->now = now;
-	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
-		stall_step(&adm->levels[s], now);
-}
-
 /* ---- tick: time-outs, unclaimed tickets, borrowing ---------------------------- */
 
 struct sweep_ctx {
@@ -840,7 +739,7 @@ void sl_adm_tick(struct sl_admission *adm, uint64_t now)
 			/* Controlled delay: a standing backlog is shed. */
 			sl_qs_shed(l->qs, now, on_shed, l);
 			lr_sync(l, now);
-			stall_step(l, now);
+			adm_stall_step(l, now);
 		}
 		lr_sync(l, now);
 		/* A removed level whose queues have drained goes away. */
@@ -988,12 +887,6 @@ static void configure_flows(struct sl_admission *adm, const struct sl_config *cf
 void sl_adm_set_borrow_period(struct sl_admission *adm, uint64_t period_ns)
 {
 	adm->borrow_period_ns = period_ns ? period_ns : SL_BORROW_PERIOD_NS;
-}
-
-void sl_adm_level_seating(struct sl_admission *adm, unsigned slot, uint32_t flags)
-{
-	if (slot < SLUICE_MAX_LEVELS)
-		sl_stall_set_retransmit_waits(&adm->levels[slot].stall, flags & SLUICE_LVL_SEAT_AT_ACK);
 }
 
 int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,

@@ -116,10 +116,20 @@ void lr_ewma(double *avg, double sample);
  * waiting published, demand sampled. */
 void lr_sync(struct level_rt *l, uint64_t now);
 void lr_write_limit(struct sl_admission *adm, struct level_rt *l);
-/* One borrowing run over the active levels (every borrow period). */
 /* The borrowing allocation over the active levels; period_end: the
  * periodic run, which closes the demand statistics' period first. */
 void lr_borrow(struct sl_admission *adm, uint64_t now, bool period_end);
 void lr_qs_config_of(const struct sl_level_cfg *lc, struct sl_qs_config *qc);
+
+/* ---- shared by admission.c and adm_stall.c ------------------------------------ */
+
+/* APF's flow of a connection: its FlowSchema and distinguisher. */
+uint64_t adm_flow_hash(const struct sl_admission *adm, unsigned schema,
+		       const struct sluice_conn_key *key);
+/* The QueueSet removed a waiting request: refuse its connection now (a
+ * RST from its held SYN), counted by why. */
+void adm_refuse_removed(struct level_rt *l, uint64_t id, enum sl_reject_reason why);
+/* The level's stall verdict, when one is due (adm_stall.c). */
+void adm_stall_step(struct level_rt *l, uint64_t now);
 
 #endif

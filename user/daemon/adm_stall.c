@@ -1,0 +1,116 @@
+/*
+ * A stalled level's verdicts (admission.h; the rule: engine/stall.h):
+ * when a full level with waiters has closed nothing for long enough, the
+ * waiters of the flows that hold its seats are refused.  Part of
+ * admission: it shares admission_int.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "daemon/admission.h"
+#include "daemon/admission_int.h"
+#include "dataplane/expiry.h"
+#include "lib/grow.h"
+#include "lib/log.h"
+
+static void on_stalled(void *ctx, uint64_t id)
+{
+	adm_refuse_removed(ctx, id, SL_REJ_STALLED);
+}
+
+static int collect_seat_flow(void *ctx, const struct sluice_conn_key *key, const struct sluice_conn *c)
+{
+	struct seat_flows *sf = ctx;
+
+	if (c->level != sf->level)
+		return 0;
+	if (sl_grow((void **)&sf->hash, &sf->cap, sf->n + 1, sizeof(*sf->hash)))
+		return -ENOMEM;
+	sf->hash[sf->n++] = adm_flow_hash(sf->adm, c->schema, key);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool holds_seats(void *ctx, uint64_t flow_hash)
+{
+	const struct seat_flows *sf = ctx;
+
+	return sf->incomplete ||
+	       (sf->n && bsearch(&flow_hash, sf->hash, sf->n, sizeof(*sf->hash), cmp_u64));
+}
+
+/* The level is full, has waiters and nothing has closed for several
+ * typical lifetimes (engine/stall.h): the waiters of the flows that hold
+ * its seats are refused now, each blocked client gets its error, goes on
+ * and releases what it holds.  A waiter whose flow holds no seat here (a
+ * health check beside a pool) cannot be part of the deadlock and keeps
+ * its place; the first seat freed is its. */
+void adm_stall_step(struct level_rt *l, uint64_t now)
+{
+	struct seat_flows *sf = &l->stall_flows;
+	bool again = sl_stall_stalled(&l->stall);
+	uint64_t after = sl_stall_after_ns(&l->stall);
+	size_t n;
+
+	if (!l->qs || !sl_stall_due(&l->stall, now))
+		return;
+	/* Still stalled since the last verdict: nothing has closed and no seat
+	 * was granted, the flows holding seats are the ones seen then.  So one
+	 * walk of sl_conns per episode, not one per verdict. */
+	if (!again) {
+		sf->adm = l->adm;
+		sf->level = l->slot;
+		sf->n = 0;
+		/* A walk cut short (memory, a churning table) counts every flow
+		 * as holding a seat: refusing a bystander beats missing the
+		 * deadlock. */
+		sf->incomplete = sl_conns_each(l->adm->dp, collect_seat_flow, sf) != 0;
+		if (sf->n) /* none collected: no array, and qsort wants one */
+			qsort(sf->hash, sf->n, sizeof(*sf->hash), cmp_u64);
+	}
+	n = sl_qs_shed_flows(l->qs, now, holds_seats, sf, on_stalled, l);
+	if (!n)
+		return; /* busy with long connections, not stalled by its waiters */
+	l->stalls++;
+	/* The first verdict of an episode at info; the released clients'
+	 * next connects, refused while it lasts, at debug. */
+	sl_log(again ? SL_LOG_DEBUG : SL_LOG_INFO,
+	       "event=stalled level=%s refused=%zu no_close_ms=%.0f again=%s "
+	       "(full, and nothing closed %s: waiters whose flows hold its seats may be what holds them)",
+	       l->name, n, (double)after / 1e6, again ? "yes" : "no",
+	       again ? "since the last verdict" : "for several typical lifetimes");
+	lr_sync(l, now);
+}
+
+uint64_t sl_adm_next_deadline(const struct sl_admission *adm)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		const struct level_rt *l = &adm->levels[s];
+		uint64_t due = l->qs ? sl_stall_due_ns(&l->stall) : UINT64_MAX;
+
+		if (due < next)
+			next = due;
+	}
+	return next;
+}
+
+void sl_adm_deadlines(struct sl_admission *adm, uint64_t now)
+{
+	adm->now = now;
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
+		adm_stall_step(&adm->levels[s], now);
+}
+
+void sl_adm_level_seating(struct sl_admission *adm, unsigned slot, uint32_t flags)
+{
+	if (slot < SLUICE_MAX_LEVELS)
+		sl_stall_set_retransmit_waits(&adm->levels[slot].stall, flags & SLUICE_LVL_SEAT_AT_ACK);
+}
