@@ -22,6 +22,7 @@
  * and never shrink.
  */
 #include "engine/loadsched.h"
+#include "engine/loadsched_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -33,6 +34,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "lib/grow.h"
 #include "lib/id_index.h"
 #include "lib/list.h"
 #include "lib/notify.h"
@@ -40,272 +42,12 @@
 
 _Static_assert(SL_LS_NO_TIMEOUT == SL_QUEUE_TIMEOUT_UNSET, "timeout sentinel");
 
-#define MAX_WORKLOADS 65536u
-#define NONE UINT64_MAX
-#define NOPOS SIZE_MAX
-#define WAIT_CAP (UINT64_MAX / 4)
+/* ---- a flow's tokens ------------------------------------------------------------ */
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-/* ---- windows ------------------------------------------------------------------ */
-
-/* Σ v[cur − k] over k in [0, n) whose age after advancing `adv` slots,
- * k + adv, lies in [lo, hi]. */
-static double win_sum(const double *v, unsigned n, unsigned cur, uint64_t adv, unsigned lo,
-		      unsigned hi)
-{
-	double s = 0;
-
-	if (adv > hi)
-		return 0;
-	for (unsigned k = 0; k < n; k++) {
-		uint64_t age = k + adv;
-
-		if (age >= lo && age <= hi)
-			s += v[(cur + n - k) % n];
-	}
-	return s;
-}
-
-static uint64_t slots_since(uint64_t start, uint64_t now, uint64_t slot_ns)
-{
-	return now > start ? (now - start) / slot_ns : 0;
-}
-
-/* ---- incoming-rate ring --------------------------------------------------------- */
-
-#define RING_N (SL_LS_RING_SLOTS + 1)
-
-void sl_ls_ring_init(struct sl_ls_ring *r, uint64_t now)
-{
-	memset(r, 0, sizeof(*r));
-	r->cur_start = now;
-	r->boot_until = add_sat(now, (uint64_t)SL_LS_RING_SLOTS * SL_LS_RING_SLOT_NS);
-}
-
-bool sl_ls_ring_bootstrapping(const struct sl_ls_ring *r, uint64_t now)
-{
-	return now < r->boot_until;
-}
-
-bool sl_ls_ring_add(struct sl_ls_ring *r, uint64_t now, double tokens)
-{
-	uint64_t adv = slots_since(r->cur_start, now, SL_LS_RING_SLOT_NS);
-
-	if (adv > SL_LS_RING_SLOTS) {
-		sl_ls_ring_init(r, now); /* the whole window is stale: bootstrap again */
-	} else if (adv) {
-		for (uint64_t i = 0; i < adv; i++) {
-			r->cur = (r->cur + 1) % RING_N;
-			r->slot[r->cur] = 0;
-		}
-		r->cur_start += adv * SL_LS_RING_SLOT_NS;
-	}
-	if (tokens > 0)
-		r->slot[r->cur] += tokens;
-	return sl_ls_ring_bootstrapping(r, now);
-}
-
-double sl_ls_ring_rate(const struct sl_ls_ring *r, uint64_t now)
-{
-	uint64_t adv = slots_since(r->cur_start, now, SL_LS_RING_SLOT_NS);
-
-	return win_sum(r->slot, RING_N, r->cur, adv, 1, SL_LS_RING_SLOTS) /
-	       ((double)SL_LS_RING_SLOTS * SL_LS_RING_SLOT_NS / SL_LS_NS_PER_S);
-}
-
-/* ---- token bucket ---------------------------------------------------------------- */
-
-void sl_ls_bucket_init(struct sl_ls_bucket *b, uint64_t now)
-{
-	memset(b, 0, sizeof(*b));
-	b->last_ns = now;
-}
-
-void sl_ls_bucket_advance(struct sl_ls_bucket *b, uint64_t now)
-{
-	if (now <= b->last_ns)
-		return;
-	if (b->fill > 0) {
-		b->available += (double)(now - b->last_ns) / 1e9 * b->fill;
-		if (b->available > b->capacity)
-			b->available = b->capacity;
-	}
-	b->last_ns = now;
-}
-
-void sl_ls_bucket_set_fill(struct sl_ls_bucket *b, uint64_t now, double fill)
-{
-	sl_ls_bucket_advance(b, now);
-	if (!(fill > 0) || !isfinite(fill))
-		fill = 0; /* callers never pass +inf (that is pass-through) */
-	b->fill = fill;
-	b->capacity = fill;
-	if (b->available > b->capacity)
-		b->available = b->capacity;
-}
-
-bool sl_ls_bucket_take_if_available(struct sl_ls_bucket *b, uint64_t now, double tokens)
-{
-	sl_ls_bucket_advance(b, now);
-	if (b->available > tokens) {
-		b->available -= tokens;
-		return true;
-	}
-	return false;
-}
-
-enum sl_ls_reserve sl_ls_bucket_reserve(struct sl_ls_bucket *b, uint64_t now, double tokens,
-					uint64_t timeout_ns, uint64_t *wait_ns)
-{
-	double wait_s, w;
-	uint64_t wns;
-
-	sl_ls_bucket_advance(b, now);
-	if (wait_ns)
-		*wait_ns = 0;
-	if (!(b->fill > 0))
-		return SL_LS_RESERVE_REJECT;
-	b->available -= tokens;
-	wait_s = b->available < 0 ? -b->available / b->fill : 0;
-	w = ceil(wait_s * 1e9);
-	wns = w >= (double)WAIT_CAP ? WAIT_CAP : (uint64_t)w;
-	if (wait_ns)
-		*wait_ns = wns;
-	if (timeout_ns != SL_LS_NO_TIMEOUT && (double)timeout_ns < wait_s * 1e9) {
-		b->available += tokens;
-		return SL_LS_RESERVE_REJECT;
-	}
-	return wns ? SL_LS_RESERVE_WAIT : SL_LS_RESERVE_NOW;
-}
-
-void sl_ls_bucket_refund(struct sl_ls_bucket *b, double tokens)
-{
-	b->available += tokens;
-	if (b->available > b->capacity)
-		b->available = b->capacity;
-}
-
-/* ---- engine state ------------------------------------------------------------------ */
-
-struct req {
-	uint64_t id;
-	double tokens;
-	uint64_t deadline; /* NONE: unbounded */
-	uint64_t seq;      /* arrival order (FIFO order within a workload) */
-	uint64_t arrival;  /* when it began to wait */
-	size_t hpos;       /* index in the deadline heap, NOPOS when not in it */
-	uint32_t wl;
-	struct sl_link link; /* its workload's FIFO */
-};
-
-struct lat_win {
-	double sum[SL_LS_LAT_SLOTS];
-	double cnt[SL_LS_LAT_SLOTS];
-	unsigned cur;
-	uint64_t cur_start;
-};
-
-struct flow {
-	struct sl_ls_workload cfg;
-	struct sl_list fifo;      /* waiting flows (not the global head), link */
-	uint64_t backlog_since;   /* the FIFO has not been empty since (valid when it is not) */
-	uint64_t gen;             /* generation vt belongs to */
-	double vt;
-	double head_vft;          /* valid when in_heap */
-	bool in_heap;             /* the FIFO's first has a vft and competes for the head */
-	bool serving;             /* this flow's popped head is the global head */
-	struct lat_win lat;
-	uint64_t completions;
-	uint64_t admitted, deferred, rejected, inline_admitted, shed;
-	double accepted_tokens, rejected_tokens;
-};
-
-struct sl_ls {
-	struct flow *flows;       /* n_workloads + 1: the default last */
-	size_t n_flows;
-	size_t n_delayed;         /* of them with controlled delay (none: Aperture's, no scan) */
-	bool latency_based;
-	uint64_t ttl_ns;
-	sl_ls_admit_fn on_admit;
-	sl_ls_reject_fn on_reject;
-	void *ctx;
-
-	uint64_t last_now;
-	struct sl_ls_ring ring;
-	struct sl_ls_bucket bucket;
-	bool booting;             /* ring bootstrapping, as last processed */
-	bool pass_through;
-	double lm;                /* throttle multiplier (NaN in pass-through) */
-	uint64_t valid_until;
-
-	struct req *head;         /* global head holding a reservation, or NULL */
-	uint64_t head_admit_at;
-	bool head_popped;         /* head came from its flow's FIFO (flow.serving) */
-	double head_vft;          /* its vft when popped (NaN: idle-queue head) */
-	double vt;
-	uint64_t gen;
-	uint64_t waiting;         /* every waiting flow, the head included */
-	uint64_t next_seq;        /* arrival sequence of the next waiting flow */
-
-	struct req **dheap;       /* FIFO members with a deadline, min-heap */
-	size_t dheap_n, dheap_cap;
-	struct sl_idx ids;        /* id index of every waiting flow */
-	struct sl_notes notes;    /* decisions not yet delivered (kind: admitted) */
-
-	double acc_tokens, rej_tokens, inc_tokens;
-	double period_acc, period_rej;
-	uint64_t admitted, deferred, rejected, inline_admitted, shed;
-};
-
-/* ---- latency estimate ------------------------------------------------------------ */
-
-static void lat_init(struct lat_win *w, uint64_t now)
-{
-	memset(w, 0, sizeof(*w));
-	w->cur_start = now;
-}
-
-static void lat_add(struct lat_win *w, uint64_t now, double ms)
-{
-	uint64_t adv = slots_since(w->cur_start, now, SL_LS_LAT_SLOT_NS);
-
-	if (adv >= SL_LS_LAT_SLOTS) {
-		lat_init(w, now);
-	} else if (adv) {
-		for (uint64_t i = 0; i < adv; i++) {
-			w->cur = (w->cur + 1) % SL_LS_LAT_SLOTS;
-			w->sum[w->cur] = 0;
-			w->cnt[w->cur] = 0;
-		}
-		w->cur_start += adv * SL_LS_LAT_SLOT_NS;
-	}
-	w->sum[w->cur] += ms;
-	w->cnt[w->cur] += 1;
-}
-
-static double lat_mean(const struct lat_win *w, uint64_t now)
-{
-	uint64_t adv = slots_since(w->cur_start, now, SL_LS_LAT_SLOT_NS);
-	double c = win_sum(w->cnt, SL_LS_LAT_SLOTS, w->cur, adv, 0, SL_LS_LAT_SLOTS - 1);
-
-	if (!(c > 0))
-		return NAN;
-	return win_sum(w->sum, SL_LS_LAT_SLOTS, w->cur, adv, 0, SL_LS_LAT_SLOTS - 1) / c;
-}
-
-static double flow_tokens(const struct sl_ls *ls, const struct flow *f, uint64_t now)
+double ls_flow_tokens(const struct sl_ls *ls, const struct flow *f, uint64_t now)
 {
 	if (ls->latency_based) {
-		double est = lat_mean(&f->lat, now);
+		double est = ls_lat_mean(&f->lat, now);
 
 		if (!isnan(est))
 			return est;
@@ -365,26 +107,6 @@ int sl_ls_params_validate(const struct sl_ls_params *p, char *why, size_t why_le
 
 /* ---- notifications ---------------------------------------------------------------- */
 
-/* Grow *arr (of elem-sized items, capacity *cap) to hold need items:
- * doubling from 16.  0 or -ENOMEM with nothing changed. */
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t c;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	c = *cap ? *cap : 16;
-	while (c < need)
-		c *= 2;
-	n = realloc(*arr, c * elem);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = c;
-	return 0;
-}
-
 /* What a note says about its flow. */
 enum note_kind { NOTE_REJECTED = 0, NOTE_ADMITTED = 1, NOTE_SHED = 2 };
 
@@ -417,17 +139,6 @@ static void deliver(struct sl_ls *ls)
 }
 
 /* ---- deadline heap ------------------------------------------------------------------- */
-
-/* (deadline, workload, arrival): equal deadlines come out in the order the
- * old sweep visited them (workload index, then FIFO order). */
-static bool dl_before(const struct req *a, const struct req *b)
-{
-	if (a->deadline != b->deadline)
-		return a->deadline < b->deadline;
-	if (a->wl != b->wl)
-		return a->wl < b->wl;
-	return a->seq < b->seq;
-}
 
 static void dheap_set(struct sl_ls *ls, size_t i, struct req *r)
 {
@@ -472,7 +183,7 @@ static void dheap_sift_down(struct sl_ls *ls, size_t i)
 
 static int dheap_reserve(struct sl_ls *ls, size_t extra)
 {
-	return grow((void **)&ls->dheap, &ls->dheap_cap, ls->dheap_n + extra, sizeof(*ls->dheap));
+	return sl_grow((void **)&ls->dheap, &ls->dheap_cap, ls->dheap_n + extra, sizeof(*ls->dheap));
 }
 
 /* r joins a FIFO: indexed by deadline if it has one (room reserved). */
@@ -501,12 +212,6 @@ static void dheap_remove(struct sl_ls *ls, struct req *r)
 		dheap_sift_up(ls, i);
 	else
 		dheap_sift_down(ls, i);
-}
-
-/* The earliest deadline of a non-head waiting flow (NONE: none). */
-static uint64_t next_deadline(const struct sl_ls *ls)
-{
-	return ls->dheap_n ? ls->dheap[0]->deadline : NONE;
 }
 
 /* ---- id index ------------------------------------------------------------------------ */
@@ -885,7 +590,7 @@ int sl_ls_create(struct sl_ls **out, const struct sl_ls_params *p, uint64_t now,
 		f->cfg = i < p->n_workloads ? p->workloads[i] : p->default_workload;
 		f->gen = UINT64_MAX; /* not in any generation yet */
 		ls->n_delayed += f->cfg.delay_target_ns != 0;
-		lat_init(&f->lat, now);
+		ls_lat_init(&f->lat, now);
 	}
 	ls->latency_based = p->latency_based_tokens;
 	ls->ttl_ns = p->decision_ttl_ns;
@@ -1008,7 +713,7 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 	run_until(ls, now);
 	f = &ls->flows[wl];
 	if (tokens == SL_LS_TOKENS_AUTO)
-		tokens = flow_tokens(ls, f, now);
+		tokens = ls_flow_tokens(ls, f, now);
 
 	/* step 4: tokens 0 ⇒ admit, not counted */
 	if (!(tokens > 0)) {
@@ -1132,7 +837,7 @@ int sl_ls_complete(struct sl_ls *ls, uint64_t now, int workload, uint64_t durati
 	if (wl_index(ls, workload, &wl))
 		return -EINVAL;
 	now = clamp_now(ls, now);
-	lat_add(&ls->flows[wl].lat, now, (double)duration_ns / 1e6);
+	ls_lat_add(&ls->flows[wl].lat, now, (double)duration_ns / 1e6);
 	ls->flows[wl].completions++;
 	return 0;
 }
@@ -1255,7 +960,7 @@ double sl_ls_workload_tokens(const struct sl_ls *ls, int workload)
 
 	if (wl_index(ls, workload, &wl))
 		return NAN;
-	return flow_tokens(ls, &ls->flows[wl], ls->last_now);
+	return ls_flow_tokens(ls, &ls->flows[wl], ls->last_now);
 }
 
 uint64_t sl_ls_next_due(const struct sl_ls *ls)
@@ -1277,215 +982,4 @@ uint64_t sl_ls_tick(struct sl_ls *ls, uint64_t now)
 	run_until(ls, now);
 	deliver(ls);
 	return sl_ls_next_due(ls);
-}
-
-/* ---- introspection ---------------------------------------------------------------------- */
-
-void sl_ls_take_period(struct sl_ls *ls, double *accepted, double *rejected)
-{
-	if (accepted)
-		*accepted = ls->period_acc;
-	if (rejected)
-		*rejected = ls->period_rej;
-	ls->period_acc = ls->period_rej = 0;
-}
-
-void sl_ls_get_stats(const struct sl_ls *ls, uint64_t now, struct sl_ls_stats *st)
-{
-	struct sl_ls_bucket b = ls->bucket;
-
-	if (now < ls->last_now)
-		now = ls->last_now;
-	sl_ls_bucket_advance(&b, now);
-	memset(st, 0, sizeof(*st));
-	st->pass_through = ls->pass_through;
-	st->bootstrapping = ls->booting;
-	st->load_multiplier = ls->lm;
-	st->fill_rate = b.fill;
-	st->capacity = b.capacity;
-	st->available = b.available;
-	st->incoming_rate = sl_ls_ring_rate(&ls->ring, now);
-	st->waiting = ls->waiting;
-	st->head = ls->head != NULL;
-	st->head_id = ls->head ? ls->head->id : 0;
-	st->head_admit_at = ls->head ? ls->head_admit_at : 0;
-	st->head_vft = ls->head ? ls->head_vft : NAN;
-	st->vt = ls->vt;
-	st->generation = ls->gen;
-	st->accepted_tokens = ls->acc_tokens;
-	st->rejected_tokens = ls->rej_tokens;
-	st->incoming_tokens = ls->inc_tokens;
-	st->admitted = ls->admitted;
-	st->deferred = ls->deferred;
-	st->rejected = ls->rejected;
-	st->inline_admitted = ls->inline_admitted;
-	st->shed = ls->shed;
-}
-
-size_t sl_ls_workload_count(const struct sl_ls *ls)
-{
-	return ls->n_flows;
-}
-
-int sl_ls_get_workload_stats(const struct sl_ls *ls, uint64_t now, size_t index,
-			     struct sl_ls_workload_stats *st)
-{
-	const struct flow *f;
-
-	if (index >= ls->n_flows)
-		return -ENOENT;
-	if (now < ls->last_now)
-		now = ls->last_now;
-	f = &ls->flows[index];
-	memset(st, 0, sizeof(*st));
-	st->priority = f->cfg.priority;
-	st->configured_tokens = f->cfg.tokens;
-	st->queue_timeout_ns = f->cfg.queue_timeout_ns;
-	st->token_estimate = lat_mean(&f->lat, now);
-	st->tokens = flow_tokens(ls, f, now);
-	st->admitted = f->admitted;
-	st->deferred = f->deferred;
-	st->rejected = f->rejected;
-	st->inline_admitted = f->inline_admitted;
-	st->shed = f->shed;
-	st->waiting = f->fifo.n + (ls->head && ls->head->wl == index ? 1 : 0);
-	st->accepted_tokens = f->accepted_tokens;
-	st->rejected_tokens = f->rejected_tokens;
-	st->flow_vt = f->gen == ls->gen ? f->vt : ls->vt;
-	st->flow_head_vft = f->gen == ls->gen && f->in_heap ? f->head_vft : NAN;
-	st->completions = f->completions;
-	return 0;
-}
-
-/* r is reachable in the id index from its home slot. */
-static bool ids_has(const struct sl_ls *ls, const struct req *r)
-{
-	const struct req *e;
-	size_t pos = 0;
-
-	while ((e = sl_idx_next(&ls->ids, r->id, &pos)))
-		if (e == r)
-			return true;
-	return false;
-}
-
-static int check_indexes(const struct sl_ls *ls, char *why, size_t why_len)
-{
-	size_t used = 0;
-
-	for (size_t i = 0; i < ls->dheap_n; i++) {
-		const struct req *r = ls->dheap[i];
-
-		if (r->hpos != i || r->deadline == NONE || r == ls->head) {
-			sl_why(why, why_len, "deadline heap: bad entry %zu", i);
-			return -EPROTO;
-		}
-		if (i && dl_before(r, ls->dheap[(i - 1) / 2])) {
-			sl_why(why, why_len, "deadline heap: order broken at %zu", i);
-			return -EPROTO;
-		}
-	}
-	if (ls->ids.cap & (ls->ids.cap - 1) || 2 * ls->ids.count > ls->ids.cap) {
-		sl_why(why, why_len, "id index: capacity %zu for %zu", ls->ids.cap, ls->ids.count);
-		return -EPROTO;
-	}
-	for (size_t i = 0; i < ls->ids.cap; i++)
-		used += ls->ids.slots[i] != NULL;
-	if (used != ls->ids.count || ls->ids.count != ls->waiting) {
-		sl_why(why, why_len, "id index: %zu entries, %zu counted, %" PRIu64 " waiting", used,
-			ls->ids.count, ls->waiting);
-		return -EPROTO;
-	}
-	if (ls->head && (ls->head->hpos != NOPOS || !ids_has(ls, ls->head))) {
-		sl_why(why, why_len, "head: badly indexed");
-		return -EPROTO;
-	}
-	return 0;
-}
-
-int sl_ls_check(const struct sl_ls *ls, char *why, size_t why_len)
-{
-	uint64_t waiting = ls->head ? 1 : 0, dl = NONE;
-	size_t serving = 0, timed = 0;
-	const struct sl_ls_bucket *b = &ls->bucket;
-	int rc;
-
-	if ((rc = check_indexes(ls, why, why_len)))
-		return rc;
-	for (size_t i = 0; i < ls->n_flows; i++) {
-		const struct flow *f = &ls->flows[i];
-		uint64_t n = 0;
-		const struct req *prev = NULL;
-		const struct sl_link *prev_link = NULL;
-
-		for (const struct sl_link *e = f->fifo.head; e; prev_link = e, e = e->next) {
-			const struct req *r = sl_list_entry(e, struct req, link);
-
-			if (e->prev != prev_link || r->wl != i || (prev && prev->seq >= r->seq)) {
-				sl_why(why, why_len, "flow %zu: broken FIFO", i);
-				return -EPROTO;
-			}
-			if (r->deadline != NONE ? r->hpos >= ls->dheap_n || ls->dheap[r->hpos] != r
-						: r->hpos != NOPOS) {
-				sl_why(why, why_len, "flow %zu: id %" PRIu64 " not in the deadline heap", i,
-					r->id);
-				return -EPROTO;
-			}
-			if (!ids_has(ls, r)) {
-				sl_why(why, why_len, "flow %zu: id %" PRIu64 " not in the id index", i, r->id);
-				return -EPROTO;
-			}
-			timed += r->deadline != NONE;
-			dl = min_u64(dl, r->deadline);
-			n++;
-			prev = r;
-		}
-		if (prev_link != f->fifo.tail || n != f->fifo.n) {
-			sl_why(why, why_len, "flow %zu: length %" PRIu64 " != %zu", i, n, f->fifo.n);
-			return -EPROTO;
-		}
-		waiting += n;
-		if (f->in_heap && (!f->fifo.head || f->serving || f->gen != ls->gen)) {
-			sl_why(why, why_len, "flow %zu: in heap without a head", i);
-			return -EPROTO;
-		}
-		if (f->fifo.head && !f->in_heap && !(f->serving && f->gen == ls->gen)) {
-			sl_why(why, why_len, "flow %zu: waiting flows but no head", i);
-			return -EPROTO;
-		}
-		if (f->serving && f->gen == ls->gen)
-			serving++;
-		if (n && !ls->head) {
-			sl_why(why, why_len, "flow %zu: waiting flows but no global head", i);
-			return -EPROTO;
-		}
-	}
-	if (waiting != ls->waiting) {
-		sl_why(why, why_len, "waiting %" PRIu64 " != %" PRIu64, waiting, ls->waiting);
-		return -EPROTO;
-	}
-	if (serving > (ls->head && ls->head_popped ? 1u : 0u)) {
-		sl_why(why, why_len, "%zu flows serving", serving);
-		return -EPROTO;
-	}
-	if (timed != ls->dheap_n || next_deadline(ls) != dl) {
-		sl_why(why, why_len, "deadline heap: %zu entries for %zu timed flows", ls->dheap_n,
-			timed);
-		return -EPROTO;
-	}
-	if (isnan(b->available) || b->available > b->capacity || b->fill != b->capacity ||
-	    !(b->capacity >= 0)) {
-		sl_why(why, why_len, "bucket: available %g, capacity %g, fill %g", b->available,
-			b->capacity, b->fill);
-		return -EPROTO;
-	}
-	if (ls->notes.cap < ls->notes.len + ls->waiting && ls->waiting) {
-		sl_why(why, why_len, "notification room");
-		return -EPROTO;
-	}
-	if (ls->head && (ls->pass_through || ls->booting)) {
-		sl_why(why, why_len, "a head waits in pass-through/bootstrap");
-		return -EPROTO;
-	}
-	return 0;
 }
