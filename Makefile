@@ -326,7 +326,10 @@ $(BUILD)/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_SRCS) | $(BUILD)/sluice_ve
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(LINK_INPUTS) -o $@ -lyaml -lpcre2-8 -lm
-$(BUILD)/fuzz_control: tests/fuzz/fuzz_control.c user/daemon/control.c
+# The control protocol's contract writes its change replies (JSON, and the
+# configuration's diagnostics).
+$(BUILD)/fuzz_control: tests/fuzz/fuzz_control.c user/daemon/control.c user/lib/json_out.c \
+		user/config/diag.c user/lib/grow.c
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(FUZZ_CC) $(LINK_INPUTS) -o $@
 $(BUILD)/fuzz_trace: tests/fuzz/fuzz_trace.c user/ctl/trace.c

@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 			by_key[r] = now_s() - t0;
 			a = 0;
 			t0 = now_s();
-			if (sl_conns_each(&dp, count_one, &a)) {
+			if (sl_conns_each(&dp.maps, count_one, &a)) {
 				fprintf(stderr, "bench_walk: the batched walk failed\n");
 				return 1;
 			}

@@ -300,7 +300,7 @@ static void test_conn_table_full(void **state)
 	free(keys);
 }
 
-/* The daemon's walk of sl_conns (dataplane/expiry.c sl_conns_each) reads
+/* The daemon's walk of sl_conns (dataplane/pinned_maps.c sl_conns_each) reads
  * the table in batches: on a full table, with its buckets' collisions,
  * every entry is seen exactly once, and a callback that says stop stops
  * the walk at once with its value. */
@@ -336,7 +336,7 @@ static void test_conns_walk(void **state)
 	dp.maps.fd[SL_MAP_CONNS] = fd_conns;
 	w.seen = calloc(SLUICE_DEFAULT_CONNS, 1);
 	assert_non_null(w.seen);
-	assert_int_equal(sl_conns_each(&dp, walk_visit, &w), 0);
+	assert_int_equal(sl_conns_each(&dp.maps, walk_visit, &w), 0);
 	assert_int_equal(w.visits, 0);
 
 	memset(&k, 0, sizeof(k));
@@ -348,7 +348,7 @@ static void test_conns_walk(void **state)
 		c.seats = 1 + (i & 7);
 		assert_int_equal(bpf_map_update_elem(fd_conns, &k, &c, BPF_NOEXIST), 0);
 	}
-	assert_int_equal(sl_conns_each(&dp, walk_visit, &w), 0);
+	assert_int_equal(sl_conns_each(&dp.maps, walk_visit, &w), 0);
 	assert_int_equal(w.alien, 0);
 	assert_int_equal(w.dup, 0);
 	assert_int_equal(w.visits, SLUICE_DEFAULT_CONNS);
@@ -358,7 +358,7 @@ static void test_conns_walk(void **state)
 	w.seen = calloc(SLUICE_DEFAULT_CONNS, 1);
 	assert_non_null(w.seen);
 	w.stop_after = 1000;
-	assert_int_equal(sl_conns_each(&dp, walk_visit, &w), 7);
+	assert_int_equal(sl_conns_each(&dp.maps, walk_visit, &w), 7);
 	assert_int_equal(w.visits, 1000);
 	assert_int_equal(w.dup, 0);
 	free(w.seen);

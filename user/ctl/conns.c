@@ -3,7 +3,6 @@
  * tracks (sl_conns), read from the pinned map: who holds which level's
  * seats, since when, whether the handshake completed, their smoothed RTT.
  */
-#include <bpf/bpf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include "ctl/ctl.h"
 #include "ctl/options.h"
 #include "lib/fmt.h"
+#include "lib/grow.h"
 #include "lib/json_out.h"
 
 struct conn_row {
@@ -58,45 +58,44 @@ static int by_key(const void *a, const void *b)
 	return memcmp(&x->key, &y->key, sizeof(x->key));
 }
 
-/* Every entry of sl_conns.  A HASH is walked with get_next_key, which
- * starts over from the first key when the current one was deleted
- * meanwhile (connections close all the time): the walk is bounded by twice
- * the table's size, and keys seen twice are counted once (the soak saw
- * 28 "established" connections where the kernel had 16). */
-static int read_conns(int fd, struct conn_row **out, size_t *n_out)
+/* Rows collected by the walk. */
+struct conn_rows {
+	struct conn_row *v;
+	size_t n, cap;
+};
+
+static int collect_row(void *ctx, const struct sluice_conn_key *key, const struct sluice_conn *c)
 {
-	struct sluice_conn_key key, next;
-	struct bpf_map_info info = {0};
-	__u32 info_len = sizeof(info);
-	struct conn_row *rows = NULL;
-	size_t n = 0, cap = 0, visits = 0, max_visits = 2 * 65536, w = 0;
-	void *prev = NULL;
+	struct conn_rows *r = ctx;
 
-	if (!bpf_obj_get_info_by_fd(fd, &info, &info_len) && info.max_entries)
-		max_visits = 2 * (size_t)info.max_entries;
-	while (visits++ < max_visits && !bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (n == cap) {
-			struct conn_row *r = realloc(rows, (cap = cap ? 2 * cap : 256) * sizeof(*r));
+	if (sl_grow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v)))
+		return -ENOMEM;
+	r->v[r->n].key = *key;
+	r->v[r->n++].c = *c;
+	return 0;
+}
 
-			if (!r) {
-				free(rows);
-				return -ENOMEM;
-			}
-			rows = r;
-		}
-		rows[n].key = key;
-		if (!bpf_map_lookup_elem(fd, &key, &rows[n].c))
-			n++;
+/* Every entry of sl_conns, through the daemon's own walk (sl_conns_each:
+ * batched, bounded by twice the table's size while BPF churns it).  A key
+ * seen twice is counted once (a get_next_key walk that restarted once
+ * showed the soak 28 "established" connections where the kernel had 16). */
+static int read_conns(const struct sl_maps *m, struct conn_row **out, size_t *n_out)
+{
+	struct conn_rows r = {0};
+	size_t w = 0;
+	int err = sl_conns_each(m, collect_row, &r);
+
+	if (err && err != -EAGAIN) {
+		free(r.v);
+		return err;
 	}
-	if (n) {
-		qsort(rows, n, sizeof(*rows), by_key);
-		for (size_t i = 0; i < n; i++)
-			if (!w || by_key(&rows[w - 1], &rows[i]))
-				rows[w++] = rows[i];
+	if (r.n) {
+		qsort(r.v, r.n, sizeof(*r.v), by_key);
+		for (size_t i = 0; i < r.n; i++)
+			if (!w || by_key(&r.v[w - 1], &r.v[i]))
+				r.v[w++] = r.v[i];
 	}
-	*out = rows;
+	*out = r.v;
 	*n_out = w;
 	return 0;
 }
@@ -127,7 +126,7 @@ int ctl_conns(int argc, char **argv)
 		return CTL_FAIL;
 	err = sl_maps_level_names(&m, names);
 	if (!err)
-		err = read_conns(m.fd[SL_MAP_CONNS], &rows, &n);
+		err = read_conns(&m, &rows, &n);
 	sl_maps_close(&m);
 	if (err) {
 		fprintf(stderr, "sluicectl conns: read %s/maps: %s\n", o.pin_dir, strerror(-err));

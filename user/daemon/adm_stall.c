@@ -70,7 +70,7 @@ void adm_stall_step(struct level_rt *l, uint64_t now)
 		/* A walk cut short (memory, a churning table) counts every flow
 		 * as holding a seat: refusing a bystander beats missing the
 		 * deadlock. */
-		sf->incomplete = sl_conns_each(l->adm->dp, collect_seat_flow, sf) != 0;
+		sf->incomplete = sl_conns_each(&l->adm->dp->maps, collect_seat_flow, sf) != 0;
 		if (sf->n) /* none collected: no array, and qsort wants one */
 			qsort(sf->hash, sf->n, sizeof(*sf->hash), cmp_u64);
 	}

@@ -31,12 +31,5 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
 			 const uint64_t timeout_ns[SLUICE_MAX_LEVELS], uint64_t linger_ns,
 			 uint32_t lingering[SLUICE_MAX_LEVELS], struct sl_conn_census *census);
 
-/* Every tracked connection, one walk in batches (a syscall per few hundred
- * entries, not two per entry), bounded by twice the table's size in case
- * BPF churns it meanwhile (-EAGAIN): fn is called with a copy of each
- * entry; a non-zero return stops the walk and is returned.  0 at the end
- * of the table, or a negative errno. */
-typedef int (*sl_conn_fn)(void *ctx, const struct sluice_conn_key *key, const struct sluice_conn *c);
-int sl_conns_each(struct sl_dataplane *dp, sl_conn_fn fn, void *ctx);
 
 #endif

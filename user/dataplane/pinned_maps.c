@@ -251,3 +251,79 @@ uint32_t sl_pinned_prog_id(const char *pin_dir, const char *name)
 	close(fd);
 	return info.id;
 }
+
+/* ---- the one walk of sl_conns ------------------------------------------------ */
+
+/* Entries per batch syscall.  A hash map's batch holds whole buckets: a
+ * bucket longer than the buffer (ENOSPC, nothing copied) doubles it. */
+#define CONNS_WALK_BATCH 1024
+#define CONNS_WALK_BATCH_MAX 65536
+
+/* The table's real size (tableSizes.connections), from the map itself:
+ * the walk's bound, whoever made the map. */
+static size_t conns_capacity(int fd)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) || !info.max_entries)
+		return SLUICE_DEFAULT_CONNS;
+	return info.max_entries;
+}
+
+int sl_conns_each(const struct sl_maps *m, sl_conn_fn fn, void *ctx)
+{
+	int fd = m->fd[SL_MAP_CONNS];
+	/* The batch token is the map's own (a bucket index for a hash map):
+	 * room for a key covers any of them. */
+	union { struct sluice_conn_key key; uint64_t u64; } in, out;
+	size_t cap = CONNS_WALK_BATCH, visited = 0;
+	size_t max_visits = 2u * conns_capacity(fd);
+	struct sluice_conn_key *keys = NULL;
+	struct sluice_conn *vals = NULL;
+	bool first = true;
+	int rc = 0;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+	for (;;) {
+		__u32 count = cap;
+		int err;
+
+		if (!keys) {
+			keys = calloc(cap, sizeof(*keys));
+			vals = calloc(cap, sizeof(*vals));
+			if (!keys || !vals) {
+				rc = -ENOMEM;
+				break;
+			}
+		}
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &count, &opts);
+		if (err == -ENOSPC && !count && cap < CONNS_WALK_BATCH_MAX) {
+			free(keys);
+			free(vals);
+			keys = NULL;
+			vals = NULL;
+			cap *= 2;
+			continue;
+		}
+		if (err && err != -ENOENT) {
+			rc = err;
+			break;
+		}
+		for (__u32 i = 0; i < count && !rc; i++)
+			rc = fn(ctx, &keys[i], &vals[i]);
+		if (rc || err == -ENOENT)
+			break; /* stopped by fn, or the end of the table */
+		visited += count;
+		if (visited >= max_visits) {
+			rc = -EAGAIN; /* BPF churns the table faster than we read it */
+			break;
+		}
+		in = out;
+		first = false;
+	}
+	free(keys);
+	free(vals);
+	return rc;
+}

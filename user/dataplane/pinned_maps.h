@@ -77,4 +77,13 @@ int sl_maps_global_stats(const struct sl_maps *m, struct sluice_stats *out);
 int sl_maps_level_names(const struct sl_maps *m,
 			char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN]);
 
+/* Every tracked connection (the daemon's sweeps and reconcile, sluicectl
+ * conns), one walk in batches (a syscall per few hundred
+ * entries, not two per entry), bounded by twice the table's size in case
+ * BPF churns it meanwhile (-EAGAIN): fn is called with a copy of each
+ * entry; a non-zero return stops the walk and is returned.  0 at the end
+ * of the table, or a negative errno. */
+typedef int (*sl_conn_fn)(void *ctx, const struct sluice_conn_key *key, const struct sluice_conn *c);
+int sl_conns_each(const struct sl_maps *m, sl_conn_fn fn, void *ctx);
+
 #endif

@@ -48,7 +48,7 @@ int sl_reconcile_with(struct sl_dataplane *dp, const struct sl_live_sockets *liv
 {
 	struct gone_walk w = { .live = live, .asked_ns = asked_ns, .grace_ns = grace_ns };
 	int released = 0;
-	int err = sl_conns_each(dp, collect_gone, &w);
+	int err = sl_conns_each(&dp->maps, collect_gone, &w);
 
 	/* What was found is released even when the walk stopped early (out of
 	 * memory, a churning table): whoever deletes the entry releases its
