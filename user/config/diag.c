@@ -266,23 +266,23 @@ void sl_diags_json(const struct sl_diags *d, FILE *f)
 	for (size_t i = 0; i < n; i++) {
 		const struct sl_diag *g = &d->items[i];
 
-		fputs("  {\"file\": ", f);
+		fputs("  {\"" SL_DIAG_KEY_FILE "\": ", f);
 		json_string(f, g->file);
 		if (g->line)
-			fprintf(f, ", \"line\": %u", g->line);
+			fprintf(f, ", \"" SL_DIAG_KEY_LINE "\": %u", g->line);
 		else
-			fputs(", \"line\": null", f);
+			fputs(", \"" SL_DIAG_KEY_LINE "\": null", f);
 		if (g->line && g->column)
-			fprintf(f, ", \"column\": %u", g->column);
+			fprintf(f, ", \"" SL_DIAG_KEY_COLUMN "\": %u", g->column);
 		else
-			fputs(", \"column\": null", f);
-		fputs(", \"object\": ", f);
+			fputs(", \"" SL_DIAG_KEY_COLUMN "\": null", f);
+		fputs(", \"" SL_DIAG_KEY_OBJECT "\": ", f);
 		json_string(f, g->object);
-		fputs(", \"path\": ", f);
+		fputs(", \"" SL_DIAG_KEY_PATH "\": ", f);
 		json_string(f, g->path);
-		fputs(", \"severity\": ", f);
+		fputs(", \"" SL_DIAG_KEY_SEVERITY "\": ", f);
 		json_string(f, sl_severity_name(g->severity));
-		fputs(", \"message\": ", f);
+		fputs(", \"" SL_DIAG_KEY_MESSAGE "\": ", f);
 		json_string(f, g->message);
 		fputs(i + 1 < n ? "},\n" : "}\n", f);
 	}

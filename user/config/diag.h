@@ -95,5 +95,15 @@ void sl_diags_print(const struct sl_diags *d, FILE *f);
  * valid UTF-8 JSON.
  */
 void sl_diags_json(const struct sl_diags *d, FILE *f);
+/* Its keys, for whoever reads it (sluicectl reload reads the daemon's
+ * outcome: daemon/control.h). */
+#define SL_DIAG_KEY_FILE     "file"
+#define SL_DIAG_KEY_LINE     "line"
+#define SL_DIAG_KEY_COLUMN   "column"
+#define SL_DIAG_KEY_OBJECT   "object"
+#define SL_DIAG_KEY_PATH     "path"
+#define SL_DIAG_KEY_SEVERITY "severity"
+#define SL_DIAG_KEY_MESSAGE  "message"
+#define SL_DIAG_N_KEYS 7
 
 #endif /* SLUICE_DIAG_H */

@@ -347,12 +347,14 @@ static const char *const source_names[] = {
  * answer (not running, another configuration, no access). */
 static bool ask_daemon(struct explain *e, const char *schema, const char *socket)
 {
-	char req[SL_CONTROL_REQUEST_MAX], *answer = NULL;
+	char req[SL_CONTROL_REQUEST_MAX], flow[SL_CONTROL_REQUEST_MAX], *answer = NULL;
+	const char *why;
 	json_t *root, *h, *c;
 	bool ok = false;
 	size_t i;
 
-	if (snprintf(req, sizeof(req), "hand %s=%s", schema, e->distinguisher) >= (int)sizeof(req) ||
+	if (snprintf(flow, sizeof(flow), "%s=%s", schema, e->distinguisher) >= (int)sizeof(flow) ||
+	    sl_control_format(req, sizeof(req), SL_CTL_HAND, flow, &why) ||
 	    sl_control_request(socket, req, &answer))
 		return false;
 	root = json_loads(answer, 0, NULL);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "daemon/control.h"
 #include "dataplane/pinned_maps.h"
 
 struct ctl_command {
@@ -26,7 +27,8 @@ int ctl_open_maps(const char *pin_dir, struct sl_maps *m);
 
 /* Send one request over the daemon's control socket; on failure print one
  * line naming the command and the socket.  0 or a negative errno. */
-int ctl_request(const char *cmd, const char *socket_path, const char *request, char **answer);
+int ctl_request(const char *cmd, const char *socket_path, enum sl_control_cmd req, const char *arg,
+		char **answer);
 
 /* JSON mode (json_mode.c): between begin and end, with -j or -p, stderr
  * is collected, and with -p stdout is re-indented.  end returns rc, after

@@ -218,23 +218,19 @@ static void print_controller(json_t *root)
 		printf("(no AverageLatencySchedulingPolicy configured)\n");
 }
 
-static int dump(int argc, char **argv, const struct ctl_command_doc *doc)
+static int dump(int argc, char **argv, const struct ctl_command_doc *doc, enum sl_control_cmd req)
 {
 	struct dump_opts o = {.socket = SL_DEFAULT_CONTROL_SOCKET};
 	const char *cmd = doc->name;
 	struct ctl_parsed parsed;
-	char req[128], *answer = NULL;
+	char *answer = NULL;
 	json_t *root;
 	int rc;
 
 	rc = ctl_parse_options(doc, dump_options, &o, argc, argv, &parsed);
 	if (rc != CTL_PARSE_RUN)
 		return rc;
-	if (parsed.first_arg < argc)
-		snprintf(req, sizeof(req), "%s %s", cmd, argv[parsed.first_arg]);
-	else
-		snprintf(req, sizeof(req), "%s", cmd);
-	if (ctl_request(cmd, o.socket, req, &answer))
+	if (ctl_request(cmd, o.socket, req, parsed.first_arg < argc ? argv[parsed.first_arg] : NULL, &answer))
 		return CTL_FAIL;
 	if (o.json) {
 		fputs(answer, stdout);
@@ -259,7 +255,7 @@ static int dump(int argc, char **argv, const struct ctl_command_doc *doc)
 	return CTL_OK;
 }
 
-int ctl_levels(int argc, char **argv) { return dump(argc, argv, &dump_docs[0]); }
-int ctl_queues(int argc, char **argv) { return dump(argc, argv, &dump_docs[1]); }
-int ctl_flows(int argc, char **argv) { return dump(argc, argv, &dump_docs[2]); }
-int ctl_controller(int argc, char **argv) { return dump(argc, argv, &dump_docs[3]); }
+int ctl_levels(int argc, char **argv) { return dump(argc, argv, &dump_docs[0], SL_CTL_LEVELS); }
+int ctl_queues(int argc, char **argv) { return dump(argc, argv, &dump_docs[1], SL_CTL_QUEUES); }
+int ctl_flows(int argc, char **argv) { return dump(argc, argv, &dump_docs[2], SL_CTL_FLOWS); }
+int ctl_controller(int argc, char **argv) { return dump(argc, argv, &dump_docs[3], SL_CTL_CONTROLLER); }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config/diag.h"
 #include "daemon/control.h"
 #include "ctl/ctl.h"
 #include "ctl/options.h"
@@ -51,19 +52,19 @@ static bool print_answer(const char *answer)
 	printf("sluiced: %s\n", json_string_value(json_object_get(root, SL_OUTCOME_KEY(MESSAGE))) ?: "?");
 	diags = json_object_get(root, SL_OUTCOME_KEY(DIAGNOSTICS));
 	json_array_foreach(diags, i, d) {
-		json_t *line = json_object_get(d, "line"), *col = json_object_get(d, "column");
-		const char *obj = json_string_value(json_object_get(d, "object"));
-		const char *path = json_string_value(json_object_get(d, "path"));
+		json_t *line = json_object_get(d, SL_DIAG_KEY_LINE), *col = json_object_get(d, SL_DIAG_KEY_COLUMN);
+		const char *obj = json_string_value(json_object_get(d, SL_DIAG_KEY_OBJECT));
+		const char *path = json_string_value(json_object_get(d, SL_DIAG_KEY_PATH));
 
-		printf("%s", json_string_value(json_object_get(d, "file")) ?: "");
+		printf("%s", json_string_value(json_object_get(d, SL_DIAG_KEY_FILE)) ?: "");
 		if (json_is_integer(line))
 			printf(":%lld:%lld", json_integer_value(line), json_integer_value(col));
-		printf(": %s: ", json_string_value(json_object_get(d, "severity")) ?: "");
+		printf(": %s: ", json_string_value(json_object_get(d, SL_DIAG_KEY_SEVERITY)) ?: "");
 		if (obj && *obj)
 			printf("%s: ", obj);
 		if (path && *path)
 			printf("%s: ", path);
-		printf("%s\n", json_string_value(json_object_get(d, "message")) ?: "");
+		printf("%s\n", json_string_value(json_object_get(d, SL_DIAG_KEY_MESSAGE)) ?: "");
 	}
 	json_decref(root);
 	return ok;
@@ -78,7 +79,7 @@ static char *wait_outcome(const struct reload_opts *o, char *answer)
 		json_t *root = json_loads(answer, 0, NULL);
 		bool pending = root && json_is_true(json_object_get(root, SL_PENDING_KEY(PENDING)));
 		json_int_t gen = root ? json_integer_value(json_object_get(root, SL_PENDING_KEY(GENERATION))) : 0;
-		char req[64];
+		char num[24];
 
 		json_decref(root);
 		if (!pending)
@@ -93,8 +94,8 @@ static char *wait_outcome(const struct reload_opts *o, char *answer)
 		}
 		usleep(100000);
 		waited += 0.1;
-		snprintf(req, sizeof(req), "reload-status %lld", (long long)gen);
-		if (ctl_request("reload", o->socket, req, &answer))
+		snprintf(num, sizeof(num), "%lld", (long long)gen);
+		if (ctl_request("reload", o->socket, SL_CTL_RELOAD_STATUS, num, &answer))
 			return NULL;
 	}
 }
@@ -110,7 +111,7 @@ int ctl_reload(int argc, char **argv)
 	rc = ctl_parse_options(&reload_doc, reload_options, &o, argc, argv, &parsed);
 	if (rc != CTL_PARSE_RUN)
 		return rc;
-	if (ctl_request("reload", o.socket, "reload", &answer))
+	if (ctl_request("reload", o.socket, SL_CTL_RELOAD, NULL, &answer))
 		return CTL_FAIL;
 	answer = wait_outcome(&o, answer);
 	if (!answer)

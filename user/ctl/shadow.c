@@ -69,7 +69,7 @@ int ctl_shadow(int argc, char **argv)
 {
 	struct shadow_opts o = {.socket = SL_DEFAULT_CONTROL_SOCKET, .pin_dir = SL_DEFAULT_PIN_DIR};
 	struct ctl_parsed parsed;
-	char *answer = NULL, req[16];
+	char *answer = NULL;
 	const char *arg;
 	json_t *root;
 	bool ok;
@@ -85,8 +85,7 @@ int ctl_shadow(int argc, char **argv)
 		fprintf(stderr, "sluicectl shadow: expected on or off, got '%s'\n", arg);
 		return CTL_USAGE;
 	}
-	snprintf(req, sizeof(req), "shadow %s", arg);
-	if (ctl_request("shadow", o.socket, req, &answer))
+	if (ctl_request("shadow", o.socket, SL_CTL_SHADOW, arg, &answer))
 		return CTL_FAIL;
 	root = json_loads(answer, 0, NULL);
 	ok = root && json_is_true(json_object_get(root, SL_OUTCOME_KEY(OK)));

@@ -89,9 +89,18 @@ int ctl_open_maps(const char *pin_dir, struct sl_maps *m)
 	return err;
 }
 
-int ctl_request(const char *cmd, const char *socket_path, const char *request, char **answer)
+int ctl_request(const char *cmd, const char *socket_path, enum sl_control_cmd req, const char *arg,
+		char **answer)
 {
-	int err = sl_control_request(socket_path, request, answer);
+	char line[SL_CONTROL_REQUEST_MAX];
+	const char *why = NULL;
+	int err = sl_control_format(line, sizeof(line), req, arg, &why);
+
+	if (err) {
+		fprintf(stderr, "sluicectl %s: %s\n", cmd, why);
+		return err;
+	}
+	err = sl_control_request(socket_path, line, answer);
 
 	if (err)
 		fprintf(stderr, "sluicectl %s: %s: %s (is sluiced running? --socket)\n", cmd, socket_path,

@@ -83,16 +83,26 @@ static double rate(__u64 now, __u64 before, double dt)
 }
 
 /* The controller's policies as sluiced answers them, or NULL. */
+/* The daemon's controller dump (quietly: top shows what it has). */
+static int controller_answer(const char *sock, char **answer)
+{
+	char req[SL_CONTROL_REQUEST_MAX];
+	const char *why;
+
+	return sl_control_format(req, sizeof(req), SL_CTL_CONTROLLER, NULL, &why) ?:
+	       sl_control_request(sock, req, answer);
+}
+
 static json_t *policies_of(const char *sock)
 {
 	char *answer = NULL;
 	json_t *root, *p;
 
-	if (sl_control_request(sock, "controller", &answer))
+	if (controller_answer(sock, &answer))
 		return NULL;
 	root = json_loads(answer, 0, NULL);
 	free(answer);
-	p = root ? json_incref(json_object_get(root, "policies")) : NULL;
+	p = root ? json_incref(json_object_get(root, SL_CONTROLLER_REPLY_KEY(POLICIES))) : NULL;
 	json_decref(root);
 	return p;
 }
@@ -147,7 +157,7 @@ static void print_policies(const char *sock)
 	json_t *root, *p;
 	size_t i;
 
-	if (sl_control_request(sock, "controller", &answer)) {
+	if (controller_answer(sock, &answer)) {
 		printf("(policies: sluiced does not answer on %s)\n", sock);
 		return;
 	}

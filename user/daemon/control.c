@@ -34,6 +34,33 @@ static const struct {
 	{"reload-status", SL_CTL_RELOAD_STATUS, ARG_NUMBER},
 };
 
+int sl_control_format(char *buf, size_t len, enum sl_control_cmd cmd, const char *arg,
+		      const char **why)
+{
+	char copy[SL_CONTROL_REQUEST_MAX];
+	struct sl_control_req back;
+	const char *word = NULL;
+	int n;
+
+	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]) && !word; i++)
+		if (requests[i].cmd == cmd)
+			word = requests[i].word;
+	if (!word) {
+		*why = "no such request";
+		return -EINVAL;
+	}
+	n = arg ? snprintf(buf, len, "%s %s", word, arg) : snprintf(buf, len, "%s", word);
+	if (n < 0 || (size_t)n >= len || (size_t)n >= sizeof(copy)) { /* its "\n" must fit too */
+		*why = "the request is longer than the daemon reads";
+		return -ENAMETOOLONG;
+	}
+	/* What the daemon will make of it, here: one parser for both sides. */
+	memcpy(copy, buf, (size_t)n + 1);
+	if (sl_control_parse(copy, &back, why))
+		return -EINVAL;
+	return 0;
+}
+
 /* The replies' keys (control.h). */
 #define SL_CTL_KEY_STR(P, id, key) key,
 #define SL_CTL_TABLE(ID, id) \

@@ -54,6 +54,13 @@ struct sl_control_req {
 /* Parse one request line (its "\n" stripped or not; the buffer is
  * modified).  0, or -EINVAL with *why saying what is wrong. */
 int sl_control_parse(char *line, struct sl_control_req *out, const char **why);
+/* The client's side: the request for cmd with its argument (NULL: none),
+ * without its "\n" (sl_control_request adds it), checked by the same
+ * parser the daemon runs.  0, -ENAMETOOLONG (its line over
+ * SL_CONTROL_REQUEST_MAX, or len), or -EINVAL with why saying what the
+ * daemon would refuse. */
+int sl_control_format(char *buf, size_t len, enum sl_control_cmd cmd, const char *arg,
+		      const char **why);
 
 /* Listen on path.  Its directory is created 0700 when missing; an existing
  * one must be a directory owned by this user and writable by nobody else,

@@ -125,6 +125,15 @@ static void test_change_replies_are_the_contract(void **state)
 	assert_contract_keys(root, sl_outcome_keys, SL_OUTCOME_NKEYS, "outcome");
 	assert_false(json_is_true(json_object_get(root, SL_OUTCOME_KEY(OK))));
 	assert_int_equal(json_array_size(json_object_get(root, SL_OUTCOME_KEY(DIAGNOSTICS))), 1);
+	{
+		static const char *const diag_keys[SL_DIAG_N_KEYS] = {
+			SL_DIAG_KEY_FILE, SL_DIAG_KEY_LINE, SL_DIAG_KEY_COLUMN, SL_DIAG_KEY_OBJECT,
+			SL_DIAG_KEY_PATH, SL_DIAG_KEY_SEVERITY, SL_DIAG_KEY_MESSAGE,
+		};
+
+		assert_contract_keys(json_array_get(json_object_get(root, SL_OUTCOME_KEY(DIAGNOSTICS)), 0),
+				     diag_keys, SL_DIAG_N_KEYS, "diagnostic");
+	}
 	json_decref(root);
 	sl_diags_free(&diags);
 
@@ -138,12 +147,58 @@ static void test_change_replies_are_the_contract(void **state)
 	json_decref(root);
 }
 
+/* The client's requests are written by the contract and read back by the
+ * daemon's parser: every request round-trips, and what the daemon would
+ * refuse is refused before it is sent. */
+static void test_requests_round_trip(void **state)
+{
+	static const struct {
+		enum sl_control_cmd cmd;
+		const char *arg;
+	} ok[] = {
+		{SL_CTL_LEVELS, NULL}, {SL_CTL_LEVELS, "web"}, {SL_CTL_QUEUES, "web"},
+		{SL_CTL_FLOWS, NULL}, {SL_CTL_CONTROLLER, NULL}, {SL_CTL_RELOAD, NULL},
+		{SL_CTL_SHADOW, "on"}, {SL_CTL_SHADOW, "off"}, {SL_CTL_HAND, "web=198.18.0.10"},
+		{SL_CTL_HAND, "web="}, {SL_CTL_RELOAD_STATUS, "17"},
+	};
+	char buf[SL_CONTROL_REQUEST_MAX], long_arg[SL_CONTROL_REQUEST_MAX];
+	struct sl_control_req r;
+	const char *why;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		why = NULL;
+		assert_int_equal(sl_control_format(buf, sizeof(buf), ok[i].cmd, ok[i].arg, &why), 0);
+		assert_null(strchr(buf, '\n'));
+		assert_int_equal(sl_control_parse(buf, &r, &why), 0);
+		assert_int_equal(r.cmd, ok[i].cmd);
+		if (ok[i].arg)
+			assert_string_equal(r.arg, ok[i].arg);
+		else
+			assert_null(r.arg);
+	}
+	/* Refused as the daemon would refuse them. */
+	assert_int_equal(sl_control_format(buf, sizeof(buf), SL_CTL_SHADOW, "maybe", &why), -EINVAL);
+	assert_int_equal(sl_control_format(buf, sizeof(buf), SL_CTL_RELOAD_STATUS, "x1", &why), -EINVAL);
+	assert_int_equal(sl_control_format(buf, sizeof(buf), SL_CTL_LEVELS, "two words", &why), -EINVAL);
+	assert_int_equal(sl_control_format(buf, sizeof(buf), SL_CTL_CONTROLLER, "web", &why), -EINVAL);
+	assert_int_equal(sl_control_format(buf, sizeof(buf), SL_CTL_HAND, "=x", &why), -EINVAL);
+	memset(long_arg, 'a', sizeof(long_arg) - 1);
+	long_arg[sizeof(long_arg) - 1] = '\0';
+	assert_int_equal(sl_control_format(buf, sizeof(buf), SL_CTL_LEVELS, long_arg, &why), -ENAMETOOLONG);
+	/* The longest line the daemon reads, its "\n" included, still goes. */
+	long_arg[SL_CONTROL_REQUEST_MAX - 1 - strlen("levels ") - 1] = '\0';
+	assert_int_equal(sl_control_format(buf, sizeof(buf), SL_CTL_LEVELS, long_arg, &why), 0);
+	assert_int_equal(strlen(buf) + 1, SL_CONTROL_REQUEST_MAX - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_exact),
 		cmocka_unit_test(test_change_replies_are_the_contract),
+		cmocka_unit_test(test_requests_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
