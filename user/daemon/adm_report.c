@@ -165,7 +165,7 @@ void sl_adm_metrics(struct sl_admission *adm, FILE *f)
 		samples[s].held_frames = hs.level_frames[s];
 		samples[s].held_bytes = hs.level_bytes[s];
 		sl_maps_level_stats(&adm->dp->maps, s, &samples[s].st);
-		samples[s].seats = adm->dp->seats[s];
+		sl_seats_read(adm->dp, s, &samples[s].seats);
 	}
 	for (size_t m = 0; m < sizeof(level_metrics) / sizeof(level_metrics[0]); m++) {
 		const struct level_metric *lm = &level_metrics[m];
@@ -213,13 +213,13 @@ static void dump_level(struct sl_admission *adm, struct json_out *jo, struct lev
 	struct sluice_level_stats st = {0};
 	struct sl_qs_stats qs = {0};
 	struct sl_held_stats hs;
-	uint64_t reinjected = 0, reset = 0;
+	struct sluice_seats seats;
+	uint64_t reinjected, reset;
 
 	sl_held_get_stats(adm->held, &hs);
-	if (adm->dp->seats) {
-		reinjected = adm->dp->seats[l->slot].reinjected;
-		reset = adm->dp->seats[l->slot].reset_held;
-	}
+	sl_seats_read(adm->dp, l->slot, &seats);
+	reinjected = seats.reinjected;
+	reset = seats.reset_held;
 	sl_maps_level_stats(&adm->dp->maps, l->slot, &st);
 	if (l->qs)
 		sl_qs_get_stats(l->qs, &qs);

@@ -46,6 +46,7 @@ int sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
 	measure(rt, dp, srv);
 	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
 		struct sluice_level_stats st;
+		struct sluice_seats seats;
 		struct sluice_level lvl;
 		struct sl_seat_counters c;
 		uint32_t flags = 0;
@@ -59,7 +60,8 @@ int sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
 			continue;
 		}
 		memcpy(rt->name[slot], lvl.name, sizeof(rt->name[slot]));
-		c.expired = __atomic_load_n(&dp->seats[slot].expired, __ATOMIC_RELAXED);
+		sl_seats_read(dp, slot, &seats);
+		c.expired = seats.expired;
 		c.unseated = st.unseated;
 		c.proved = st.acks_proved;
 		c.lingering = rt->lingering[slot];

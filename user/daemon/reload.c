@@ -41,13 +41,22 @@ int daemon_load_config(const char *path, struct sl_config **out, struct sl_diags
 /* The shares of levels the new configuration removes (or an earlier one
  * removed) that still hold connections or have some waiting: they stay in
  * the share sum while they drain, as a quiescing APF level's do. */
+/* Whether a slot holds or queues connections now. */
+static bool slot_busy(const struct daemon *d, unsigned s)
+{
+	struct sluice_seats seats;
+
+	sl_seats_read(&d->dp, s, &seats);
+	return seats.seats_in_use || seats.waiting;
+}
+
 /* Slots that hold or queue connections now. */
 static uint64_t busy_slots(const struct daemon *d)
 {
 	uint64_t busy = 0;
 
-	for (unsigned s = 0; d->dp.seats && s < SLUICE_MAX_LEVELS; s++)
-		if (d->dp.seats[s].seats_in_use || d->dp.seats[s].waiting)
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
+		if (slot_busy(d, s))
 			busy |= 1ull << s;
 	return busy;
 }
@@ -68,8 +77,7 @@ void daemon_check_quiescing(struct daemon *d)
 	bool drained = false;
 
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS && !drained; s++)
-		drained = (d->quiescing & (1ull << s)) && !d->dp.seats[s].seats_in_use &&
-			  !d->dp.seats[s].waiting;
+		drained = (d->quiescing & (1ull << s)) && !slot_busy(d, s);
 	if (!drained || d->job)
 		return; /* a reload on its way applies it anyway */
 	if (daemon_apply_config(d, d->cfg, &diags)) {

@@ -183,7 +183,7 @@ static void report(struct daemon *d)
 			continue;
 		if (sl_maps_level_stats(&d->dp.maps, slot, &st))
 			continue;
-		seats = d->dp.seats[slot].seats_in_use;
+		seats = sl_seats_in_use(&d->dp, slot);
 		if (st.admitted != r->last.admitted || st.deferred != r->last.deferred ||
 		    st.rejected != r->last.rejected || seats != r->last_seats) {
 			/* Per second: metrics say it, the log only at debug. */

@@ -79,8 +79,7 @@ int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
 		if (bpf_map_delete_elem(fd, &w.stale[i]))
 			continue;
 		sl_conn_expired(dp, &c);
-		if (c.level < SLUICE_MAX_LEVELS)
-			__atomic_fetch_add(&dp->seats[c.level].expired, 1, __ATOMIC_RELAXED);
+		sl_seats_count_expired(dp, c.level);
 		if (census && c.schema < census->n && census->conns[c.schema]) {
 			census->conns[c.schema]--;
 			census->seats[c.schema] -= census->seats[c.schema] >= c.seats ? c.seats

@@ -191,6 +191,32 @@ void sl_seats_release(struct sl_dataplane *dp, unsigned level, uint32_t seats)
 		add(&s->seats_in_use, -(int64_t)seats);
 }
 
+void sl_seats_read(const struct sl_dataplane *dp, unsigned level, struct sluice_seats *out)
+{
+	const struct sluice_seats *s = seats_of(dp, level);
+
+	memset(out, 0, sizeof(*out));
+	if (!s)
+		return;
+	/* Field by field: XDP and sock_ops move them all the time. */
+	out->seats_in_use = __atomic_load_n(&s->seats_in_use, __ATOMIC_RELAXED);
+	out->waiting = __atomic_load_n(&s->waiting, __ATOMIC_RELAXED);
+	out->expired = __atomic_load_n(&s->expired, __ATOMIC_RELAXED);
+	out->unclaimed = __atomic_load_n(&s->unclaimed, __ATOMIC_RELAXED);
+	out->reinjected = __atomic_load_n(&s->reinjected, __ATOMIC_RELAXED);
+	out->reset_held = __atomic_load_n(&s->reset_held, __ATOMIC_RELAXED);
+	out->held_syns = __atomic_load_n(&s->held_syns, __ATOMIC_RELAXED);
+	out->held_bytes = __atomic_load_n(&s->held_bytes, __ATOMIC_RELAXED);
+}
+
+void sl_seats_count_expired(struct sl_dataplane *dp, unsigned level)
+{
+	struct sluice_seats *s = seats_of(dp, level);
+
+	if (s)
+		__atomic_fetch_add(&s->expired, 1, __ATOMIC_RELAXED);
+}
+
 uint64_t sl_seats_in_use(const struct sl_dataplane *dp, unsigned level)
 {
 	const struct sluice_seats *s = seats_of(dp, level);

@@ -70,6 +70,12 @@ unsigned sl_tickets_clear_stale(struct sl_dataplane *dp);
 /* The seat rule on `level` (include/sluice_seats.h). */
 bool sl_seats_reserve(struct sl_dataplane *dp, unsigned level, uint32_t seats, uint64_t limit);
 void sl_seats_release(struct sl_dataplane *dp, unsigned level, uint32_t seats);
+/* A level's whole sl_seats entry, each field read atomically (zeros
+ * without a data path): every read of sl_seats outside this file is one
+ * of these accessors. */
+void sl_seats_read(const struct sl_dataplane *dp, unsigned level, struct sluice_seats *out);
+/* The handshake sweep expired one of the level's connections. */
+void sl_seats_count_expired(struct sl_dataplane *dp, unsigned level);
 uint64_t sl_seats_in_use(const struct sl_dataplane *dp, unsigned level);
 uint64_t sl_seats_unclaimed(const struct sl_dataplane *dp, unsigned level);
 /* Deferred connections of the level waiting in the daemon (the data path
