@@ -23,7 +23,7 @@
 #include <time.h>
 
 #include "config/config.h"
-#include "dataplane/apply.h"
+#include "dataplane/settings.h"
 #include "dataplane/dataplane.h"
 #include "engine/plan.h"
 #include "frames.h"

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dataplane/apply.h"
+#include "dataplane/settings.h"
 #include "dataplane/dataplane.h"
 #include "config/config.h"
 #include "frames.h"

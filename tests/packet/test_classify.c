@@ -23,7 +23,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dataplane/apply.h"
+#include "dataplane/settings.h"
 #include "dataplane/dataplane.h"
 #include "engine/classifier.h"
 #include "config/config.h"

@@ -9,7 +9,7 @@
 #include "daemon/admission.h"
 #include "daemon/admission_int.h"
 #include "daemon/control.h"
-#include "dataplane/tickets.h"
+#include "dataplane/ledger.h"
 #include "lib/flowhash.h"
 #include "lib/fmt.h"
 #include "lib/json_out.h"

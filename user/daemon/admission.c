@@ -9,7 +9,7 @@
 #include "daemon/policy_rt.h"
 #include "dataplane/expiry.h"
 #include "dataplane/inject.h"
-#include "dataplane/tickets.h"
+#include "dataplane/ledger.h"
 #include "engine/classifier.h"
 #include "engine/held.h"
 #include "engine/loadsched.h"

@@ -11,7 +11,7 @@
  * between levels by measured demand.
  *
  * It owns the engines (queueset, borrowing, pending, held) and writes to
- * the data path only through dataplane/tickets.h and dataplane/inject.h.
+ * the data path only through dataplane/ledger.h, dataplane/settings.h and dataplane/inject.h.
  */
 #ifndef SLUICE_ADMISSION_H
 #define SLUICE_ADMISSION_H

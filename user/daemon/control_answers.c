@@ -14,11 +14,11 @@
 #include "daemon/admission.h"
 #include "daemon/control.h"
 #include "daemon/policy_rt.h"
-#include "dataplane/apply.h"
+#include "dataplane/settings.h"
 #include "lib/clock.h"
 
 /* `sluicectl shadow on|off`: flip the data path's shadow flag now (one
- * map update, dataplane/apply.h); it holds until the next toggle, or a
+ * map update, dataplane/settings.h); it holds until the next toggle, or a
  * reload whose file changes `shadow`. */
 static int set_shadow(struct daemon *d, bool on, const char **msg)
 {

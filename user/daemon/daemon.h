@@ -24,7 +24,7 @@
 #include "dataplane/expiry.h"
 #include "dataplane/dataplane.h"
 #include "dataplane/sockets.h"
-#include "dataplane/tickets.h"
+#include "dataplane/ledger.h"
 #include "engine/plan.h"
 #include "lib/log.h"
 

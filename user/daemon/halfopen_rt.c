@@ -3,7 +3,8 @@
 #include <string.h>
 
 #include "dataplane/pinned_maps.h"
-#include "dataplane/tickets.h"
+#include "dataplane/ledger.h"
+#include "dataplane/settings.h"
 #include "lib/log.h"
 #include "lib/prom.h"
 

@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "daemon/admission_int.h"
-#include "dataplane/tickets.h"
+#include "dataplane/ledger.h"
+#include "dataplane/settings.h"
 #include "lib/log.h"
 
 /* ---- keeping the QueueSet and the data path in step ------------------------ */

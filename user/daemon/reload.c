@@ -13,7 +13,7 @@
 #include "daemon/admission.h"
 #include "daemon/policy_rt.h"
 #include "daemon/reload_job.h"
-#include "dataplane/apply.h"
+#include "dataplane/settings.h"
 #include "dataplane/policy_gate.h"
 #include "lib/clock.h"
 #include "lib/log.h"

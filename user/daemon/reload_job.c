@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dataplane/apply.h"
+#include "dataplane/settings.h"
 
 struct sl_reload_job {
 	struct sl_reload_input in;

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "daemon/admission.h"
-#include "dataplane/apply.h"
+#include "dataplane/settings.h"
 #include "config/config.h"
 #include "daemon/control.h"
 #include "daemon/events.h"
@@ -41,7 +41,7 @@
 #include "daemon/config_watch.h"
 #include "daemon/reload_job.h"
 #include "daemon/service_manager.h"
-#include "dataplane/tickets.h"
+#include "dataplane/ledger.h"
 
 #define SWEEP_INTERVAL_NS 1000000000ULL
 #define REPORT_INTERVAL_NS 1000000000ULL

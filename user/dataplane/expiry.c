@@ -1,5 +1,5 @@
 #include "dataplane/expiry.h"
-#include "dataplane/tickets.h"
+#include "dataplane/ledger.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

@@ -226,7 +226,7 @@ int sl_maps_level_names(const struct sl_maps *m,
 		err = sl_maps_level(m, s, &lvl);
 		if (err)
 			return err;
-		/* Removed levels keep their name (apply.c): a level that
+		/* Removed levels keep their name (settings.c): a level that
 		 * comes back finds its slot, and its seats, again. */
 		memcpy(names[s], lvl.name, SLUICE_LEVEL_NAME_LEN);
 		names[s][SLUICE_LEVEL_NAME_LEN - 1] = '\0';

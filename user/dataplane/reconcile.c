@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "dataplane/expiry.h"
-#include "dataplane/tickets.h"
+#include "dataplane/ledger.h"
 #include "lib/clock.h"
 #include "lib/grow.h"
 

@@ -1,9 +1,12 @@
-/* Write a plan into the data path's maps (adapter). */
-#ifndef SLUICE_APPLY_H
-#define SLUICE_APPLY_H
+/* The data path's settings (adapter): the one writer of sl_config and
+ * sl_levels (and sl_heartbeat): a whole plan, a generation at a time, and
+ * the runtimes' single fields (a level's limit, its seating, shadow). */
+#ifndef SLUICE_SETTINGS_H
+#define SLUICE_SETTINGS_H
 
 #include <stdbool.h>
 
+#include "dataplane/dataplane.h"
 #include "dataplane/pinned_maps.h"
 #include "engine/plan.h"
 
@@ -37,5 +40,12 @@ int sl_apply_commit(const struct sl_maps *m, const struct sl_plan *plan, uint8_t
 int sl_apply_shadow(const struct sl_maps *m, bool on);
 /* Write the heartbeat (CLOCK_MONOTONIC now). */
 int sl_write_heartbeat(const struct sl_maps *m, unsigned long long seq);
+
+/* The level's current limit in sl_levels (Limited levels only). */
+int sl_level_write_limit(struct sl_dataplane *dp, unsigned level, uint32_t limit);
+/* Where a level seats (enum sluice_level_flags), and how many levels have
+ * their ACKs watched (sluice_settings.ack_watch_levels): read, change, write. */
+int sl_level_write_flags(struct sl_dataplane *dp, unsigned level, uint32_t flags);
+int sl_settings_write_ack_watch(struct sl_dataplane *dp, uint32_t levels);
 
 #endif

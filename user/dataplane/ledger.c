@@ -1,4 +1,4 @@
-#include "dataplane/tickets.h"
+#include "dataplane/ledger.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -264,41 +264,4 @@ void sl_seats_count_reset(struct sl_dataplane *dp, unsigned level)
 
 	if (s)
 		add(&s->reset_held, 1);
-}
-
-int sl_level_write_limit(struct sl_dataplane *dp, unsigned level, uint32_t limit)
-{
-	struct sluice_level lvl;
-
-	if (sl_maps_level(&dp->maps, level, &lvl) || lvl.type != SLUICE_LEVEL_LIMITED)
-		return -ENOENT;
-	if (lvl.seat_limit == limit)
-		return 0;
-	lvl.seat_limit = limit;
-	return bpf_map_update_elem(dp->maps.fd[SL_MAP_LEVELS], &level, &lvl, BPF_ANY) ? -errno : 0;
-}
-
-int sl_level_write_flags(struct sl_dataplane *dp, unsigned level, uint32_t flags)
-{
-	struct sluice_level lvl;
-
-	if (sl_maps_level(&dp->maps, level, &lvl) || lvl.type == SLUICE_LEVEL_UNUSED)
-		return -ENOENT;
-	if (lvl.flags == flags)
-		return 0;
-	lvl.flags = flags;
-	return bpf_map_update_elem(dp->maps.fd[SL_MAP_LEVELS], &level, &lvl, BPF_ANY) ? -errno : 0;
-}
-
-int sl_settings_write_ack_watch(struct sl_dataplane *dp, uint32_t levels)
-{
-	struct sluice_settings c;
-	__u32 zero = 0;
-
-	if (sl_maps_config(&dp->maps, &c))
-		return -EIO;
-	if (c.ack_watch_levels == levels)
-		return 0;
-	c.ack_watch_levels = levels;
-	return bpf_map_update_elem(dp->maps.fd[SL_MAP_CONFIG], &zero, &c, BPF_ANY) ? -errno : 0;
 }

@@ -1,6 +1,7 @@
 /*
- * Tickets and seats from userspace (data plane): the only code that writes
- * sl_tickets, and the only code in userspace that changes sl_seats.  The
+ * The ledger from userspace (data plane): tickets, connections and seats;
+ * the only code that writes sl_tickets, and the only code in userspace
+ * that changes or reads sl_seats (through the accessors below).  The
  * daemon's admission decides; this writes the decision the way the data
  * path expects it:
  *  - an admit ticket reserves its seats first (unless the caller reserved
@@ -14,8 +15,8 @@
  * When writing an admit ticket or an entry fails, the slot stays the
  * caller's.
  */
-#ifndef SLUICE_TICKETS_H
-#define SLUICE_TICKETS_H
+#ifndef SLUICE_LEDGER_H
+#define SLUICE_LEDGER_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -87,11 +88,5 @@ void sl_seats_publish_held(struct sl_dataplane *dp, unsigned level, uint64_t fra
 /* Count a held SYN re-injected (admitted) or answered with its RST. */
 void sl_seats_count_reinjected(struct sl_dataplane *dp, unsigned level);
 void sl_seats_count_reset(struct sl_dataplane *dp, unsigned level);
-/* The level's current limit in sl_levels (Limited levels only). */
-int sl_level_write_limit(struct sl_dataplane *dp, unsigned level, uint32_t limit);
-/* Where a level seats (enum sluice_level_flags), and how many levels have
- * their ACKs watched (sluice_settings.ack_watch_levels): read, change, write. */
-int sl_level_write_flags(struct sl_dataplane *dp, unsigned level, uint32_t flags);
-int sl_settings_write_ack_watch(struct sl_dataplane *dp, uint32_t levels);
 
 #endif

@@ -1,4 +1,4 @@
-#include "dataplane/apply.h"
+#include "dataplane/settings.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -254,4 +254,43 @@ int sl_write_heartbeat(const struct sl_maps *m, unsigned long long seq)
 	if (bpf_map_update_elem(m->fd[SL_MAP_HEARTBEAT], &zero, &hb, BPF_ANY))
 		return -errno;
 	return 0;
+}
+
+/* ---- one field at a time, from the daemon's runtimes ---------------------------- */
+
+int sl_level_write_limit(struct sl_dataplane *dp, unsigned level, uint32_t limit)
+{
+	struct sluice_level lvl;
+
+	if (sl_maps_level(&dp->maps, level, &lvl) || lvl.type != SLUICE_LEVEL_LIMITED)
+		return -ENOENT;
+	if (lvl.seat_limit == limit)
+		return 0;
+	lvl.seat_limit = limit;
+	return bpf_map_update_elem(dp->maps.fd[SL_MAP_LEVELS], &level, &lvl, BPF_ANY) ? -errno : 0;
+}
+
+int sl_level_write_flags(struct sl_dataplane *dp, unsigned level, uint32_t flags)
+{
+	struct sluice_level lvl;
+
+	if (sl_maps_level(&dp->maps, level, &lvl) || lvl.type == SLUICE_LEVEL_UNUSED)
+		return -ENOENT;
+	if (lvl.flags == flags)
+		return 0;
+	lvl.flags = flags;
+	return bpf_map_update_elem(dp->maps.fd[SL_MAP_LEVELS], &level, &lvl, BPF_ANY) ? -errno : 0;
+}
+
+int sl_settings_write_ack_watch(struct sl_dataplane *dp, uint32_t levels)
+{
+	struct sluice_settings c;
+	__u32 zero = 0;
+
+	if (sl_maps_config(&dp->maps, &c))
+		return -EIO;
+	if (c.ack_watch_levels == levels)
+		return 0;
+	c.ack_watch_levels = levels;
+	return bpf_map_update_elem(dp->maps.fd[SL_MAP_CONFIG], &zero, &c, BPF_ANY) ? -errno : 0;
 }
