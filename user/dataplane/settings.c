@@ -3,11 +3,13 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
 #include "lib/log.h"
 
 static int update(int fd, const void *key, const void *val, const char *what)
@@ -21,51 +23,29 @@ static int update(int fd, const void *key, const void *val, const char *what)
 	return 0;
 }
 
-/* Delete every LPM key of one generation. */
-static void clear_lpm_gen(int fd, __u8 gen)
+/* Delete every key of generation gen (the byte at gen_off of a key of
+ * key_size bytes): the idle generation's leftovers, before it is written.
+ * Collected first, deleted after: deleting while get_next_key walks would
+ * restart the walk. */
+static void clear_gen(int fd, size_t key_size, size_t gen_off, __u8 gen)
 {
-	struct sluice_lpm_key key, next, *del;
-	size_t n = 0, cap = SLUICE_LPM_ENTRIES;
-	void *prev = NULL;
-
-	del = calloc(cap, sizeof(*del));
-	if (!del)
-		return;
-	while (n < cap && !bpf_map_get_next_key(fd, prev, &next)) {
-		if (next.gen == gen)
-			del[n++] = next;
-		key = next;
-		prev = &key;
-	}
-	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(fd, &del[i]);
-	free(del);
-}
-
-static void clear_classes_gen(int fd, __u8 gen)
-{
-	struct sluice_class_key key, next, *del = NULL;
+	unsigned char key[64], next[64], *del = NULL;
 	size_t n = 0, cap = 0;
 	void *prev = NULL;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (next.gen == gen) {
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 1024;
-				void *v = realloc(del, nc * sizeof(*del));
-
-				if (!v)
-					break;
-				del = v;
-				cap = nc;
-			}
-			del[n++] = next;
+	if (key_size > sizeof(key))
+		return;
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		if (next[gen_off] == gen) {
+			if (sl_grow((void **)&del, &cap, (n + 1) * key_size, 1))
+				break;
+			memcpy(del + n++ * key_size, next, key_size);
 		}
-		key = next;
-		prev = &key;
+		memcpy(key, next, key_size);
+		prev = key;
 	}
 	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(fd, &del[i]);
+		bpf_map_delete_elem(fd, del + i * key_size);
 	free(del);
 }
 
@@ -145,9 +125,10 @@ int sl_apply_stage(const struct sl_maps *m, const struct sl_plan *plan, uint8_t 
 
 	/* The idle generation, from scratch (what the last configuration
 	 * before the running one left there goes now). */
-	clear_lpm_gen(m->fd[SL_MAP_SRC_CLS], gen);
-	clear_lpm_gen(m->fd[SL_MAP_DST_CLS], gen);
-	clear_classes_gen(m->fd[SL_MAP_CLASSES], gen);
+	clear_gen(m->fd[SL_MAP_SRC_CLS], sizeof(struct sluice_lpm_key), offsetof(struct sluice_lpm_key, gen), gen);
+	clear_gen(m->fd[SL_MAP_DST_CLS], sizeof(struct sluice_lpm_key), offsetof(struct sluice_lpm_key, gen), gen);
+	clear_gen(m->fd[SL_MAP_CLASSES], sizeof(struct sluice_class_key), offsetof(struct sluice_class_key, gen),
+		  gen);
 	if ((err = write_lpm(m->fd[SL_MAP_SRC_CLS], plan->classes.src, plan->classes.n_src, gen,
 			     SLUICE_MAP_SRC_CLS)) ||
 	    (err = write_lpm(m->fd[SL_MAP_DST_CLS], plan->classes.dst, plan->classes.n_dst, gen,
