@@ -937,28 +937,7 @@ int sluice_xdp(struct xdp_md *ctx)
 	}
 }
 
-/* Run on a held SYN with BPF_PROG_TEST_RUN (live frames, the original
- * ingress device): XDP_PASS builds it into an skb and delivers it through
- * netif_receive_skb, as if it had just arrived. */
-SEC("xdp")
-int sluice_inject(struct xdp_md *ctx)
-{
-	(void)ctx;
-	return XDP_PASS;
-}
-
-/* The same, for a held SYN (or ACK) the daemon rejects: the RST the data
- * path would have sent, out of the device it came in on. */
-SEC("xdp")
-int sluice_reset(struct xdp_md *ctx)
-{
-	struct syn_pkt p = {};
-
-	enum parse_result r = parse_frame(ctx, &p);
-
-	if ((r != PARSE_SYN && r != PARSE_ACK) || build_rst(ctx, &p))
-		return XDP_ABORTED;
-	return XDP_TX;
-}
+/* The programs the daemon runs on a frame it held. */
+#include "held_frames.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

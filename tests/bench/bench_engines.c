@@ -37,11 +37,13 @@ static uint64_t rnd(void)
 static uint64_t ring[1 << 16];
 static size_t head, tail;
 
-static void on_dispatch(void *ctx, uint64_t id, uint64_t now)
+/* What the last operation dispatched, taken as the daemon does. */
+static void take_dispatched(struct sl_qs *qs)
 {
-	(void)ctx;
-	(void)now;
-	ring[tail++ & 0xffff] = id;
+	uint64_t id, at;
+
+	while (sl_qs_next_dispatch(qs, &id, &at))
+		ring[tail++ & 0xffff] = id;
 }
 
 /* One cycle: a new connection arrives (queued: all seats busy), the
@@ -55,7 +57,7 @@ static double qs_cycles_per_sec(int32_t queues, uint32_t hand, uint64_t cycles)
 	uint64_t id = 1, t = 1, start, end;
 
 	head = tail = 0;
-	if (sl_qs_create(&qs, &cfg, CL, t, on_dispatch, NULL, why, sizeof(why))) {
+	if (sl_qs_create(&qs, &cfg, CL, t, why, sizeof(why))) {
 		fprintf(stderr, "bench: %s\n", why);
 		exit(1);
 	}
@@ -70,6 +72,7 @@ static double qs_cycles_per_sec(int32_t queues, uint32_t hand, uint64_t cycles)
 		t += 1000;
 		sl_qs_arrive(qs, t, id, 1, rnd());
 		sl_qs_complete(qs, t, ring[head++ & 0xffff], 500000000ULL);
+		take_dispatched(qs);
 	}
 	end = now_ns();
 	sl_qs_free(qs);

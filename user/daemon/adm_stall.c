@@ -85,7 +85,8 @@ void adm_stall_step(struct level_rt *l, uint64_t now)
 	       "(full, and nothing closed %s: waiters whose flows hold its seats may be what holds them)",
 	       l->name, n, (double)after / 1e6, again ? "yes" : "no",
 	       again ? "since the last verdict" : "for several typical lifetimes");
-	lr_sync(l, now);
+	/* The refused waiters' places go to the next in line. */
+	adm_level_settle(l, now);
 }
 
 uint64_t sl_adm_next_deadline(const struct sl_admission *adm)

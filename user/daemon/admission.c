@@ -328,13 +328,39 @@ static void admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool r
 	sl_fm_dispatched(series_of(adm, p), waited_s(p, now));
 }
 
-static void on_dispatch(void *ctx, uint64_t id, uint64_t now)
+/* The requests the level's QueueSet started since the last look, in the
+ * order it started them: each one's held SYN goes back in (or its ticket
+ * is issued).  Admitting one may complete it in the QueueSet at once
+ * (its client is gone, its ticket failed): what that starts joins the
+ * same list, and this loop takes it too. */
+static void start_dispatched(struct level_rt *l)
 {
-	struct level_rt *l = ctx;
-	struct sl_pending *p = sl_pending_by_id(l->adm->pending, id);
+	uint64_t id, at;
 
-	if (p)
-		admit(l, p, now, false);
+	while (l->qs && sl_qs_next_dispatch(l->qs, &id, &at)) {
+		struct sl_pending *p = sl_pending_by_id(l->adm->pending, id);
+
+		if (p)
+			admit(l, p, at, false);
+	}
+}
+
+/* A level after anything moved its seats or its waiters (a close, a
+ * refusal, a time-out, a new limit): the QueueSet gets the capacity left,
+ * what it starts is admitted here, then the data path learns how many
+ * still wait. */
+void adm_level_settle(struct level_rt *l, uint64_t now)
+{
+	lr_give_capacity(l, now);
+	start_dispatched(l);
+	lr_publish(l, now);
+}
+
+static void settle_changed(struct sl_admission *adm, uint64_t changed, uint64_t now)
+{
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
+		if (changed & (UINT64_C(1) << s))
+			adm_level_settle(&adm->levels[s], now);
 }
 
 void adm_refuse_removed(struct level_rt *l, uint64_t id, enum sl_reject_reason why)
@@ -407,7 +433,10 @@ static void level_gate(struct sl_admission *adm, struct sl_pending *p, uint64_t 
 	}
 	p->state = SL_PENDING_QUEUED;
 	p->in_queueset = true;
-	lr_sync(l, now);
+	/* The capacity as the data path has it now; those already waiting
+	 * that it lets start go before this one. */
+	lr_give_capacity(l, now);
+	start_dispatched(l);
 	outcome = sl_qs_arrive(l->qs, now, p->id, p->seats, p->flow_hash);
 	switch (outcome) {
 	case SL_QS_DISPATCHED:
@@ -428,7 +457,8 @@ static void level_gate(struct sl_admission *adm, struct sl_pending *p, uint64_t 
 		forget(adm, p);
 		break;
 	}
-	lr_sync(l, now);
+	start_dispatched(l);
+	lr_publish(l, now);
 }
 
 void sl_adm_defer(struct sl_admission *adm, const struct sluice_defer_event *de, uint64_t now)
@@ -589,7 +619,7 @@ static size_t on_policy_recall(void *ctx, unsigned policy, size_t want, uint64_t
 			done++;
 		else
 			reject(l, p, now, r == SL_LS_REJECTED ? SL_REJ_QUEUE_FULL : SL_REJ_CANCELLED);
-		lr_sync(l, now);
+		adm_level_settle(l, now);
 	}
 	free(rp.v);
 	return done;
@@ -646,7 +676,7 @@ uint64_t sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, u
 			forget(adm, p);
 		}
 		/* A seat came back: the QueueSet may dispatch now. */
-		lr_sync(l, now);
+		adm_level_settle(l, now);
 	}
 	return queued_ns;
 }
@@ -735,13 +765,11 @@ void sl_adm_tick(struct sl_admission *adm, uint64_t now)
 			continue;
 		if (l->qs && l->wait_limit_ns)
 			sl_qs_expire(l->qs, now, l->wait_limit_ns, on_expired, l);
-		if (l->qs) {
-			/* Controlled delay: a standing backlog is shed. */
+		if (l->qs) /* controlled delay: a standing backlog is shed */
 			sl_qs_shed(l->qs, now, on_shed, l);
-			lr_sync(l, now);
-			adm_stall_step(l, now);
-		}
-		lr_sync(l, now);
+		adm_level_settle(l, now);
+		/* The stall breaker reads the clock just published. */
+		adm_stall_step(l, now);
 		/* A removed level whose queues have drained goes away. */
 		if (!l->active && l->qs && !sl_qs_waiting(l->qs) && !sl_qs_seats_in_use(l->qs)) {
 			sl_qs_free(l->qs);
@@ -777,11 +805,11 @@ void sl_adm_tick(struct sl_admission *adm, uint64_t now)
 		 * waiting count says so before the next tick. */
 		for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
 			if (sc.resync[s])
-				lr_sync(&adm->levels[s], now);
+				adm_level_settle(&adm->levels[s], now);
 	}
 	if (now - adm->last_borrow_ns >= adm->borrow_period_ns) {
 		adm->last_borrow_ns = now;
-		lr_borrow(adm, now, true);
+		settle_changed(adm, lr_borrow(adm, now, true), now);
 	}
 }
 
@@ -933,7 +961,7 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 			sl_demand_init(&l->demand, now, (double)lr_seats_in_use(l));
 		}
 		if (qc.queues >= 1 && !l->qs) {
-			if (sl_qs_create(&l->qs, &qc, l->current_cl, now, on_dispatch, l, why, sizeof(why))) {
+			if (sl_qs_create(&l->qs, &qc, l->current_cl, now, why, sizeof(why))) {
 				pr_err("level %s: queues: %s", lc->name, why);
 				return -EINVAL;
 			}
@@ -943,7 +971,7 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 				pr_warn("level %s: queues: %s", lc->name, why);
 		}
 		sl_adm_level_seating(adm, s, plan->levels[s].flags);
-		lr_sync(l, now);
+		adm_level_settle(l, now);
 	}
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
 		struct level_rt *l = &adm->levels[s];
@@ -953,7 +981,7 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 		/* Removed: what is queued still drains through its QueueSet. */
 		l->active = false;
 	}
-	lr_borrow(adm, now, false);
+	settle_changed(adm, lr_borrow(adm, now, false), now);
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
 		struct level_rt *l = &adm->levels[s];
 

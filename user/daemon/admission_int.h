@@ -112,13 +112,18 @@ uint64_t lr_unclaimed(const struct level_rt *l);
  * for their claim (see level_rt.c). */
 uint64_t lr_overbook_cap(const struct level_rt *l);
 void lr_ewma(double *avg, double sample);
-/* The QueueSet and the data path in step: capacity for the QueueSet,
- * waiting published, demand sampled. */
-void lr_sync(struct level_rt *l, uint64_t now);
+/* A level after anything moved its seats or waiters, in three steps
+ * (adm_level_settle): the QueueSet gets the level's capacity
+ * (lr_give_capacity), the caller takes what it dispatched, then the data
+ * path and the clocks learn the result (lr_publish). */
+void lr_give_capacity(struct level_rt *l, uint64_t now);
+void lr_publish(struct level_rt *l, uint64_t now);
 void lr_write_limit(struct sl_admission *adm, struct level_rt *l);
 /* The borrowing allocation over the active levels; period_end: the
- * periodic run, which closes the demand statistics' period first. */
-void lr_borrow(struct sl_admission *adm, uint64_t now, bool period_end);
+ * periodic run, which closes the demand statistics' period first.
+ * Returns the levels whose limit changed, one bit per slot: the caller
+ * settles them. */
+uint64_t lr_borrow(struct sl_admission *adm, uint64_t now, bool period_end);
 void lr_qs_config_of(const struct sl_level_cfg *lc, struct sl_qs_config *qc);
 
 /* ---- shared by admission.c and adm_stall.c ------------------------------------ */
@@ -129,7 +134,11 @@ uint64_t adm_flow_hash(const struct sl_admission *adm, unsigned schema,
 /* The QueueSet removed a waiting request: refuse its connection now (a
  * RST from its held SYN), counted by why. */
 void adm_refuse_removed(struct level_rt *l, uint64_t id, enum sl_reject_reason why);
-/* The level's stall verdict, when one is due (adm_stall.c). */
+/* A level after anything moved its seats or waiters: capacity for its
+ * QueueSet, what that starts admitted, the result published. */
+void adm_level_settle(struct level_rt *l, uint64_t now);
+/* The level's stall verdict, when one is due (adm_stall.c); it settles
+ * the level when it refuses anyone. */
 void adm_stall_step(struct level_rt *l, uint64_t now);
 
 #endif

@@ -49,40 +49,46 @@ void lr_ewma(double *avg, double sample)
 
 /* The QueueSet owns the seats it dispatched; connections the data path
  * admitted inline hold the rest.  Give the QueueSet what is left of the
- * level's limit, publish how many wait (while anyone waits, the data path
- * admits nobody inline), and feed the demand integrator.
+ * level's limit: it may start waiting requests, which it notes for the
+ * caller to take (admission.c start_dispatched).
  *
  * Overbooking: a dispatched connection's seats sit idle until the client's
  * SYN retransmit claims its ticket, up to a second later, while the
  * service has room.  So the QueueSet may dispatch beyond the limit by the
  * seats of tickets not claimed yet, up to lr_overbook_cap(): the limit bounds
  * the connections the service really holds, on average. */
-void lr_sync(struct level_rt *l, uint64_t now)
+void lr_give_capacity(struct level_rt *l, uint64_t now)
 {
 	uint64_t in_use = lr_seats_in_use(l), inline_seats = in_use > l->dispatched_seats ? in_use - l->dispatched_seats : 0;
-	uint64_t waiting = 0, seats_waiting = 0;
+	uint64_t over, cap, cl;
 
-	if (l->qs) {
-		uint64_t over = lr_unclaimed(l), cap = lr_overbook_cap(l), cl;
+	if (!l->qs)
+		return;
+	over = lr_unclaimed(l);
+	cap = lr_overbook_cap(l);
+	if (over > cap)
+		over = cap;
+	cl = l->current_cl > inline_seats ? l->current_cl - inline_seats : 0;
+	sl_qs_set_cl(l->qs, now, (uint32_t)(cl + over > UINT32_MAX ? UINT32_MAX : cl + over));
+}
 
-		if (over > cap)
-			over = cap;
-		cl = l->current_cl > inline_seats ? l->current_cl - inline_seats : 0;
-		sl_qs_set_cl(l->qs, now, (uint32_t)(cl + over > UINT32_MAX ? UINT32_MAX : cl + over));
-		waiting = sl_qs_waiting(l->qs);
-		seats_waiting = sl_qs_seats_waiting(l->qs);
-	}
+/* What the data path and the level's clocks learn once the QueueSet's
+ * dispatches are taken: how many wait (while anyone waits, the data path
+ * admits nobody inline), the stall clock, the held frames, and the demand
+ * integrator's sample. */
+void lr_publish(struct level_rt *l, uint64_t now)
+{
+	uint64_t in_use = lr_seats_in_use(l);
+	uint64_t waiting = l->qs ? sl_qs_waiting(l->qs) : 0, seats_waiting = l->qs ? sl_qs_seats_waiting(l->qs) : 0;
+	uint64_t frames, bytes;
+
 	/* Only a Queue level has waiting connections go first: a level turned
 	 * Reject drains its old queue, and new SYNs meet only its seats. */
 	sl_seats_publish_waiting(l->adm->dp, l->slot, l->response == SL_RESP_QUEUE ? waiting : 0);
 	/* Full with waiters: the stall clock runs from here or the last close. */
 	sl_stall_observe(&l->stall, now, in_use >= l->current_cl, waiting);
-	{
-		uint64_t frames, bytes;
-
-		sl_held_level(l->adm->held, l->slot, &frames, &bytes);
-		sl_seats_publish_held(l->adm->dp, l->slot, frames, bytes);
-	}
+	sl_held_level(l->adm->held, l->slot, &frames, &bytes);
+	sl_seats_publish_held(l->adm->dp, l->slot, frames, bytes);
 	sl_demand_set(&l->demand, now, (double)(in_use + seats_waiting));
 }
 
@@ -91,13 +97,16 @@ void lr_write_limit(struct sl_admission *adm, struct level_rt *l)
 	sl_level_write_limit(adm->dp, l->slot, l->current_cl);
 }
 
-void lr_borrow(struct sl_admission *adm, uint64_t now, bool period_end)
+uint64_t lr_borrow(struct sl_admission *adm, uint64_t now, bool period_end)
 {
 	struct sl_borrow_level in[SLUICE_MAX_LEVELS];
 	uint32_t cl[SLUICE_MAX_LEVELS];
 	unsigned slots[SLUICE_MAX_LEVELS];
+	uint64_t changed = 0;
 	size_t n = 0;
 	int err;
+
+	_Static_assert(SLUICE_MAX_LEVELS <= 64, "one bit per level");
 
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
 		struct level_rt *l = &adm->levels[s];
@@ -117,11 +126,11 @@ void lr_borrow(struct sl_admission *adm, uint64_t now, bool period_end)
 		slots[n++] = s;
 	}
 	if (!n)
-		return;
+		return 0;
 	err = sl_borrow_allocate(adm->server_cl, SL_BORROW_READING_KEP, in, n, cl, &adm->last_borrow);
 	if (err) {
 		pr_warn("borrowing: allocation failed (%s); limits unchanged", strerror(-err));
-		return;
+		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct level_rt *l = &adm->levels[slots[i]];
@@ -134,8 +143,9 @@ void lr_borrow(struct sl_admission *adm, uint64_t now, bool period_end)
 			l->lim.nominal, l->demand.hwm, l->demand.smoothed);
 		l->current_cl = cl[i];
 		lr_write_limit(adm, l);
-		lr_sync(l, now);
+		changed |= UINT64_C(1) << slots[i];
 	}
+	return changed;
 }
 
 void lr_qs_config_of(const struct sl_level_cfg *lc, struct sl_qs_config *qc)

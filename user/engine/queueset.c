@@ -96,33 +96,27 @@ int sl_qs_config_validate(const struct sl_qs_config *cfg, char *why, size_t why_
 
 /* ---- lists, ids, notifications ------------------------------------------------- */
 
-/* Invariant: room for a notification per waiting request, so the dispatch
- * loop never allocates.  Called before a request is enqueued. */
+/* Invariant: room for a note per waiting request, so the dispatch loop
+ * never allocates.  Called before a request is enqueued. */
 static int notes_reserve(struct sl_qs *qs)
 {
-	if (!qs->on_dispatch)
-		return 0;
 	return sl_notes_reserve(&qs->notes, qs->notes.len + (size_t)qs->tot_waiting + 1);
 }
 
 static void note_dispatch(struct sl_qs *qs, uint64_t id, uint64_t now)
 {
-	if (qs->on_dispatch)
-		sl_notes_push(&qs->notes, id, now, 0);
+	sl_notes_push(&qs->notes, id, now, 0);
 }
 
-static void deliver_dispatch(void *ctx, const struct sl_note *n)
+bool sl_qs_next_dispatch(struct sl_qs *qs, uint64_t *id, uint64_t *at)
 {
-	struct sl_qs *qs = ctx;
+	struct sl_note n;
 
-	qs->on_dispatch(qs->ctx, n->id, n->now);
-}
-
-/* Deliver the notifications once the state is consistent. */
-static void flush(struct sl_qs *qs)
-{
-	if (qs->on_dispatch)
-		sl_notes_deliver(&qs->notes, deliver_dispatch, qs);
+	if (!sl_notes_next(&qs->notes, &n))
+		return false;
+	*id = n.id;
+	*at = n.now;
+	return true;
 }
 
 /* ---- queues -------------------------------------------------------------------- */
@@ -270,7 +264,8 @@ static void unlink_waiting(struct sl_qs *qs, struct req *r)
 }
 
 /* Dispatch as much as possible.  `self` (the request of the arrival in
- * progress, or NULL) is not notified through on_dispatch. */
+ * progress, or NULL) is not noted: its dispatch is the arrival's return
+ * value. */
 static void dispatch_loop(struct sl_qs *qs, uint64_t now, const struct req *self)
 {
 	while (qs->tot_waiting && (is_exempt(qs) || qs->seats_in_use < qs->cl)) {
@@ -347,7 +342,7 @@ static int add_queues(struct sl_qs *qs, uint32_t want)
 }
 
 int sl_qs_create(struct sl_qs **out, const struct sl_qs_config *cfg, uint32_t cl, uint64_t now,
-		 sl_qs_dispatch_fn on_dispatch, void *ctx, char *why, size_t why_len)
+		 char *why, size_t why_len)
 {
 	struct sl_qs *qs;
 	int rc;
@@ -363,8 +358,6 @@ int sl_qs_create(struct sl_qs **out, const struct sl_qs_config *cfg, uint32_t cl
 		return -ENOMEM;
 	qs->cfg = *cfg;
 	qs->cl = cl;
-	qs->on_dispatch = on_dispatch;
-	qs->ctx = ctx;
 	qs->last_ns = now;
 	qs->robin = -1;
 	sl_idx_init(&qs->ids, offsetof(struct req, id));
@@ -422,7 +415,6 @@ int sl_qs_set_config(struct sl_qs *qs, uint64_t now, const struct sl_qs_config *
 	}
 	qs->cfg = c;
 	dispatch_loop(qs, now, NULL);
-	flush(qs);
 	return 0;
 }
 
@@ -431,7 +423,6 @@ void sl_qs_set_cl(struct sl_qs *qs, uint64_t now, uint32_t cl)
 	now = sync_r(qs, now);
 	qs->cl = cl;
 	dispatch_loop(qs, now, NULL);
-	flush(qs);
 }
 
 /* ---- requests ----------------------------------------------------------------------- */
@@ -522,7 +513,6 @@ int sl_qs_arrive(struct sl_qs *qs, uint64_t now, uint64_t id, uint32_t seats, ui
 	sl_idx_put(&qs->ids, r);
 	anti_windup(q);
 	dispatch_loop(qs, now, r);
-	flush(qs);
 	/* r is still live: nothing above can complete or cancel it. */
 	return r->executing ? SL_QS_DISPATCHED : SL_QS_QUEUED;
 }
@@ -566,7 +556,6 @@ int sl_qs_complete(struct sl_qs *qs, uint64_t now, uint64_t id, uint64_t service
 	sl_idx_del(&qs->ids, r);
 	free(r);
 	dispatch_loop(qs, now, NULL);
-	flush(qs);
 	return 0;
 }
 
@@ -588,7 +577,6 @@ static int remove_waiting(struct sl_qs *qs, uint64_t now, uint64_t id, uint64_t 
 	sl_idx_del(&qs->ids, r);
 	free(r);
 	dispatch_loop(qs, now, NULL);
-	flush(qs);
 	return 0;
 }
 
@@ -602,8 +590,8 @@ int sl_qs_withdraw(struct sl_qs *qs, uint64_t now, uint64_t id)
 	return remove_waiting(qs, now, id, NULL);
 }
 
-/* Remove waiting requests that `drop` picks, oldest first, then dispatch,
- * then tell: the one path of sl_qs_expire, sl_qs_shed and sl_qs_shed_flows.
+/* Remove waiting requests that `drop` picks, oldest first, then dispatch
+ * (noted), then tell: the one path of sl_qs_expire, sl_qs_shed and sl_qs_shed_flows.
  * drop returns false to keep a request, and may end the walk (*stop). */
 struct drop_rule {
 	bool (*drop)(const struct sl_qs *qs, const struct req *r, uint64_t now,
@@ -646,7 +634,6 @@ static size_t drop_waiting(struct sl_qs *qs, uint64_t now, const struct drop_rul
 		if (on_removed)
 			on_removed(ctx, id);
 	}
-	flush(qs);
 	return n;
 }
 

@@ -63,25 +63,11 @@ int sl_qs_config_validate(const struct sl_qs_config *cfg, char *why, size_t why_
 
 struct sl_qs;
 
-/*
- * Called once for every request the dispatch loop (Kubernetes queueset.go dispatchLocked) starts from the
- * queues: queued requests admitted later by an arrival, a completion, a
- * cancel, an expiry sweep, a CL change or a config change.  The request
- * passed to sl_qs_arrive() is never reported here: its admission is the
- * return value SL_QS_DISPATCHED.
- *
- * Callbacks run after the operation has finished and the state is
- * consistent, in dispatch order.  They may call back into the QueueSet
- * (e.g. complete the request at once); notifications caused by such a nested
- * call are delivered by the outermost loop, still in order.
- */
-typedef void (*sl_qs_dispatch_fn)(void *ctx, uint64_t id, uint64_t now);
-
 /* cl: the current concurrency limit in seats.  now: the start of the R
  * meter.  Returns 0, -EINVAL (why says what) or -ENOMEM. */
 int sl_qs_create(struct sl_qs **out, const struct sl_qs_config *cfg, uint32_t cl, uint64_t now,
-		 sl_qs_dispatch_fn on_dispatch, void *ctx, char *why, size_t why_len);
-/* Frees every request still tracked.  NULL is fine.  Not from a callback. */
+		 char *why, size_t why_len);
+/* Frees every request still tracked.  NULL is fine. */
 void sl_qs_free(struct sl_qs *qs);
 
 /*
@@ -103,11 +89,26 @@ int sl_qs_set_config(struct sl_qs *qs, uint64_t now, const struct sl_qs_config *
  * executing requests are never aborted; then the dispatch loop runs. */
 void sl_qs_set_cl(struct sl_qs *qs, uint64_t now, uint32_t cl);
 
+/*
+ * The requests the dispatch loop (Kubernetes queueset.go dispatchLocked)
+ * started from the queues, oldest first: queued requests admitted by an
+ * arrival, a completion, a cancel, a withdrawal, an expiry or shed, a CL
+ * change or a config change.  The engine calls nobody: each of those
+ * operations leaves its dispatches here, in order, and the caller takes
+ * them at its call site (`while (sl_qs_next_dispatch(...)) start it;`)
+ * before it lets go of the QueueSet.  Taking one may call back into the
+ * QueueSet (complete it at once, say); what that dispatches joins the end
+ * of the same list.  The request passed to sl_qs_arrive() is never here:
+ * its dispatch is the return value SL_QS_DISPATCHED.  at: the time of the
+ * operation that started it.  False when none is left.
+ */
+bool sl_qs_next_dispatch(struct sl_qs *qs, uint64_t *id, uint64_t *at);
+
 /* ---- requests ------------------------------------------------------------- */
 
 enum sl_qs_outcome {
 	SL_QS_DISPATCHED = 0,      /* executing now (always, when exempt) */
-	SL_QS_QUEUED = 1,          /* waiting; on_dispatch reports its start later */
+	SL_QS_QUEUED = 1,          /* waiting; sl_qs_next_dispatch reports its start later */
 	SL_QS_REJECT_QUEUE_FULL = 2,  /* Kubernetes queueset.go rejectOrEnqueueToBoundLocked: reason queue-full */
 	SL_QS_REJECT_CONCURRENCY = 3, /* Kubernetes queueset.go dispatchSansQueueLocked Reject-type: reason concurrency-limit */
 };

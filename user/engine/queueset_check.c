@@ -135,16 +135,13 @@ int sl_qs_check(const struct sl_qs *qs, char *why, size_t why_len)
 			      in_table, qs->ids.count, waiting + executing);
 	if (qs->ids.cap && qs->ids.count * 2 > qs->ids.cap)
 		return broken(why, why_len, "id table over half full");
-	/* The dispatch loop ran to its end. */
-	if (!qs->notes.delivering && sl_notes_pending(&qs->notes))
-		return broken(why, why_len, "undelivered dispatch notifications");
 	if (qs->tot_waiting && (is_exempt(qs) || qs->seats_in_use < qs->cl)) {
 		const struct queue *q = qs_choose_queue(qs);
 
 		if (!q || fits(qs, first_waiting(q)->seats))
 			return broken(why, why_len, "the dispatch loop stopped with a head that fits");
 	}
-	if (qs->on_dispatch && qs->notes.cap < qs->notes.len + qs->tot_waiting)
+	if (qs->notes.cap < qs->notes.len + qs->tot_waiting)
 		return broken(why, why_len, "notification buffer too small");
 	return 0;
 }

@@ -56,8 +56,6 @@ struct queue {
 struct sl_qs {
 	struct sl_qs_config cfg;
 	uint32_t cl;
-	sl_qs_dispatch_fn on_dispatch;
-	void *ctx;
 
 	struct queue **queues;
 	uint32_t nq, cap_q;
@@ -75,7 +73,7 @@ struct sl_qs {
 	struct sl_list qless;      /* queue-less executing */
 	struct sl_list arrivals;   /* every waiting request, arrival order (glink) */
 	struct sl_idx ids;         /* id -> request */
-	struct sl_notes notes;     /* dispatch notifications not yet delivered */
+	struct sl_notes notes;     /* dispatches the caller has not taken yet */
 
 	uint64_t dispatched, rej_qf, rej_cl, rej_to, rej_shed, rej_stall, epochs, epoch_fail, no_accom;
 };

@@ -41,6 +41,18 @@ static inline struct sl_note sl_notes_pop(struct sl_notes *q)
 	return q->v[--q->len];
 }
 
+/* Take the oldest pending note, for a caller that pulls them instead of
+ * being called: false when none is left (the queue starts over then). */
+static inline bool sl_notes_next(struct sl_notes *q, struct sl_note *out)
+{
+	if (q->delivered >= q->len) {
+		q->len = q->delivered = 0;
+		return false;
+	}
+	*out = q->v[q->delivered++];
+	return true;
+}
+
 static inline size_t sl_notes_pending(const struct sl_notes *q)
 {
 	return q->len - q->delivered;

@@ -35,13 +35,16 @@
 
 struct h {
 	struct sl_qs *qs;
-	uint64_t disp[MAX_REC]; /* ids reported by on_dispatch, in order */
+	uint64_t disp[MAX_REC]; /* ids sl_qs_next_dispatch gave, in order */
 	uint64_t disp_now[MAX_REC];
 	size_t nd;
 	uint64_t expired[MAX_REC];
 	size_t ne;
-	bool check_in_cb;        /* run sl_qs_check inside the callback */
+	bool check_in_cb;        /* run sl_qs_check as each dispatch is taken */
 	bool complete_in_cb;     /* complete each dispatched request at once */
+	/* What taking a dispatch does (NULL: on_dispatch's record). */
+	void (*start)(void *ctx, uint64_t id, uint64_t now);
+	void *start_ctx;
 };
 
 static void assert_ok(const struct sl_qs *qs)
@@ -66,6 +69,76 @@ static void on_dispatch(void *ctx, uint64_t id, uint64_t now)
 		assert_int_equal(sl_qs_complete(h->qs, now, id, 0), 0);
 }
 
+/* Take what the last operation dispatched, as the daemon does at each
+ * call site (admission.c start_dispatched). */
+static void take(struct h *h)
+{
+	uint64_t id, at;
+
+	while (sl_qs_next_dispatch(h->qs, &id, &at)) {
+		if (h->start)
+			h->start(h->start_ctx, id, at);
+		else
+			on_dispatch(h, id, at);
+	}
+}
+
+/* The operations that may dispatch, each followed by take(). */
+static void set_cl(struct h *h, uint64_t now, uint32_t cl)
+{
+	sl_qs_set_cl(h->qs, now, cl);
+	take(h);
+}
+
+static int set_config(struct h *h, uint64_t now, const struct sl_qs_config *c, char *why, size_t len)
+{
+	int rc = sl_qs_set_config(h->qs, now, c, why, len);
+
+	take(h);
+	return rc;
+}
+
+static int cancel(struct h *h, uint64_t now, uint64_t id)
+{
+	int rc = sl_qs_cancel(h->qs, now, id);
+
+	take(h);
+	return rc;
+}
+
+static int withdraw(struct h *h, uint64_t now, uint64_t id)
+{
+	int rc = sl_qs_withdraw(h->qs, now, id);
+
+	take(h);
+	return rc;
+}
+
+static size_t expire(struct h *h, uint64_t now, uint64_t limit, sl_qs_expired_fn fn, void *ctx)
+{
+	size_t n = sl_qs_expire(h->qs, now, limit, fn, ctx);
+
+	take(h);
+	return n;
+}
+
+static size_t shed(struct h *h, uint64_t now, sl_qs_expired_fn fn, void *ctx)
+{
+	size_t n = sl_qs_shed(h->qs, now, fn, ctx);
+
+	take(h);
+	return n;
+}
+
+static size_t shed_flows(struct h *h, uint64_t now, sl_qs_flow_pick_fn pick, void *pick_ctx,
+			 sl_qs_expired_fn fn, void *ctx)
+{
+	size_t n = sl_qs_shed_flows(h->qs, now, pick, pick_ctx, fn, ctx);
+
+	take(h);
+	return n;
+}
+
 static void on_expired(void *ctx, uint64_t id)
 {
 	struct h *h = ctx;
@@ -81,7 +154,7 @@ static struct h *mk(int32_t queues, uint32_t hand, uint32_t limit, uint64_t g, u
 	char why[128];
 
 	assert_non_null(h);
-	if (sl_qs_create(&h->qs, &cfg, cl, 0, on_dispatch, h, why, sizeof(why)))
+	if (sl_qs_create(&h->qs, &cfg, cl, 0, why, sizeof(why)))
 		fail_msg("create: %s", why);
 	assert_ok(h->qs);
 	return h;
@@ -124,6 +197,7 @@ static int arrive(struct h *h, uint64_t now, uint64_t id, uint32_t seats, uint64
 
 	assert_true(rc >= 0);
 	assert_ok(h->qs);
+	take(h);
 	return rc;
 }
 
@@ -131,6 +205,7 @@ static void complete(struct h *h, uint64_t now, uint64_t id, uint64_t service)
 {
 	assert_int_equal(sl_qs_complete(h->qs, now, id, service), 0);
 	assert_ok(h->qs);
+	take(h);
 }
 
 /* ---- units (Kubernetes request/seat_seconds.go) ---------------------------------------------------------------- */
@@ -193,7 +268,7 @@ static void test_config_validate(void **state)
 	assert_int_equal(sl_qs_config_validate(&c, why, sizeof(why)), 0);
 	assert_int_equal(sl_qs_config_validate(NULL, why, sizeof(why)), -EINVAL);
 	c = (struct sl_qs_config){ 4, 5, 50, G3 };
-	assert_int_equal(sl_qs_create(&qs, &c, 1, 0, NULL, NULL, why, sizeof(why)), -EINVAL);
+	assert_int_equal(sl_qs_create(&qs, &c, 1, 0, why, sizeof(why)), -EINVAL);
 	assert_null(qs);
 }
 
@@ -280,7 +355,9 @@ static void run_scenario(const char *key, const struct scen_req *reqs, size_t n)
 	assert_non_null(sc);
 	assert_true(n <= 16);
 	s.h = &hh;
-	if (sl_qs_create(&hh.qs, &cfg, cl, 0, scen_dispatch_cb, &s, why, sizeof(why)))
+	hh.start = scen_dispatch_cb;
+	hh.start_ctx = &s;
+	if (sl_qs_create(&hh.qs, &cfg, cl, 0, why, sizeof(why)))
 		fail_msg("%s", why);
 	for (size_t i = 0; i < n; i++)
 		s.start[i] = -1;
@@ -486,7 +563,7 @@ static void test_vector_queue_pick(void **state)
 		{
 			struct sl_qs_config c = { (int32_t)deck, n, 100, 10 * g };
 
-			assert_int_equal(sl_qs_set_config(h->qs, 0, &c, NULL, 0), 0);
+			assert_int_equal(set_config(h, 0, &c, NULL, 0), 0);
 		}
 		sl_qs_test_set_enqueues(h->qs, enq);
 		assert_int_equal(arrive(h, 0, 1, 1, hash_for_hand(deck, hand, n)), SL_QS_QUEUED);
@@ -514,9 +591,9 @@ static void test_queue_pick_rotates(void **state)
 	assert_int_equal(rinfo(h->qs, 2).queue, 2);
 	assert_int_equal(rinfo(h->qs, 3).queue, 7);
 	/* Executing requests do not count: only waiting work does. */
-	sl_qs_set_cl(h->qs, 0, 100);
+	set_cl(h, 0, 100);
 	assert_int_equal(h->nd, 4);
-	sl_qs_set_cl(h->qs, 0, 0);
+	set_cl(h, 0, 0);
 	assert_int_equal(arrive(h, 0, 10, 1, v), SL_QS_QUEUED);
 	assert_int_equal(rinfo(h->qs, 10).queue, 5); /* enqueues = 4: offset 0 */
 	/* offset 1 visits 9 first: empty, so 9 (5 now holds waiting work) */
@@ -597,9 +674,9 @@ static void test_arrival_errors(void **state)
 	assert_true(st.enqueues == 1 && st.waiting == 1);
 	assert_int_equal(sl_qs_complete(h->qs, 0, 1, 0), -EBUSY);
 	assert_int_equal(sl_qs_complete(h->qs, 0, 2, 0), -ENOENT);
-	assert_int_equal(sl_qs_cancel(h->qs, 0, 2), -ENOENT);
-	sl_qs_set_cl(h->qs, 0, 1);
-	assert_int_equal(sl_qs_cancel(h->qs, 0, 1), -EALREADY);
+	assert_int_equal(cancel(h, 0, 2), -ENOENT);
+	set_cl(h, 0, 1);
+	assert_int_equal(cancel(h, 0, 1), -EALREADY);
 	complete(h, 0, 1, 0);
 	done(h);
 }
@@ -637,7 +714,7 @@ static void test_anti_windup_on_cancel(void **state)
 	/* demand 2, CL 1, one queue: R advances 1e8 per second */
 	assert_int_equal(arrive(h, SEC, 3, 1, 0), SL_QS_QUEUED); /* arrivalR 1e8 */
 	assert_true(qinfo(h->qs, 0).next_dispatch_r == W1);
-	assert_int_equal(sl_qs_cancel(h->qs, SEC, 2), 0);
+	assert_int_equal(cancel(h, SEC, 2), 0);
 	assert_ok(h->qs);
 	assert_true(qinfo(h->qs, 0).next_dispatch_r == SL_SS_PER_SEAT_SECOND);
 	assert_true(stats(h->qs).rejected_time_out == 1);
@@ -658,13 +735,13 @@ static void test_withdraw_is_no_refusal(void **state)
 	assert_int_equal(arrive(h, 0, 1, 1, 0), SL_QS_DISPATCHED);
 	assert_int_equal(arrive(h, 0, 2, 1, 0), SL_QS_QUEUED);
 	assert_int_equal(arrive(h, SEC, 3, 1, 0), SL_QS_QUEUED);
-	assert_int_equal(sl_qs_withdraw(h->qs, SEC, 2), 0);
+	assert_int_equal(withdraw(h, SEC, 2), 0);
 	assert_ok(h->qs);
 	assert_true(qinfo(h->qs, 0).next_dispatch_r == SL_SS_PER_SEAT_SECOND);
 	assert_true(stats(h->qs).rejected_time_out == 0);
 	assert_true(stats(h->qs).waiting == 1);
-	assert_int_equal(sl_qs_withdraw(h->qs, SEC, 2), -ENOENT);
-	assert_int_equal(sl_qs_withdraw(h->qs, SEC, 1), -EALREADY);
+	assert_int_equal(withdraw(h, SEC, 2), -ENOENT);
+	assert_int_equal(withdraw(h, SEC, 1), -EALREADY);
 	complete(h, 2 * SEC, 1, 2 * SEC);
 	assert_true(h->nd == 1 && h->disp[0] == 3);
 	complete(h, 3 * SEC, 3, SEC);
@@ -715,7 +792,7 @@ static void test_completion_uses_own_guess(void **state)
 	(void)state;
 	assert_int_equal(arrive(h, 0, 1, 1, 0), SL_QS_DISPATCHED);
 	assert_int_equal(arrive(h, 0, 2, 1, 0), SL_QS_DISPATCHED);
-	assert_int_equal(sl_qs_set_config(h->qs, 0, &c, NULL, 0), 0);
+	assert_int_equal(set_config(h, 0, &c, NULL, 0), 0);
 	assert_int_equal(arrive(h, 0, 3, 1, 0), SL_QS_DISPATCHED);
 	assert_true(rinfo(h->qs, 3).work == 1000000 && rinfo(h->qs, 1).work == W1);
 	assert_true(qinfo(h->qs, 0).next_dispatch_r == 2 * W1 + 1000000);
@@ -757,27 +834,27 @@ static void test_r_meter_rate(void **state)
 	assert_int_equal(arrive(h, 0, 1, 2, 0), SL_QS_DISPATCHED);
 	assert_int_equal(arrive(h, 0, 2, 1, 1), SL_QS_DISPATCHED);
 	assert_int_equal(arrive(h, 0, 3, 4, 1), SL_QS_QUEUED);
-	sl_qs_set_cl(h->qs, 7 * MS, 3); /* sync: 3/2 seats × 7 ms = 1,050,000 units */
+	set_cl(h, 7 * MS, 3); /* sync: 3/2 seats × 7 ms = 1,050,000 units */
 	assert_true(stats(h->qs).r == 1050000);
 	/* rate 3/2 over 1 ns = 0.15 units: rounds to 0, but each sync is exact
 	 * for its own interval */
-	sl_qs_set_cl(h->qs, 7 * MS + 1, 3);
+	set_cl(h, 7 * MS + 1, 3);
 	assert_true(stats(h->qs).r == 1050000);
-	sl_qs_set_cl(h->qs, 7 * MS + 4, 3); /* 3 ns: 0.45 → 0 */
+	set_cl(h, 7 * MS + 4, 3); /* 3 ns: 0.45 → 0 */
 	assert_true(stats(h->qs).r == 1050000);
-	sl_qs_set_cl(h->qs, 7 * MS + 8, 3); /* 4 ns: 0.6 → 1 */
+	set_cl(h, 7 * MS + 8, 3); /* 4 ns: 0.6 → 1 */
 	assert_true(stats(h->qs).r == 1050001);
 	/* demand below CL: rate = demand / NEQ */
-	sl_qs_set_cl(h->qs, 7 * MS + 8, 100); /* dispatches 3: demand 7 seats, NEQ 2 */
+	set_cl(h, 7 * MS + 8, 100); /* dispatches 3: demand 7 seats, NEQ 2 */
 	assert_int_equal(h->nd, 1);
-	sl_qs_set_cl(h->qs, 8 * MS + 8, 100);
+	set_cl(h, 8 * MS + 8, 100);
 	assert_true(stats(h->qs).r == 1050001 + 350000);
 	/* CL 0: R stands still */
-	sl_qs_set_cl(h->qs, 8 * MS + 8, 0);
-	sl_qs_set_cl(h->qs, 20 * MS, 0);
+	set_cl(h, 8 * MS + 8, 0);
+	set_cl(h, 20 * MS, 0);
 	assert_true(stats(h->qs).r == 1050001 + 350000);
 	/* a clock reading from the past counts as the last one */
-	sl_qs_set_cl(h->qs, 1 * MS, 0);
+	set_cl(h, 1 * MS, 0);
 	assert_true(stats(h->qs).last_ns == 20 * MS);
 	complete(h, 20 * MS, 1, 0);
 	complete(h, 20 * MS, 2, 0);
@@ -829,10 +906,10 @@ static void test_epoch_clamps_stale_reading(void **state)
 	(void)state;
 	/* 2^20 seats: the rate makes every huge step hit the 2^62 cap per sync */
 	assert_int_equal(arrive(h, 0, 1, SL_QS_MAX_SEATS, 0), SL_QS_DISPATCHED);
-	sl_qs_set_cl(h->qs, 1000000000000000000ull, UINT32_MAX);
-	sl_qs_set_cl(h->qs, 2000000000000000000ull, UINT32_MAX);
+	set_cl(h, 1000000000000000000ull, UINT32_MAX);
+	set_cl(h, 2000000000000000000ull, UINT32_MAX);
 	assert_true(stats(h->qs).r == 2 * (1ull << 62) && stats(h->qs).epochs == 0);
-	sl_qs_set_cl(h->qs, 3000000000000000000ull, UINT32_MAX);
+	set_cl(h, 3000000000000000000ull, UINT32_MAX);
 	st = stats(h->qs);
 	assert_true(st.epochs == 1 && st.epoch_failures == 1);
 	assert_true(st.r == 1ull << 62);
@@ -903,7 +980,7 @@ static void test_round_robin_ties(void **state)
 	(void)state;
 	for (uint64_t id = 0; id < 6; id++)
 		assert_int_equal(arrive(h, 0, id, 1, id % 3), SL_QS_QUEUED);
-	sl_qs_set_cl(h->qs, 0, 1);
+	set_cl(h, 0, 1);
 	/* robinIndex -1: queues 0, 1, 2 in turn */
 	assert_true(h->nd == 1 && h->disp[0] == 0 && stats(h->qs).robin_index == 0);
 	complete(h, 0, 0, G3);
@@ -961,7 +1038,7 @@ static void test_reject_type(void **state)
 	assert_true(st.rejected_queue_full == 0 && st.enqueues == 0);
 	complete(h, 3, 4, 1);
 	/* CL 0: one request at a time */
-	sl_qs_set_cl(h->qs, 3, 0);
+	set_cl(h, 3, 0);
 	assert_int_equal(arrive(h, 3, 6, 1, 0), SL_QS_DISPATCHED);
 	assert_int_equal(arrive(h, 3, 7, 1, 0), SL_QS_REJECT_CONCURRENCY);
 	complete(h, 4, 6, 1);
@@ -1005,14 +1082,14 @@ static void test_cl_zero(void **state)
 	/* seats in use (0) >= CL (0): a full queue rejects */
 	assert_int_equal(arrive(h, 12 * SEC, 12, 1, 0), SL_QS_REJECT_QUEUE_FULL);
 	/* time-out works: 15 s limit at t = 20 s removes arrivals before 5 s */
-	assert_int_equal(sl_qs_expire(h->qs, 20 * SEC, 15 * SEC, on_expired, h), 5);
+	assert_int_equal(expire(h, 20 * SEC, 15 * SEC, on_expired, h), 5);
 	assert_ok(h->qs);
 	assert_int_equal(h->ne, 5);
 	for (uint64_t i = 0; i < 5; i++)
 		assert_true(h->expired[i] == i);
 	st = stats(h->qs);
 	assert_true(st.waiting == 7 && st.rejected_time_out == 5 && st.r == 0);
-	assert_int_equal(sl_qs_expire(h->qs, 100 * SEC, 15 * SEC, NULL, NULL), 7);
+	assert_int_equal(expire(h, 100 * SEC, 15 * SEC, NULL, NULL), 7);
 	assert_true(stats(h->qs).waiting == 0);
 	done(h);
 }
@@ -1026,13 +1103,13 @@ static void test_cl_raise_dispatches(void **state)
 	(void)state;
 	for (uint64_t id = 0; id < 4; id++)
 		assert_int_equal(arrive(h, 0, id, 1, id % 2), SL_QS_QUEUED);
-	sl_qs_set_cl(h->qs, MS, 2);
+	set_cl(h, MS, 2);
 	assert_ok(h->qs);
 	assert_int_equal(h->nd, 2);
 	assert_true(h->disp[0] == 0 && h->disp[1] == 1 && h->disp_now[0] == MS);
-	sl_qs_set_cl(h->qs, 2 * MS, 3);
+	set_cl(h, 2 * MS, 3);
 	assert_true(h->nd == 3 && h->disp[2] == 2);
-	sl_qs_set_cl(h->qs, 2 * MS, 10);
+	set_cl(h, 2 * MS, 10);
 	assert_true(h->nd == 4 && h->disp[3] == 3);
 	for (uint64_t id = 0; id < 4; id++)
 		complete(h, 3 * MS, id, MS);
@@ -1047,7 +1124,7 @@ static void test_cl_shrink_pauses(void **state)
 	for (uint64_t id = 0; id < 5; id++)
 		arrive(h, 0, id, 1, id % 2);
 	assert_true(stats(h->qs).executing == 3 && stats(h->qs).waiting == 2);
-	sl_qs_set_cl(h->qs, MS, 1); /* executing requests are never aborted */
+	set_cl(h, MS, 1); /* executing requests are never aborted */
 	assert_true(stats(h->qs).executing == 3 && stats(h->qs).seats_in_use == 3);
 	complete(h, 2 * MS, 0, 2 * MS);
 	complete(h, 2 * MS, 1, 2 * MS);
@@ -1071,7 +1148,7 @@ static void test_queue_count_shrink(void **state)
 	assert_int_equal(arrive(h, 0, 1, 1, 3), SL_QS_DISPATCHED); /* q3, robinIndex 3 */
 	assert_int_equal(arrive(h, 0, 2, 1, 1), SL_QS_QUEUED);     /* q1 */
 	assert_int_equal(arrive(h, 0, 3, 1, 2), SL_QS_QUEUED);     /* q2 */
-	assert_int_equal(sl_qs_set_config(h->qs, 0, &c, NULL, 0), 0);
+	assert_int_equal(set_config(h, 0, &c, NULL, 0), 0);
 	assert_ok(h->qs);
 	st = stats(h->qs);
 	assert_true(st.queues == 4 && st.desired_queues == 2 && st.robin_index == 3);
@@ -1109,12 +1186,12 @@ static void test_queue_count_shrink_above_robin(void **state)
 	(void)state;
 	assert_int_equal(arrive(h, 0, 1, 1, 3), SL_QS_DISPATCHED); /* robinIndex 3 */
 	assert_int_equal(arrive(h, 0, 2, 1, 0), SL_QS_DISPATCHED); /* robinIndex 0 */
-	assert_int_equal(sl_qs_set_config(h->qs, 0, &c, NULL, 0), 0);
+	assert_int_equal(set_config(h, 0, &c, NULL, 0), 0);
 	complete(h, MS, 1, MS);
 	assert_true(stats(h->qs).queues == 3 && stats(h->qs).robin_index == 0);
 	complete(h, MS, 2, MS); /* q0 emptied: removed, robinIndex 0 >= 0 → -1 */
 	assert_true(stats(h->qs).queues == 2 && stats(h->qs).robin_index == -1);
-	assert_int_equal(sl_qs_set_config(h->qs, MS, &more, NULL, 0), 0);
+	assert_int_equal(set_config(h, MS, &more, NULL, 0), 0);
 	assert_true(stats(h->qs).queues == 8 && stats(h->qs).hand_size == 3);
 	done(h);
 }
@@ -1130,7 +1207,7 @@ static void test_queue_removal_robin_fix(void **state)
 	assert_int_equal(arrive(h, 0, 1, 1, 2), SL_QS_DISPATCHED); /* q2, robinIndex 2 */
 	assert_int_equal(arrive(h, 0, 2, 1, 0), SL_QS_QUEUED);     /* q0, F = W1 */
 	assert_int_equal(arrive(h, 0, 3, 1, 3), SL_QS_QUEUED);     /* q3, F = W1 */
-	assert_int_equal(sl_qs_set_config(h->qs, 0, &c, NULL, 0), 0);
+	assert_int_equal(set_config(h, 0, &c, NULL, 0), 0);
 	complete(h, MS, 1, G3);
 	/* q2 removed, old q3 is now index 2 and robinIndex 1: the scan starts
 	 * at index 2, which wins the tie against q0 */
@@ -1153,7 +1230,7 @@ static void test_switch_to_reject_drains(void **state)
 	(void)state;
 	assert_int_equal(arrive(h, 0, 1, 1, 0), SL_QS_DISPATCHED);
 	assert_int_equal(arrive(h, 0, 2, 1, 1), SL_QS_QUEUED);
-	assert_int_equal(sl_qs_set_config(h->qs, 0, &c, NULL, 0), 0);
+	assert_int_equal(set_config(h, 0, &c, NULL, 0), 0);
 	st = stats(h->qs);
 	/* the old queuing parameters are kept */
 	assert_true(st.hand_size == 1 && st.queue_length_limit == 7 && st.queues == 2);
@@ -1167,7 +1244,7 @@ static void test_switch_to_reject_drains(void **state)
 	assert_int_equal(rinfo(h->qs, 3).queue, -1);
 	/* back to Queue: new queues at once; the queue-less request stays */
 	c = (struct sl_qs_config){ 3, 2, 5, G3 };
-	assert_int_equal(sl_qs_set_config(h->qs, 2 * MS, &c, NULL, 0), 0);
+	assert_int_equal(set_config(h, 2 * MS, &c, NULL, 0), 0);
 	assert_true(stats(h->qs).queues == 3 && stats(h->qs).queue_length_limit == 5);
 	assert_int_equal(arrive(h, 2 * MS, 4, 1, 99), SL_QS_QUEUED); /* 1 seat in use */
 	complete(h, 3 * MS, 3, MS);
@@ -1184,7 +1261,7 @@ static void test_switch_to_exempt_dispatches_all(void **state)
 	(void)state;
 	for (uint64_t id = 0; id < 5; id++)
 		assert_int_equal(arrive(h, 0, id, 2, id), SL_QS_QUEUED);
-	assert_int_equal(sl_qs_set_config(h->qs, MS, &c, NULL, 0), 0);
+	assert_int_equal(set_config(h, MS, &c, NULL, 0), 0);
 	assert_int_equal(h->nd, 5);
 	assert_true(stats(h->qs).seats_in_use == 10);
 	assert_int_equal(arrive(h, MS, 9, 1, 0), SL_QS_DISPATCHED);
@@ -1202,7 +1279,7 @@ static void test_bad_config_change_keeps_old(void **state)
 	char why[128];
 
 	(void)state;
-	assert_int_equal(sl_qs_set_config(h->qs, 0, &bad, why, sizeof(why)), -EINVAL);
+	assert_int_equal(set_config(h, 0, &bad, why, sizeof(why)), -EINVAL);
 	assert_true(stats(h->qs).hand_size == 2 && stats(h->qs).queues == 4);
 	done(h);
 }
@@ -1218,7 +1295,7 @@ static void test_cancel_wide_head_unblocks(void **state)
 	assert_int_equal(arrive(h, 0, 2, 3, 1), SL_QS_QUEUED);   /* wide head, F 900000 */
 	assert_int_equal(arrive(h, 0, 3, 1, 0), SL_QS_QUEUED);   /* F 900000, scanned later */
 	assert_int_equal(h->nd, 0);
-	assert_int_equal(sl_qs_cancel(h->qs, MS, 2), 0);
+	assert_int_equal(cancel(h, MS, 2), 0);
 	assert_ok(h->qs);
 	assert_true(h->nd == 1 && h->disp[0] == 3 && h->disp_now[0] == MS);
 	assert_true(stats(h->qs).rejected_time_out == 1);
@@ -1238,15 +1315,15 @@ static void test_expire_sweep(void **state)
 	assert_int_equal(arrive(h, 5 * SEC, 3, 1, 0), SL_QS_QUEUED);
 	assert_int_equal(arrive(h, 10 * SEC, 4, 1, 1), SL_QS_QUEUED);
 	/* waited exactly the limit: not yet */
-	assert_int_equal(sl_qs_expire(h->qs, 15 * SEC, 15 * SEC, on_expired, h), 0);
-	assert_int_equal(sl_qs_expire(h->qs, 20 * SEC + 1, 15 * SEC, on_expired, h), 2);
+	assert_int_equal(expire(h, 15 * SEC, 15 * SEC, on_expired, h), 0);
+	assert_int_equal(expire(h, 20 * SEC + 1, 15 * SEC, on_expired, h), 2);
 	assert_ok(h->qs);
 	assert_true(h->ne == 2 && h->expired[0] == 2 && h->expired[1] == 3);
 	assert_int_equal(sl_qs_lookup(h->qs, 2, NULL), -ENOENT);
 	st = stats(h->qs);
 	assert_true(st.rejected_time_out == 2 && st.waiting == 1 && st.executing == 1);
 	/* executing requests never expire */
-	assert_int_equal(sl_qs_expire(h->qs, 100 * SEC, 0, on_expired, h), 1);
+	assert_int_equal(expire(h, 100 * SEC, 0, on_expired, h), 1);
 	assert_true(h->ne == 3 && h->expired[2] == 4);
 	complete(h, 100 * SEC, 1, 100 * SEC);
 	assert_int_equal(h->nd, 0);
@@ -1262,7 +1339,7 @@ static void test_expire_unblocks(void **state)
 	assert_int_equal(arrive(h, 0, 1, 1, 0), SL_QS_DISPATCHED);
 	assert_int_equal(arrive(h, 0, 2, 2, 1), SL_QS_QUEUED);
 	assert_int_equal(arrive(h, SEC, 3, 1, 0), SL_QS_QUEUED);
-	assert_int_equal(sl_qs_expire(h->qs, SEC + 1, SEC / 2, on_expired, h), 1);
+	assert_int_equal(expire(h, SEC + 1, SEC / 2, on_expired, h), 1);
 	assert_true(h->ne == 1 && h->expired[0] == 2);
 	assert_true(h->nd == 1 && h->disp[0] == 3);
 	complete(h, 2 * SEC, 1, SEC);
@@ -1343,9 +1420,9 @@ static void test_introspection(void **state)
 	assert_int_equal(sl_qs_foreach_request(h->qs, dump_cb, &d), 7);
 	assert_int_equal(d.n, 2);
 	/* queue-less rows come last */
-	assert_int_equal(sl_qs_set_config(h->qs, 50, &rej, NULL, 0), 0);
+	assert_int_equal(set_config(h, 50, &rej, NULL, 0), 0);
 	complete(h, 60, 1, 50); /* 2 and 4 dispatch; q0 has 3 waiting */
-	sl_qs_set_cl(h->qs, 60, 10);
+	set_cl(h, 60, 10);
 	assert_int_equal(arrive(h, 70, 5, 1, 0), SL_QS_DISPATCHED);
 	d.n = 0;
 	d.stop_after = 0;
@@ -1511,6 +1588,15 @@ static void prop_dispatch(void *ctx, uint64_t id, uint64_t now)
 	p->dispatched_cb++;
 }
 
+/* What the operation dispatched, taken at once as the daemon does. */
+static void prop_take(struct prop *p)
+{
+	uint64_t id, at;
+
+	while (sl_qs_next_dispatch(p->qs, &id, &at))
+		prop_dispatch(p, id, at);
+}
+
 static void prop_expired(void *ctx, uint64_t id)
 {
 	struct prop *p = ctx;
@@ -1598,7 +1684,7 @@ static struct h *mk_delay(int32_t queues, uint32_t hand, uint32_t cl, uint64_t t
 	char why[128];
 
 	assert_non_null(h);
-	if (sl_qs_create(&h->qs, &cfg, cl, 0, on_dispatch, h, why, sizeof(why)))
+	if (sl_qs_create(&h->qs, &cfg, cl, 0, why, sizeof(why)))
 		fail_msg("create: %s", why);
 	return h;
 }
@@ -1633,30 +1719,30 @@ static void test_delay_burst_then_standing(void **state)
 	for (uint64_t id = 1; id <= 5; id++)
 		assert_int_equal(arrive(h, (id - 1) * 100 * MS, id, 1, 0), SL_QS_QUEUED);
 	/* 900 ms of backlog: a burst, everyone waits */
-	assert_int_equal(sl_qs_shed(h->qs, 900 * MS, on_expired, h), 0);
+	assert_int_equal(shed(h, 900 * MS, on_expired, h), 0);
 	complete(h, 950 * MS, 0, 950 * MS);
 	assert_true(h->nd == 1 && h->disp[0] == 1);
 	/* the backlog (since t = 0) has stood for the interval: 2, 3 and 4
 	 * waited past the target and go, oldest first; 5 is the newest */
-	assert_int_equal(sl_qs_shed(h->qs, SEC, on_expired, h), 3);
+	assert_int_equal(shed(h, SEC, on_expired, h), 3);
 	assert_ok(h->qs);
 	assert_true(h->ne == 3 && h->expired[0] == 2 && h->expired[1] == 3 && h->expired[2] == 4);
 	st = stats(h->qs);
 	assert_true(st.rejected_shed == 3 && st.rejected_time_out == 0 && st.waiting == 1);
 	/* still standing: 5 is no longer the newest once 6 comes */
 	assert_int_equal(arrive(h, 1050 * MS, 6, 1, 0), SL_QS_QUEUED);
-	assert_int_equal(sl_qs_shed(h->qs, 1100 * MS, on_expired, h), 1);
+	assert_int_equal(shed(h, 1100 * MS, on_expired, h), 1);
 	assert_true(h->ne == 4 && h->expired[3] == 5);
 	/* 6 is dispatched, the queue empties: the next backlog is a burst again */
 	complete(h, 1200 * MS, 1, 250 * MS);
 	assert_true(h->nd == 2 && h->disp[1] == 6);
 	assert_int_equal(arrive(h, 1300 * MS, 7, 1, 0), SL_QS_QUEUED);
 	assert_int_equal(arrive(h, 1300 * MS, 8, 1, 0), SL_QS_QUEUED);
-	assert_int_equal(sl_qs_shed(h->qs, 2 * SEC, on_expired, h), 0);
-	assert_int_equal(sl_qs_shed(h->qs, 2300 * MS, on_expired, h), 1);
+	assert_int_equal(shed(h, 2 * SEC, on_expired, h), 0);
+	assert_int_equal(shed(h, 2300 * MS, on_expired, h), 1);
 	assert_true(h->ne == 5 && h->expired[4] == 7);
 	/* the hard limit still applies to the kept newest */
-	assert_int_equal(sl_qs_expire(h->qs, 3400 * MS, 2 * SEC, on_expired, h), 1);
+	assert_int_equal(expire(h, 3400 * MS, 2 * SEC, on_expired, h), 1);
 	assert_true(h->ne == 6 && h->expired[5] == 8 && stats(h->qs).rejected_time_out == 1);
 	done(h);
 	/* off: nothing is ever shed */
@@ -1664,7 +1750,7 @@ static void test_delay_burst_then_standing(void **state)
 	assert_int_equal(arrive(h, 0, 0, 1, 0), SL_QS_DISPATCHED);
 	for (uint64_t id = 1; id <= 5; id++)
 		assert_int_equal(arrive(h, 0, id, 1, 0), SL_QS_QUEUED);
-	assert_int_equal(sl_qs_shed(h->qs, 100 * SEC, on_expired, h), 0);
+	assert_int_equal(shed(h, 100 * SEC, on_expired, h), 0);
 	done(h);
 }
 
@@ -1688,12 +1774,12 @@ static void test_shed_flows(void **state)
 	for (uint64_t id = 1; id <= 6; id++)
 		assert_int_equal(arrive(h, id * MS, id, 1, id * 0x9e3779b97f4a7c15ull), SL_QS_QUEUED);
 	/* the flows picked (odd ids' hashes) first, the rest stay */
-	assert_int_equal(sl_qs_shed_flows(h->qs, 10 * MS, pick_odd, NULL, on_expired, h), 3);
+	assert_int_equal(shed_flows(h, 10 * MS, pick_odd, NULL, on_expired, h), 3);
 	assert_ok(h->qs);
 	assert_true(h->ne == 3 && h->expired[0] == 1 && h->expired[1] == 3 && h->expired[2] == 5);
 	assert_true(stats(h->qs).rejected_stalled == 3 && stats(h->qs).waiting == 3);
 	/* no pick: every one */
-	assert_int_equal(sl_qs_shed_flows(h->qs, 11 * MS, NULL, NULL, on_expired, h), 3);
+	assert_int_equal(shed_flows(h, 11 * MS, NULL, NULL, on_expired, h), 3);
 	assert_ok(h->qs);
 	assert_true(h->ne == 6 && stats(h->qs).rejected_stalled == 6 && stats(h->qs).waiting == 0);
 	assert_true(h->expired[3] == 2 && h->expired[4] == 4 && h->expired[5] == 6);
@@ -1806,7 +1892,7 @@ static void test_delay_random_mice_never_shed(void **state)
 		if (now % (100 * MS) == 0) {
 			struct delay_walk w = { .now = now, .interval = interval };
 
-			sl_qs_shed(h->qs, now, on_expired, h);
+			shed(h, now, on_expired, h);
 			for (; seen_shed < h->ne; seen_shed++) {
 				uint64_t id = h->expired[seen_shed];
 
@@ -1849,7 +1935,7 @@ static void test_random_property(void **state)
 		      seed, ops);
 	rng_state = seed ? seed : 1;
 	assert_non_null(p);
-	if (sl_qs_create(&p->qs, &cfg, cl, 0, prop_dispatch, p, why, sizeof(why)))
+	if (sl_qs_create(&p->qs, &cfg, cl, 0, why, sizeof(why)))
 		fail_msg("%s", why);
 	for (long op = 0; op < ops; op++) {
 		uint64_t r = below(100), id = below(P_IDS);
@@ -1928,6 +2014,7 @@ static void test_random_property(void **state)
 			counts[7]++;
 			(void)old_q;
 		}
+		prop_take(p);
 		prop_verify(p, &cfg, cl);
 	}
 	print_message("  dispatched %" PRIu64 " (+%" PRIu64 " from queues), queued %" PRIu64
@@ -1947,6 +2034,7 @@ static void test_random_property(void **state)
 				p->st[i] = P_NONE;
 				assert_int_equal(sl_qs_complete(p->qs, p->now, i, 1), 0);
 			}
+		prop_take(p);
 		prop_verify(p, &cfg, 1000);
 	}
 	assert_true(sl_qs_seats_in_use(p->qs) == 0 && sl_qs_waiting(p->qs) == 0);
