@@ -638,6 +638,19 @@ void sl_adm_set_policies(struct sl_admission *adm, struct sl_policies *ps)
 	adm->policies = ps;
 }
 
+/* A dispatched connection's seats are back (it closed, or its ticket or
+ * its entry went): they were held from the dispatch, not just from the
+ * claim, so the flow is charged for all of it (Kubernetes queueset.go
+ * finishRequestLocked), and the record goes.  The caller settles the
+ * level. */
+static void dispatched_done(struct level_rt *l, struct sl_pending *p, uint64_t now)
+{
+	if (p->in_queueset && l->qs)
+		sl_qs_complete(l->qs, now, p->id, now - p->ticket_ns);
+	l->dispatched_seats -= l->dispatched_seats >= p->seats ? p->seats : l->dispatched_seats;
+	forget(l->adm, p);
+}
+
 uint64_t sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, uint64_t now)
 {
 	struct sl_pending *p = sl_pending_by_key(adm->pending, &ev->key);
@@ -668,12 +681,7 @@ uint64_t sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, u
 				lr_ewma(&l->claim_delay_ns, (double)(claim_ns - p->ticket_ns));
 				lr_ewma(&l->hold_ns, (double)ev->duration_ns);
 			}
-			/* The seats were held from the dispatch, not just from
-			 * the claim: charge the flow for all of it (Kubernetes queueset.go finishRequestLocked). */
-			if (p->in_queueset && l->qs)
-				sl_qs_complete(l->qs, now, p->id, now - p->ticket_ns);
-			l->dispatched_seats -= l->dispatched_seats >= p->seats ? p->seats : l->dispatched_seats;
-			forget(adm, p);
+			dispatched_done(l, p, now);
 		}
 		/* A seat came back: the QueueSet may dispatch now. */
 		adm_level_settle(l, now);
@@ -721,20 +729,14 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 			/* The seats sat idle from the dispatch until now: that
 			 * is what the flow used (charging nothing would let a
 			 * flow of clients that gave up keep the front). */
-			if (p->in_queueset && l->qs)
-				sl_qs_complete(l->qs, s->now, p->id, s->now - p->ticket_ns);
-			l->dispatched_seats -= l->dispatched_seats >= p->seats ? p->seats : l->dispatched_seats;
-			forget(adm, p);
+			dispatched_done(l, p, s->now);
 			s->resync[l->slot] = true;
 			sl_stall_closed(&l->stall, s->now, false, 0); /* seats came back */
 		} else if (!ticket && !sl_conn_tracked(adm->dp, &p->key) &&
 			   s->now - p->ticket_ns > SWEEP_INTERVAL_NS) {
 			/* Claimed, then gone without a close event we saw (lost
 			 * event, or a handshake that expired). */
-			if (p->in_queueset && l->qs)
-				sl_qs_complete(l->qs, s->now, p->id, s->now - p->ticket_ns);
-			l->dispatched_seats -= l->dispatched_seats >= p->seats ? p->seats : l->dispatched_seats;
-			forget(adm, p);
+			dispatched_done(l, p, s->now);
 			s->resync[l->slot] = true;
 			sl_stall_closed(&l->stall, s->now, false, 0); /* seats came back */
 		}
