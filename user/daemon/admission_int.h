@@ -137,6 +137,8 @@ void adm_refuse_removed(struct level_rt *l, uint64_t id, enum sl_reject_reason w
 /* A level after anything moved its seats or waiters: capacity for its
  * QueueSet, what that starts admitted, the result published. */
 void adm_level_settle(struct level_rt *l, uint64_t now);
+/* adm_level_settle for each level whose bit is set (lr_borrow's result). */
+void adm_settle_levels(struct sl_admission *adm, uint64_t changed, uint64_t now);
 /* The level's stall verdict, when one is due (adm_stall.c); it settles
  * the level when it refuses anyone. */
 void adm_stall_step(struct level_rt *l, uint64_t now);
