@@ -157,4 +157,13 @@ struct {
 	__type(value, struct sluice_fs_stats);
 } sl_fs_stats SEC(".maps");
 
+/* Per-FlowSchema lifetimes (sluice_abi.h): one copy for all CPUs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, SLUICE_FS_STATS);
+	__type(key, __u32);
+	__type(value, struct sluice_fs_duration);
+} sl_fs_dur SEC(".maps");
+
 #endif /* SLUICE_BPF_MAPS_H */

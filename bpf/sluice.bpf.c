@@ -11,7 +11,7 @@
  * for a half-open connection returns its seats.  Everything else passes
  * untouched.
  *
- * sluice_sockops: follows admitted connections (established, RTT, close) so
+ * sluice_sockops: follows admitted connections (established, close) so
  * seats are returned exactly once.
  *
  * sluice_inject, sluice_reset: never attached; the daemon runs them on a
@@ -337,7 +337,9 @@ static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt
 	c.schema = t.schema;
 	c.policy = t.policy;
 	c.workload = t.workload;
-	c.flags = (__u16)((p->ack ? SLUICE_CONNF_AT_ACK : 0) | (t.flags & SLUICE_CONNF_POLICY_SLOT));
+	/* The daemon's record of it waits for its close. */
+	c.flags = (__u16)((p->ack ? SLUICE_CONNF_AT_ACK : 0) | (t.flags & SLUICE_CONNF_POLICY_SLOT) |
+			  SLUICE_CONNF_DAEMON);
 	c.syn_seq = syn_seq_of(p);
 	if (bpf_map_update_elem(&sl_conns, &p->key, &c, BPF_NOEXIST)) {
 		/* Table full (or raced): give the seats back, let it retry. */
@@ -758,56 +760,6 @@ static __always_inline void sockops_key(struct bpf_sock_ops *skops,
 	k->dport = bpf_htons((__u16)lport);
 }
 
-/* The connection of key k ended (end: enum sluice_conn_end, as its
- * caller saw it). */
-static __always_inline void conn_closed(struct sluice_conn_key *k, __u8 end)
-{
-	struct sluice_stats *gs = global_stats();
-	struct sluice_level_stats *ls;
-	struct sluice_seats *seats;
-	struct sluice_conn *c, copy;
-	struct sluice_settings *cfg;
-	struct sluice_event *ev;
-	__u32 zero = 0;
-	__u64 now;
-
-	c = bpf_map_lookup_elem(&sl_conns, k);
-	if (!c)
-		return;
-	copy = *c;
-	/* Whoever deletes the entry releases its seats: exactly once, even if
-	 * the daemon's handshake-expiry sweep races with us. */
-	if (bpf_map_delete_elem(&sl_conns, k))
-		return;
-	seats = bpf_map_lookup_elem(&sl_seats, &copy.level);
-	if (seats)
-		__sync_fetch_and_sub(&seats->seats_in_use, copy.seats);
-	release_policy_slot(copy.policy, copy.flags);
-	ls = bpf_map_lookup_elem(&sl_lvl_stats, &copy.level);
-	if (ls)
-		ls->closed++;
-	STAT_INC(gs, released);
-
-	/* Completion events feed the controller: not rate limited, the ring
-	 * buffer's size is the bound. */
-	cfg = bpf_map_lookup_elem(&sl_config, &zero);
-	if (!cfg)
-		return;
-	now = bpf_ktime_get_ns();
-	ev = new_event(gs, SLUICE_EV_CLOSE, k, now);
-	if (!ev)
-		return;
-	ev->level = copy.level;
-	ev->duration_ns = now - copy.admitted_ns;
-	ev->srtt_us = copy.srtt_us;
-	ev->schema = copy.schema;
-	ev->policy = copy.policy;
-	ev->workload = copy.workload;
-	ev->seats = (__u16)copy.seats;
-	ev->end = end;
-	bpf_ringbuf_submit(ev, 0);
-}
-
 /* floor(log2(x)) for x >= 1, 0 for 0: six compares, no loop. */
 static __always_inline __u32 log2_u64(__u64 x)
 {
@@ -820,6 +772,114 @@ static __always_inline __u32 log2_u64(__u64 x)
 	if (x >= 1ULL << 2)  { x >>= 2;  r += 2; }
 	if (x >= 1ULL << 1)  { r += 1; }
 	return r;
+}
+
+/* log2(x) in 1/SLUICE_LOG2_ONE: the exponent, then the four bits after
+ * the leading one as the fraction (piecewise linear between powers of 2). */
+static __always_inline __u64 log2_fixed(__u64 x)
+{
+	__u32 e = log2_u64(x);
+	__u64 frac = e >= 4 ? (x >> (e - 4)) & 15 : (x << (4 - e)) & 15;
+
+	return (__u64)e * SLUICE_LOG2_ONE + frac;
+}
+
+/* A served connection's lifetime into its FlowSchema's histogram. */
+static __always_inline void count_lifetime(__u32 schema, __u64 ns)
+{
+	struct sluice_fs_duration *d;
+	__u64 ms = ns / 1000000ULL, rest = ns % 1000000ULL;
+	__u32 b = SLUICE_DUR_BOUNDS;
+
+	if (schema >= SLUICE_FS_STATS)
+		return;
+	d = bpf_map_lookup_elem(&sl_fs_dur, &schema);
+	if (!d)
+		return;
+	/* The first bound at or above it (Prometheus' le), unrolled: the
+	 * bounds are constants. */
+#define DUR_BUCKET(i, bound_ms) \
+	if (b == SLUICE_DUR_BOUNDS && (ms < (bound_ms) || (ms == (bound_ms) && !rest))) b = (i);
+	DUR_BUCKET(0, 0) DUR_BUCKET(1, 5) DUR_BUCKET(2, 20) DUR_BUCKET(3, 50) DUR_BUCKET(4, 100)
+	DUR_BUCKET(5, 200) DUR_BUCKET(6, 500) DUR_BUCKET(7, 1000) DUR_BUCKET(8, 2000)
+	DUR_BUCKET(9, 5000) DUR_BUCKET(10, 10000) DUR_BUCKET(11, 15000) DUR_BUCKET(12, 30000)
+	DUR_BUCKET(13, 60000) DUR_BUCKET(14, 300000) DUR_BUCKET(15, 900000) DUR_BUCKET(16, 3600000)
+#undef DUR_BUCKET
+	if (b < SLUICE_DUR_BUCKETS)
+		__sync_fetch_and_add(&d->bucket[b], 1);
+	__sync_fetch_and_add(&d->sum_ns, ns);
+}
+
+/*
+ * Whether the daemon needs to hear of this close: it admitted the
+ * connection itself (and keeps a record of it), a policy takes its
+ * lifetime as a sample, or connections wait for its level's seats (the
+ * close lets the next one in, at once).  Otherwise the maps count it and
+ * nobody wakes up: on a normal day, no level has waiters.
+ */
+static __always_inline bool close_wanted(const struct sluice_conn *c, const struct sluice_seats *seats)
+{
+	return (c->flags & SLUICE_CONNF_DAEMON) || c->policy != SLUICE_NONE16 ||
+	       (seats && *(volatile const __u64 *)&seats->waiting);
+}
+
+/* The connection of key k ended (end: enum sluice_conn_end, as its
+ * caller saw it; srtt_us: its smoothed RTT then, 0 before it established). */
+static __always_inline void conn_closed(struct sluice_conn_key *k, __u8 end, __u32 srtt_us)
+{
+	struct sluice_stats *gs = global_stats();
+	struct sluice_level_stats *ls;
+	struct sluice_seats *seats;
+	struct sluice_conn *c, copy;
+	struct sluice_event *ev;
+	bool served = end == SLUICE_END_CLOSED || end == SLUICE_END_RESET;
+	__u64 now, lifetime;
+
+	c = bpf_map_lookup_elem(&sl_conns, k);
+	if (!c)
+		return;
+	copy = *c;
+	/* Whoever deletes the entry releases its seats: exactly once, even if
+	 * the daemon's handshake-expiry sweep races with us. */
+	if (bpf_map_delete_elem(&sl_conns, k))
+		return;
+	now = bpf_ktime_get_ns();
+	lifetime = now - copy.admitted_ns;
+	seats = bpf_map_lookup_elem(&sl_seats, &copy.level);
+	if (seats)
+		__sync_fetch_and_sub(&seats->seats_in_use, copy.seats);
+	release_policy_slot(copy.policy, copy.flags);
+	ls = bpf_map_lookup_elem(&sl_lvl_stats, &copy.level);
+	if (ls) {
+		ls->closed++;
+		if (served) {
+			ls->served++;
+			ls->served_log2 += log2_fixed(lifetime);
+		} else {
+			ls->closed_unserved++;
+		}
+	}
+	if (served)
+		count_lifetime(copy.schema, lifetime);
+	STAT_INC(gs, released);
+
+	if (!close_wanted(&copy, seats)) {
+		STAT_INC(gs, closes_quiet);
+		return;
+	}
+	/* Not rate limited: the ring buffer's size is the bound. */
+	ev = new_event(gs, SLUICE_EV_CLOSE, k, now);
+	if (!ev)
+		return;
+	ev->level = copy.level;
+	ev->duration_ns = lifetime;
+	ev->srtt_us = srtt_us ? srtt_us : copy.srtt_us;
+	ev->schema = copy.schema;
+	ev->policy = copy.policy;
+	ev->workload = copy.workload;
+	ev->seats = (__u16)copy.seats;
+	ev->end = end;
+	bpf_ringbuf_submit(ev, 0);
 }
 
 /* One handshake's time, SYN seat to established, into sl_hs_hist: the
@@ -836,6 +896,16 @@ static __always_inline void count_handshake(__u64 ns)
 		(*n)++;
 }
 
+/*
+ * sock_ops runs for every TCP socket in the cgroup, the clients' own
+ * included, and for callbacks sluice has no use for (RTO and window
+ * initialisation, ECN): those return at the switch, before any map access.
+ * A connection sluice admitted is looked up once, when it is established,
+ * and then subscribes to its state changes only; its close is the second
+ * and last lookup.  No RTT callback: the smoothed RTT at the close is the
+ * sample the controllers take (one per connection), and reading it there
+ * costs nothing on every ACK in between.
+ */
 SEC("sockops")
 int sluice_sockops(struct bpf_sock_ops *skops)
 {
@@ -850,22 +920,15 @@ int sluice_sockops(struct bpf_sock_ops *skops)
 		sockops_key(skops, &k);
 		c = bpf_map_lookup_elem(&sl_conns, &k);
 		if (!c)
-			break; /* not a connection sluice admitted */
+			break; /* not a connection sluice admitted: no callbacks more */
 		c->state = SLUICE_CONN_ESTABLISHED;
 		c->established_ns = bpf_ktime_get_ns();
 		c->srtt_us = v->srtt_us >> 3;
 		if (!(c->flags & SLUICE_CONNF_AT_ACK))
 			count_handshake(c->established_ns - c->admitted_ns);
-		bpf_sock_ops_cb_flags_set(skops, BPF_SOCK_OPS_STATE_CB_FLAG |
-						 BPF_SOCK_OPS_RTT_CB_FLAG);
+		bpf_sock_ops_cb_flags_set(skops, BPF_SOCK_OPS_STATE_CB_FLAG);
 		gs = global_stats();
 		STAT_INC(gs, established);
-		break;
-	case BPF_SOCK_OPS_RTT_CB:
-		sockops_key(skops, &k);
-		c = bpf_map_lookup_elem(&sl_conns, &k);
-		if (c)
-			c->srtt_us = v->srtt_us >> 3;
 		break;
 	case BPF_SOCK_OPS_STATE_CB:
 		if (v->args[1] != BPF_TCP_CLOSE)
@@ -875,7 +938,7 @@ int sluice_sockops(struct bpf_sock_ops *skops)
 		 * FIN_WAIT or LAST_ACK, an abort (a RST either way) leaves
 		 * ESTABLISHED or CLOSE_WAIT at once. */
 		conn_closed(&k, v->args[0] == BPF_TCP_ESTABLISHED || v->args[0] == BPF_TCP_CLOSE_WAIT
-				    ? SLUICE_END_RESET : SLUICE_END_CLOSED);
+				    ? SLUICE_END_RESET : SLUICE_END_CLOSED, v->srtt_us >> 3);
 		break;
 	default:
 		break;
@@ -897,7 +960,7 @@ static __always_inline int handle_rst(struct syn_pkt *p, bool icmp)
 	if (!c || c->state != SLUICE_CONN_ADMITTED ||
 	    bpf_ntohl(p->seq) != bpf_ntohl(c->syn_seq) + 1)
 		return XDP_PASS;
-	conn_closed(&p->key, icmp ? SLUICE_END_HANDSHAKE_ICMP : SLUICE_END_HANDSHAKE_RST);
+	conn_closed(&p->key, icmp ? SLUICE_END_HANDSHAKE_ICMP : SLUICE_END_HANDSHAKE_RST, 0);
 	gs = global_stats();
 	if (icmp)
 		STAT_INC(gs, icmp_released);

@@ -57,6 +57,7 @@
 #define SLUICE_MAP_WL_STATS  "sl_wl_stats"
 #define SLUICE_MAP_HS_HIST   "sl_hs_hist"
 #define SLUICE_MAP_FS_STATS  "sl_fs_stats"
+#define SLUICE_MAP_FS_DUR    "sl_fs_dur"
 
 /* Program names (pinned under <pin-dir>/progs/<name> by bpftool loadall). */
 #define SLUICE_PROG_XDP     "sluice_xdp"
@@ -288,7 +289,16 @@ struct sluice_level_stats {
 	__u64 shadow_passed; /* shadow mode: deferred or rejected SYNs admitted anyway */
 	__u64 unseated;   /* SYNs passed without a seat (the level seats at the ACK) */
 	__u64 acks_proved;/* unseated handshake ACKs that proved their source (then judged) */
+	/* Its connections' closes, counted here whether or not the daemon
+	 * hears of them (conn_closed sends it only the closes it needs). */
+	__u64 closed_unserved; /* closed before they established (a handshake RST, ICMP) */
+	__u64 served;          /* closed after they established: a lifetime sample each */
+	__u64 served_log2;     /* sum of their log2(lifetime in ns), SLUICE_LOG2_ONE to 1 */
 };
+
+/* served_log2's fixed point: log2 in 1/16ths (a piecewise-linear log2, off
+ * by at most 0.09): for the stall rule's geometric mean of lifetimes. */
+#define SLUICE_LOG2_ONE 16
 
 /*
  * sl_fs_stats[schema]: per-CPU counters of each FlowSchema (its index in
@@ -301,6 +311,24 @@ struct sluice_fs_stats {
 	__u64 syns;            /* SYNs classified into the schema */
 	__u64 admitted_inline; /* admitted by the data path without waiting */
 	__u64 rejected_inline; /* answered with a RST by a Reject level over its limit */
+};
+
+/*
+ * sl_fs_dur[schema]: how long each FlowSchema's served connections lasted,
+ * admission to close (apiserver_flowcontrol_request_execution_seconds, and
+ * longer), counted by the data path for every close (atomic adds; one
+ * array for all CPUs, mmapable).  bucket[i] counts lifetimes at most
+ * SLUICE_DUR_BOUNDS_MS[i] (and above the one before); the last bucket,
+ * those above every bound.
+ */
+#define SLUICE_DUR_BOUNDS_MS { 0, 5, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 15000, \
+			       30000, 60000, 300000, 900000, 3600000 }
+#define SLUICE_DUR_BOUNDS  17
+#define SLUICE_DUR_BUCKETS (SLUICE_DUR_BOUNDS + 1)
+
+struct sluice_fs_duration {
+	__u64 bucket[SLUICE_DUR_BUCKETS];
+	__u64 sum_ns;
 };
 
 /* sl_stats[0]: per-CPU global counters. */
@@ -330,6 +358,7 @@ struct sluice_stats {
 			       * aborts the handshake (net/host unreachable, ...): seats returned */
 	__u64 acks_unproved;  /* unseated ACKs in a watched level that proved nothing
 			       * (no request socket they acknowledge, no valid cookie): passed */
+	__u64 closes_quiet;   /* closes nobody in the daemon needed: counted in the maps, no event */
 };
 
 /* sl_conns: one entry per admitted connection, keyed by its 4-tuple. */
@@ -352,6 +381,9 @@ enum sluice_conn_flags {
 	/* Holds a slot of its policy's in-flight limit (gate mode LIMIT):
 	 * whoever deletes the entry gives it back (the gate's slots_held). */
 	SLUICE_CONNF_POLICY_SLOT = 1u << 1,
+	/* The daemon admitted it (re-injected its held SYN, or it claimed a
+	 * ticket): the daemon keeps a record of it until its close event. */
+	SLUICE_CONNF_DAEMON = 1u << 2,
 };
 
 struct sluice_conn {
@@ -360,7 +392,7 @@ struct sluice_conn {
 	__u32 level;
 	__u32 seats;
 	__u32 state;          /* enum sluice_conn_state */
-	__u32 srtt_us;        /* smoothed RTT in microseconds (sock_ops srtt_us / 8) */
+	__u32 srtt_us;        /* smoothed RTT in microseconds at establishment (sock_ops srtt_us / 8) */
 	__u16 schema;         /* classification, as in struct sluice_class */
 	__u16 policy;
 	__u16 workload;
@@ -410,7 +442,7 @@ struct sluice_event {
 	__u32 type;  /* enum sluice_event_type */
 	__u32 level;
 	__u64 duration_ns; /* SLUICE_EV_CLOSE: admission to close */
-	__u32 srtt_us;     /* SLUICE_EV_CLOSE: last smoothed RTT */
+	__u32 srtt_us;     /* SLUICE_EV_CLOSE: the smoothed RTT at the close */
 	__u16 schema;
 	__u16 workload;
 	__u16 policy;

@@ -16,8 +16,9 @@ PKGS=(
   postgresql-15           # e2e/test_postgres: a real server and pgbench under a storm
 )
 # make bench also measures sluice against its peers on the same lab.
+# The cost part (scripts/bench_cost.sh): nginx, ApacheBench and perf.
 if [ "${1:-}" = "--bench" ]; then
-  PKGS+=(nftables haproxy)
+  PKGS+=(nftables haproxy nginx-light apache2-utils linux-perf)
 fi
 
 missing=()

@@ -98,12 +98,12 @@ void sl_adm_census(struct sl_admission *adm, const struct sl_conn_census *c)
 static void configure_flows(struct sl_admission *adm, const struct sl_config *cfg)
 {
 	size_t n = adm->flows.n > cfg->n_schemas ? adm->flows.n : cfg->n_schemas;
-	struct sluice_fs_stats *reading;
+	struct sl_fs_reading *reading;
 
 	if (n > SLUICE_FS_STATS)
 		n = SLUICE_FS_STATS;
 	reading = calloc(n ? n : 1, sizeof(*reading));
-	if (reading && sl_maps_fs_stats(&adm->dp->maps, n, reading)) {
+	if (reading && sl_maps_fs_reading(&adm->dp->maps, n, reading)) {
 		free(reading);
 		reading = NULL; /* no reading: the series count from here */
 	}
@@ -162,6 +162,7 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 			l->current_cl = lc->type == SL_LEVEL_EXEMPT ? plan->levels[s].seat_limit
 								    : plan->limits[s].initial;
 			sl_demand_init(&l->demand, now, (double)lr_seats_in_use(l));
+			lr_take_lifetimes(l, false); /* the slot's earlier closes are not its */
 		}
 		if (qc.queues >= 1 && !l->qs) {
 			if (sl_qs_create(&l->qs, &qc, l->current_cl, now, why, sizeof(why))) {

@@ -110,7 +110,7 @@ static double level_value(enum level_metric_id id, const struct level_rt *l,
 	case LM_REINJECTED: return (double)s->seats.reinjected;
 	case LM_RESET_HELD: return (double)s->seats.reset_held;
 	case LM_RELEASED_UNSEATED: return (double)l->released_unseated;
-	case LM_CLOSED_UNSERVED: return (double)l->closed_unserved;
+	case LM_CLOSED_UNSERVED: return (double)s->st.closed_unserved;
 	case LM_STALLS: return (double)l->stalls;
 	case LM_DROPPED_GONE: return (double)l->dropped_gone;
 	}
@@ -130,7 +130,7 @@ static void flow_metrics(struct sl_admission *adm, FILE *f)
 {
 	struct sl_flow_metrics *fm = &adm->flows;
 	size_t n = fm->n < SLUICE_FS_STATS ? fm->n : SLUICE_FS_STATS;
-	struct sluice_fs_stats *reading = calloc(n ? n : 1, sizeof(*reading));
+	struct sl_fs_reading *reading = calloc(n ? n : 1, sizeof(*reading));
 
 	for (size_t i = 0; i < fm->n; i++) {
 		struct sl_flow_series *s = &fm->series[i];
@@ -140,7 +140,7 @@ static void flow_metrics(struct sl_admission *adm, FILE *f)
 		s->executing_seats = i < adm->n_executing ? adm->executing_seats[i] : 0;
 	}
 	sl_pending_each(adm->pending, count_inqueue, fm);
-	if (reading && sl_maps_fs_stats(&adm->dp->maps, n, reading)) {
+	if (reading && sl_maps_fs_reading(&adm->dp->maps, n, reading)) {
 		free(reading);
 		reading = NULL;
 	}
@@ -258,7 +258,7 @@ static void dump_level(struct sl_admission *adm, struct json_out *jo, struct lev
 	jo_u64(jo, SL_LEVEL_KEY(REJECTED_SHED), qs.rejected_shed);
 	jo_u64(jo, SL_LEVEL_KEY(REJECTED_STALLED), qs.rejected_stalled);
 	jo_u64(jo, SL_LEVEL_KEY(STALLS), l->stalls);
-	jo_u64(jo, SL_LEVEL_KEY(CLOSED_UNSERVED), l->closed_unserved);
+	jo_u64(jo, SL_LEVEL_KEY(CLOSED_UNSERVED), st.closed_unserved);
 	jo_u64(jo, SL_LEVEL_KEY(DROPPED_GONE), l->dropped_gone);
 	/* The bounds of a wait: the hard limit, the controlled delay, and how
 	 * long without a close makes the level stalled (0: no lifetime yet). */

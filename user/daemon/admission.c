@@ -116,7 +116,8 @@ static bool admit_held(struct level_rt *l, struct sl_pending *p, const struct sl
 		return false;
 	/* A held ACK carries the client's SYN sequence + 1. */
 	c.syn_seq = htonl(f.ack ? f.seq - 1 : f.seq);
-	c.flags = (uint16_t)((f.ack ? SLUICE_CONNF_AT_ACK : 0) | slot_flags(p));
+	/* Its close event comes back to this record (SLUICE_CONNF_DAEMON). */
+	c.flags = (uint16_t)((f.ack ? SLUICE_CONNF_AT_ACK : 0) | slot_flags(p) | SLUICE_CONNF_DAEMON);
 	err = sl_conn_admit(adm->dp, &p->key, &c, *reserved);
 	*reserved = false; /* given back on failure; the connection's on success */
 	if (err == -EEXIST) {
@@ -664,15 +665,13 @@ uint64_t sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, u
 	if (p && p->state == SL_PENDING_ADMITTED && p->policy_admitted && p->ticket_ns > p->policy_ns)
 		queued_ns = p->ticket_ns - p->policy_ns;
 
-	/* A connection that never established is no sample of anything
-	 * (lib/conn_end.h); it still gives its seats back below. */
-	if (served)
-		sl_fm_closed(sl_fm_at(&adm->flows, ev->schema), (double)ev->duration_ns / 1e9);
+	/* The data path counted its lifetime already (per FlowSchema and per
+	 * level, for every close: most never reach the daemon); what is left
+	 * here is what the close lets happen.  A connection that never
+	 * established is no sample of anything (lib/conn_end.h). */
 	if (ev->level < SLUICE_MAX_LEVELS) {
 		l = &adm->levels[ev->level];
-		if (!served)
-			l->closed_unserved++;
-		sl_stall_closed(&l->stall, now, served, ev->duration_ns);
+		sl_stall_closed(&l->stall, now);
 		if (p && p->state == SL_PENDING_ADMITTED && p->level == ev->level) {
 			uint64_t claim_ns = ev->ts_ns - ev->duration_ns;
 
@@ -730,14 +729,14 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 			 * flow of clients that gave up keep the front). */
 			dispatched_done(l, p, s->now);
 			s->resync[l->slot] = true;
-			sl_stall_closed(&l->stall, s->now, false, 0); /* seats came back */
+			sl_stall_closed(&l->stall, s->now); /* seats came back */
 		} else if (!ticket && !sl_conn_tracked(adm->dp, &p->key) &&
 			   s->now - p->ticket_ns > SWEEP_INTERVAL_NS) {
 			/* Claimed, then gone without a close event we saw (lost
 			 * event, or a handshake that expired). */
 			dispatched_done(l, p, s->now);
 			s->resync[l->slot] = true;
-			sl_stall_closed(&l->stall, s->now, false, 0); /* seats came back */
+			sl_stall_closed(&l->stall, s->now); /* seats came back */
 		}
 	} else if (p->state == SL_PENDING_REJECTED) {
 		if (!ticket) {
@@ -764,6 +763,8 @@ void sl_adm_tick(struct sl_admission *adm, uint64_t now)
 
 		if (!l->active && !l->qs)
 			continue;
+		if (l->qs) /* the stall rule's samples: what closed since the last tick */
+			lr_take_lifetimes(l, true);
 		if (l->qs && l->wait_limit_ns)
 			sl_qs_expire(l->qs, now, l->wait_limit_ns, on_expired, l);
 		if (l->qs) /* controlled delay: a standing backlog is shed */

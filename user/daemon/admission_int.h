@@ -73,7 +73,10 @@ struct level_rt {
 	uint64_t released_unseated; /* deferred at the SYN, dispatched once the level seated at
 				     * the ACK: let through without a seat (held SYN injected) */
 	uint64_t fallback[SL_FALLBACK_N]; /* deferrals that went the ticket way, by why */
-	uint64_t closed_unserved; /* closes of connections that never established (no sample) */
+	/* The data path's count of served closes and their log2 lifetimes
+	 * (sluice_level_stats) at the last tick: the stall rule's samples are
+	 * what came since. */
+	uint64_t seen_served, seen_served_log2;
 	struct sl_stall stall;  /* full while nothing closes (engine/stall.h) */
 	uint64_t dropped_gone;  /* held SYNs dropped at their turn: the client had gone */
 	uint64_t stalls;        /* times its waiters were refused for it */
@@ -118,6 +121,10 @@ void lr_ewma(double *avg, double sample);
  * path and the clocks learn the result (lr_publish). */
 void lr_give_capacity(struct level_rt *l, uint64_t now);
 void lr_publish(struct level_rt *l, uint64_t now);
+/* The lifetimes the data path counted for the level since the last call,
+ * into its stall rule (sample false: only note where the count stands, as
+ * a new level does). */
+void lr_take_lifetimes(struct level_rt *l, bool sample);
 void lr_write_limit(struct sl_admission *adm, struct level_rt *l);
 /* The borrowing allocation over the active levels; period_end: the
  * periodic run, which closes the demand statistics' period first.

@@ -15,13 +15,12 @@ const char *const sl_reject_reason_names[SL_REJ__N] = {
 
 /* apiserver_flowcontrol_request_wait_duration_seconds' buckets. */
 static const double wait_bounds[] = {0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30};
-/* request_execution_seconds' buckets, then longer: a connection may
- * last far longer than a request. */
-static const double duration_bounds[] = {0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15,
-					 30, 60, 300, 900, 3600};
+/* request_execution_seconds' buckets, then longer (a connection may last
+ * far longer than a request): the data path's (SLUICE_DUR_BOUNDS_MS). */
+static const uint64_t duration_bounds_ms[SLUICE_DUR_BOUNDS] = SLUICE_DUR_BOUNDS_MS;
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-#define FS_WORDS (sizeof(struct sluice_fs_stats) / sizeof(__u64))
+#define FS_WORDS (sizeof(struct sl_fs_reading) / sizeof(__u64))
 
 void sl_fm_init(struct sl_flow_metrics *fm)
 {
@@ -34,17 +33,17 @@ void sl_fm_free(struct sl_flow_metrics *fm)
 	sl_fm_init(fm);
 }
 
-static const struct sluice_fs_stats *reading_at(const struct sluice_fs_stats *reading,
-						size_t n_reading, size_t i)
+static const struct sl_fs_reading *reading_at(const struct sl_fs_reading *reading,
+					       size_t n_reading, size_t i)
 {
-	static const struct sluice_fs_stats zero;
+	static const struct sl_fs_reading zero;
 
 	return reading && i < n_reading ? &reading[i] : &zero;
 }
 
 /* a += b - c, word by word (c > b: a counter that went back, nothing). */
-static void add_since(struct sluice_fs_stats *a, const struct sluice_fs_stats *b,
-		      const struct sluice_fs_stats *c)
+static void add_since(struct sl_fs_reading *a, const struct sl_fs_reading *b,
+		      const struct sl_fs_reading *c)
 {
 	__u64 *aw = (__u64 *)a;
 	const __u64 *bw = (const __u64 *)b, *cw = (const __u64 *)c;
@@ -55,10 +54,10 @@ static void add_since(struct sluice_fs_stats *a, const struct sluice_fs_stats *b
 
 /* The data path's counter of series i as of reading (n_reading entries):
  * what it carried plus what its index counted since its baseline. */
-static struct sluice_fs_stats datapath(const struct sl_flow_metrics *fm, size_t i,
-				       const struct sluice_fs_stats *reading, size_t n_reading)
+static struct sl_fs_reading datapath(const struct sl_flow_metrics *fm, size_t i,
+				     const struct sl_fs_reading *reading, size_t n_reading)
 {
-	struct sluice_fs_stats v = {0};
+	struct sl_fs_reading v = {0};
 
 	if (i >= fm->n)
 		return v;
@@ -84,11 +83,10 @@ static void fresh_series(struct sl_flow_series *s, const struct sl_flow_schema *
 	snprintf(s->priority_level, sizeof(s->priority_level), "%s", fs->level_name);
 	sl_hist_init(&s->wait_dispatched, wait_bounds, N_OF(wait_bounds));
 	sl_hist_init(&s->wait_rejected, wait_bounds, N_OF(wait_bounds));
-	sl_hist_init(&s->duration, duration_bounds, N_OF(duration_bounds));
 }
 
 int sl_fm_reconfigure(struct sl_flow_metrics *fm, const struct sl_config *cfg,
-		      const struct sluice_fs_stats *reading, size_t n_reading)
+		      const struct sl_fs_reading *reading, size_t n_reading)
 {
 	struct sl_flow_series *next = calloc(cfg->n_schemas ? cfg->n_schemas : 1, sizeof(*next));
 	struct sl_flow_series **old = calloc(fm->n ? fm->n : 1, sizeof(*old));
@@ -140,12 +138,6 @@ void sl_fm_rejected(struct sl_flow_series *s, enum sl_reject_reason why, double 
 	sl_hist_observe(&s->wait_rejected, waited_s);
 }
 
-void sl_fm_closed(struct sl_flow_series *s, double lasted_s)
-{
-	if (s)
-		sl_hist_observe(&s->duration, lasted_s);
-}
-
 /* ---- exposition ------------------------------------------------------------- */
 
 enum fm_value {
@@ -169,8 +161,10 @@ static const struct {
 };
 
 static uint64_t fm_value(enum fm_value id, const struct sl_flow_series *s,
-			 const struct sluice_fs_stats *dp)
+			 const struct sl_fs_reading *r)
 {
+	const struct sluice_fs_stats *dp = &r->c;
+
 	switch (id) {
 	case FV_DISPATCHED: return dp->admitted_inline + s->dispatched;
 	case FV_INQUEUE: return s->inqueue;
@@ -183,20 +177,40 @@ static uint64_t fm_value(enum fm_value id, const struct sl_flow_series *s,
 /* A series nothing has happened to yet is not written (a configuration of
  * thousands of FlowSchemas would write every one of them), as a client
  * library's vector has no series before its first observation. */
-static bool seen(const struct sl_flow_series *s, const struct sluice_fs_stats *dp)
+/* The lifetimes the data path counted, as a histogram of seconds. */
+static void lifetimes(const struct sluice_fs_duration *d, struct sl_hist *h)
 {
+	static double bounds[SLUICE_DUR_BOUNDS];
+
+	for (unsigned b = 0; b < SLUICE_DUR_BOUNDS; b++)
+		bounds[b] = (double)duration_bounds_ms[b] / 1e3;
+	sl_hist_init(h, bounds, SLUICE_DUR_BOUNDS);
+	for (unsigned b = 0; b < SLUICE_DUR_BUCKETS; b++) {
+		h->bucket[b] = d->bucket[b];
+		h->count += d->bucket[b];
+	}
+	h->sum = (double)d->sum_ns / 1e9;
+}
+
+static bool seen(const struct sl_flow_series *s, const struct sl_fs_reading *r)
+{
+	const struct sluice_fs_stats *dp = &r->c;
+	uint64_t lasted = 0;
+
+	for (unsigned b = 0; b < SLUICE_DUR_BUCKETS; b++)
+		lasted += r->d.bucket[b];
 	uint64_t rejected = 0;
 
 	for (int r = 0; r < SL_REJ__N; r++)
 		rejected += s->rejected[r];
 	return dp->syns || dp->admitted_inline || dp->rejected_inline || s->dispatched || rejected ||
-	       s->inqueue || s->executing || s->duration.count;
+	       s->inqueue || s->executing || lasted;
 }
 
-void sl_fm_render(const struct sl_flow_metrics *fm, FILE *f, const struct sluice_fs_stats *reading,
+void sl_fm_render(const struct sl_flow_metrics *fm, FILE *f, const struct sl_fs_reading *reading,
 		  size_t n_reading)
 {
-	struct sluice_fs_stats *dp = calloc(fm->n ? fm->n : 1, sizeof(*dp));
+	struct sl_fs_reading *dp = calloc(fm->n ? fm->n : 1, sizeof(*dp));
 	bool *shown = calloc(fm->n ? fm->n : 1, sizeof(*shown));
 
 	if (!dp || !shown) {
@@ -214,7 +228,7 @@ void sl_fm_render(const struct sl_flow_metrics *fm, FILE *f, const struct sluice
 		       "SYNs classified into the FlowSchema.");
 	for (size_t i = 0; i < fm->n; i++)
 		if (shown[i])
-			sl_prom_sample_u64(f, "flowschema_syns_total", dp[i].syns, LABELS(&fm->series[i]), NULL);
+			sl_prom_sample_u64(f, "flowschema_syns_total", dp[i].c.syns, LABELS(&fm->series[i]), NULL);
 	for (size_t v = 0; v < N_OF(fm_values); v++) {
 		sl_prom_family(f, fm_values[v].name, fm_values[v].type, fm_values[v].help);
 		for (size_t i = 0; i < fm->n; i++)
@@ -233,7 +247,7 @@ void sl_fm_render(const struct sl_flow_metrics *fm, FILE *f, const struct sluice
 			continue;
 		for (int r = 0; r < SL_REJ__N; r++)
 			sl_prom_sample_u64(f, "rejected_connections_total",
-					   s->rejected[r] + (r == SL_REJ_CONCURRENCY ? dp[i].rejected_inline : 0),
+					   s->rejected[r] + (r == SL_REJ_CONCURRENCY ? dp[i].c.rejected_inline : 0),
 					   LABELS(s), "reason", sl_reject_reason_names[r], NULL);
 	}
 	/* The data path's verdicts waited nothing: zeros in the histogram,
@@ -247,17 +261,21 @@ void sl_fm_render(const struct sl_flow_metrics *fm, FILE *f, const struct sluice
 		if (!shown[i])
 			continue;
 		sl_prom_histogram(f, "connection_wait_duration_seconds", &s->wait_dispatched,
-				  dp[i].admitted_inline, LABELS(s), "execute", "true", NULL);
+				  dp[i].c.admitted_inline, LABELS(s), "execute", "true", NULL);
 		sl_prom_histogram(f, "connection_wait_duration_seconds", &s->wait_rejected,
-				  dp[i].rejected_inline, LABELS(s), "execute", "false", NULL);
+				  dp[i].c.rejected_inline, LABELS(s), "execute", "false", NULL);
 	}
 	sl_prom_family(f, "connection_duration_seconds", SL_PROM_HISTOGRAM,
 		       "Time from a connection's admission to its close "
 		       "(apiserver_flowcontrol_request_execution_seconds).");
-	for (size_t i = 0; i < fm->n; i++)
-		if (shown[i])
-			sl_prom_histogram(f, "connection_duration_seconds", &fm->series[i].duration, 0,
-					  LABELS(&fm->series[i]), NULL);
+	for (size_t i = 0; i < fm->n; i++) {
+		struct sl_hist h;
+
+		if (!shown[i])
+			continue;
+		lifetimes(&dp[i].d, &h);
+		sl_prom_histogram(f, "connection_duration_seconds", &h, 0, LABELS(&fm->series[i]), NULL);
+	}
 #undef LABELS
 	free(dp);
 	free(shown);

@@ -3,8 +3,10 @@
  * flow_schema): connections dispatched, rejected by reason, waiting,
  * executing, and histograms of how long they waited and how long they
  * lasted.  Pure bookkeeping (no BPF, no I/O): the caller passes in the data
- * path's per-schema counters (sl_fs_stats) as read, and the daemon's own
- * verdicts as they happen.
+ * path's per-schema counters and lifetimes (struct sl_fs_reading) as read,
+ * and the daemon's own verdicts as they happen.  The lifetimes are the
+ * data path's alone: it counts every close, most of which the daemon never
+ * hears of.
  *
  * A series belongs to a (FlowSchema name, level name) pair and survives a
  * reload that keeps the pair, even when the schema's index moves: what the
@@ -22,6 +24,7 @@
 
 #include "sluice_abi.h"
 #include "config/config.h"
+#include "dataplane/pinned_maps.h"
 #include "lib/prom.h"
 
 /* Why a connection was refused (apiserver_flowcontrol_rejected_requests_total's reason). */
@@ -41,11 +44,10 @@ struct sl_flow_series {
 	char priority_level[SL_LEVEL_NAME_SIZE];
 	/* The data path's counters: carried from earlier indices, and the
 	 * reading at the current index when the series took it. */
-	struct sluice_fs_stats carried, base;
+	struct sl_fs_reading carried, base;
 	uint64_t dispatched;          /* the daemon's admissions of waiting connections */
 	uint64_t rejected[SL_REJ__N]; /* the daemon's verdicts */
 	struct sl_hist wait_dispatched, wait_rejected; /* seconds, deferral to verdict */
-	struct sl_hist duration;                       /* seconds, admission to close */
 	/* Gauges, set by the caller before rendering. */
 	uint32_t inqueue, executing, executing_seats;
 };
@@ -63,7 +65,7 @@ void sl_fm_free(struct sl_flow_metrics *fm);
  * SLUICE_FS_STATS; NULL: no reading, everything counts from zero).  Returns
  * 0, or -ENOMEM with fm unchanged. */
 int sl_fm_reconfigure(struct sl_flow_metrics *fm, const struct sl_config *cfg,
-		      const struct sluice_fs_stats *reading, size_t n_reading);
+		      const struct sl_fs_reading *reading, size_t n_reading);
 
 /* The series at a schema index, or NULL (out of range). */
 struct sl_flow_series *sl_fm_at(struct sl_flow_metrics *fm, unsigned schema);
@@ -71,10 +73,9 @@ struct sl_flow_series *sl_fm_at(struct sl_flow_metrics *fm, unsigned schema);
 /* The daemon's verdicts (any may get a NULL series, and then does nothing). */
 void sl_fm_dispatched(struct sl_flow_series *s, double waited_s);
 void sl_fm_rejected(struct sl_flow_series *s, enum sl_reject_reason why, double waited_s);
-void sl_fm_closed(struct sl_flow_series *s, double lasted_s);
 
 /* Every family, with reading the data path's counters now. */
-void sl_fm_render(const struct sl_flow_metrics *fm, FILE *f, const struct sluice_fs_stats *reading,
+void sl_fm_render(const struct sl_flow_metrics *fm, FILE *f, const struct sl_fs_reading *reading,
 		  size_t n_reading);
 
 #endif

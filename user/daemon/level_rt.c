@@ -92,6 +92,21 @@ void lr_publish(struct level_rt *l, uint64_t now)
 	sl_demand_set(&l->demand, now, (double)(in_use + seats_waiting));
 }
 
+void lr_take_lifetimes(struct level_rt *l, bool sample)
+{
+	struct sluice_level_stats st;
+	uint64_t n, sum;
+
+	if (sl_maps_level_stats(&l->adm->dp->maps, l->slot, &st))
+		return;
+	n = st.served - l->seen_served;
+	sum = st.served_log2 - l->seen_served_log2;
+	l->seen_served = st.served;
+	l->seen_served_log2 = st.served_log2;
+	if (sample && n)
+		sl_stall_lifetimes(&l->stall, n, (double)sum / (double)n / SLUICE_LOG2_ONE * M_LN2);
+}
+
 void lr_write_limit(struct sl_admission *adm, struct level_rt *l)
 {
 	sl_level_write_limit(adm->dp, l->slot, l->current_cl);

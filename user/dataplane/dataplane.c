@@ -421,6 +421,7 @@ void sl_maps_from_skel(struct sluice *s, struct sl_maps *m)
 	m->fd[SL_MAP_WL_STATS] = bpf_map__fd(s->maps.sl_wl_stats);
 	m->fd[SL_MAP_HS_HIST] = bpf_map__fd(s->maps.sl_hs_hist);
 	m->fd[SL_MAP_FS_STATS] = bpf_map__fd(s->maps.sl_fs_stats);
+	m->fd[SL_MAP_FS_DUR] = bpf_map__fd(s->maps.sl_fs_dur);
 }
 
 static void remove_pins(struct sl_dataplane *dp, bool keep_maps)

@@ -29,6 +29,7 @@ const char *const sl_map_names[SL_MAP__COUNT] = {
 	[SL_MAP_WL_STATS]  = SLUICE_MAP_WL_STATS,
 	[SL_MAP_HS_HIST]   = SLUICE_MAP_HS_HIST,
 	[SL_MAP_FS_STATS]  = SLUICE_MAP_FS_STATS,
+	[SL_MAP_FS_DUR]    = SLUICE_MAP_FS_DUR,
 };
 
 int sl_pin_path(char *buf, size_t len, const char *pin_dir, const char *kind, const char *name)
@@ -127,47 +128,41 @@ out:
 	return err;
 }
 
-int sl_maps_fs_stats(const struct sl_maps *m, size_t n, struct sluice_fs_stats *out)
+/* Entries [0, n) of an array of u64 counters (per-CPU: ncpu copies each,
+ * summed; a shared array: ncpu 1) added into out, entry i at out + i *
+ * stride bytes, in batches of one system call each.  The batch cursor is
+ * the kernel's token: out_batch of one call is in_batch of the next;
+ * ENOENT says the array ended. */
+static int array_sum(int fd, size_t n, size_t value_size, int ncpu, void *out, size_t stride)
 {
-	enum { BATCH = 1024, WORDS = sizeof(struct sluice_fs_stats) / sizeof(__u64) };
-	int ncpu = libbpf_num_possible_cpus(), err = 0;
-	__u32 *keys = NULL;
-	__u64 *vals = NULL;
+	enum { BATCH = 1024 };
+	size_t words = value_size / sizeof(__u64);
+	__u32 *keys = calloc(BATCH, sizeof(*keys));
+	__u64 *vals = calloc((size_t)BATCH * (size_t)ncpu, value_size);
+	int err = 0;
 
-	if (n > SLUICE_FS_STATS)
-		return -EINVAL;
-	memset(out, 0, n * sizeof(*out));
-	if (!n)
-		return 0;
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	keys = calloc(BATCH, sizeof(*keys));
-	vals = calloc((size_t)BATCH * (size_t)ncpu, sizeof(struct sluice_fs_stats));
 	if (!keys || !vals) {
 		err = -ENOMEM;
 		goto out;
 	}
-	/* The batch cursor is the kernel's token: out_batch of one call is
-	 * in_batch of the next; ENOENT says the array ended. */
 	for (__u32 from = 0, token = 0; from < n;) {
 		__u32 count = n - from < BATCH ? (__u32)(n - from) : BATCH, in = token;
 		bool last;
 		DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, opts);
 
-		last = bpf_map_lookup_batch(m->fd[SL_MAP_FS_STATS], from ? &in : NULL, &token, keys,
-					    vals, &count, &opts) != 0;
+		last = bpf_map_lookup_batch(fd, from ? &in : NULL, &token, keys, vals, &count, &opts) != 0;
 		if (last && errno != ENOENT) {
 			err = -errno;
 			goto out;
 		}
 		for (__u32 i = 0; i < count; i++) {
-			__u64 *sum = (__u64 *)&out[keys[i] < n ? keys[i] : 0];
+			__u64 *sum = (__u64 *)((char *)out + (size_t)keys[i] * stride);
 
 			if (keys[i] >= n)
 				continue;
 			for (int c = 0; c < ncpu; c++)
-				for (size_t w = 0; w < WORDS; w++)
-					sum[w] += vals[((size_t)i * (size_t)ncpu + (size_t)c) * WORDS + w];
+				for (size_t w = 0; w < words; w++)
+					sum[w] += vals[((size_t)i * (size_t)ncpu + (size_t)c) * words + w];
 		}
 		from += count;
 		if (last || !count)
@@ -177,6 +172,23 @@ out:
 	free(keys);
 	free(vals);
 	return err;
+}
+
+int sl_maps_fs_reading(const struct sl_maps *m, size_t n, struct sl_fs_reading *out)
+{
+	int ncpu = libbpf_num_possible_cpus(), err;
+
+	if (n > SLUICE_FS_STATS)
+		return -EINVAL;
+	memset(out, 0, n * sizeof(*out));
+	if (!n)
+		return 0;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	err = array_sum(m->fd[SL_MAP_FS_STATS], n, sizeof(struct sluice_fs_stats), ncpu, &out->c,
+			sizeof(*out));
+	return err ? err : array_sum(m->fd[SL_MAP_FS_DUR], n, sizeof(struct sluice_fs_duration), 1,
+				     &out->d, sizeof(*out));
 }
 
 int sl_maps_hs_hist(const struct sl_maps *m, uint64_t out[SLUICE_HS_BUCKETS])

@@ -34,6 +34,7 @@ enum sl_map_id {
 	SL_MAP_WL_STATS,
 	SL_MAP_HS_HIST,
 	SL_MAP_FS_STATS,
+	SL_MAP_FS_DUR,
 	SL_MAP__COUNT,
 };
 
@@ -63,9 +64,14 @@ int sl_maps_seats(const struct sl_maps *m, unsigned slot, struct sluice_seats *o
 /* sl_hs_hist summed over CPUs: handshakes per log2-microsecond bucket. */
 int sl_maps_hs_hist(const struct sl_maps *m, uint64_t out[SLUICE_HS_BUCKETS]);
 int sl_maps_level_stats(const struct sl_maps *m, unsigned slot, struct sluice_level_stats *out);
-/* sl_fs_stats[0..n) summed over CPUs into out[0..n) (n at most
- * SLUICE_FS_STATS), in batches of one system call each. */
-int sl_maps_fs_stats(const struct sl_maps *m, size_t n, struct sluice_fs_stats *out);
+/* What the data path counted for one FlowSchema: its counters (sl_fs_stats,
+ * summed over CPUs) and its connections' lifetimes (sl_fs_dur). */
+struct sl_fs_reading {
+	struct sluice_fs_stats c;
+	struct sluice_fs_duration d;
+};
+/* Entries [0, n) into out[0..n) (n at most SLUICE_FS_STATS). */
+int sl_maps_fs_reading(const struct sl_maps *m, size_t n, struct sl_fs_reading *out);
 /* The policy gate's per-workload counters (wl_slot SLUICE_WL_DEFAULT = the
  * default workload), summed over CPUs. */
 int sl_maps_wl_stats(const struct sl_maps *m, unsigned policy, unsigned wl_slot,

@@ -18,18 +18,24 @@ void sl_stall_set_retransmit_waits(struct sl_stall *s, bool waits)
 	s->first_floor_ns = waits ? SL_STALL_RETRANSMIT_NS : SL_STALL_MIN_NS;
 }
 
-void sl_stall_closed(struct sl_stall *s, uint64_t now, bool served, uint64_t duration_ns)
+void sl_stall_closed(struct sl_stall *s, uint64_t now)
 {
 	s->progress_ns = now;
 	s->stalled = false;
-	if (!served)
-		return;
-	{
-		double l = log((double)(duration_ns ? duration_ns : 1));
+}
 
-		s->log_lifetime = s->have_lifetime ? s->log_lifetime + LIFETIME_WEIGHT * (l - s->log_lifetime) : l;
+void sl_stall_lifetimes(struct sl_stall *s, uint64_t n, double mean_log)
+{
+	if (!n)
+		return;
+	if (!s->have_lifetime) {
+		s->log_lifetime = mean_log;
 		s->have_lifetime = true;
+		return;
 	}
+	/* n steps of the moving average, each toward a sample of the mean:
+	 * the old value keeps (1 - w)^n of its weight. */
+	s->log_lifetime = mean_log + pow(1 - LIFETIME_WEIGHT, (double)n) * (s->log_lifetime - mean_log);
 }
 
 uint64_t sl_stall_after_ns(const struct sl_stall *s)

@@ -67,9 +67,12 @@ void sl_stall_init(struct sl_stall *s, uint64_t now);
  * SL_STALL_RETRANSMIT_NS, else SL_STALL_MIN_NS.  Kept by sl_stall_init's
  * callers: init clears it. */
 void sl_stall_set_retransmit_waits(struct sl_stall *s, bool waits);
-/* A connection of the level closed (seats came back): progress.  served:
- * it established, and its duration (ns) is a lifetime sample. */
-void sl_stall_closed(struct sl_stall *s, uint64_t now, bool served, uint64_t duration_ns);
+/* A connection of the level closed (seats came back): progress. */
+void sl_stall_closed(struct sl_stall *s, uint64_t now);
+/* n served connections closed, the mean of ln(their lifetime in ns) being
+ * mean_log: lifetime samples (the data path counts them, per level, for
+ * every close; the daemon takes them in batches). */
+void sl_stall_lifetimes(struct sl_stall *s, uint64_t n, double mean_log);
 /* The level now: full (every seat in use) or not, and whether connections
  * wait.  Blocked is both; the clock runs from the later of the last close
  * and the moment it became blocked, so call it whenever that may change

@@ -46,7 +46,7 @@ static double sample(const char *text, const char *prefix)
 	return -1;
 }
 
-static char *render(const struct sl_flow_metrics *fm, const struct sluice_fs_stats *r, size_t n)
+static char *render(const struct sl_flow_metrics *fm, const struct sl_fs_reading *r, size_t n)
 {
 	char *text = NULL;
 	size_t len;
@@ -65,18 +65,18 @@ static void test_counters_follow_a_schema_to_its_new_index(void **state)
 	static const char *const v1[][2] = {{"tenant-a", "web"}, {"tenant-b", "web"}};
 	/* A new schema takes index 0; tenant-a moves to 1; tenant-b is gone. */
 	static const char *const v2[][2] = {{"tenant-c", "web"}, {"tenant-a", "web"}};
-	struct sluice_fs_stats r[2] = {0};
+	struct sl_fs_reading r[2] = {0};
 	struct sl_flow_metrics fm;
 	struct mini_cfg m;
 	char *text;
 
 	(void)state;
 	sl_fm_init(&fm);
-	r[0].admitted_inline = 100; /* counted before the daemon started */
+	r[0].c.admitted_inline = 100; /* counted before the daemon started */
 	mini(&m, v1, 2);
 	assert_int_equal(sl_fm_reconfigure(&fm, &m.cfg, r, 2), 0);
-	r[0].syns = r[0].admitted_inline = 105; /* tenant-a: 5 since */
-	r[1].syns = r[1].admitted_inline = 7;   /* tenant-b: 7 */
+	r[0].c.syns = r[0].c.admitted_inline = 105; /* tenant-a: 5 since */
+	r[1].c.syns = r[1].c.admitted_inline = 7;   /* tenant-b: 7 */
 	sl_fm_dispatched(sl_fm_at(&fm, 0), 0.25); /* and one from a queue */
 	text = render(&fm, r, 2);
 	assert_int_equal(sample(text, DISPATCHED("tenant-a", "web")), 6);
@@ -86,8 +86,8 @@ static void test_counters_follow_a_schema_to_its_new_index(void **state)
 	mini(&m, v2, 2);
 	assert_int_equal(sl_fm_reconfigure(&fm, &m.cfg, r, 2), 0);
 	/* Index 0 now counts tenant-c, index 1 tenant-a. */
-	r[0].syns = r[0].admitted_inline = 108; /* tenant-c: 3 */
-	r[1].syns = r[1].admitted_inline = 9;   /* tenant-a: 2 more */
+	r[0].c.syns = r[0].c.admitted_inline = 108; /* tenant-c: 3 */
+	r[1].c.syns = r[1].c.admitted_inline = 9;   /* tenant-a: 2 more */
 	text = render(&fm, r, 2);
 	assert_int_equal(sample(text, DISPATCHED("tenant-a", "web")), 8);
 	assert_int_equal(sample(text, DISPATCHED("tenant-c", "web")), 3);
@@ -101,7 +101,7 @@ static void test_a_schema_moved_to_another_level_starts_anew(void **state)
 {
 	static const char *const v1[][2] = {{"t", "web"}};
 	static const char *const v2[][2] = {{"t", "batch"}};
-	struct sluice_fs_stats r[1] = {{.syns = 4, .admitted_inline = 4}};
+	struct sl_fs_reading r[1] = {{.c = {.syns = 4, .admitted_inline = 4}}};
 	struct sl_flow_metrics fm;
 	struct mini_cfg m;
 	char *text;
@@ -115,7 +115,7 @@ static void test_a_schema_moved_to_another_level_starts_anew(void **state)
 	free(text);
 	mini(&m, v2, 1);
 	assert_int_equal(sl_fm_reconfigure(&fm, &m.cfg, r, 1), 0);
-	r[0].syns = r[0].admitted_inline = 6;
+	r[0].c.syns = r[0].c.admitted_inline = 6;
 	text = render(&fm, r, 1);
 	assert_int_equal(sample(text, DISPATCHED("t", "batch")), 2);
 	assert_true(sample(text, DISPATCHED("t", "web")) < 0);
@@ -126,7 +126,9 @@ static void test_a_schema_moved_to_another_level_starts_anew(void **state)
 static void test_rejections_waits_and_durations(void **state)
 {
 	static const char *const v[][2] = {{"tenant-a", "web"}, {"idle", "web"}};
-	struct sluice_fs_stats r[2] = {{.syns = 10, .admitted_inline = 3, .rejected_inline = 2}};
+	/* The data path's lifetimes: one of 42 s (bucket le=60, the 14th bound). */
+	struct sl_fs_reading r[2] = {{.c = {.syns = 10, .admitted_inline = 3, .rejected_inline = 2},
+				      .d = {.bucket = {[13] = 1}, .sum_ns = 42000000000ULL}}};
 	struct sl_flow_metrics fm;
 	struct sl_flow_series *s;
 	struct mini_cfg m;
@@ -142,7 +144,6 @@ static void test_rejections_waits_and_durations(void **state)
 	sl_fm_rejected(s, SL_REJ_TIME_OUT, 3);
 	sl_fm_rejected(s, SL_REJ_CONCURRENCY, 0);
 	sl_fm_dispatched(s, 0.3);
-	sl_fm_closed(s, 42);
 	sl_fm_rejected(NULL, SL_REJ_TIME_OUT, 1); /* no series: nothing */
 	s->inqueue = 4;
 	text = render(&fm, r, 2);
@@ -165,6 +166,8 @@ static void test_rejections_waits_and_durations(void **state)
 	assert_int_equal(sample(text, "sluice_connection_wait_duration_seconds_bucket" L ",execute=\"false\",le=\"2\"}"), 4);
 	assert_int_equal(sample(text, "sluice_connection_duration_seconds_bucket" L ",le=\"30\"}"), 0);
 	assert_int_equal(sample(text, "sluice_connection_duration_seconds_bucket" L ",le=\"60\"}"), 1);
+	assert_int_equal(sample(text, "sluice_connection_duration_seconds_bucket" L ",le=\"+Inf\"}"), 1);
+	assert_true(fabs(sample(text, "sluice_connection_duration_seconds_sum" L "}") - 42) < 1e-9);
 #undef L
 	/* A series nothing happened to is not written. */
 	assert_null(strstr(text, "flow_schema=\"idle\""));

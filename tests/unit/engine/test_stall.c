@@ -1,6 +1,7 @@
 /* The stalled-level rule (engine/stall.c): a level full with waiters and no
  * close for several typical lifetimes is stalled; the typical lifetime is
  * the served connections' geometric mean; without one, no verdict. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,34 @@
 #define MS 1000000ull
 #define SEC 1000000000ull
 
+/* A close as the daemon sees it: progress when it hears of it, and (if it
+ * was served) its lifetime among the samples the data path counted. */
+static void close_one(struct sl_stall *s, uint64_t now, bool served, uint64_t lifetime_ns)
+{
+	sl_stall_closed(s, now);
+	if (served)
+		sl_stall_lifetimes(s, 1, log((double)(lifetime_ns ? lifetime_ns : 1)));
+}
+
+/* n samples of one mean taken at once move the lifetime as n taken one by
+ * one: the tick's batch is the same rule. */
+static void test_lifetimes_in_a_batch(void **state)
+{
+	struct sl_stall one, batch;
+
+	(void)state;
+	sl_stall_init(&one, 0);
+	sl_stall_init(&batch, 0);
+	close_one(&one, 0, true, 100 * MS);
+	close_one(&batch, 0, true, 100 * MS);
+	for (int i = 0; i < 20; i++)
+		close_one(&one, 0, true, 3 * MS);
+	sl_stall_lifetimes(&batch, 20, log(3.0 * MS));
+	sl_stall_lifetimes(&batch, 0, 99); /* nothing closed: nothing moves */
+	assert_true(fabs(one.log_lifetime - batch.log_lifetime) < 1e-9);
+	assert_true(one.log_lifetime < log(100.0 * MS) && one.log_lifetime > log(3.0 * MS));
+}
+
 static void test_no_lifetime_no_verdict(void **state)
 {
 	struct sl_stall s;
@@ -22,7 +51,7 @@ static void test_no_lifetime_no_verdict(void **state)
 	assert_int_equal(sl_stall_after_ns(&s), 0);
 	assert_false(sl_stall_due(&s, 100 * SEC));
 	/* a close that never established is progress, not a lifetime */
-	sl_stall_closed(&s, 100 * SEC, false, 1 * MS);
+	close_one(&s, 100 * SEC, false, 1 * MS);
 	assert_int_equal(sl_stall_after_ns(&s), 0);
 }
 
@@ -37,7 +66,7 @@ static void test_short_lifetimes(void **state)
 	sl_stall_init(&s, now);
 	for (int i = 0; i < 100; i++) {
 		now += MS;
-		sl_stall_closed(&s, now, true, 3 * MS);
+		close_one(&s, now, true, 3 * MS);
 	}
 	assert_int_equal(sl_stall_after_ns(&s), 20 * MS); /* 4 x 3 ms is under the floor */
 	/* busy, not blocked: no verdict however long */
@@ -49,7 +78,7 @@ static void test_short_lifetimes(void **state)
 	assert_int_equal(sl_stall_due_ns(&s), now + 20 * MS);
 	assert_false(sl_stall_due(&s, now + 19 * MS));
 	/* a close resets the clock */
-	sl_stall_closed(&s, now + 15 * MS, true, 3 * MS);
+	close_one(&s, now + 15 * MS, true, 3 * MS);
 	assert_false(sl_stall_due(&s, now + 34 * MS));
 	assert_true(sl_stall_due(&s, now + 35 * MS));
 	/* the verdict restarts the clock, and the level stays stalled until
@@ -57,7 +86,7 @@ static void test_short_lifetimes(void **state)
 	assert_true(sl_stall_stalled(&s));
 	assert_false(sl_stall_due(&s, now + 40 * MS));
 	assert_true(sl_stall_due(&s, now + 55 * MS));
-	sl_stall_closed(&s, now + 60 * MS, true, 3 * MS);
+	close_one(&s, now + 60 * MS, true, 3 * MS);
 	assert_false(sl_stall_stalled(&s));
 	assert_true(sl_stall_due(&s, now + 80 * MS));
 	/* its waiters refused, still full and nothing closed: still stalled
@@ -99,7 +128,7 @@ static void test_retransmit_gap_is_no_stall(void **state)
 		sl_stall_init(&s, now);
 		sl_stall_set_retransmit_waits(&s, at_ack);
 		for (int i = 0; i < 100; i++)
-			sl_stall_closed(&s, now += 12 * MS, true, 100 * MS);
+			close_one(&s, now += 12 * MS, true, 100 * MS);
 		sl_stall_observe(&s, now, true, true);
 		assert_false(sl_stall_due(&s, now + 390 * MS));
 		if (!at_ack) {
@@ -108,7 +137,7 @@ static void test_retransmit_gap_is_no_stall(void **state)
 		}
 		assert_int_equal(sl_stall_after_ns(&s), SL_STALL_RETRANSMIT_NS);
 		assert_false(sl_stall_due(&s, now + 700 * MS));
-		sl_stall_closed(&s, now + 700 * MS, true, 800 * MS); /* the retransmits came */
+		close_one(&s, now + 700 * MS, true, 800 * MS); /* the retransmits came */
 		assert_false(sl_stall_due(&s, now + 1500 * MS));
 		/* nothing for a second: no retransmit is that late twice over */
 		assert_true(sl_stall_due(&s, now + 1700 * MS));
@@ -116,7 +145,7 @@ static void test_retransmit_gap_is_no_stall(void **state)
 		assert_int_equal(sl_stall_after_ns(&s), SL_STALL_MIN_NS);
 		/* back at the SYN: four lifetimes again once something closed */
 		sl_stall_set_retransmit_waits(&s, false);
-		sl_stall_closed(&s, now + 1800 * MS, true, 100 * MS);
+		close_one(&s, now + 1800 * MS, true, 100 * MS);
 		assert_true(sl_stall_after_ns(&s) < SL_STALL_RETRANSMIT_NS);
 	}
 }
@@ -129,7 +158,7 @@ static void test_long_lifetimes_and_outliers(void **state)
 	(void)state;
 	sl_stall_init(&s, now);
 	for (int i = 0; i < 64; i++)
-		sl_stall_closed(&s, now += MS, true, 2 * SEC);
+		close_one(&s, now += MS, true, 2 * SEC);
 	after = sl_stall_after_ns(&s);
 	assert_true(after > 7 * SEC && after < 9 * SEC);
 	sl_stall_observe(&s, now, true, true);
@@ -144,13 +173,13 @@ static void test_long_lifetimes_and_outliers(void **state)
 	assert_false(sl_stall_due(&s, now + 5 * MS + SL_STALL_MIN_NS - 1));
 	assert_true(sl_stall_due(&s, now + 5 * MS + SL_STALL_MIN_NS));
 	/* a close: busy again, judged by its lifetimes */
-	sl_stall_closed(&s, now + SEC, true, 2 * SEC);
+	close_one(&s, now + SEC, true, 2 * SEC);
 	assert_true(sl_stall_after_ns(&s) > 7 * SEC);
 
 	sl_stall_init(&s, 0);
 	for (int i = 0; i < 64; i++)
-		sl_stall_closed(&s, (uint64_t)i * MS, true, 20 * MS);
-	sl_stall_closed(&s, 65 * MS, true, 3600 * SEC); /* one connection of an hour */
+		close_one(&s, (uint64_t)i * MS, true, 20 * MS);
+	close_one(&s, 65 * MS, true, 3600 * SEC); /* one connection of an hour */
 	after = sl_stall_after_ns(&s);
 	assert_true(after < 300 * MS);
 }
@@ -159,6 +188,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_lifetime_no_verdict),
+		cmocka_unit_test(test_lifetimes_in_a_batch),
 		cmocka_unit_test(test_short_lifetimes),
 		cmocka_unit_test(test_retransmit_gap_is_no_stall),
 		cmocka_unit_test(test_long_lifetimes_and_outliers),
