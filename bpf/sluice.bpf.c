@@ -74,6 +74,31 @@ static __always_inline struct sluice_event *new_event(struct sluice_stats *gs, _
 	return ev;
 }
 
+/* Unread bytes past which a quiet event wakes the daemon anyway. */
+#define QUIET_WAKE_BYTES (256 * 1024)
+
+/*
+ * Submit an event.  Urgent: someone waits on what it says (a deferral to
+ * hold, a seat that frees for waiters): the daemon wakes now.  Quiet: a
+ * sample a controller takes at its own pace: no wake-up, the daemon reads
+ * it at its next tick (a bounded delay: spec.tick, 100 ms by default), or
+ * at once when the ring is filling.  An urgent event after quiet ones
+ * forces the wake-up: the kernel wakes the reader on a plain submit only
+ * when it had read everything before it.
+ */
+static __always_inline void submit_event(void *ev, __u64 size, bool urgent)
+{
+	__u64 unread = bpf_ringbuf_query(&sl_events, BPF_RB_AVAIL_DATA);
+	__u64 own = (size + 8 + 7) & ~7ULL; /* the record's header and padding */
+	__u64 flags;
+
+	if (urgent)
+		flags = unread > own ? BPF_RB_FORCE_WAKEUP : 0;
+	else
+		flags = unread > QUIET_WAKE_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	bpf_ringbuf_submit(ev, flags);
+}
+
 /* The class fields every verdict event carries. */
 static __always_inline void fill_class(struct sluice_event *ev, __u8 gate,
 				       const struct sluice_class *cls)
@@ -101,7 +126,8 @@ static __always_inline void emit_event(const struct sluice_settings *cfg,
 	if (!ev)
 		return;
 	fill_class(ev, gate, cls);
-	bpf_ringbuf_submit(ev, 0);
+	/* An inline verdict, for the record: nobody waits on it. */
+	submit_event(ev, sizeof(*ev), false);
 }
 
 /* A deferral, with the SYN's frame as received so that the daemon can hold
@@ -140,7 +166,7 @@ static __always_inline void emit_defer(struct xdp_md *ctx, const struct sluice_s
 		e->frame_len = (__u16)len;
 		STAT_INC(gs, frames_copied);
 	}
-	bpf_ringbuf_submit(e, 0);
+	submit_event(e, sizeof(*e), true); /* the daemon holds it and queues it now */
 }
 
 /* How old the daemon's heartbeat is (U64_MAX: never written). */
@@ -194,6 +220,15 @@ best_entry(__u16 masks, const struct sluice_class_key *ids, __u8 kind, __u32 *be
 	return best;
 }
 
+/* The masks (a set of mask numbers, as in sluice_settings.masks) that test
+ * each dimension: mask m tests dimension d when m & d. */
+#define MASKS_TESTING_SRC   0xAAAA /* m & SLUICE_DIM_SRC (1) */
+#define MASKS_TESTING_DST   0xCCCC /* m & SLUICE_DIM_DST (2) */
+#define MASKS_TESTING_SPORT 0xF0F0 /* m & SLUICE_DIM_SPORT (4) */
+#define MASKS_TESTING_DPORT 0xFF00 /* m & SLUICE_DIM_DPORT (8) */
+_Static_assert(SLUICE_DIM_SRC == 1 && SLUICE_DIM_DST == 2 && SLUICE_DIM_SPORT == 4 &&
+	       SLUICE_DIM_DPORT == 8 && SLUICE_MASKS == 16, "the masks above");
+
 /* Classify a connection (its SYN, or its handshake's ACK) with the tables
  * the daemon compiled: four O(1) lookups give the class ids, then the
  * lowest-ranked schema and policy entries under them (sluice_abi.h).
@@ -207,6 +242,7 @@ classify(const struct sluice_settings *cfg, const struct syn_pkt *p, struct slui
 	struct sluice_lpm_val *lv;
 	__u32 base, idx, *pc, rank;
 	__u8 gen = cfg->generation & 1;
+	__u16 used = cfg->masks[SLUICE_KIND_SCHEMA] | cfg->masks[SLUICE_KIND_POLICY];
 
 	/* Field by field: an initialiser would become a .rodata template,
 	 * an extra map that bpftool and the pin layout do not want. */
@@ -215,20 +251,31 @@ classify(const struct sluice_settings *cfg, const struct syn_pkt *p, struct slui
 	lk.prefixlen = SLUICE_LPM_FULL;
 	lk.gen = gen;
 	ck.gen = gen;
-	__builtin_memcpy(lk.addr, p->key.saddr, 16);
-	lv = bpf_map_lookup_elem(&sl_src_cls, &lk);
-	ck.src = lv ? (__u16)lv->cls : 0;
-	__builtin_memcpy(lk.addr, p->key.daddr, 16);
-	lv = bpf_map_lookup_elem(&sl_dst_cls, &lk);
-	ck.dst = lv ? (__u16)lv->cls : 0;
+	/* A dimension no entry tests needs no lookup (its class id is only
+	 * read under a mask that tests it): the tries are the costly part of
+	 * a SYN, and most configurations never name a local address. */
+	if (used & MASKS_TESTING_SRC) {
+		__builtin_memcpy(lk.addr, p->key.saddr, 16);
+		lv = bpf_map_lookup_elem(&sl_src_cls, &lk);
+		ck.src = lv ? (__u16)lv->cls : 0;
+	}
+	if (used & MASKS_TESTING_DST) {
+		__builtin_memcpy(lk.addr, p->key.daddr, 16);
+		lv = bpf_map_lookup_elem(&sl_dst_cls, &lk);
+		ck.dst = lv ? (__u16)lv->cls : 0;
+	}
 
 	base = (__u32)gen * 2 * 65536;
-	idx = base + SLUICE_PORT_SRC * 65536 + bpf_ntohs(p->key.sport);
-	pc = bpf_map_lookup_elem(&sl_port_cls, &idx);
-	ck.sport = pc ? (__u16)*pc : 0;
-	idx = base + SLUICE_PORT_DST * 65536 + bpf_ntohs(p->key.dport);
-	pc = bpf_map_lookup_elem(&sl_port_cls, &idx);
-	ck.dport = pc ? (__u16)*pc : 0;
+	if (used & MASKS_TESTING_SPORT) {
+		idx = base + SLUICE_PORT_SRC * 65536 + bpf_ntohs(p->key.sport);
+		pc = bpf_map_lookup_elem(&sl_port_cls, &idx);
+		ck.sport = pc ? (__u16)*pc : 0;
+	}
+	if (used & MASKS_TESTING_DPORT) {
+		idx = base + SLUICE_PORT_DST * 65536 + bpf_ntohs(p->key.dport);
+		pc = bpf_map_lookup_elem(&sl_port_cls, &idx);
+		ck.dport = pc ? (__u16)*pc : 0;
+	}
 
 	*out = cfg->default_class;
 	rank = SLUICE_SCHEMA_RANK(out);
@@ -365,6 +412,16 @@ static __always_inline int ticket_verdict(struct xdp_md *ctx, const struct syn_p
 	return ticket ? claim_ticket(ctx, p, ticket, gs, now) : -1;
 }
 
+/* A SYN whose 4-tuple is tracked already: a retransmit of a connection
+ * admitted before, counted so. */
+static __always_inline bool retransmit_of_tracked(const struct syn_pkt *p, struct sluice_level_stats *ls)
+{
+	if (!bpf_map_lookup_elem(&sl_conns, &p->key))
+		return false;
+	ls->retransmits++;
+	return true;
+}
+
 /* The SYN's place in the policy gate's per-workload tables. */
 static __always_inline __u32 policy_slot(const struct sluice_class *cls)
 {
@@ -443,6 +500,9 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 	if (lvl->type == SLUICE_LEVEL_EXEMPT) {
 		force = true;
 	} else if (stale) {
+		/* A retransmit is none of the failsafe's business. */
+		if (!ws && retransmit_of_tracked(p, ls))
+			return XDP_PASS;
 		ls->failsafe++;
 		if (cfg->fail_mode == SLUICE_FAIL_CLOSED) {
 			STAT_INC(gs, failsafe_closed);
@@ -505,6 +565,10 @@ over_limit:
 		give_back_gate(gate, conn_flags, mtok);
 		STAT_INC(gs, policy_refunds);
 	}
+	/* Unless it is a retransmit of a connection admitted before (not
+	 * asked yet without a policy: handle_syn). */
+	if (!ws && retransmit_of_tracked(p, ls))
+		return XDP_PASS;
 	if (shadow) {
 		/* The verdict is counted; the connection is admitted and
 		 * tracked anyway, so its seats show the real concurrency. */
@@ -580,6 +644,7 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	struct sluice_class cls_buf;
 	const struct sluice_class *cls;
 	struct sluice_settings *cfg;
+	struct sluice_ticket *ticket;
 	struct level_ctx l;
 	__u32 zero = 0;
 	__u64 now;
@@ -599,18 +664,24 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	if (l.fs)
 		l.fs->syns++;
 
-	/* A retransmit of a SYN we already admitted: its seats are held. */
-	if (bpf_map_lookup_elem(&sl_conns, &p->key)) {
-		l.ls->retransmits++;
-		return XDP_PASS;
-	}
-
+	/* A retransmit of a SYN we already admitted passes: its seats are
+	 * held.  Asked here only where a gate could act on it first (a
+	 * ticket, a policy, a level seating at the ACK); a SYN that meets
+	 * none is asked when its level refuses it, and the admission's own
+	 * insert finds it otherwise (judge): a new connection's SYN, the
+	 * common case, looks its 4-tuple up once, not twice. */
 	now = bpf_ktime_get_ns();
+	ticket = bpf_map_lookup_elem(&sl_tickets, &p->key);
+	if ((ticket || cls->policy < SLUICE_MAX_POLICIES || (l.lvl->flags & SLUICE_LVL_SEAT_AT_ACK)) &&
+	    retransmit_of_tracked(p, l.ls))
+		return XDP_PASS;
 
 	/* The daemon decided about this deferred connection. */
-	verdict = ticket_verdict(ctx, p, gs, now);
-	if (verdict >= 0)
-		return verdict;
+	if (ticket) {
+		verdict = claim_ticket(ctx, p, ticket, gs, now);
+		if (verdict >= 0)
+			return verdict;
+	}
 	/* Seats at the ACK: the kernel answers the SYN, nothing is held for
 	 * a source that has not shown it exists.  Exempt levels hold no
 	 * one back, so they keep seating (counting) at the SYN. */
@@ -811,16 +882,28 @@ static __always_inline void count_lifetime(__u32 schema, __u64 ns)
 }
 
 /*
- * Whether the daemon needs to hear of this close: it admitted the
- * connection itself (and keeps a record of it), a policy takes its
- * lifetime as a sample, or connections wait for its level's seats (the
- * close lets the next one in, at once).  Otherwise the maps count it and
- * nobody wakes up: on a normal day, no level has waiters.
+ * Whether the daemon needs to hear of this close, and how soon.  At once
+ * (urgent) when it admitted the connection itself (and keeps a record of
+ * it), or connections wait for its level's seats or its policy's (the close
+ * lets the next one in); at its own pace (a sample) when only a policy
+ * takes the lifetime.  Otherwise the maps count it and nobody wakes up: on
+ * a normal day, nobody waits.
  */
-static __always_inline bool close_wanted(const struct sluice_conn *c, const struct sluice_seats *seats)
+enum close_need { CLOSE_QUIET, CLOSE_SAMPLE, CLOSE_URGENT };
+
+static __always_inline enum close_need close_wanted(const struct sluice_conn *c,
+						    const struct sluice_seats *seats)
 {
-	return (c->flags & SLUICE_CONNF_DAEMON) || c->policy != SLUICE_NONE16 ||
-	       (seats && *(volatile const __u64 *)&seats->waiting);
+	struct sluice_policy_gate *g;
+	__u32 pol = c->policy;
+
+	if ((c->flags & SLUICE_CONNF_DAEMON) || (seats && *(volatile const __u64 *)&seats->waiting))
+		return CLOSE_URGENT;
+	if (pol >= SLUICE_MAX_POLICIES)
+		return CLOSE_QUIET;
+	/* Flows wait in its policy's scheduler: its slot or tokens let one in. */
+	g = bpf_map_lookup_elem(&sl_pol_gate, &pol);
+	return g && *(volatile const __u32 *)&g->waiting ? CLOSE_URGENT : CLOSE_SAMPLE;
 }
 
 /* The connection of key k ended (end: enum sluice_conn_end, as its
@@ -833,6 +916,7 @@ static __always_inline void conn_closed(struct sluice_conn_key *k, __u8 end, __u
 	struct sluice_conn *c, copy;
 	struct sluice_event *ev;
 	bool served = end == SLUICE_END_CLOSED || end == SLUICE_END_RESET;
+	enum close_need need;
 	__u64 now, lifetime;
 
 	c = bpf_map_lookup_elem(&sl_conns, k);
@@ -863,7 +947,8 @@ static __always_inline void conn_closed(struct sluice_conn_key *k, __u8 end, __u
 		count_lifetime(copy.schema, lifetime);
 	STAT_INC(gs, released);
 
-	if (!close_wanted(&copy, seats)) {
+	need = close_wanted(&copy, seats);
+	if (need == CLOSE_QUIET) {
 		STAT_INC(gs, closes_quiet);
 		return;
 	}
@@ -879,7 +964,7 @@ static __always_inline void conn_closed(struct sluice_conn_key *k, __u8 end, __u
 	ev->workload = copy.workload;
 	ev->seats = (__u16)copy.seats;
 	ev->end = end;
-	bpf_ringbuf_submit(ev, 0);
+	submit_event(ev, sizeof(*ev), need == CLOSE_URGENT);
 }
 
 /* One handshake's time, SYN seat to established, into sl_hs_hist: the

@@ -8,7 +8,9 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "bench: needs root (BPF_PROG_TEST_RUN)" >&2
 	exit 1
 fi
-echo "== XDP data path"
+echo "== XDP data path: the suggested configuration, then a classification-heavy one"
+build/bench_xdp configs/default.yaml
+echo
 build/bench_xdp "${BENCH_CONFIG:-tests/packet/classify/labels.yaml}"
 echo
 echo "== classification at scale: compile time, table size, XDP cost per SYN by FlowSchema count"
@@ -20,6 +22,9 @@ build/bench_engines
 echo
 echo "== the daemon's walk of the connection table: one key at a time (the baseline) and batched"
 build/bench_walk
+echo
+echo "== cost on a normal day: nginx and ab, nothing in front against sluice; CPU per connection (about 2 minutes)"
+scripts/bench_cost.sh
 echo
 echo "== surge: no protection, Aperture's mode, sluice's mode, HAProxy; clients that give up after 10 s, then 3 s (about 16 minutes)"
 SURGE_TIMEOUT=10 scripts/bench_surge.sh build/bench-surge-t10

@@ -4,10 +4,17 @@
 # namespace; ApacheBench without keep-alive (a new TCP connection per
 # request: `ab -n COST_N -c 32`) from the client namespace.
 #
-#  1. Rate: COST_ROUNDS (5) rounds alternate nothing attached and sluiced
+#  1. Rate: COST_ROUNDS (5) rounds, each: nothing attached; the empty
+#     hooks (tests/bpf/hooks_empty.bpf.c: an XDP program that passes, in
+#     native mode on the lab's veth, and a sock_ops program that does
+#     nothing, on the cgroup sluiced uses), which is what XDP and sock_ops
+#     cost on this device before sluice does anything in them; and sluiced
 #     attached with one level far from its limit (every connection is
-#     classified, seated, tracked and released).  Requests/s per round,
-#     and the ratio of the medians.
+#     classified, seated, tracked and released): with sock_ops on the
+#     cgroup2 root (the default: every socket of the host, ab's own
+#     included) and on nginx's own cgroup (sluiced --cgroup, as where the
+#     clients are on other hosts).  Requests/s per round, and the ratios
+#     of the medians.
 #  2. CPU: one more round with sluice and kernel.bpf_stats_enabled=1:
 #     each program's runs and run time (bpftool), the daemon's CPU (its
 #     threads' schedstat run time), per connection sluice admitted.
@@ -57,7 +64,7 @@ CONF
 chmod 0755 "$E2E_TMP" "$NGX" "$NGX/html" && chmod 0644 "$NGX/html/index.html"
 nginx -p "$NGX" -c "$NGX/nginx.conf" || { echo "bench_cost: nginx did not start" >&2; cat "$NGX/logs/error.log" >&2; exit 1; }
 stop_nginx() { [ -e "$NGX/nginx.pid" ] && kill -TERM "$(cat "$NGX/nginx.pid" 2>/dev/null)" 2>/dev/null; }
-trap 'stop_nginx; e2e_cleanup' EXIT
+trap 'stop_nginx; hooks_off 2>/dev/null; rm -rf "$HOOKS"; sleep 0.2; rmdir "$NGX_CG" 2>/dev/null; e2e_cleanup' EXIT
 
 cat >"$E2E_TMP/wide.yaml" <<'YAML'
 apiVersion: sluice/v1
@@ -65,6 +72,27 @@ kind: Server
 metadata: {name: bench}
 spec: {serverConcurrencyLimit: 1000000, tableSizes: {connections: 262144}}
 YAML
+
+# The empty hooks, attached and detached where sluiced attaches its own.
+CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts) # where sluiced attaches (lib/cgroup_path.c)
+HOOKS=/sys/fs/bpf/bench-hooks
+bpftool prog loadall "$B/tests/hooks_empty.bpf.o" "$HOOKS" ||
+	{ echo "bench_cost: cannot load the empty hooks" >&2; exit 1; }
+hooks_on() {
+	ip link set dev sl0 xdpdrv pinned "$HOOKS/empty_xdp" &&
+		bpftool cgroup attach "$CG" sock_ops pinned "$HOOKS/empty_sockops" multi
+}
+hooks_off() {
+	ip link set dev sl0 xdpdrv off
+	bpftool cgroup detach "$CG" sock_ops pinned "$HOOKS/empty_sockops" 2>/dev/null
+}
+
+# nginx in a cgroup of its own, for the scoped arm.
+NGX_CG=$CG/sluice-bench-nginx.$$
+mkdir -p "$NGX_CG" || { echo "bench_cost: cannot create $NGX_CG" >&2; exit 1; }
+for pid in $(cat "$NGX/nginx.pid") $(pgrep -P "$(cat "$NGX/nginx.pid")"); do
+	echo "$pid" >"$NGX_CG/cgroup.procs" || { echo "bench_cost: cannot move nginx into $NGX_CG" >&2; exit 1; }
+done
 
 # ab_run OUT: one bounded ab run; prints requests/s (0 when ab failed).
 ab_run() {
@@ -78,51 +106,78 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] :
 in_cli timeout 60 ab -q -n 2000 -c 32 "http://$SRV4:$PORT/" >/dev/null 2>&1
 
 # ---- 1. rate, alternating rounds --------------------------------------------------
-echo "1. connection rate: nginx, ab -n $N -c 32 without keep-alive, $ROUNDS rounds each, alternating"
-: >"$E2E_TMP/without" ; : >"$E2E_TMP/with"
+echo "1. connection rate: nginx, ab -n $N -c 32 without keep-alive, $ROUNDS rounds of each, interleaved"
+: >"$E2E_TMP/without"; : >"$E2E_TMP/hooks"; : >"$E2E_TMP/with"; : >"$E2E_TMP/scoped"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a ? b / a : 0 }'; }
 for r in $(seq "$ROUNDS"); do
 	a=$(ab_run "$E2E_TMP/ab-without-$r")
 	echo "$a" >>"$E2E_TMP/without"
+	hooks_on || { echo "bench_cost: cannot attach the empty hooks" >&2; exit 1; }
+	h=$(ab_run "$E2E_TMP/ab-hooks-$r")
+	hooks_off
+	echo "$h" >>"$E2E_TMP/hooks"
 	start_daemon "$E2E_TMP/wide.yaml" || exit 1
 	b=$(ab_run "$E2E_TMP/ab-with-$r")
 	echo "$b" >>"$E2E_TMP/with"
 	stop_daemon
-	printf '  round %d: without %6d/s   with sluice %6d/s   (%.2fx)\n' "$r" "$a" "$b" \
-		"$(awk -v a="$a" -v b="$b" 'BEGIN { print a ? b / a : 0 }')"
+	start_daemon "$E2E_TMP/wide.yaml" --cgroup "$NGX_CG" || exit 1
+	c=$(ab_run "$E2E_TMP/ab-scoped-$r")
+	echo "$c" >>"$E2E_TMP/scoped"
+	stop_daemon
+	printf '  round %d: nothing %6d/s  empty hooks %6d/s (%.2fx)  sluice %6d/s (%.2fx)  scoped %6d/s (%.2fx)\n' \
+		"$r" "$a" "$h" "$(ratio "$a" "$h")" "$b" "$(ratio "$a" "$b")" "$c" "$(ratio "$a" "$c")"
 done
-mw=$(median <"$E2E_TMP/without"); ms=$(median <"$E2E_TMP/with")
-printf '  median: without %d/s, with sluice %d/s: %.3fx (goal >= 0.97x)\n' "$mw" "$ms" \
-	"$(awk -v a="$mw" -v b="$ms" 'BEGIN { print a ? b / a : 0 }')"
+mw=$(median <"$E2E_TMP/without"); mh=$(median <"$E2E_TMP/hooks")
+ms=$(median <"$E2E_TMP/with"); mc=$(median <"$E2E_TMP/scoped")
+printf '  medians: nothing %d/s; empty hooks %d/s (%sx); sluice %d/s (%sx; goal >= 0.97x);\n' \
+	"$mw" "$mh" "$(ratio "$mw" "$mh")" "$ms" "$(ratio "$mw" "$ms")"
+printf '           sluice with sock_ops on nginx'"'"'s cgroup %d/s (%sx)\n' "$mc" "$(ratio "$mw" "$mc")"
+printf '  sluice against the empty hooks: %sx (what sluice does in them)\n' "$(ratio "$mh" "$ms")"
 
 # ---- 2. CPU per connection ------------------------------------------------------------
-# prog_stats: "name run_cnt run_time_ns" for sluice's programs.
+# prog_stats PREFIX: "name run_cnt run_time_ns" for the programs named so.
 prog_stats() {
-	bpftool prog show --json | jq -r '.[] | select(.name | startswith("sluice")) |
+	bpftool prog show --json | jq -r --arg p "$1" '.[] | select(.name | startswith($p)) |
 		"\(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"' | sort
 }
 # daemon_ns: the daemon's CPU time so far, every thread (schedstat, ns).
 daemon_ns() { cat /proc/"$DAEMON_PID"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 admitted() { "$SLUICECTL" status --pin-dir "$PIN_DIR" --json | jq '[.levels[].admitted] | add // 0'; }
+# per_run BEFORE AFTER: "name runs ns" of what ran between the two readings.
+per_run() { join "$1" "$2" | awk '$4 > $2 { print $1, $4 - $2, $5 - $3 }'; }
 
-echo "2. CPU per connection (kernel.bpf_stats_enabled=1, one round with sluice)"
-start_daemon "$E2E_TMP/wide.yaml" || exit 1
+echo "2. CPU per connection (kernel.bpf_stats_enabled=1): a round with the empty hooks, then one with sluice"
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
-prog_stats >"$E2E_TMP/bpf-before"
+# The empty hooks' time per run is the floor: the hook's call and the
+# statistics' own two clock reads (costly on this paravirtual machine).
+hooks_on || { echo "bench_cost: cannot attach the empty hooks" >&2; exit 1; }
+prog_stats empty >"$E2E_TMP/floor-before"
+ab_run "$E2E_TMP/ab-floor" >/dev/null
+prog_stats empty >"$E2E_TMP/floor-after"
+hooks_off
+per_run "$E2E_TMP/floor-before" "$E2E_TMP/floor-after" >"$E2E_TMP/floor"
+start_daemon "$E2E_TMP/wide.yaml" || exit 1
+prog_stats sluice >"$E2E_TMP/bpf-before"
 d0=$(daemon_ns); a0=$(admitted)
 rps=$(ab_run "$E2E_TMP/ab-cpu")
 d1=$(daemon_ns); a1=$(admitted)
-prog_stats >"$E2E_TMP/bpf-after"
+prog_stats sluice >"$E2E_TMP/bpf-after"
 sysctl -qw kernel.bpf_stats_enabled="$old_stats"
 stop_daemon
-conns=$((a1 - a0))
-join "$E2E_TMP/bpf-before" "$E2E_TMP/bpf-after" | awk -v n="$conns" -v dns="$((d1 - d0))" -v rps="$rps" '
-	{ runs = $4 - $2; t = $5 - $3; bpf += t
-	  printf "  %-16s %9d runs  %6.2f per connection  %6.0f ns per run  %7.0f ns per connection\n",
-		 $1, runs, n ? runs / n : 0, runs ? t / runs : 0, n ? t / n : 0 }
-	END { printf "  %-16s %9s       %18s  %7.0f ns per connection\n", "daemon", "", "", n ? dns / n : 0
-	      printf "  connections admitted: %d (at %d/s); sluice CPU per connection: %.2f us (BPF %.2f + daemon %.2f; goal <= 2 us)\n",
-		     n, rps, n ? (bpf + dns) / n / 1000 : 0, n ? bpf / n / 1000 : 0, n ? dns / n / 1000 : 0 }'
+per_run "$E2E_TMP/bpf-before" "$E2E_TMP/bpf-after" >"$E2E_TMP/sluice"
+awk -v n="$((a1 - a0))" -v dns="$((d1 - d0))" -v rps="$rps" '
+	FNR == NR { floor[$1 == "empty_xdp" ? "xdp" : "sockops"] = $2 ? $3 / $2 : 0; next }
+	{ kind = $1 == "sluice_sockops" ? "sockops" : "xdp"; per = $2 ? $3 / $2 : 0
+	  net = per > floor[kind] ? per - floor[kind] : 0; gross += $3; netsum += net * $2
+	  printf "  %-15s %8d runs (%5.2f per connection)  %5.0f ns a run, %4.0f above the empty hook: %5.0f ns per connection\n",
+		 $1, $2, n ? $2 / n : 0, per, net, n ? net * $2 / n : 0 }
+	END { printf "  %-15s %67s %5.0f ns per connection\n", "sluiced", "", n ? dns / n : 0
+	      printf "  %d connections admitted at %d/s.  sluice CPU per connection: %.2f us (goal <= 2 us):\n", n, rps,
+		     n ? (netsum + dns) / n / 1000 : 0
+	      printf "  BPF %.2f us above the empty hooks (%.2f us with them) + daemon %.2f us\n",
+		     n ? netsum / n / 1000 : 0, n ? gross / n / 1000 : 0, n ? dns / n / 1000 : 0 }' \
+	"$E2E_TMP/floor" "$E2E_TMP/sluice"
 
 # ---- 3. perf ----------------------------------------------------------------------------
 if [ "${COST_PERF:-1}" = 1 ] && command -v perf >/dev/null; then

@@ -459,7 +459,9 @@ static double defer_sample(int prog, const uint8_t *frame, size_t len, unsigned 
  * gate in PASS mode, and in THROTTLE mode with a credit that never runs out.
  * Each SYN is the first of its 4-tuple: inserted into sl_conns, never the
  * retransmit path. */
-enum admit_case { A_NOPOL, A_PASS, A_THROTTLE, A__N };
+/* A_REF: the reference admission (bench_baseline.bpf.c ref_admit) on the
+ * same SYNs, interleaved with sluice's. */
+enum admit_case { A_NOPOL, A_PASS, A_THROTTLE, A_REF, A__N };
 
 enum defer_case {
 	D_LEVEL_SENT, D_LEVEL_SENT_NOCOPY, D_LEVEL_CAPPED, D_LEVEL_PASS_CAPPED, D_LEVEL_THR_CAPPED,
@@ -477,7 +479,7 @@ static const char *const d_name[D__N] = {
 };
 
 struct bench {
-	int sl_fd, pass_fd;
+	int sl_fd, pass_fd, ref_fd, ref_conns_fd;
 	uint16_t sports[A__N * N_ADMIT + 1]; /* client ports; the last one is never admitted */
 	struct bench_class bc[MAX_KEYS]; /* the class keys of the SYNs, one class */
 	unsigned n_bc;
@@ -512,8 +514,9 @@ static void untrack(struct bench *b, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		struct sluice_conn_key k = conn_key(b->sports[i]);
+		int fd = i / N_ADMIT == A_REF ? b->ref_conns_fd : maps.fd[SL_MAP_CONNS];
 
-		if (bpf_map_delete_elem(maps.fd[SL_MAP_CONNS], &k))
+		if (bpf_map_delete_elem(fd, &k))
 			fail("an admitted SYN is not tracked");
 	}
 	set_seats(b->level, b->seats0);
@@ -523,6 +526,8 @@ static void untrack(struct bench *b, unsigned n)
  * keeps the credit the THROTTLE SYNs left (b->credit mirrors it). */
 static void set_case(struct bench *b, enum admit_case c)
 {
+	if (c == A_REF)
+		return; /* its own maps */
 	put_classes(b, c == A_NOPOL ? &b->cls_nopol : &b->cls_pol);
 	put_gate(b->pol, c == A_THROTTLE ? SLUICE_POLICY_THROTTLE : SLUICE_POLICY_PASS, b->credit);
 }
@@ -531,6 +536,7 @@ static const char *const a_name[A__N] = {
 	[A_NOPOL]    = "sluice_xdp: SYN admitted inline, no policy *",
 	[A_PASS]     = "sluice_xdp: SYN admitted, policy PASS *",
 	[A_THROTTLE] = "sluice_xdp: SYN admitted, policy THROTTLE (credit) *",
+	[A_REF]      = "reference: parse, 1 LPM lookup, 1 hash insert, 1 atomic add *",
 };
 
 /* One admission round: N_ADMIT SYNs per case, the cases taking turns every
@@ -554,7 +560,8 @@ static void admit_round(struct bench *b, unsigned round)
 			for (unsigned i = blk * A_BLOCK; i < (blk + 1) * A_BLOCK; i++) {
 				size_t len = syn(frame, b->sports[c * N_ADMIT + i], 8080, TH_SYN);
 
-				t_sum[c] += run_repeat(b->sl_fd, frame, len, 1, XDP_PASS, a_name[c]);
+				t_sum[c] += run_repeat(c == A_REF ? b->ref_fd : b->sl_fd, frame, len, 1,
+						       XDP_PASS, a_name[c]);
 				floor_sum[c] += run_repeat(b->pass_fd, frame, len, 1, XDP_PASS, "xdp_pass");
 			}
 			if (c == A_THROTTLE)
@@ -614,6 +621,8 @@ int main(int argc, char **argv)
 	}
 	b.pass_fd = bpf_program__fd(bpf_object__find_program_by_name(pass_obj, "xdp_pass"));
 	parse_fd = bpf_program__fd(bpf_object__find_program_by_name(parse_obj, "parse_pass"));
+	b.ref_fd = bpf_program__fd(bpf_object__find_program_by_name(parse_obj, "ref_admit"));
+	b.ref_conns_fd = bpf_map__fd(bpf_object__find_map_by_name(parse_obj, "ref_conns"));
 	b.sl_fd = bpf_program__fd(skel->progs.sluice_xdp);
 	sl_maps_from_skel(skel, &maps);
 	if (sl_config_load_file(config, &cfg, &d) || sl_plan_build(cfg, names, "bench", &plan, &d) ||
@@ -626,6 +635,21 @@ int main(int argc, char **argv)
 	ring = ring_buffer__new(maps.fd[SL_MAP_EVENTS], on_event, NULL, NULL);
 	if (!ring)
 		fail("cannot open sl_events");
+	{
+		/* The reference's trie holds what sluice's source trie holds. */
+		int src = maps.fd[SL_MAP_SRC_CLS];
+		int ref = bpf_map__fd(bpf_object__find_map_by_name(parse_obj, "ref_lpm"));
+		struct sluice_lpm_key k, next;
+		struct sluice_lpm_val v;
+		void *prev = NULL;
+
+		while (!bpf_map_get_next_key(src, prev, &next)) {
+			if (!bpf_map_lookup_elem(src, &next, &v) && bpf_map_update_elem(ref, &next, &v, BPF_ANY))
+				fail("cannot fill the reference's trie");
+			k = next;
+			prev = &k;
+		}
+	}
 	cap = get_config().events_per_sec ? get_config().events_per_sec : 1000;
 
 	/* Every SYN of the bench has one class: 198.18.7.2 -> 198.18.0.1:8080
@@ -825,7 +849,9 @@ int main(int argc, char **argv)
 		row(a_name[c], t_adm[c], t_parse, t_adm[A_NOPOL]);
 	row(d_name[D_POL_SENT], t_dm[D_POL_SENT], t_parse, t_adm[A_NOPOL]);
 	row(d_name[D_POL_CAPPED], t_dm[D_POL_CAPPED], t_parse, t_adm[A_NOPOL]);
-	printf("\nframe copy: a deferral with its frame costs %.2fx one without\n",
+	printf("\nan admitted SYN (no policy) costs %.2fx the reference admission (goal: at most 2x)\n",
+	       t_adm[A_NOPOL] / t_adm[A_REF]);
+	printf("frame copy: a deferral with its frame costs %.2fx one without\n",
 	       t_dm[D_LEVEL_SENT] / t_dm[D_LEVEL_SENT_NOCOPY]);
 	printf("held SYN re-injections: %.0f per second on one core (checksum check, sl_conns\n"
 	       "insert, live-frame sluice_inject into lo, record removed)\n", bench_reinject());

@@ -43,7 +43,8 @@ enum level_metric_id {
 	LM_NOMINAL, LM_LIMIT, LM_LOWER, LM_UPPER, LM_DEMAND_AVG, LM_DEMAND_STDEV, LM_DEMAND_HWM,
 	LM_DEMAND_SMOOTHED, LM_SEATS, LM_SYNS, LM_DEFERRED, LM_RETRANSMITS, LM_CLOSED, LM_FAILSAFE,
 	LM_EXPIRED, LM_SHADOW, LM_HELD, LM_HELD_BYTES, LM_REINJECTED, LM_RESET_HELD,
-	LM_RELEASED_UNSEATED, LM_CLOSED_UNSERVED, LM_STALLS, LM_DROPPED_GONE,
+	LM_RELEASED_UNSEATED, LM_CLOSED_UNSERVED, LM_STALLS, LM_DROPPED_GONE, LM_AFTER_CLOSE,
+	LM_AFTER_CLOSE_1MS,
 };
 
 /* The first eight are Kubernetes APF's, with its names
@@ -81,6 +82,10 @@ static const struct level_metric {
 	 "Times the level was found stalled (full, nothing closing) and its waiters were refused."},
 	{LM_DROPPED_GONE, SL_PROM_COUNTER, "level_dropped_gone_total",
 	 "Held SYNs dropped when their turn came: no retransmit since their first SYN, their client had given up."},
+	{LM_AFTER_CLOSE, SL_PROM_COUNTER, "level_dispatched_after_close_total",
+	 "Waiting connections started by a close of one of the level's connections."},
+	{LM_AFTER_CLOSE_1MS, SL_PROM_COUNTER, "level_dispatched_after_close_within_1ms_total",
+	 "Of those, the ones started within a millisecond of the close (in the data path's clock)."},
 };
 
 static double level_value(enum level_metric_id id, const struct level_rt *l,
@@ -113,6 +118,8 @@ static double level_value(enum level_metric_id id, const struct level_rt *l,
 	case LM_CLOSED_UNSERVED: return (double)s->st.closed_unserved;
 	case LM_STALLS: return (double)l->stalls;
 	case LM_DROPPED_GONE: return (double)l->dropped_gone;
+	case LM_AFTER_CLOSE: return (double)l->after_close;
+	case LM_AFTER_CLOSE_1MS: return (double)l->after_close_1ms;
 	}
 	return 0;
 }
@@ -260,6 +267,8 @@ static void dump_level(struct sl_admission *adm, struct json_out *jo, struct lev
 	jo_u64(jo, SL_LEVEL_KEY(STALLS), l->stalls);
 	jo_u64(jo, SL_LEVEL_KEY(CLOSED_UNSERVED), st.closed_unserved);
 	jo_u64(jo, SL_LEVEL_KEY(DROPPED_GONE), l->dropped_gone);
+	jo_u64(jo, SL_LEVEL_KEY(DISPATCHED_AFTER_CLOSE), l->after_close);
+	jo_u64(jo, SL_LEVEL_KEY(DISPATCHED_AFTER_CLOSE_1MS), l->after_close_1ms);
 	/* The bounds of a wait: the hard limit, the controlled delay, and how
 	 * long without a close makes the level stalled (0: no lifetime yet). */
 	jo_double(jo, SL_LEVEL_KEY(QUEUE_WAIT_LIMIT_MS), l->wait_limit_ns / 1e6);

@@ -340,8 +340,13 @@ static void start_dispatched(struct level_rt *l)
 	while (l->qs && sl_qs_next_dispatch(l->qs, &id, &at)) {
 		struct sl_pending *p = sl_pending_by_id(l->adm->pending, id);
 
-		if (p)
-			admit(l, p, at, false);
+		if (!p)
+			continue;
+		if (l->settling_close_ns) {
+			l->after_close++;
+			l->after_close_1ms += at <= l->settling_close_ns + 1000000ULL;
+		}
+		admit(l, p, at, false);
 	}
 }
 
@@ -682,7 +687,9 @@ uint64_t sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, u
 			dispatched_done(l, p, now);
 		}
 		/* A seat came back: the QueueSet may dispatch now. */
+		l->settling_close_ns = ev->ts_ns ? ev->ts_ns : now;
 		adm_level_settle(l, now);
+		l->settling_close_ns = 0;
 	}
 	return queued_ns;
 }

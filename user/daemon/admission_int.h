@@ -79,6 +79,11 @@ struct level_rt {
 	uint64_t seen_served, seen_served_log2;
 	struct sl_stall stall;  /* full while nothing closes (engine/stall.h) */
 	uint64_t dropped_gone;  /* held SYNs dropped at their turn: the client had gone */
+	/* Waiters started by a close, and of them, those started within a
+	 * millisecond of it (the close's time in the data path to the
+	 * daemon's dispatch): what the close events' wake-ups buy. */
+	uint64_t after_close, after_close_1ms;
+	uint64_t settling_close_ns; /* the close being settled, while it is (0: none) */
 	uint64_t stalls;        /* times its waiters were refused for it */
 	struct seat_flows stall_flows; /* the flows holding seats, walked once per stall episode */
 };

@@ -108,6 +108,8 @@ int sl_control_request(const char *path, const char *request, char **answer);
 	X(P, REJECTED_QUEUE_FULL, "rejected_queue_full") X(P, REJECTED_TIME_OUT, "rejected_time_out") \
 	X(P, REJECTED_SHED, "rejected_shed") X(P, REJECTED_STALLED, "rejected_stalled") \
 	X(P, STALLS, "stalls") X(P, CLOSED_UNSERVED, "closed_unserved") X(P, DROPPED_GONE, "dropped_gone") \
+	X(P, DISPATCHED_AFTER_CLOSE, "dispatched_after_close") \
+	X(P, DISPATCHED_AFTER_CLOSE_1MS, "dispatched_after_close_within_1ms") \
 	X(P, QUEUE_WAIT_LIMIT_MS, "queue_wait_limit_ms") X(P, DELAY_TARGET_MS, "delay_target_ms") \
 	X(P, DELAY_INTERVAL_MS, "delay_interval_ms") X(P, STALL_AFTER_MS, "stall_after_ms") \
 	X(P, DEMAND_HWM, "demand_hwm") X(P, DEMAND_AVG, "demand_avg") X(P, DEMAND_SMOOTHED, "demand_smoothed")

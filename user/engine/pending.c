@@ -14,6 +14,10 @@ struct sl_pending_table {
 	uint32_t *gen;       /* generation per slab slot */
 	uint32_t *free_list; /* stack of free slab slots */
 	size_t n_free, cap, count;
+	/* The slots in use, densely (count of them), and each slot's place
+	 * there: a walk visits the records, not the capacity (65,536 slots
+	 * every tick, most of them empty on a normal day). */
+	uint32_t *live, *live_pos;
 	uint32_t *index;     /* hash index: slab slot or EMPTY/TOMBSTONE */
 	size_t index_cap;    /* power of two, >= 2 * cap */
 	size_t tombstones;
@@ -38,8 +42,10 @@ struct sl_pending_table *sl_pending_new(size_t capacity)
 	t->slab = calloc(t->cap, sizeof(*t->slab));
 	t->gen = calloc(t->cap, sizeof(*t->gen));
 	t->free_list = calloc(t->cap, sizeof(*t->free_list));
+	t->live = calloc(t->cap, sizeof(*t->live));
+	t->live_pos = calloc(t->cap, sizeof(*t->live_pos));
 	t->index = malloc(t->index_cap * sizeof(*t->index));
-	if (!t->slab || !t->gen || !t->free_list || !t->index) {
+	if (!t->slab || !t->gen || !t->free_list || !t->live || !t->live_pos || !t->index) {
 		sl_pending_free(t);
 		return NULL;
 	}
@@ -61,6 +67,8 @@ void sl_pending_free(struct sl_pending_table *t)
 	free(t->slab);
 	free(t->gen);
 	free(t->free_list);
+	free(t->live);
+	free(t->live_pos);
 	free(t->index);
 	free(t);
 }
@@ -113,7 +121,8 @@ struct sl_pending *sl_pending_add(struct sl_pending_table *t, const struct sluic
 	if (t->index[pos] == TOMBSTONE)
 		t->tombstones--;
 	t->index[pos] = slot;
-	t->count++;
+	t->live_pos[slot] = (uint32_t)t->count;
+	t->live[t->count++] = slot;
 	return p;
 }
 
@@ -165,7 +174,10 @@ void sl_pending_remove(struct sl_pending_table *t, struct sl_pending *p)
 	p->state = 0;
 	p->id = 0;
 	t->free_list[t->n_free++] = slot;
+	/* The last live slot takes its place. */
 	t->count--;
+	t->live[t->live_pos[slot]] = t->live[t->count];
+	t->live_pos[t->live[t->count]] = t->live_pos[slot];
 	/* Tombstones lengthen every probe: rebuild before they dominate. */
 	if (t->tombstones > t->index_cap / 4)
 		rehash(t);
@@ -178,7 +190,8 @@ size_t sl_pending_count(const struct sl_pending_table *t)
 
 void sl_pending_each(struct sl_pending_table *t, void (*fn)(struct sl_pending *p, void *ctx), void *ctx)
 {
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->slab[i].state)
-			fn(&t->slab[i], ctx);
+	/* Backwards: a record removed by its callback is replaced by the last
+	 * live one, which this walk has visited already. */
+	for (size_t i = t->count; i-- > 0;)
+		fn(&t->slab[t->live[i]], ctx);
 }

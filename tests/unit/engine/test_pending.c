@@ -122,12 +122,66 @@ static void test_churn_matches_model(void **state)
 	sl_pending_free(t);
 }
 
+/* The walk visits each live record once, also while its callback removes
+ * the record it is given (every third here), and never a removed one. */
+struct walk {
+	struct sl_pending_table *t;
+	unsigned seen[64];
+	unsigned visits;
+};
+
+static void visit(struct sl_pending *p, void *ctx)
+{
+	struct walk *w = ctx;
+	unsigned n = p->level;
+
+	assert_true(n < 64);
+	w->seen[n]++;
+	w->visits++;
+	if (n % 3 == 0)
+		sl_pending_remove(w->t, p);
+}
+
+static void test_walk_visits_each_record_once(void **state)
+{
+	struct walk w = {.t = sl_pending_new(64)};
+	bool exists;
+
+	(void)state;
+	for (uint32_t i = 0; i < 40; i++) {
+		struct sluice_conn_key k = key(i);
+		struct sl_pending *p = sl_pending_add(w.t, &k, &exists);
+
+		assert_non_null(p);
+		p->level = i;
+	}
+	for (uint32_t i = 0; i < 40; i += 4) { /* holes before the walk */
+		struct sluice_conn_key k = key(i);
+
+		sl_pending_remove(w.t, sl_pending_by_key(w.t, &k));
+	}
+	sl_pending_each(w.t, visit, &w);
+	assert_int_equal(w.visits, 30);
+	for (uint32_t i = 0; i < 40; i++) {
+		struct sluice_conn_key k = key(i);
+
+		assert_int_equal(w.seen[i], i % 4 ? 1 : 0);
+		assert_int_equal(sl_pending_by_key(w.t, &k) != NULL, i % 4 && i % 3);
+	}
+	memset(&w.seen, 0, sizeof(w.seen));
+	w.visits = 0;
+	sl_pending_each(w.t, visit, &w); /* what is left: i % 4 and i % 3 */
+	assert_int_equal(w.visits, sl_pending_count(w.t));
+	sl_pending_free(w.t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_lookup_remove),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_churn_matches_model),
+		cmocka_unit_test(test_walk_visits_each_record_once),
 	};
 
 	return cmocka_run_group_tests_name("pending", tests, NULL, NULL);
