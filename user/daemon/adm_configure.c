@@ -25,7 +25,14 @@ int sl_adm_create(struct sl_admission **out, struct sl_dataplane *dp, const uint
 
 	if (!adm)
 		return -ENOMEM;
-	adm->pending = sl_pending_new(PENDING_CAPACITY);
+	{
+		/* The per-boot secret, apart from the flow hash's own use of it. */
+		uint8_t key[16];
+
+		for (int i = 0; i < 16; i++)
+			key[i] = hash_key[i] ^ 0x5c;
+		adm->pending = sl_pending_new(PENDING_CAPACITY, key);
+	}
 	{
 		/* No frame is held until a configuration says how much may be. */
 		struct sl_held_limits none = {0};

@@ -41,7 +41,9 @@ struct sl_pending {
 
 struct sl_pending_table;
 
-struct sl_pending_table *sl_pending_new(size_t capacity);
+/* key: the index's SipHash key, secret (the 4-tuples are the clients'
+ * choice: a known key lets them choose colliding ones). */
+struct sl_pending_table *sl_pending_new(size_t capacity, const uint8_t key[16]);
 void sl_pending_free(struct sl_pending_table *t);
 /* A new record for key (state QUEUED), or NULL when full or the key is
  * already present (*exists set then). */
@@ -51,6 +53,9 @@ struct sl_pending *sl_pending_by_key(struct sl_pending_table *t, const struct sl
 struct sl_pending *sl_pending_by_id(struct sl_pending_table *t, uint64_t id);
 void sl_pending_remove(struct sl_pending_table *t, struct sl_pending *p);
 size_t sl_pending_count(const struct sl_pending_table *t);
+/* Index slots looked at by every lookup, insert and removal so far: what a
+ * lookup costs, counted rather than timed. */
+uint64_t sl_pending_probes(const struct sl_pending_table *t);
 /* Visit every record; the callback may remove the record it is given. */
 void sl_pending_each(struct sl_pending_table *t, void (*fn)(struct sl_pending *p, void *ctx), void *ctx);
 

@@ -9,6 +9,9 @@
 #include <cmocka.h>
 
 #include "engine/pending.h"
+#include "lib/flowhash.h"
+
+static const uint8_t KEY[16] = "a test's key....";
 
 static struct sluice_conn_key key(uint32_t n)
 {
@@ -25,7 +28,7 @@ static struct sluice_conn_key key(uint32_t n)
 
 static void test_add_lookup_remove(void **state)
 {
-	struct sl_pending_table *t = sl_pending_new(4);
+	struct sl_pending_table *t = sl_pending_new(4, KEY);
 	struct sluice_conn_key a = key(1), b = key(2);
 	struct sl_pending *p, *q;
 	uint64_t id;
@@ -57,7 +60,7 @@ static void test_add_lookup_remove(void **state)
 
 static void test_capacity(void **state)
 {
-	struct sl_pending_table *t = sl_pending_new(3);
+	struct sl_pending_table *t = sl_pending_new(3, KEY);
 	bool exists;
 
 	(void)state;
@@ -79,7 +82,7 @@ static void test_capacity(void **state)
 static void test_churn_matches_model(void **state)
 {
 	enum { N = 512, OPS = 200000 };
-	struct sl_pending_table *t = sl_pending_new(N);
+	struct sl_pending_table *t = sl_pending_new(N, KEY);
 	uint64_t ids[N * 4] = {0};
 	uint64_t seed = 0x5eed1234;
 
@@ -122,6 +125,63 @@ static void test_churn_matches_model(void **state)
 	sl_pending_free(t);
 }
 
+/* 4-tuples in one IPv6 /64 (the client's own addresses and ports) */
+static struct sluice_conn_key v6_key(uint64_t n)
+{
+	struct sluice_conn_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.saddr[0] = 0x20, k.saddr[1] = 0x01, k.saddr[2] = 0x0d, k.saddr[3] = 0xb8;
+	memcpy(k.saddr + 8, &n, 8);
+	k.sport = (uint16_t)(n >> 17);
+	k.daddr[15] = 1;
+	k.dport = 443;
+	k.family = 6;
+	return k;
+}
+
+/* A client that knows the index's key chooses 4-tuples that all land in
+ * one probe run (found here as an attacker would, by trying addresses of
+ * its own /64): every insert then walks the run.  Under a key it does not
+ * know, the same 4-tuples cost what random ones do.  Counted in index
+ * slots looked at, not timed. */
+static void test_chosen_collisions_cost_nothing_under_a_secret_key(void **state)
+{
+	enum { CAP = 1024, N = 300 };
+	static const uint8_t known[16] = "sluice-pending!!", secret[16] = "\x8f\x11\x3a\xc4\x90\x2b\x77\x05\xe1\x6d\x58\xa2\x19\xfe\x33\xc0";
+	static struct sluice_conn_key chosen[N];
+	struct sl_pending_table *a = sl_pending_new(CAP, known), *b = sl_pending_new(CAP, secret);
+	struct sl_pending_table *c = sl_pending_new(CAP, secret);
+	uint64_t n = 0, pa, pb, pc;
+	bool exists;
+
+	(void)state;
+	/* The index has 2 x CAP slots rounded up to a power of two: 2,048. */
+	for (unsigned found = 0; found < N; n++) {
+		struct sluice_conn_key k = v6_key(n);
+
+		if ((sl_siphash24(known, &k, sizeof(k)) & 2047) == 0)
+			chosen[found++] = k;
+	}
+	for (unsigned i = 0; i < N; i++) {
+		struct sluice_conn_key r = v6_key(n + 7919 * i);
+
+		assert_non_null(sl_pending_add(a, &chosen[i], &exists));
+		assert_non_null(sl_pending_add(b, &chosen[i], &exists));
+		assert_non_null(sl_pending_add(c, &r, &exists));
+	}
+	pa = sl_pending_probes(a), pb = sl_pending_probes(b), pc = sl_pending_probes(c);
+	print_message("index slots per insert of %d chosen 4-tuples: %.1f under the key they were chosen for, "
+		      "%.2f under a secret one; %.2f for as many others\n", N, (double)pa / N, (double)pb / N,
+		      (double)pc / N);
+	assert_true(pa > 50 * N);       /* the attack, where the key is known */
+	assert_true(pb <= 3 * N);       /* nothing, where it is not */
+	assert_true(pb <= 2 * pc + N);  /* no more than random 4-tuples cost */
+	sl_pending_free(a);
+	sl_pending_free(b);
+	sl_pending_free(c);
+}
+
 /* The walk visits each live record once, also while its callback removes
  * the record it is given (every third here), and never a removed one. */
 struct walk {
@@ -144,7 +204,7 @@ static void visit(struct sl_pending *p, void *ctx)
 
 static void test_walk_visits_each_record_once(void **state)
 {
-	struct walk w = {.t = sl_pending_new(64)};
+	struct walk w = {.t = sl_pending_new(64, KEY)};
 	bool exists;
 
 	(void)state;
@@ -182,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_churn_matches_model),
 		cmocka_unit_test(test_walk_visits_each_record_once),
+		cmocka_unit_test(test_chosen_collisions_cost_nothing_under_a_secret_key),
 	};
 
 	return cmocka_run_group_tests_name("pending", tests, NULL, NULL);
