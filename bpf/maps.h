@@ -113,7 +113,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, SLUICE_MAX_LEVELS); /* one window per level */
 	__type(key, __u32);
 	__type(value, struct sluice_ev_limit);
 } sl_ev_limit SEC(".maps");

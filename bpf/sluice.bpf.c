@@ -33,17 +33,17 @@ static __always_inline struct sluice_stats *global_stats(void)
 
 #define STAT_INC(s, field) do { if (s) (s)->field++; } while (0)
 
-/* Per-CPU one-second window cap on ring buffer events, so a SYN flood
- * cannot melt the daemon (a flood of events is the complaint users
- * of such tools file most).  Counters stay exact. */
-static __always_inline bool event_allowed(const struct sluice_settings *cfg, __u64 now)
+/* Per-CPU one-second window cap on ring buffer events, per level, so a
+ * SYN flood cannot melt the daemon (a flood of events is the complaint
+ * users of such tools file most), and a flood into one level cannot spend
+ * the events of another's deferrals (issue 26).  Counters stay exact. */
+static __always_inline bool event_allowed(const struct sluice_settings *cfg, __u64 now, __u32 level)
 {
 	struct sluice_ev_limit *lim;
-	__u32 zero = 0;
 
 	if (!cfg->events_per_sec)
 		return true;
-	lim = bpf_map_lookup_elem(&sl_ev_limit, &zero);
+	lim = bpf_map_lookup_elem(&sl_ev_limit, &level);
 	if (!lim)
 		return false;
 	if (now - lim->window_start_ns >= NSEC_PER_SEC) {
@@ -118,7 +118,7 @@ static __always_inline void emit_event(const struct sluice_settings *cfg,
 {
 	struct sluice_event *ev;
 
-	if (!event_allowed(cfg, now)) {
+	if (!event_allowed(cfg, now, cls->level)) {
 		STAT_INC(gs, events_lost);
 		return;
 	}
@@ -141,7 +141,7 @@ static __always_inline void emit_defer(struct xdp_md *ctx, const struct sluice_s
 	struct sluice_defer_event *e;
 	__u32 len;
 
-	if (!event_allowed(cfg, now)) {
+	if (!event_allowed(cfg, now, cls->level)) {
 		STAT_INC(gs, events_lost);
 		return;
 	}
@@ -638,6 +638,24 @@ static __always_inline bool level_of(const struct sluice_class *cls, struct leve
 	return l->lvl && l->seats && l->ls && l->lvl->type != SLUICE_LEVEL_UNUSED;
 }
 
+/*
+ * A loopback source on a device: XDP never runs on lo, so the frame is
+ * spoofed, and the kernel drops it as a martian.  It is passed untouched
+ * and never classified: the built-in exempt FlowSchema (loopback sources)
+ * would seat and track it, and the kernel's drop would leave its entry in
+ * sl_conns until the half-open time-out (issue 26: a flood of them filled
+ * the table, and then no Limited level admitted anyone).
+ */
+static __always_inline bool loopback_source(const struct sluice_conn_key *k)
+{
+	if (k->family == 4)
+		return k->saddr[12] == 127; /* ::ffff:127.0.0.0/104 */
+	for (int i = 0; i < 15; i++)
+		if (k->saddr[i])
+			return false;
+	return k->saddr[15] == 1; /* ::1 */
+}
+
 static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 {
 	struct sluice_stats *gs = global_stats();
@@ -654,6 +672,10 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	cfg = bpf_map_lookup_elem(&sl_config, &zero);
 	if (!cfg || !(cfg->flags & SLUICE_CFG_ACTIVE))
 		return XDP_PASS; /* not configured yet: sluice is transparent */
+	if (loopback_source(&p->key)) {
+		STAT_INC(gs, martians);
+		return XDP_PASS;
+	}
 
 	cls = classify(cfg, p, &cls_buf);
 	if (!level_of(cls, &l)) {
@@ -773,8 +795,8 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct syn_pkt *p)
 	cfg = bpf_map_lookup_elem(&sl_config, &zero);
 	if (!cfg || !cfg->ack_watch_levels || !(cfg->flags & SLUICE_CFG_ACTIVE))
 		return XDP_PASS;
-	if (bpf_map_lookup_elem(&sl_conns, &p->key))
-		return XDP_PASS; /* seated: an established connection's segment */
+	if (bpf_map_lookup_elem(&sl_conns, &p->key) || loopback_source(&p->key))
+		return XDP_PASS; /* seated: an established connection's segment (or a martian) */
 	cls = classify(cfg, p, &cls_buf);
 	if (!level_of(cls, &l) || !(l.lvl->flags & SLUICE_LVL_ACK_WATCH) ||
 	    l.lvl->type != SLUICE_LEVEL_LIMITED)

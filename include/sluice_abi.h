@@ -177,7 +177,7 @@ struct sluice_settings {
 	 * 0 = never. */
 	__u64 dispatch_timeout_ns;
 	__u32 fail_mode;            /* enum sluice_fail_mode */
-	__u32 events_per_sec;       /* per CPU cap on ring buffer events, 0 = none */
+	__u32 events_per_sec;       /* cap on ring buffer events per CPU and level, 0 = none */
 	__u32 abi_version;          /* SLUICE_ABI_VERSION, written by the daemon */
 	__u32 flags;                /* enum sluice_config_flags */
 	__u32 generation;           /* classification tables in use: 0 or 1 */
@@ -359,6 +359,7 @@ struct sluice_stats {
 	__u64 acks_unproved;  /* unseated ACKs in a watched level that proved nothing
 			       * (no request socket they acknowledge, no valid cookie): passed */
 	__u64 closes_quiet;   /* closes nobody in the daemon needed: counted in the maps, no event */
+	__u64 martians;       /* SYNs with a loopback source on a device (spoofed): passed, never seated */
 };
 
 /* sl_conns: one entry per admitted connection, keyed by its 4-tuple. */
@@ -500,7 +501,7 @@ enum sluice_gate {
  */
 #define SLUICE_HS_BUCKETS 32
 
-/* sl_ev_limit[0]: per-CPU event rate limiter state (one-second windows). */
+/* sl_ev_limit[level]: per-CPU event rate limiter state (one-second windows). */
 struct sluice_ev_limit {
 	__u64 window_start_ns;
 	__u64 count;

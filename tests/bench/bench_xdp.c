@@ -394,12 +394,11 @@ static void events_sent(void)
 	drain();
 }
 
-static void events_capped(uint32_t cap)
+static void events_capped(uint32_t cap, __u32 level)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	struct sluice_ev_limit *v = calloc((size_t)ncpu, sizeof(*v));
 	struct sluice_settings c = get_config();
-	__u32 zero = 0;
 
 	if (!v || ncpu <= 0)
 		fail("out of memory");
@@ -409,7 +408,7 @@ static void events_capped(uint32_t cap)
 		v[i].window_start_ns = sl_mono_ns();
 		v[i].count = cap;
 	}
-	if (bpf_map_update_elem(maps.fd[SL_MAP_EV_LIMIT], &zero, v, BPF_ANY))
+	if (bpf_map_update_elem(maps.fd[SL_MAP_EV_LIMIT], &level, v, BPF_ANY))
 		fail("cannot write sl_ev_limit");
 	free(v);
 	drain();
@@ -791,7 +790,7 @@ int main(int argc, char **argv)
 			if (sent)
 				events_sent();
 			else
-				events_capped(cap);
+				events_capped(cap, b.level);
 			t_def[c][r] = defer_sample(b.sl_fd, frame, len, runs, sent, b.pol, b.wl_slot,
 						   gated ? runs : 0, pol ? runs : 0, thr ? runs : 0, d_name[c]);
 			if (gate_credit(b.pol) != (thr ? CREDIT : 0))

@@ -86,6 +86,11 @@ for i in 11 12 13 14 15; do
 	worst_p90=$(awk -v a="$worst_p90" -v b="$p90" 'BEGIN {print (b > a ? b : a)}')
 done
 diag "mice: $mice_ok of $mice_started ok ($mice_judged mice judged), worst connect p90 ${worst_p90} ms"
+[ "$mice_ok" -eq "$mice_started" ] || for i in 11 12 13 14 15; do
+	diag "mouse 198.18.0.$i: $(jq -c '{started, ok, refused, timeout, error}' "$E2E_TMP/mouse-$i.json")"
+done
+[ "$mice_ok" -eq "$mice_started" ] ||
+	diag "level: $("$SLUICECTL" levels shared --socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0] | {rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, stalls, dropped_gone}')"
 diag "elephant: $(jq -c '{started, ok, refused, timeout, connect_ms}' "$E2E_TMP/elephant.json")"
 check_num "every mouse connection is admitted" "$mice_ok" -eq "$mice_started"
 check_num "... of at least 4 of the 5 mice (a shared hand is rarer still twice)" "$mice_judged" -ge 4

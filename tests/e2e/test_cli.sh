@@ -137,4 +137,35 @@ check "signal --json: what it sent" \
 wait $lp
 check "... and the socket got both datagrams" bash -c 'grep -q " 42.5$" "$1" && grep -q " 7.5$" "$1"' _ "$T/signal.out"
 
+# Files that are no configuration (issue 26): a FIFO is never read (it
+# would hang whoever reads it), an empty or comments-only file is refused.
+mkfifo "$T/fifo.yaml"
+check "validate FIFO: refused at once, naming why" bash -c \
+	'timeout 5 "$1" validate "$2" 2>&1; [ $? -eq 1 ]' _ "$CTL" "$T/fifo.yaml"
+check "... the message says it is not a regular file" bash -c \
+	'timeout 5 "$1" validate "$2" 2>&1 | grep -q "not a regular file"' _ "$CTL" "$T/fifo.yaml"
+check "replay --trace FIFO: refused at once" bash -c \
+	'timeout 5 "$1" replay --trace "$2" >/dev/null 2>&1; r=$?; [ $r -ne 0 ] && [ $r -ne 124 ]' _ "$CTL" "$T/fifo.yaml"
+check "sluiced --config FIFO: exits at once, naming why" bash -c \
+	'timeout 5 "$1" --config "$2" --iface lo 2>&1 | grep -q "not a regular file"' _ "$SLUICED" "$T/fifo.yaml"
+printf '# nothing but a comment\n' >"$T/comments.yaml"
+: >"$T/empty.yaml"
+check "validate of an empty file: invalid, naming why" bash -c \
+	'"$1" validate "$2" 2>&1 | grep -q "holds no configuration object"; r=$?; "$1" validate "$2" >/dev/null 2>&1; x=$?; [ $r -eq 0 ] && [ $x -eq 1 ]' \
+	_ "$CTL" "$T/empty.yaml"
+check "validate of a comments-only file: invalid" bash -c '! "$1" validate "$2" >/dev/null 2>&1' _ "$CTL" "$T/comments.yaml"
+# A stop while the configuration is read (here: standard input that never
+# ends) ends the daemon at once: signals wait for the loop only from the
+# first change to the host on.
+sleep 5 | "$SLUICED" --config - --iface lo >"$T/stuck.log" 2>&1 &
+sp=$!
+sleep 0.5
+t0=$(date +%s%N)
+kill -TERM "$sp" 2>/dev/null
+for _ in $(seq 20); do kill -0 "$sp" 2>/dev/null || break; sleep 0.05; done
+check "SIGTERM while sluiced reads its configuration stops it within a second" \
+	bash -c '! kill -0 "$1" 2>/dev/null && [ $(( ($(date +%s%N) - $2) / 1000000 )) -lt 1000 ]' _ "$sp" "$t0"
+kill -9 "$sp" 2>/dev/null
+wait "$sp" 2>/dev/null
+
 e2e_finish

@@ -1,8 +1,10 @@
 /*
  * lab_syn: send bare TCP SYNs with a chosen source address, as a spoofing
  * attacker or an Internet scanner does: nothing answers their SYN-ACKs.
- * For floods and half-open tests in the lab only: every address must be
- * inside 198.18.0.0/15, and every run is bounded in count and time.
+ * For floods and half-open tests in the lab only: the destination must be
+ * inside 198.18.0.0/15, the sources too or in 127.0.0.0/8 (a spoofed
+ * loopback source, which the lab's wire must never carry to a seat), and
+ * every run is bounded in count and time.
  *
  *   lab_syn --src A --dst A --dport P [--sources N] [--count N] [--rate R]
  *           [--duration S] [--seq S] [--ack]
@@ -35,7 +37,8 @@ static void usage(FILE *f)
 		"               [--ack]\n\n"
 		"Send bare TCP SYNs from --src (or --sources consecutive addresses from it),\n"
 		"each from the next source port, at --rate until --count are sent or\n"
-		"--duration passes.  Addresses must lie in 198.18.0.0/15 (the lab).\n"
+		"--duration passes.  Addresses must lie in 198.18.0.0/15 (the lab); sources\n"
+		"may also be in 127.0.0.0/8 (spoofed loopback, as an attacker sends).\n"
 		"--ack: blind ACKs (ack = a per-packet guess) instead of SYNs.\n"
 		"Prints the number sent.  Exit 0, 1 on a send failure, 2 on usage error.\n");
 }
@@ -61,6 +64,13 @@ static uint32_t csum_add(uint32_t s, const void *p, size_t n)
 static bool in_lab(uint32_t host_order)
 {
 	return (host_order & 0xfffe0000u) == 0xc6120000u; /* 198.18.0.0/15 */
+}
+
+/* A source: the lab's, or a spoofed loopback one (it goes to the lab's
+ * server namespace all the same). */
+static bool source_ok(uint32_t host_order)
+{
+	return in_lab(host_order) || (host_order >> 24) == 127;
 }
 
 static double now_s(void)
@@ -105,9 +115,9 @@ int main(int argc, char **argv)
 	}
 	if (!src.s_addr || !dst.s_addr || dport < 0)
 		usage_error("--src, --dst and --dport are required");
-	if (!in_lab(ntohl(src.s_addr)) || !in_lab(ntohl(src.s_addr) + (uint32_t)sources - 1) ||
+	if (!source_ok(ntohl(src.s_addr)) || !source_ok(ntohl(src.s_addr) + (uint32_t)sources - 1) ||
 	    !in_lab(ntohl(dst.s_addr)))
-		usage_error("addresses must lie in 198.18.0.0/15");
+		usage_error("the destination must lie in 198.18.0.0/15, the sources there or in 127.0.0.0/8");
 	fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
 	if (fd < 0 || setsockopt(fd, IPPROTO_IP, IP_HDRINCL, &one, sizeof(one))) {
 		warn_errno("raw socket");

@@ -75,7 +75,7 @@ enum { OUT_SAME = 0, OUT_RST = 1 };
 	X(rst_failed) X(established) X(released) X(tickets_admitted) X(tickets_rejected) \
 	X(policy_deferred) X(policy_refunds) X(shadow_passed) X(undispatched) \
 	X(frames_copied) X(frames_too_long) X(rst_released) X(icmp_released) X(acks_unproved) \
-	X(closes_quiet)
+	X(closes_quiet) X(martians)
 #define L_FIELDS(X) X(syns) X(admitted) X(deferred) X(rejected) X(retransmits) \
 	X(closed) X(failsafe) X(shadow_passed) X(unseated) X(acks_proved) \
 	X(closed_unserved) X(served) X(served_log2)

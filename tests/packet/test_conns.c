@@ -209,6 +209,28 @@ static void test_event_rate_limit(void **state)
 	assert_int_equal(events[1].key.sport, htons(20001));
 	assert_int_equal(b.l[L_QUEUE].deferred - a.l[L_QUEUE].deferred, 5);
 	assert_int_equal(b.g.events_lost - a.g.events_lost, 3);
+
+	/* The cap is per level (issue 26): the Queue level's flood has spent
+	 * its own events, not the Reject level's. */
+	drain_events();
+	s.dport = P_REJECT;
+	for (i = 0; i < 2; i++) {
+		s.sport = (uint16_t)(21000 + i);
+		n = fr_build(&s, in, NULL);
+		run_expect("rejected SYN of another level", in, n, out, XDP_TX);
+	}
+	ring_buffer__consume(rb);
+	assert_int_equal(nevents, 2);
+	assert_int_equal(events[0].type, SLUICE_EV_REJECT);
+	assert_int_equal(events[0].level, L_REJECT);
+	/* ... and the Queue level's stays spent. */
+	drain_events();
+	s.dport = P_QUEUE;
+	s.sport = 21500;
+	n = fr_build(&s, in, NULL);
+	run_expect("deferred SYN, its level's events spent", in, n, out, XDP_DROP);
+	ring_buffer__consume(rb);
+	assert_int_equal(nevents, 0);
 }
 
 /* sl_conns full: a Queue level defers (seats rolled back), a Reject level

@@ -73,6 +73,14 @@ struct fixture {
 static const struct fixture fixtures[] = {
 	/* ---- 1. admission with free seats ---- */
 	{ "admit: v4 SYN, Queue level, free seats", V4SYN(), EXP_ADMIT(L_QUEUE) },
+	/* A loopback source on the wire is spoofed (issue 26): never seated,
+	 * not even by the exempt level that loopback sources belong to. */
+	{ "martian: v4 SYN from 127.0.0.1, exempt port: passed, not tracked",
+	  V4SYN(.dport = P_EXEMPT, .saddr4 = { 127, 0, 0, 1 }), PASS_SAME, .g = { .syns = 1, .martians = 1 } },
+	{ "martian: v4 SYN from 127.9.9.9, Queue level full: passed, no deferral",
+	  V4SYN(.saddr4 = { 127, 9, 9, 9 }), .setup = S_FULL, PASS_SAME, .g = { .syns = 1, .martians = 1 } },
+	{ "martian: v6 SYN from ::1: passed, not tracked",
+	  V6SYN(.saddr6 = { [15] = 1 }), PASS_SAME, .g = { .syns = 1, .martians = 1 } },
 	{ "admit: v4 SYN, Reject level, free seats", V4SYN(.dport = P_REJECT), EXP_ADMIT(L_REJECT) },
 	{ "admit: v6 SYN, Queue level", V6SYN(), EXP_ADMIT(L_QUEUE) },
 	{ "admit: v6 SYN, Reject level", V6SYN(.dport = P_REJECT), EXP_ADMIT(L_REJECT) },

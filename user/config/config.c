@@ -438,12 +438,26 @@ done:
 	return rc;
 }
 
+/* Whether anything in cfg came from its file (not only the built-in
+ * exempt and catch-all objects). */
+static bool holds_an_object(const struct sl_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_levels; i++)
+		if (!cfg->levels[i].builtin)
+			return true;
+	for (size_t i = 0; i < cfg->n_schemas; i++)
+		if (!cfg->schemas[i].builtin)
+			return true;
+	return cfg->server.present || cfg->n_label_objects || cfg->n_policies;
+}
+
 int sl_config_load_file(const char *path, struct sl_config **out,
 			struct sl_diags *diags)
 {
 	struct sl_diags local = SL_DIAGS_INIT;
 	char *buf = NULL;
 	size_t len = 0;
+	struct sl_config *cfg = NULL;
 	int rc;
 
 	if (out)
@@ -465,10 +479,24 @@ int sl_config_load_file(const char *path, struct sl_config **out,
 	if (rc) {
 		sl_diags_add(diags, SL_SEV_ERROR, path, 0, 0, NULL, NULL,
 			     "cannot %s configuration file: %s",
-			     rc == -EISDIR || rc == -EIO ? "read" : "open", strerror(-rc));
+			     rc == -EISDIR || rc == -EIO || rc == SL_ENOTREG ? "read" : "open",
+			     sl_read_file_strerror(rc));
 		goto out;
 	}
-	rc = sl_config_load_buffer(path, buf, len, out, diags);
+	rc = sl_config_load_buffer(path, buf, len, &cfg, diags);
+	if (!rc && !holds_an_object(cfg)) {
+		/* A file truncated to nothing (a write cut short, a copy gone
+		 * wrong) would otherwise run the host on the built-in objects
+		 * alone, and a watched file would apply it (issue 26). */
+		sl_diags_add(diags, SL_SEV_ERROR, path, 0, 0, NULL, NULL,
+			     "the file holds no configuration object (empty, comments only, or truncated): "
+			     "refused, nothing is applied");
+		rc = -EINVAL;
+	}
+	if (!rc && out)
+		*out = cfg;
+	else
+		sl_config_free(cfg);
 out:
 	free(buf);
 	sl_diags_free(&local);

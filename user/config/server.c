@@ -309,6 +309,17 @@ static void decode_server_spec(struct ctx *c, const struct sl_ynode *spec,
 		     cd_dur(s->tick_ns).s);
 		cd_path_pop(c, o2);
 	}
+	if (h[SV_HEARTBEAT].value && h[SV_HEARTBEAT].ok && !s->heartbeat_timeout_ns) {
+		size_t o2 = cd_path_push(c, "heartbeatTimeout");
+
+		/* 0s reads as "no time-out" and is a fail-static nobody asked
+		 * for (issue 26): say what it does. */
+		cd_warn(c, h[SV_HEARTBEAT].value,
+		     "0s turns the failsafe off: with the daemon dead, the data path keeps judging SYNs by its "
+		     "last limits for good, nobody dispatches what it defers, and seats held by handshakes "
+		     "that never complete are never given back");
+		cd_path_pop(c, o2);
+	}
 	if (h[SV_FAIL_MODE].value && h[SV_FAIL_MODE].ok && h[SV_HEARTBEAT].ok &&
 	    s->fail_mode == SL_FAIL_CLOSED && !s->heartbeat_timeout_ns) {
 		size_t o2 = cd_path_push(c, "failMode");

@@ -96,7 +96,7 @@ static int read_trace(const char *path, struct ctl_trace_row **rows_out, size_t 
 		return -1;
 	}
 	if (err) {
-		fprintf(stderr, "sluicectl replay: %s: %s\n", path, strerror(-err));
+		fprintf(stderr, "sluicectl replay: %s: %s\n", path, sl_read_file_strerror(err));
 		return -1;
 	}
 	ret = ctl_trace_parse(path, text, text_len, rows_out, n_out, has_setpoint);

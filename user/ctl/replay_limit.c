@@ -161,7 +161,7 @@ int ctl_replay_limit(const struct sl_policy_cfg *pol, const char *path, bool jso
 	int err = sl_read_file(path, MAX_CONN_TRACE_BYTES, &text, &text_len);
 
 	if (err) {
-		fprintf(stderr, "sluicectl replay: %s: %s\n", path, strerror(-err));
+		fprintf(stderr, "sluicectl replay: %s: %s\n", path, sl_read_file_strerror(err));
 		return CTL_FAIL;
 	}
 	err = parse(path, text, &rows, &n);

@@ -236,6 +236,7 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 	jo_u64(&jo, "icmp_released", s->gs.icmp_released);
 	jo_u64(&jo, "acks_unproved", s->gs.acks_unproved);
 	jo_u64(&jo, "closes_quiet", s->gs.closes_quiet);
+	jo_u64(&jo, "martians", s->gs.martians);
 	jo_obj_end(&jo);
 	jo_obj_end(&jo);
 	jo_finish(&jo);

@@ -61,7 +61,7 @@ int sl_config_watch_open(struct sl_config_watch *w, const char *path, int epoll_
 	return 0;
 fail:
 	err = -errno;
-	pr_err("--watch-config %s: %s", path, strerror(-err));
+	pr_err("--watch-config %s: %s", path, sl_read_file_strerror(err));
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;

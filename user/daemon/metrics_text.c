@@ -80,6 +80,7 @@ void daemon_render_metrics(void *ctx, FILE *f)
 		G(icmp_released, "Half-open connections whose SYN-ACK drew an ICMP error that aborts the handshake."),
 		G(acks_unproved, "Unseated ACKs in a level seating at the ACK that proved nothing (passed to the kernel)."),
 		G(closes_quiet, "Closes counted in the data path alone: no level waited and no policy took the sample, so no event woke the daemon."),
+		G(martians, "SYNs with a loopback source on a device (spoofed): passed to the kernel, which drops them, never seated."),
 #undef G
 	};
 	struct daemon *d = ctx;

@@ -260,10 +260,11 @@ static void loop_signals(sigset_t *mask)
 	sigaddset(mask, SIGHUP);
 }
 
-/* Before anything is loaded or pinned: a stop or reload signal that
- * arrives during start-up waits for the loop (which then detaches
- * cleanly) instead of killing the daemon with its pins in place; a client
- * that hangs up never raises SIGPIPE. */
+/* Before anything is created, loaded or pinned (but after the
+ * configuration is read: a stop while it is read ends the daemon at once):
+ * a stop or reload signal that arrives during the rest of start-up waits
+ * for the loop (which then detaches cleanly) instead of killing the daemon
+ * with its pins in place; a client that hangs up never raises SIGPIPE. */
 static int block_signals(void)
 {
 	sigset_t mask;
@@ -411,10 +412,6 @@ int main(int argc, char **argv)
 	int err;
 
 	sl_log_init("sluiced", SL_LOG_INFO);
-	if (block_signals()) {
-		pr_err("cannot block signals: %s", strerror(errno));
-		return 1;
-	}
 	d.opts.log_level = SL_LOG_INFO;
 	if (parse_args(argc, argv, &d.opts))
 		return 2;
@@ -452,6 +449,14 @@ int main(int argc, char **argv)
 			goto out_cfg;
 		}
 		d.read_gid = (int)g->gr_gid;
+	}
+	/* From the first change to the host on, a stop waits for the loop;
+	 * until here (reading the configuration, which could be slow or
+	 * stuck) it ends the daemon at once (issue 26). */
+	if (block_signals()) {
+		pr_err("cannot block signals: %s", strerror(errno));
+		err = -errno;
+		goto out_cfg;
 	}
 	{
 		/* Before the data path: a socket that cannot be ours changes

@@ -70,13 +70,24 @@ int sl_read_file(const char *path, size_t max, char **buf, size_t *len)
 	*len = 0;
 	if (!strcmp(path, "-"))
 		return read_fd(STDIN_FILENO, max, buf, len);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO waits for a writer otherwise; only a
+	 * regular file is read (a FIFO or a device may never end). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+	if (fstat(fd, &st))
+		err = -errno;
+	else if (S_ISDIR(st.st_mode))
 		err = -EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		err = SL_ENOTREG;
 	else
 		err = read_fd(fd, max, buf, len);
 	close(fd);
 	return err;
+}
+
+const char *sl_read_file_strerror(int err)
+{
+	return err == SL_ENOTREG ? "not a regular file (a FIFO or a device is never read)" : strerror(-err);
 }

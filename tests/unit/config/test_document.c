@@ -142,6 +142,8 @@ static void test_null_buffer(void **state)
 	sl_config_free(cfg);
 }
 
+/* A file with no object (empty, comments only: a truncated write) is
+ * refused, naming why: it would run the host on the built-in objects. */
 static void test_empty_and_comment_files(void **state)
 {
 	static const char *const names[] = { "empty.yaml", "comments-only.yaml" };
@@ -153,15 +155,12 @@ static void test_empty_and_comment_files(void **state)
 		char path[512];
 
 		fixture(path, sizeof(path), names[i]);
-		assert_int_equal(sl_config_load_file(path, &cfg, &d), 0);
-		assert_int_equal(d.count, 0);
-		assert_non_null(cfg);
-		assert_false(cfg->server.present);
-		assert_int_equal(cfg->server.server_concurrency_limit, 600);
-		assert_int_equal(cfg->n_levels, 2);
-		assert_int_equal(cfg->n_schemas, 2);
-		assert_string_equal(cfg->source_file, path);
-		sl_config_free(cfg);
+		assert_int_equal(sl_config_load_file(path, &cfg, &d), -EINVAL);
+		assert_null(cfg);
+		assert_int_equal(d.n_errors, 1);
+		assert_string_equal(d.items[0].file, path);
+		assert_non_null(strstr(d.items[0].message, "holds no configuration object"));
+		sl_diags_free(&d);
 	}
 }
 
@@ -524,9 +523,22 @@ static void test_warning_rules(void **state)
 	(void)state;
 	expect_one(SRV "  tick: 2s\n", SL_SEV_WARNING, 5, 9, SRV_OBJ, "spec.tick",
 		   "heartbeatTimeout 3s is shorter than two ticks (tick 2s)");
-	expect_one(SRV "  failMode: closed\n  heartbeatTimeout: 0s\n", SL_SEV_WARNING, 5, 13,
-		   SRV_OBJ, "spec.failMode",
-		   "failMode closed has no effect while heartbeatTimeout is 0s");
+	expect_one(SRV "  heartbeatTimeout: 0s\n", SL_SEV_WARNING, 5, 21, SRV_OBJ, "spec.heartbeatTimeout",
+		   "0s turns the failsafe off: with the daemon dead");
+	{
+		/* ... and with failMode closed, that it has no effect either */
+		struct sl_config *cfg = NULL;
+		struct sl_diags d = SL_DIAGS_INIT;
+
+		assert_int_equal(load(SRV "  failMode: closed\n  heartbeatTimeout: 0s\n", &cfg, &d), 0);
+		assert_int_equal(d.count, 2);
+		check_diag(&d.items[0], SL_SEV_WARNING, 5, 13, SRV_OBJ, "spec.failMode",
+			   "failMode closed has no effect while heartbeatTimeout is 0s");
+		check_diag(&d.items[1], SL_SEV_WARNING, 6, 21, SRV_OBJ, "spec.heartbeatTimeout",
+			   "0s turns the failsafe off");
+		sl_config_free(cfg);
+		sl_diags_free(&d);
+	}
 	/* good counterparts: no warning */
 	sl_config_free(load_ok(SRV "  tick: 1s\n  heartbeatTimeout: 2s\n"));
 	sl_config_free(load_ok(SRV "  failMode: closed\n"));

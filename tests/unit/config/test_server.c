@@ -160,10 +160,11 @@ static void test_server_boundaries_good(void **state)
 	struct sl_config *cfg;
 
 	(void)state;
-	cfg = load_ok(SRV "  serverConcurrencyLimit: 1\n  tick: 1ms\n  heartbeatTimeout: 0s\n"
+	/* heartbeatTimeout 0s, the failsafe off: valid, with its warning */
+	cfg = load_warned(SRV "  serverConcurrencyLimit: 1\n  tick: 1ms\n  heartbeatTimeout: 0s\n"
 		      "  handshakeTimeout: 1ms\n  tableSizes: {connections: 1024, classes: 1024}\n"
 		      "  eventsPerSecond: 4294967295\n  interfaces: [abcdefghijklmno]\n"
-		      "  controlSocket: /" LONG64 "a23456789012345678901234567890123456789012\n");
+		      "  controlSocket: /" LONG64 "a23456789012345678901234567890123456789012\n", 1);
 	assert_int_equal(cfg->server.server_concurrency_limit, 1);
 	assert_int_equal(cfg->server.tick_ns, 1 * MS);
 	assert_int_equal(cfg->server.heartbeat_timeout_ns, 0);
