@@ -224,6 +224,12 @@ $(BUILD)/tests/unit/daemon/test_request_server: tests/unit/daemon/test_request_s
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
 
+$(BUILD)/tests/unit/daemon/test_ext_signal: tests/unit/daemon/test_ext_signal.c \
+		$(BUILD)/daemon/ext_signal.o $(CORE_LIBS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
+
 $(BUILD)/tests/unit/daemon/test_flow_metrics: tests/unit/daemon/test_flow_metrics.c \
 		$(BUILD)/daemon/flow_metrics.o $(CORE_LIBS)
 	$(call msg,CC,$@)

@@ -154,6 +154,12 @@ check "validate of an empty file: invalid, naming why" bash -c \
 	'"$1" validate "$2" 2>&1 | grep -q "holds no configuration object"; r=$?; "$1" validate "$2" >/dev/null 2>&1; x=$?; [ $r -eq 0 ] && [ $x -eq 1 ]' \
 	_ "$CTL" "$T/empty.yaml"
 check "validate of a comments-only file: invalid" bash -c '! "$1" validate "$2" >/dev/null 2>&1' _ "$CTL" "$T/comments.yaml"
+long=$(printf 'x%.0s' $(seq 5000))
+check "explain --iface of 5,000 characters: a usage error naming the bound" bash -c \
+	'"$1" explain --config configs/default.yaml --src 198.18.0.5 --dst 198.18.0.1 --dport 8080 --iface "$2" 2>&1 |
+	 grep -q "an interface name has 1 to 15 characters"; r=$?
+	 "$1" explain --config configs/default.yaml --src 198.18.0.5 --dst 198.18.0.1 --dport 8080 --iface "$2" >/dev/null 2>&1
+	 x=$?; [ $r -eq 0 ] && [ $x -eq 2 ]' _ "$CTL" "$long"
 # A stop while the configuration is read (here: standard input that never
 # ends) ends the daemon at once: signals wait for the loop only from the
 # first change to the host on.

@@ -91,6 +91,16 @@ check "unknown header column is named with its position" grep -q "bad2.csv:1:12:
 printf 't_s,signal\n0,1,2\n' >"$T/bad3.csv"
 err=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/bad3.csv" 2>&1 >/dev/null)
 check "extra field: line named" grep -q "bad3.csv:2:" <<<"$err"
+# What no service measures (issue 26): an infinite or negative latency, and
+# time that runs backwards, are refused with their place.
+for v in inf -1e308 nan; do
+	printf 't_s,signal\n0,100\n1,%s\n' "$v" >"$T/badv.csv"
+	err=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/badv.csv" 2>&1 >/dev/null); rc=$?
+	check "signal $v: refused at its place (exit $rc)" bash -c '[ "$1" -eq 1 ] && grep -q "badv.csv:3:3: column 2 (signal)" <<<"$2"' _ "$rc" "$err"
+done
+printf 't_s,signal\n0,100\n10,100\n5,100\n' >"$T/back.csv"
+err=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/back.csv" 2>&1 >/dev/null)
+check "time running backwards: refused at its place" grep -q "back.csv:4:1: column 1 (t_s): time runs backwards" <<<"$err"
 
 # ---- policy selection ----
 { cat "$CONFIGS/replay-policy.yaml"; echo "---"; sed 's/name: web/name: api/' "$CONFIGS/replay-policy.yaml"; } >"$T/two.yaml"
@@ -105,7 +115,12 @@ check_num "unknown --name: exit 1" "$rc" -eq 1
 # error, not a hang.
 err=$(timeout 20 "$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace /dev/zero 2>&1 >/dev/null); rc=$?
 check_num "--trace /dev/zero: exit 1 (not a hang: timeout says 124)" "$rc" -eq 1
-check "--trace /dev/zero: says the bound" grep -q "/dev/zero: a trace holds at most 64 MiB" <<<"$err"
+check "--trace /dev/zero: says it is no regular file (a device is never read)" \
+	grep -q "/dev/zero: not a regular file" <<<"$err"
+err=$(head -c $((65 * 1024 * 1024)) /dev/zero | timeout 20 "$CTL" replay --policy "$CONFIGS/replay-policy.yaml" \
+	--trace - 2>&1 >/dev/null); rc=$?
+check_num "65 MiB on standard input: exit 1" "$rc" -eq 1
+check "... says the bound" grep -q -- "-: a trace holds at most 64 MiB" <<<"$err"
 err=$(head -c 1000 /dev/zero | timeout 20 "$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace - 2>&1 >/dev/null); rc=$?
 check_num "NUL bytes on standard input: exit 1" "$rc" -eq 1
 check "NUL bytes: file:line:column" grep -q -- "-:1:1: NUL byte in the trace" <<<"$err"
@@ -130,9 +145,12 @@ cut -d, -f1,2 "$T/surge.csv" >"$T/surge2.csv"
 "$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/surge2.csv" --plot "$T/surge2.png" >/dev/null
 check "--plot: two without rates in the trace (1000x640: $(png_size "$T/surge2.png"))" test "$(png_size "$T/surge2.png")" = 1000x640
 check_num "--plot: not just a blank canvas (more than 10 KB)" "$(stat -c %s "$T/surge.png")" -gt 10000
-err=$("$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/surge.csv" --plot /nonexistent/dir/x.png 2>&1 >/dev/null); rc=$?
+"$CTL" replay --policy "$CONFIGS/replay-policy.yaml" --trace "$T/surge.csv" --plot /nonexistent/dir/x.png \
+	>"$T/plot.out" 2>"$T/plot.err"; rc=$?
 check_num "--plot into a missing directory: exit 1" "$rc" -eq 1
-check "... saying gnuplot failed" grep -q "gnuplot failed" <<<"$err"
+check "... naming the file and why, not gnuplot (issue 26)" \
+	grep -q -- "--plot /nonexistent/dir/x.png: No such file or directory" "$T/plot.err"
+check "... and no picture on standard output" bash -c '! grep -q PNG "$1"' _ "$T/plot.out"
 
 # ---- simulate: the default policy against a modelled CPU-bound service ----------
 # 8 cores x 50 ms (160/s): 20 s at half, 30 s at 3x, 30 s at half again.

@@ -29,6 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(n == 0 || rows);
 		for (size_t i = 0; i < n; i++) {
 			CHECK(isfinite(rows[i].t_s));
+			CHECK(!i || rows[i].t_s >= rows[i - 1].t_s);
+			CHECK(isnan(rows[i].signal) || (isfinite(rows[i].signal) && rows[i].signal >= 0));
 			CHECK(has_setpoint || isnan(rows[i].setpoint));
 		}
 	} else {

@@ -320,6 +320,9 @@ static int check_depth(const char *name, const char *buf, size_t len,
 	if (!yaml_parser_initialize(&parser))
 		return 0; /* the real pass reports it */
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	/* UTF-8 only, as the messages say: libyaml would otherwise take a
+	 * UTF-16 file by its byte order mark (issue 26). */
+	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
 	for (;;) {
 		yaml_event_t ev;
 		yaml_event_type_t type;
@@ -368,6 +371,9 @@ int sl_ystream_load(struct sl_ystream *ys, const char *name, const char *buf,
 		return -ENOMEM;
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	/* UTF-8 only, as the messages say: libyaml would otherwise take a
+	 * UTF-16 file by its byte order mark (issue 26). */
+	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
 	for (;;) {
 		yaml_document_t doc;
 		yaml_node_t *root;

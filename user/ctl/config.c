@@ -3,6 +3,7 @@
  * code, run offline on a file.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -260,6 +261,18 @@ static int parse_addr_opt(const char *arg, void *field, char *why, size_t len)
 	return 0;
 }
 
+/* An interface name as the kernel has them: 1 to IFNAMSIZ - 1 bytes. */
+static int parse_ifname_opt(const char *arg, void *field, char *why, size_t len)
+{
+	if (!*arg || strlen(arg) >= IFNAMSIZ) {
+		snprintf(why, len, "an interface name has 1 to %d characters (got %zu)", IFNAMSIZ - 1,
+			 strlen(arg));
+		return -EINVAL;
+	}
+	*(const char **)field = arg;
+	return 0;
+}
+
 static int parse_hex_key(const char *arg, void *field, char *why, size_t len)
 {
 	uint8_t *key = field;
@@ -300,7 +313,8 @@ static const struct ctl_opt explain_options[] = {
 		   "the local address it connects to", CTL_OPT_REQUIRED),
 	CTL_NUMBER(CTL_OPT_U16, 'D', "dport", struct explain_opts, dport, "PORT", 0, 65535,
 		   "the local port it connects to", CTL_OPT_REQUIRED),
-	CTL_STRING('i', "iface", struct explain_opts, iface, "IFNAME", "the interface the SYN arrives on", 0),
+	CTL_CUSTOM('i', "iface", struct explain_opts, iface, "IFNAME", parse_ifname_opt,
+		   "the interface the SYN arrives on", 0),
 	CTL_CUSTOM('k', "hash-key", struct explain_opts, hash_key, "HEX32", parse_hex_key,
 		   "the 128-bit flow-hash key as 32 hex digits (the daemon\n"
 		   "draws its own at random; default: ask the daemon, else\n"

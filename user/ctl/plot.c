@@ -3,6 +3,7 @@
 #include "ctl/plot.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,14 @@ static int plot(const char *cmd, const char *path, const char *title, int height
 	FILE *f, *gp;
 	int fd, status, rc = -1;
 
+	/* The picture's file first: gnuplot, when it cannot open it, writes
+	 * the PNG to its standard output (ours) and blames itself. */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "sluicectl %s: --plot %s: %s\n", cmd, path, strerror(errno));
+		return -1;
+	}
+	close(fd);
 	fd = mkstemp(data);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		fprintf(stderr, "sluicectl %s: --plot: temporary file: %s\n", cmd, strerror(errno));
@@ -73,9 +82,11 @@ static int plot(const char *cmd, const char *path, const char *title, int height
 	script_fn(gp, data, title, ctx);
 	status = pclose(gp);
 	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, "sluicectl %s: --plot: gnuplot failed%s (the gnuplot-nox package "
-				"provides it)\n", cmd, WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
-				": not found" : "");
+		if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+			fprintf(stderr, "sluicectl %s: --plot: gnuplot not found (the gnuplot-nox package "
+					"provides it)\n", cmd);
+		else
+			fprintf(stderr, "sluicectl %s: --plot: gnuplot failed (status %d)\n", cmd, status);
 		goto out;
 	}
 	rc = 0;

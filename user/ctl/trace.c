@@ -145,6 +145,19 @@ int ctl_trace_parse(const char *path, char *text, size_t text_len, struct ctl_tr
 					path, lineno, col, field + 1);
 				goto out;
 			}
+			if (colidx[field] == COL_T && n && v < rows[n - 1].t_s) {
+				fprintf(stderr, "%s:%u:%zu: column %d (t_s): time runs backwards (%g after %g)\n",
+					path, lineno, col, field + 1, v, rows[n - 1].t_s);
+				goto out;
+			}
+			/* A latency or a rate: a finite number, not below 0 (an
+			 * empty cell is "no valid value"). */
+			if (colidx[field] != COL_T && *cell && (!isfinite(v) || v < 0)) {
+				fprintf(stderr, "%s:%u:%zu: column %d (%s): '%s' is not a latency or a rate "
+					"(a finite number, 0 or more)\n",
+					path, lineno, col, field + 1, col_names[colidx[field]], cell);
+				goto out;
+			}
 			field++;
 			if (!comma)
 				break;

@@ -212,7 +212,10 @@ int sl_policies_prepare(struct sl_policies *ps, const struct sl_config *cfg, uin
 				err = p->ext_fd;
 				p->ext_fd = -1;
 				pr_err("policy %s: external signal socket %s: %s", pc->name,
-				       pc->external_socket, strerror(-err));
+				       pc->external_socket,
+				       err == -EPERM ? "its directory is writable by others, who could replace "
+						       "the socket: use a private directory"
+						     : strerror(-err));
 				goto fail;
 			}
 		}

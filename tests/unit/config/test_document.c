@@ -130,6 +130,22 @@ static void test_empty_buffer_defaults(void **state)
 	sl_config_free(cfg);
 }
 
+/* UTF-16 (with its byte order mark) is no UTF-8 text, whatever libyaml
+ * could read: refused with the reason the messages give (issue 26). */
+static void test_utf16_refused(void **state)
+{
+	static const char utf16le[] = "\xff\xfek\0i\0n\0d\0:\0 \0S\0e\0r\0v\0e\0r\0\n\0";
+	struct sl_diags d = SL_DIAGS_INIT;
+	struct sl_config *cfg = NULL;
+
+	(void)state;
+	assert_int_equal(sl_config_load_buffer("u16.yaml", utf16le, sizeof(utf16le) - 1, &cfg, &d), -EINVAL);
+	assert_null(cfg);
+	assert_int_equal(d.n_errors, 1);
+	assert_non_null(strstr(d.items[0].message, "must be UTF-8"));
+	sl_diags_free(&d);
+}
+
 static void test_null_buffer(void **state)
 {
 	struct sl_config *cfg = NULL;
@@ -1114,6 +1130,7 @@ int main(void)
 	static const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(test_empty_buffer_defaults),
 		cmocka_unit_test(test_null_buffer),
+		cmocka_unit_test(test_utf16_refused),
 		cmocka_unit_test(test_empty_and_comment_files),
 		cmocka_unit_test(test_empty_documents_skipped),
 		cmocka_unit_test(test_any_subset_is_valid),
