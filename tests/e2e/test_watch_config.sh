@@ -9,10 +9,11 @@ source "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
 CM=$E2E_TMP/configmap
-# publish NAME FILE: the kubelet's atomic update of the volume.
+# publish NAME FILE [MODE]: the kubelet's atomic update of the volume.
 publish() {
 	mkdir -p "$CM/..$1"
 	cp "$2" "$CM/..$1/sluice.yaml"
+	[ -z "${3:-}" ] || chmod "$3" "$CM/..$1/sluice.yaml"
 	ln -sfn "..$1" "$CM/..data_tmp"
 	mv -T "$CM/..data_tmp" "$CM/..data"
 	[ -L "$CM/sluice.yaml" ] || ln -s ..data/sluice.yaml "$CM/sluice.yaml"
@@ -50,6 +51,21 @@ check "... with the daemon alive" kill -0 "$DAEMON_PID"
 publish v4 "$CONFIGS/basic.yaml"
 for _ in $(seq 60); do [ "$(web_limit)" = 4 ] && break; sleep 0.1; done
 check_num "the next good version is applied (back to 4 seats)" "$(web_limit)" -eq 4
+
+# A version anyone may write (issue 26): whoever can write it steers sluice.
+publish v5 "$E2E_TMP/v2.yaml" 0666
+for _ in $(seq 60); do grep -q "writable by anyone" "$E2E_TMP/sluiced.log" && break; sleep 0.1; done
+check "a world-writable version is refused, naming the mode and the fix" \
+	grep -q "sluice.yaml: error: writable by anyone (mode 0666): refused.*chmod go-w" "$E2E_TMP/sluiced.log"
+check_num "... and the old configuration keeps running (web 4 seats)" "$(web_limit)" -eq 4
 check "clean stop" stop_daemon
+
+# ... nor does the daemon start on one.
+cp "$CONFIGS/basic.yaml" "$E2E_TMP/open.yaml"
+chmod 0662 "$E2E_TMP/open.yaml"
+timeout 10 "$SLUICED" --config "$E2E_TMP/open.yaml" --iface sl0 --pin-dir "$PIN_DIR" \
+	--control "$E2E_TMP/ctl2.sock" >"$E2E_TMP/open.log" 2>&1
+check "sluiced refuses to start on a file others may write (exit $?)" \
+	grep -q "writable by anyone (mode 0662)" "$E2E_TMP/open.log"
 
 e2e_finish

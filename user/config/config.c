@@ -33,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config/decode.h"
 #include "config/yaml_doc.h"
@@ -436,6 +438,26 @@ done:
 	}
 	sl_diags_free(&local);
 	return rc;
+}
+
+int sl_config_check_file_mode(const char *path, struct sl_diags *diags)
+{
+	struct stat st;
+
+	if (!path || !strcmp(path, "-") || stat(path, &st))
+		return 0; /* standard input, or nothing to check: the load says why */
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		sl_diags_add(diags, SL_SEV_ERROR, path, 0, 0, NULL, NULL,
+			     "writable by %s (mode %04o): refused, whoever can write it would steer sluice "
+			     "(chmod go-w %s)", st.st_mode & S_IWOTH ? "anyone" : "its group",
+			     (unsigned)(st.st_mode & 07777), path);
+		return -EPERM;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid())
+		sl_diags_add(diags, SL_SEV_WARNING, path, 0, 0, NULL, NULL,
+			     "owned by uid %u, neither root nor this process: that user steers sluice",
+			     (unsigned)st.st_uid);
+	return 0;
 }
 
 /* Whether anything in cfg came from its file (not only the built-in

@@ -380,6 +380,17 @@ struct sl_config {
  */
 int sl_config_load_file(const char *path, struct sl_config **out,
 			struct sl_diags *diags);
+
+/*
+ * Whether the daemon may take its configuration from path: a file its
+ * group or anyone may write is refused (-EPERM, an error in diags naming
+ * the mode and the fix), since whoever can write it steers sluice; one
+ * owned by a user other than root and this process is a warning.  0 when
+ * there is nothing to check (standard input, a missing file: the load says
+ * why).  sluicectl validate does not ask: a file's contents are valid or
+ * not wherever it lies.
+ */
+int sl_config_check_file_mode(const char *path, struct sl_diags *diags);
 int sl_config_load_buffer(const char *display_name, const char *buf,
 			  size_t len, struct sl_config **out,
 			  struct sl_diags *diags);

@@ -22,7 +22,10 @@
 int daemon_load_config(const char *path, struct sl_config **out, struct sl_diags *diags)
 {
 	size_t first = diags->count;
-	int err = sl_config_load_file(path, out, diags);
+	int err = sl_config_check_file_mode(path, diags);
+
+	if (!err)
+		err = sl_config_load_file(path, out, diags);
 
 	/* Diagnostics are already "file:line:col: severity: ..." lines. */
 	for (size_t i = first; i < diags->count; i++) {

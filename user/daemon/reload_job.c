@@ -35,7 +35,9 @@ static void *run(void *arg)
 	double t0 = mono_s();
 	uint64_t one = 1;
 
-	r->err = sl_config_load_file(job->path, &r->cfg, &r->diags);
+	r->err = sl_config_check_file_mode(job->path, &r->diags);
+	if (!r->err)
+		r->err = sl_config_load_file(job->path, &r->cfg, &r->diags);
 	if (!r->err)
 		r->err = sl_config_keep_policy_indices(r->cfg, job->in.policy_names, job->in.n_policy_names);
 	if (!r->err) {

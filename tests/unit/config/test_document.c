@@ -146,6 +146,44 @@ static void test_utf16_refused(void **state)
 	sl_diags_free(&d);
 }
 
+/* The daemon takes no configuration from a file others may write
+ * (issue 26): refused naming the mode and the fix; a file of another
+ * owner is a warning. */
+static void test_file_mode_checked(void **state)
+{
+	char path[] = "/tmp/sluice-mode.XXXXXX";
+	struct sl_diags d = SL_DIAGS_INIT;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(sl_config_check_file_mode(path, &d), 0);
+	assert_int_equal(d.count, 0);
+	assert_int_equal(chmod(path, 0664), 0);
+	assert_int_equal(sl_config_check_file_mode(path, &d), -EPERM);
+	assert_int_equal(d.n_errors, 1);
+	assert_non_null(strstr(d.items[0].message, "writable by its group (mode 0664)"));
+	assert_non_null(strstr(d.items[0].message, "chmod go-w"));
+	sl_diags_free(&d);
+	assert_int_equal(chmod(path, 0646), 0);
+	assert_int_equal(sl_config_check_file_mode(path, &d), -EPERM);
+	assert_non_null(strstr(d.items[0].message, "writable by anyone (mode 0646)"));
+	sl_diags_free(&d);
+	if (geteuid() == 0) {
+		assert_int_equal(chmod(path, 0644), 0);
+		assert_int_equal(chown(path, 4242, 0), 0);
+		assert_int_equal(sl_config_check_file_mode(path, &d), 0);
+		assert_int_equal(d.count, 1);
+		assert_int_equal(d.items[0].severity, SL_SEV_WARNING);
+		assert_non_null(strstr(d.items[0].message, "owned by uid 4242"));
+		sl_diags_free(&d);
+	}
+	assert_int_equal(sl_config_check_file_mode("-", &d), 0); /* standard input */
+	unlink(path);
+}
+
 static void test_null_buffer(void **state)
 {
 	struct sl_config *cfg = NULL;
@@ -1131,6 +1169,7 @@ int main(void)
 		cmocka_unit_test(test_empty_buffer_defaults),
 		cmocka_unit_test(test_null_buffer),
 		cmocka_unit_test(test_utf16_refused),
+		cmocka_unit_test(test_file_mode_checked),
 		cmocka_unit_test(test_empty_and_comment_files),
 		cmocka_unit_test(test_empty_documents_skipped),
 		cmocka_unit_test(test_any_subset_is_valid),
