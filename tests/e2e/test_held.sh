@@ -66,6 +66,7 @@ mice_and_elephant native
 # ---- a full queue: the RST comes now, from the held SYN ----------------------------
 # tiny: 1 seat, one queue of 2.  One in service (2 s), two queued, the
 # rest refused at once.
+lost0=$(status_json | jq .stats.events_lost); undisp0=$(status_json | jq .stats.undispatched)
 in_cli "$LAB_LOAD" --connect $SRV4 --port 9090 --rate 1000 --count 3 --timeout 10 --json --quiet \
 	>"$E2E_TMP/tiny-fill.json" &
 E2E_PIDS+=($!)
@@ -75,6 +76,10 @@ sleep 0.2
 r=$(load --connect $SRV4 --port 9090 --rate 20 --count 4 --timeout 3)
 check_num "queue full: ECONNREFUSED" "$(jq .refused <<<"$r")" -eq 4
 check_num "... within 100 ms (max refused ms)" "$(jq .refused_ms.max <<<"$r")" -lt 100
+[ "$(jq .refused <<<"$r")" = 4 ] ||
+	diag "queue full: $(jq -c '{ok, refused, timeout}' <<<"$r"); events lost meanwhile: $(( $(status_json | jq .stats.events_lost) - lost0 ));" \
+		"SYNs dropped while the daemon's heartbeat was late (undispatched): $(( $(status_json | jq .stats.undispatched) - undisp0 ));" \
+		"tiny: $("$SLUICECTL" levels tiny --socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0] | {waiting, seats_in_use, rejected_queue_full, rejected_time_out, dispatched_from_queue}')"
 wait "$fill"
 
 # ---- clients that gave up: dropped, or their RST frees the seat at once -------------
@@ -101,6 +106,9 @@ check "gave-up clients: the seat is free right after the admitted one ends" wait
 r=$("$SLUICECTL" levels tiny --socket "$E2E_TMP/ctl.sock" --json)
 check_num "... the client gone before its retransmit: its SYN dropped, not re-injected" \
 	"$(( $(jq '.levels[0].dropped_gone' <<<"$r") - gone_before ))" -eq 1
+[ "$(( $(jq '.levels[0].dropped_gone' <<<"$r") - gone_before ))" = 1 ] ||
+	diag "gone client: events lost so far $(status_json | jq .stats.events_lost) (a loss since its arrival makes the daemon re-inject it);" \
+		"undispatched so far $(status_json | jq .stats.undispatched) (a SYN the data path dropped while the daemon's heartbeat was late never reached it)"
 check_num "... the one gone after it: re-injected, its RST released the connection" \
 	"$(( $(status_json | jq .stats.rst_released) - before ))" -eq 1
 check_num "... which was no latency sample (closed_unserved)" "$(jq '.levels[0].closed_unserved' <<<"$r")" -ge 1
