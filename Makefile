@@ -67,7 +67,7 @@ UNIT_SRCS  := $(wildcard tests/unit/*/test_*.c)
 UNIT_TESTS := $(patsubst %.c,$(BUILD)/%,$(UNIT_SRCS))
 PKT_TESTS  := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/packet/test_*.c))
 LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load $(BUILD)/lab_peer $(BUILD)/lab_syn $(BUILD)/lab_notify \
-              $(BUILD)/lab_yaml2json $(BUILD)/lab_ps
+              $(BUILD)/lab_yaml2json $(BUILD)/lab_ps $(BUILD)/lab_conns
 BENCH_BINS := $(BUILD)/bench_xdp $(BUILD)/bench_engines $(BUILD)/bench_classify $(BUILD)/bench_walk
 BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 
@@ -202,6 +202,12 @@ $(BUILD)/sluicectl: $(BUILD)/ctl/sluicectl.o $(call layer_lib,ctl) $(BUILD)/daem
 $(BUILD)/lab_yaml2json: tests/lab/lab_yaml2json.c tests/lab/lab_cli.h $(CORE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -ljansson
+
+# The table filler writes the pinned maps: the map ABI and libbpf.
+$(BUILD)/lab_conns: tests/lab/lab_conns.c tests/lab/lab_cli.h include/sluice_abi.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@ $(LDLIBS_BPF) -lm
 
 $(BUILD)/lab_%: tests/lab/lab_%.c tests/lab/lab_cli.h
 	$(call msg,CC,$@)

@@ -19,6 +19,7 @@ LAB_PEER=$B/lab_peer
 LAB_SYN=$B/lab_syn
 LAB_NOTIFY=$B/lab_notify
 LAB_YAML2JSON=$B/lab_yaml2json
+LAB_CONNS=$B/lab_conns
 CONFIGS=$E2E_ROOT/tests/e2e/configs
 TOPO=$E2E_ROOT/tests/lab/topo.sh
 PIN_DIR=/sys/fs/bpf/sluice

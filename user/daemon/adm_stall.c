@@ -6,12 +6,18 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/admission.h"
 #include "daemon/admission_int.h"
 #include "dataplane/expiry.h"
+#include "lib/clock.h"
 #include "lib/grow.h"
 #include "lib/log.h"
+
+/* The walk of sl_conns a stall verdict needs reads at most this long a
+ * tick. */
+#define STALL_WALK_BUDGET_NS (10ull * 1000000ULL)
 
 static void on_stalled(void *ctx, uint64_t id)
 {
@@ -58,19 +64,34 @@ void adm_stall_step(struct level_rt *l, uint64_t now)
 	uint64_t after = sl_stall_after_ns(&l->stall);
 	size_t n;
 
-	if (!l->qs || !sl_stall_due(&l->stall, now))
+	if (!l->qs || !sl_stall_due(&l->stall, now)) {
+		sf->collecting = false; /* over before the walk ended */
 		return;
+	}
 	/* Still stalled since the last verdict: nothing has closed and no seat
 	 * was granted, the flows holding seats are the ones seen then.  So one
-	 * walk of sl_conns per episode, not one per verdict. */
-	if (!again) {
-		sf->adm = l->adm;
-		sf->level = l->slot;
-		sf->n = 0;
+	 * walk of sl_conns per episode, not one per verdict; it reads the
+	 * table STALL_WALK_BUDGET_NS a tick, and the verdict waits for its
+	 * end (a few ticks at a million entries). */
+	if (!again || sf->collecting) {
+		int rc;
+
+		if (!sf->collecting) {
+			sf->adm = l->adm;
+			sf->level = l->slot;
+			sf->n = 0;
+			memset(&sf->cur, 0, sizeof(sf->cur));
+			sf->collecting = true;
+		}
+		rc = sl_conns_walk(&l->adm->dp->maps, &sf->cur, sl_mono_ns() + STALL_WALK_BUDGET_NS,
+				   collect_seat_flow, sf);
+		if (rc == 1)
+			return;
+		sf->collecting = false;
 		/* A walk cut short (memory, a churning table) counts every flow
 		 * as holding a seat: refusing a bystander beats missing the
 		 * deadlock. */
-		sf->incomplete = sl_conns_each(&l->adm->dp->maps, collect_seat_flow, sf) != 0;
+		sf->incomplete = rc != 0;
 		if (sf->n) /* none collected: no array, and qsort wants one */
 			qsort(sf->hash, sf->n, sizeof(*sf->hash), cmp_u64);
 	}

@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "daemon/flow_metrics.h"
 #include "dataplane/dataplane.h"
+#include "dataplane/pinned_maps.h"
 #include "engine/borrowing.h"
 #include "engine/demand.h"
 #include "engine/held.h"
@@ -46,6 +47,8 @@ struct seat_flows {
 	uint64_t *hash;
 	size_t n, cap;
 	bool incomplete; /* the walk was cut short: every flow counts as holding */
+	bool collecting; /* the walk goes on at the next tick (cur) */
+	struct sl_conns_cursor cur;
 };
 
 struct level_rt {

@@ -25,6 +25,7 @@
 #include "dataplane/dataplane.h"
 #include "dataplane/sockets.h"
 #include "dataplane/ledger.h"
+#include "dataplane/reconcile.h"
 #include "engine/plan.h"
 #include "lib/log.h"
 
@@ -41,6 +42,7 @@ struct daemon_opts {
 	const char *pin_dir;
 	const char *cgroup;
 	const char *control_path;
+	const char *metrics_address; /* --metrics-address: over Server spec.metricsAddress */
 	bool xdp_generic;
 	bool keep_maps;
 	bool keep_attached;
@@ -76,11 +78,14 @@ struct daemon {
 	int sig_fd, timer_fd, epoll_fd;
 	unsigned long long ticks;
 	unsigned long long last_sweep_ns, last_report_ns, last_reconcile_ns;
-	bool sweep_backlog; /* the last sweep expired a full batch: again next tick */
+	struct sl_expiry expiry; /* the handshake sweep's pass, over several ticks */
+	bool sweep_again;        /* a pass asked for while one ran: at once after it */
 	unsigned long long reconciled; /* connections released by reconcile() */
 	struct level_report report[SLUICE_MAX_LEVELS];
 	struct sl_halfopen_rt halfopen; /* half-open time-out, where levels seat */
 	struct sl_sock_dump sock_dump;  /* the periodic reconcile's listing, read a tick at a time */
+	struct sl_reconcile_pass reconcile_pass; /* then sl_conns against it, a tick at a time */
+	bool reconcile_walking;
 	uint32_t slot_shares[SLUICE_MAX_LEVELS]; /* shares of the level last applied in each slot */
 	uint64_t quiescing;             /* slots of removed levels whose shares the limits count */
 	unsigned long long last_halfopen_ns;
@@ -126,6 +131,10 @@ void daemon_reload_finish(struct daemon *d);
  * a tick, then one walk of sl_conns against it). */
 void daemon_reconcile_all(struct daemon *d, const char *when);
 void daemon_reconcile_step(struct daemon *d, uint64_t now);
+
+/* The metrics listener's address: --metrics-address, else the
+ * configuration's metricsAddress, else NULL (none). */
+const char *daemon_metrics_address(const struct daemon *d, const struct sl_config *cfg);
 
 /* control_answers.c: the request server's handlers (request_server.h). */
 extern const struct sl_reqsrv_limits daemon_control_limits;

@@ -15,8 +15,9 @@
  * may have a socket younger than the snapshot. */
 #define RECONCILE_INTERVAL_NS (30ull * 1000000000ULL)
 #define RECONCILE_GRACE_NS    1000000000ULL
-/* The periodic listing is read at most this long per tick: a namespace
- * of very many sockets takes several ticks, never a late heartbeat. */
+/* The periodic listing, and then the walk of sl_conns against it, are
+ * read at most this long per tick: a namespace of very many sockets or a
+ * table of very many entries takes several ticks, never a late heartbeat. */
 #define RECONCILE_BUDGET_NS   (2ull * 1000000ULL)
 
 /* What a reconcile released, logged and counted. */
@@ -45,11 +46,14 @@ void daemon_reconcile_all(struct daemon *d, const char *when)
 }
 
 /* Periodically, from the loop: the kernel's listing read within
- * RECONCILE_BUDGET_NS a tick, then one walk of sl_conns against it. */
+ * RECONCILE_BUDGET_NS a tick, then sl_conns walked against it within the
+ * same budget a tick (a million entries take some 40 ticks). */
 void daemon_reconcile_step(struct daemon *d, uint64_t now)
 {
 	int r;
 
+	if (d->reconcile_walking)
+		goto walk;
 	if (!sl_sock_dump_running(&d->sock_dump)) {
 		if (now - d->last_reconcile_ns < RECONCILE_INTERVAL_NS)
 			return;
@@ -67,7 +71,15 @@ void daemon_reconcile_step(struct daemon *d, uint64_t now)
 	}
 	if (r == 0)
 		return; /* more at the next tick */
-	r = sl_reconcile_with(&d->dp, &d->sock_dump.s, d->sock_dump.begun_ns, RECONCILE_GRACE_NS);
+	memset(&d->reconcile_pass, 0, sizeof(d->reconcile_pass));
+	d->reconcile_walking = true;
+walk:
+	r = sl_reconcile_step(&d->dp, &d->sock_dump.s, d->sock_dump.begun_ns, RECONCILE_GRACE_NS,
+			      &d->reconcile_pass, sl_mono_ns() + RECONCILE_BUDGET_NS);
+	if (r == 0)
+		return; /* more of the table at the next tick */
+	d->reconcile_walking = false;
 	sl_live_sockets_free(&d->sock_dump.s);
-	reconciled(d, "periodic", r, (sl_mono_ns() - d->sock_dump.begun_ns) / 1000000);
+	reconciled(d, "periodic", r < 0 ? r : d->reconcile_pass.released,
+		   (sl_mono_ns() - d->sock_dump.begun_ns) / 1000000);
 }

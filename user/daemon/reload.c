@@ -374,8 +374,8 @@ void daemon_reload_finish(struct daemon *d)
 		return;
 	}
 	d->last_reload_ok_at = sl_wall_s();
-	if (strcmp(r.cfg->server.metrics_address ? r.cfg->server.metrics_address : "",
-		   d->cfg->server.metrics_address ? d->cfg->server.metrics_address : ""))
+	if (strcmp(daemon_metrics_address(d, r.cfg) ? daemon_metrics_address(d, r.cfg) : "",
+		   daemon_metrics_address(d, d->cfg) ? daemon_metrics_address(d, d->cfg) : ""))
 		pr_warn("metricsAddress changed: it takes effect when sluiced restarts");
 	if (strcmp(r.cfg->server.read_group ? r.cfg->server.read_group : "",
 		   d->cfg->server.read_group ? d->cfg->server.read_group : ""))

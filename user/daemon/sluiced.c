@@ -30,6 +30,7 @@
 #include "dataplane/expiry.h"
 #include "dataplane/dataplane.h"
 #include "lib/clock.h"
+#include "lib/hostport.h"
 #include "lib/log.h"
 #include "lib/version.h"
 #include "daemon/metrics.h"
@@ -73,6 +74,10 @@ static void usage(FILE *f)
 		"                           then the failsafe), and closes still return seats\n"
 		"  -s, --control PATH       control socket for `sluicectl reload` (default:\n"
 		"                           Server spec.controlSocket, else %s)\n"
+		"      --metrics-address HOST:PORT\n"
+		"                           serve /metrics, /healthz and /readyz there (over\n"
+		"                           Server spec.metricsAddress): the node's own address\n"
+		"                           under Kubernetes, e.g. $(NODE_IP):9464\n"
 		"  -f, --force              replace an XDP program that sluice did not attach\n"
 		"  -P, --keep-privileges    keep every capability (by default, once started,\n"
 		"                           only CAP_BPF and CAP_NET_ADMIN remain, NoNewPrivs)\n"
@@ -103,6 +108,7 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		{"verbose", no_argument, NULL, 'v'},
 		{"log-level", required_argument, NULL, 'l'},
 		{"watch-config", no_argument, NULL, 'W'},
+		{"metrics-address", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{},
@@ -138,6 +144,18 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		case 'f': o->force = true; break;
 		case 'v': o->verbose = true; o->log_level = SL_LOG_DEBUG; break;
 		case 'W': o->watch_config = true; break;
+		case 'M': {
+			struct sockaddr_storage ss;
+			socklen_t len;
+			char why[128];
+
+			if (sl_parse_hostport(optarg, &ss, &len, why, sizeof(why))) {
+				fprintf(stderr, "sluiced: --metrics-address: '%s': %s\n", optarg, why);
+				return -EINVAL;
+			}
+			o->metrics_address = optarg;
+			break;
+		}
 		case 'l':
 			if (sl_log_parse_level(optarg, &o->log_level)) {
 				fprintf(stderr, "sluiced: --log-level: '%s' is not error, warning, info or debug\n",
@@ -160,6 +178,11 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+const char *daemon_metrics_address(const struct daemon *d, const struct sl_config *cfg)
+{
+	return d->opts.metrics_address ? d->opts.metrics_address : cfg->server.metrics_address;
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -198,16 +221,31 @@ static void report(struct daemon *d)
 	}
 }
 
-static void sweep(struct daemon *d, uint64_t now)
-{
-	int n = sl_expire_handshakes(&d->dp, now, d->halfopen.level_timeout_ns,
-				     d->cfg->server.half_open.min_timeout_ns, d->halfopen.lingering,
-				     d->census.conns ? &d->census : NULL);
+/* A pass of the handshake sweep reads the connection table for at most
+ * this long a tick (about 24,000 entries: a million take some 40 ticks),
+ * so no table size makes the heartbeat late. */
+#define SWEEP_BUDGET_NS (10ull * 1000000ULL)
 
-	if (d->census.conns)
+/* Go on with the sweep's pass, or start one when it is due (force: now). */
+static void sweep(struct daemon *d, uint64_t now, bool force)
+{
+	int n = 0, r;
+
+	if (!d->expiry.running) {
+		if (!force && !d->sweep_again && now - d->last_sweep_ns < SWEEP_INTERVAL_NS)
+			return;
+		d->last_sweep_ns = now;
+		d->sweep_again = false;
+	} else if (force) {
+		d->sweep_again = true; /* what the running pass passed is seen next pass */
+	}
+	r = sl_expiry_step(&d->expiry, &d->dp, now, now + SWEEP_BUDGET_NS,
+			   d->halfopen.level_timeout_ns, d->cfg->server.half_open.min_timeout_ns,
+			   d->halfopen.lingering, d->census.conns ? &d->census : NULL, &n);
+	if (r < 0)
+		pr_warn("handshake sweep: %s", strerror(-r));
+	else if (r == 1 && d->census.conns)
 		sl_adm_census(d->adm, &d->census);
-	d->last_sweep_ns = now;
-	d->sweep_backlog = n >= SL_EXPIRE_BATCH;
 	if (n > 0)
 		pr_info("expired %d admitted connection%s that never established", n, n == 1 ? "" : "s");
 }
@@ -230,15 +268,14 @@ static void tick(struct daemon *d)
 	sl_reqsrv_sweep(d->control, now);
 	/* The sweep first: the seating decision reads what it found
 	 * lingering. */
-	if (d->sweep_backlog || now - d->last_sweep_ns >= SWEEP_INTERVAL_NS)
-		sweep(d, now);
+	sweep(d, now, false);
 	if (now - d->last_halfopen_ns >= SWEEP_INTERVAL_NS) {
 		d->last_halfopen_ns = now;
 		/* A level that moved to the ACK: its half-open seats older
 		 * than minTimeout go now (a late ACK is seated there), not at
 		 * the next sweep, and its queue drains with them. */
 		if (sl_halfopen_rt_step(&d->halfopen, &d->dp, &d->cfg->server, now) > 0)
-			sweep(d, now);
+			sweep(d, now, true);
 		for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++)
 			sl_adm_level_seating(d->adm, slot, sl_halfopen_rt_flags(&d->halfopen, slot));
 	}
@@ -314,15 +351,16 @@ static int setup_loop(struct daemon *d)
 			return err;
 		d->control_fd = -1; /* the request server's now */
 	}
-	if (d->cfg->server.metrics_address) {
+	if (daemon_metrics_address(d, d->cfg)) {
 		const struct sl_metrics_handlers h = {
 			.render = daemon_render_metrics, .health = daemon_health, .ctx = d,
 		};
-		int err = sl_metrics_open(&d->metrics, d->cfg->server.metrics_address, d->epoll_fd, &h);
+		const char *address = daemon_metrics_address(d, d->cfg);
+		int err = sl_metrics_open(&d->metrics, address, d->epoll_fd, &h);
 
 		if (err)
 			return err;
-		pr_info("metrics on http://%s/metrics", d->cfg->server.metrics_address);
+		pr_info("metrics on http://%s/metrics", address);
 	}
 	if (d->opts.watch_config) {
 		int err = sl_config_watch_open(&d->watch, d->opts.config_path, d->epoll_fd);
@@ -509,7 +547,7 @@ int main(int argc, char **argv)
 	d.census.n = SLUICE_FS_STATS;
 	d.census.conns = calloc(d.census.n, sizeof(*d.census.conns));
 	d.census.seats = calloc(d.census.n, sizeof(*d.census.seats));
-	if (!d.census.conns || !d.census.seats) {
+	if (!d.census.conns || !d.census.seats || sl_expiry_init(&d.expiry, d.census.n)) {
 		free(d.census.conns);
 		free(d.census.seats);
 		d.census.conns = d.census.seats = NULL; /* the executing gauges stay 0 */
@@ -561,6 +599,7 @@ out_dp:
 	sl_adm_free(d.adm);
 	free(d.census.conns);
 	free(d.census.seats);
+	sl_expiry_free(&d.expiry);
 	sl_config_watch_close(&d.watch);
 	if (d.job) {
 		struct sl_reload_result r;

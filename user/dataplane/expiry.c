@@ -2,91 +2,135 @@
 #include "dataplane/ledger.h"
 
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/clock.h"
-#include "lib/log.h"
+int sl_expiry_init(struct sl_expiry *e, size_t census_n)
+{
+	memset(e, 0, sizeof(*e));
+	if (!census_n)
+		return 0;
+	e->conns = calloc(census_n, sizeof(*e->conns));
+	e->seats = calloc(census_n, sizeof(*e->seats));
+	if (!e->conns || !e->seats) {
+		sl_expiry_free(e);
+		return -ENOMEM;
+	}
+	e->n = census_n;
+	return 0;
+}
 
-struct expire_walk {
+void sl_expiry_free(struct sl_expiry *e)
+{
+	free(e->conns);
+	free(e->seats);
+	memset(e, 0, sizeof(*e));
+}
+
+struct expire_visit {
+	struct sl_expiry *e;
+	struct sl_dataplane *dp;
 	uint64_t now_ns, linger_ns;
 	const uint64_t *timeout_ns;
-	uint32_t *lingering;
-	struct sl_conn_census *census;
-	struct sluice_conn_key *stale;
-	size_t n;
+	int expired;
 };
+
+/* Deleting the entry in hand is safe: the walk resumes by bucket, not by
+ * key.  Whoever deletes an entry releases its seats: if sock_ops closed or
+ * established it first, we do nothing. */
+static bool expire_one(struct expire_visit *v, const struct sluice_conn_key *key)
+{
+	int fd = v->dp->maps.fd[SL_MAP_CONNS];
+	struct sluice_conn c;
+
+	if (bpf_map_lookup_elem(fd, key, &c) || c.state != SLUICE_CONN_ADMITTED ||
+	    bpf_map_delete_elem(fd, key))
+		return false;
+	sl_conn_expired(v->dp, &c);
+	sl_seats_count_expired(v->dp, c.level);
+	return true;
+}
 
 static int expire_visit(void *ctx, const struct sluice_conn_key *key, const struct sluice_conn *c)
 {
-	struct expire_walk *w = ctx;
+	struct expire_visit *v = ctx;
+	struct sl_expiry *e = v->e;
 
-	if (w->census && c->schema < w->census->n) {
-		w->census->conns[c->schema]++;
-		w->census->seats[c->schema] += c->seats;
-	}
-	if (c->state == SLUICE_CONN_ADMITTED && w->now_ns > c->admitted_ns) {
-		uint64_t age = w->now_ns - c->admitted_ns;
+	if (c->state == SLUICE_CONN_ADMITTED && v->now_ns > c->admitted_ns) {
+		uint64_t age = v->now_ns - c->admitted_ns;
 		unsigned lv = c->level < SLUICE_MAX_LEVELS ? c->level : 0;
 
-		if (age > w->timeout_ns[lv])
-			w->stale[w->n++] = *key;
-		else if (w->lingering && age > w->linger_ns && c->level < SLUICE_MAX_LEVELS)
-			w->lingering[c->level]++;
+		if (age > v->timeout_ns[lv]) {
+			if (expire_one(v, key)) {
+				v->expired++;
+				return 0; /* gone: neither lingering nor counted */
+			}
+			/* established or closed meanwhile: not lingering */
+		} else if (age > v->linger_ns && c->level < SLUICE_MAX_LEVELS)
+			e->lingering[c->level]++;
 	}
-	return w->n >= SL_EXPIRE_BATCH; /* a full batch: the rest at the next call */
+	if (c->schema < e->n) {
+		e->conns[c->schema]++;
+		e->seats[c->schema] += c->seats;
+	}
+	return 0;
 }
 
-int sl_expire_handshakes(struct sl_dataplane *dp, uint64_t now_ns,
-			 const uint64_t timeout_ns[SLUICE_MAX_LEVELS], uint64_t linger_ns,
-			 uint32_t lingering[SLUICE_MAX_LEVELS], struct sl_conn_census *census)
+static void pass_begin(struct sl_expiry *e)
 {
-	int fd = dp->maps.fd[SL_MAP_CONNS];
-	struct expire_walk w = {
-		.now_ns = now_ns, .linger_ns = linger_ns, .timeout_ns = timeout_ns,
-		.lingering = lingering, .census = census,
-	};
-	struct sluice_conn c;
-	int expired = 0, rc;
+	memset(e->lingering, 0, sizeof(e->lingering));
+	if (e->n) {
+		memset(e->conns, 0, e->n * sizeof(*e->conns));
+		memset(e->seats, 0, e->n * sizeof(*e->seats));
+	}
+	e->running = true;
+}
 
-	w.stale = calloc(SL_EXPIRE_BATCH, sizeof(*w.stale));
-	if (!w.stale)
-		return -ENOMEM;
+static void pass_publish(const struct sl_expiry *e, bool complete, uint32_t *lingering,
+			 struct sl_conn_census *census)
+{
 	if (lingering)
-		memset(lingering, 0, SLUICE_MAX_LEVELS * sizeof(*lingering));
+		memcpy(lingering, e->lingering, sizeof(e->lingering));
 	if (census) {
-		memset(census->conns, 0, census->n * sizeof(*census->conns));
-		memset(census->seats, 0, census->n * sizeof(*census->seats));
-	}
-	/* Collect first, delete after: deleting while walking would restart
-	 * the walk. */
-	rc = sl_conns_each(&dp->maps, expire_visit, &w);
-	if (census)
-		census->complete = rc == 0; /* the end of the table */
-	if (rc < 0 && !w.n) {
-		free(w.stale);
-		return rc;
-	}
-	for (size_t i = 0; i < w.n; i++) {
-		if (bpf_map_lookup_elem(fd, &w.stale[i], &c))
-			continue;
-		if (c.state != SLUICE_CONN_ADMITTED)
-			continue; /* established meanwhile */
-		/* Whoever deletes the entry releases its seats: if sock_ops
-		 * closed it first, the delete fails and we do nothing. */
-		if (bpf_map_delete_elem(fd, &w.stale[i]))
-			continue;
-		sl_conn_expired(dp, &c);
-		sl_seats_count_expired(dp, c.level);
-		if (census && c.schema < census->n && census->conns[c.schema]) {
-			census->conns[c.schema]--;
-			census->seats[c.schema] -= census->seats[c.schema] >= c.seats ? c.seats
-										: census->seats[c.schema];
+		size_t n = census->n < e->n ? census->n : e->n;
+
+		census->complete = complete && n == census->n;
+		if (n) {
+			memcpy(census->conns, e->conns, n * sizeof(*census->conns));
+			memcpy(census->seats, e->seats, n * sizeof(*census->seats));
 		}
-		expired++;
 	}
-	free(w.stale);
-	return expired;
+}
+
+int sl_expiry_step(struct sl_expiry *e, struct sl_dataplane *dp, uint64_t now_ns,
+		   uint64_t deadline_ns, const uint64_t timeout_ns[SLUICE_MAX_LEVELS],
+		   uint64_t linger_ns, uint32_t lingering[SLUICE_MAX_LEVELS],
+		   struct sl_conn_census *census, int *expired)
+{
+	struct expire_visit v = {
+		.e = e, .dp = dp, .now_ns = now_ns, .linger_ns = linger_ns, .timeout_ns = timeout_ns,
+	};
+	int rc;
+
+	if (!e->running)
+		pass_begin(e);
+	rc = sl_conns_walk(&dp->maps, &e->cur, deadline_ns, expire_visit, &v);
+	if (expired)
+		*expired = v.expired;
+	if (rc == 1)
+		return 0; /* more at the next call */
+	e->running = false;
+	if (rc == -EAGAIN) {
+		/* BPF churned the table faster than we read it: what we saw
+		 * lingers, but the census would be short. */
+		pass_publish(e, false, lingering, census);
+		e->passes++;
+		return 1;
+	}
+	if (rc < 0)
+		return rc;
+	pass_publish(e, true, lingering, census);
+	e->passes++;
+	return 1;
 }

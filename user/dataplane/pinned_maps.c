@@ -284,17 +284,14 @@ static size_t conns_capacity(int fd)
 	return info.max_entries;
 }
 
-int sl_conns_each(const struct sl_maps *m, sl_conn_fn fn, void *ctx)
+int sl_conns_walk(const struct sl_maps *m, struct sl_conns_cursor *cur, uint64_t deadline_ns,
+		  sl_conn_fn fn, void *ctx)
 {
 	int fd = m->fd[SL_MAP_CONNS];
-	/* The batch token is the map's own (a bucket index for a hash map):
-	 * room for a key covers any of them. */
-	union { struct sluice_conn_key key; uint64_t u64; } in, out;
-	size_t cap = CONNS_WALK_BATCH, visited = 0;
+	size_t cap = CONNS_WALK_BATCH;
 	size_t max_visits = 2u * conns_capacity(fd);
 	struct sluice_conn_key *keys = NULL;
 	struct sluice_conn *vals = NULL;
-	bool first = true;
 	int rc = 0;
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 
@@ -310,7 +307,8 @@ int sl_conns_each(const struct sl_maps *m, sl_conn_fn fn, void *ctx)
 				break;
 			}
 		}
-		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &count, &opts);
+		err = bpf_map_lookup_batch(fd, cur->started ? &cur->token : NULL, &cur->next,
+					   keys, vals, &count, &opts);
 		if (err == -ENOSPC && !count && cap < CONNS_WALK_BATCH_MAX) {
 			free(keys);
 			free(vals);
@@ -327,15 +325,28 @@ int sl_conns_each(const struct sl_maps *m, sl_conn_fn fn, void *ctx)
 			rc = fn(ctx, &keys[i], &vals[i]);
 		if (rc || err == -ENOENT)
 			break; /* stopped by fn, or the end of the table */
-		visited += count;
-		if (visited >= max_visits) {
+		cur->visited += count;
+		if (cur->visited >= max_visits) {
 			rc = -EAGAIN; /* BPF churns the table faster than we read it */
 			break;
 		}
-		in = out;
-		first = false;
+		cur->token = cur->next;
+		cur->started = true;
+		if (deadline_ns != UINT64_MAX && sl_mono_ns() >= deadline_ns) {
+			free(keys);
+			free(vals);
+			return 1; /* the rest from here, next time */
+		}
 	}
 	free(keys);
 	free(vals);
+	memset(cur, 0, sizeof(*cur)); /* ended: the next call starts a new pass */
 	return rc;
+}
+
+int sl_conns_each(const struct sl_maps *m, sl_conn_fn fn, void *ctx)
+{
+	struct sl_conns_cursor cur = {0};
+
+	return sl_conns_walk(m, &cur, UINT64_MAX, fn, ctx);
 }

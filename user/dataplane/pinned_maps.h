@@ -92,4 +92,22 @@ int sl_maps_level_names(const struct sl_maps *m,
 typedef int (*sl_conn_fn)(void *ctx, const struct sluice_conn_key *key, const struct sluice_conn *c);
 int sl_conns_each(const struct sl_maps *m, sl_conn_fn fn, void *ctx);
 
+/* The same walk in slices, for the loop: a table of a million entries is
+ * read over many ticks, never in one (issue 26: a whole walk of 1 M
+ * entries took longer than the failsafe waits for a heartbeat).  The
+ * cursor holds the map's own batch token (a bucket index for a hash map),
+ * so entries the walk already passed may be deleted meanwhile, by BPF or
+ * by fn.  Visits from where cur stopped until the end of the table (0, and
+ * cur is reset: the next call starts a new pass), fn's non-zero return
+ * (returned; cur reset), or the first batch boundary at or after
+ * deadline_ns on sl_mono_ns() (1: call again to go on; UINT64_MAX: no
+ * deadline).  A negative errno resets cur too. */
+struct sl_conns_cursor {
+	union { struct sluice_conn_key key; uint64_t u64; } token, next;
+	bool started;   /* token is valid: resume after it */
+	size_t visited; /* in this pass, against the churn bound */
+};
+int sl_conns_walk(const struct sl_maps *m, struct sl_conns_cursor *cur, uint64_t deadline_ns,
+		  sl_conn_fn fn, void *ctx);
+
 #endif

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "dataplane/dataplane.h"
+#include "dataplane/pinned_maps.h"
 #include "dataplane/sockets.h"
 
 /*
@@ -21,5 +22,16 @@ int sl_reconcile_conns(struct sl_dataplane *dp, uint64_t grace_ns);
  * kernel was asked at asked_ns. */
 int sl_reconcile_with(struct sl_dataplane *dp, const struct sl_live_sockets *live,
 		      uint64_t asked_ns, uint64_t grace_ns);
+/* The same walk in slices for the loop (sl_conns_walk): goes on where
+ * pass stopped until deadline_ns.  1 at the end of the table (released
+ * holds the pass's count; zero pass before the next), 0 when more is to
+ * come, or a negative errno. */
+struct sl_reconcile_pass {
+	struct sl_conns_cursor cur;
+	int released;
+};
+int sl_reconcile_step(struct sl_dataplane *dp, const struct sl_live_sockets *live,
+		      uint64_t asked_ns, uint64_t grace_ns, struct sl_reconcile_pass *pass,
+		      uint64_t deadline_ns);
 
 #endif
