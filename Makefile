@@ -323,13 +323,15 @@ bench:
 #   control  the control protocol      options  sluicectl's option parser
 #   frames   the XDP program itself, in the kernel, against the reference
 #            classifier of the packet tests (root)
+#   http     the metrics listener's HTTP request parsing
+#   held_frame  a held frame's parser and checksum repair (lib/frame.c)
 # Seeds are in tests/fuzz/corpus-<target>/ (the config's in tests/fuzz/corpus);
 # new inputs go to build/fuzz-corpus-<target>/, the run's log to
 # build/fuzz-<target>.log (the targets' own output is closed:
 # -close_fd_mask=3).  An input that fails is
 # written as crash-*: add it to the seeds so it keeps being replayed.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= config control trace options frames
+FUZZ_TARGETS ?= config control trace options frames http held_frame
 FUZZ_CC    = $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	     -D_GNU_SOURCE -Iinclude -Iuser -I$(BUILD)
 FUZZ_SRCS  := $(call layer_srcs,lib) $(call layer_srcs,config) $(call layer_srcs,engine)
@@ -350,6 +352,12 @@ $(BUILD)/fuzz_trace: tests/fuzz/fuzz_trace.c user/ctl/trace.c
 $(BUILD)/fuzz_options: tests/fuzz/fuzz_options.c user/ctl/options.c
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(FUZZ_CC) $(LINK_INPUTS) -o $@ -lm
+$(BUILD)/fuzz_http: tests/fuzz/fuzz_http.c user/lib/http_request.c
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) $(LINK_INPUTS) -o $@
+$(BUILD)/fuzz_held_frame: tests/fuzz/fuzz_held_frame.c user/lib/frame.c
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) $(LINK_INPUTS) -o $@
 $(BUILD)/fuzz_frames: tests/fuzz/fuzz_frames.c tests/packet/harness.c | $(SKEL)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(FUZZ_CC) -Itests/packet $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) -lcmocka

@@ -4,8 +4,8 @@
 # kustomization names every file, the ConfigMap's payload is a valid sluice
 # configuration, and the DaemonSet agrees with the rest: its selector with
 # its pods, its volumes with its mounts, its options with what sluiced
-# accepts, its capabilities with the systemd unit's, its probes with the
-# payload's metricsAddress, the Service with the pods and the
+# accepts, its capabilities with the systemd unit's, its probes with its
+# --metrics-address (the node's own), the Service with the pods and the
 # ServiceMonitor with the Service.  Needs no cluster, no root.
 source "$(dirname "$0")/lib.sh"
 K=$E2E_ROOT/configs/kubernetes
@@ -75,14 +75,18 @@ unit_caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$E2E_ROOT/configs/systemd/slu
 pod_caps=$(jq -r '.securityContext.capabilities.add[]' <<<"$c" | sort | tr '\n' ' ')
 check "DaemonSet: the capabilities are the systemd unit's ($pod_caps= $unit_caps), all others dropped, not privileged" \
 	bash -c '[ "$1" = "$2" ] && jq -e ".securityContext.capabilities.drop == [\"ALL\"] and .securityContext.privileged == false" <<<"$3" >/dev/null' _ "$pod_caps" "$unit_caps" "$c"
-maddr=$(sed -n 's/^ *metricsAddress: *"\{0,1\}\([^" ]*\)"\{0,1\}.*/\1/p' "$payload")
+maddr=$(arg --metrics-address)
 mport=${maddr##*:}
-check "DaemonSet: the metrics port ($(jq -r '.ports[0].containerPort' <<<"$c")) is the payload's metricsAddress ($maddr)" \
-	jq -e --argjson p "$mport" '.ports[] | select(.name == "metrics") | .containerPort == $p' <<<"$c"
+check "DaemonSet: the metrics port ($(jq -r '.ports[0].containerPort' <<<"$c")) is --metrics-address's ($maddr)" \
+	jq -e --argjson p "${mport:-0}" '.ports[] | select(.name == "metrics") | .containerPort == $p' <<<"$c"
 check "DaemonSet: liveness on /healthz, readiness on /readyz, both on that port" \
 	jq -e '.livenessProbe.httpGet.path == "/healthz" and .readinessProbe.httpGet.path == "/readyz" and .livenessProbe.httpGet.port == "metrics" and .readinessProbe.httpGet.port == "metrics"' <<<"$c"
-check "DaemonSet: the metrics listener binds every address of the node (the kubelet probes the node's IP)" \
-	test "${maddr%:*}" = 0.0.0.0
+check "DaemonSet: the metrics listener binds the node's own address, not every one (issue 26)" \
+	test "${maddr%:*}" = '$(NODE_IP)'
+check "... which the downward API gives: status.hostIP" \
+	jq -e '.env[] | select(.name == "NODE_IP") | .valueFrom.fieldRef.fieldPath == "status.hostIP"' <<<"$c"
+check "the payload's own metricsAddress is loopback (what --metrics-address replaces)" \
+	grep -Eq '^ *metricsAddress: *"?127\.0\.0\.1:' "$payload"
 
 # Service and ServiceMonitor.
 check "Service: selects the DaemonSet's pods" \

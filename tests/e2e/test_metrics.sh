@@ -136,4 +136,57 @@ M=$(scrape)
 check_num "... and goes on from there (+3)" "$(value "sluice_dispatched_connections_total{$L}")" -eq $((disp + 3))
 check "the new schema has no series (nothing happened to it)" bash -c '! grep -q "flow_schema=\"first\"" <<<"$1"' _ "$M"
 
+# ---- the listener against the network (issue 26, item 8) ------------------------
+# A probe from this host (the kubelet probes the node's own address)
+# connects, then 40 clients from the network connect and say nothing: more
+# than the 16 slots.  Each newcomer evicts the client that progressed least
+# recently, but one from the network evicts only another from the network:
+# the probe keeps its slot and is answered when it asks.
+# The listener's port is exempt here, as the Kubernetes example exempts
+# 9464: otherwise sluice's catch-all would refuse the flood before it.
+cat >>"$E2E_TMP/metrics.yaml" <<'YAML'
+---
+apiVersion: sluice/v1
+kind: FlowSchema
+metadata: {name: metrics-port}
+spec:
+  priorityLevelConfiguration: {name: exempt}
+  matchingPrecedence: 50
+  rules:
+  - subjects: [{kind: Network, network: {cidrs: [198.18.0.0/15]}}]
+    destinations: [{ports: ["9466"]}]
+YAML
+"$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock" >/dev/null
+exec 5<>"/dev/tcp/$SRV4/9466"
+in_cli bash -c 'for i in $(seq 40); do exec {fd}<>/dev/tcp/$1/9466 || exit 1; done; sleep 4' _ $SRV4 &
+flood=$!
+E2E_PIDS+=($flood)
+sleep 1.5
+# (a subshell: writing to an evicted probe's socket raises SIGPIPE)
+(printf 'GET /healthz HTTP/1.0\r\n\r\n' >&5) 2>/dev/null
+probe=$(timeout 3 cat <&5)
+exec 5<&-
+check "a local probe outlives a flood of 40 idle clients from the network (answered 200)" \
+	grep -q "^HTTP/1.1 200" <<<"$probe"
+check "... and a new local probe is answered during the flood" curl -sf --max-time 2 "$URL/healthz"
+M=$(scrape)
+check_num "... the flood evicted its own (clients_evicted_total, metrics)" \
+	"$(value 'sluice_clients_evicted_total{listener="metrics"}')" -ge 24
+kill "$flood" 2>/dev/null; wait "$flood" 2>/dev/null
+
+# A burst of scrapes renders the page at most once per 10 ms: the rest are
+# copies of it.
+served0=$(value sluice_metrics_pages_served_total)
+rendered0=$(value sluice_metrics_pages_rendered_total)
+t0=$(date +%s%N)
+curl -s -o /dev/null "$URL/metrics?[1-400]"
+sleep 0.05 # past the last page's 10 ms
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+M=$(scrape)
+served=$(( $(value sluice_metrics_pages_served_total) - served0 ))
+rendered=$(( $(value sluice_metrics_pages_rendered_total) - rendered0 ))
+diag "400 scrapes in $ms ms: $rendered pages rendered for $served served"
+check_num "400 scrapes in a burst were all served" "$served" -ge 400
+check_num "... with at most one render per 10 ms ($ms ms: $((ms / 10 + 2)))" "$rendered" -le $((ms / 10 + 2))
+
 e2e_finish

@@ -6,35 +6,43 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/hostport.h"
+#include "lib/http_request.h"
 #include "lib/log.h"
 
 #include "daemon/request_server.h"
 
 /* Scrapers send one short request at once; a slot is for a scrape, not a
- * connection parked by someone else. */
+ * connection parked by someone else.  Four slots are this host's alone
+ * (the kubelet's probes come from the node's own address): a flood from
+ * the network cannot push a probe out. */
 static const struct sl_reqsrv_limits metrics_limits = {
 	.max_clients = 16,
+	.local_slots = 4,
 	.request_max = 4096,
 	.request_ns = 2000000000ULL,
 	.total_ns = 5000000000ULL,
 	.linger = true,
 };
 
+/* The page is rendered at most once this often: a flood of GETs costs the
+ * loop a copy each, not a render each (at most 100 renders a second), and
+ * a scrape sees the counters at most this old. */
+#define PAGE_MIN_AGE_NS (10ull * 1000000ULL)
+
 struct sl_metrics {
 	struct sl_reqsrv *srv;
 	struct sl_metrics_handlers h;
+	char *page;             /* the last rendered body */
+	size_t page_len;
+	uint64_t page_ns;       /* when (0: never) */
+	struct sl_metrics_pages pages;
 };
 
-/* The request is complete at the blank line that ends its headers. */
 static size_t request_complete(const char *buf, size_t len)
 {
-	const char *end = memmem(buf, len, "\r\n\r\n", 4);
-
-	if (end)
-		return (size_t)(end - buf) + 4;
-	end = memmem(buf, len, "\n\n", 2);
-	return end ? (size_t)(end - buf) + 2 : 0;
+	return sl_http_request_end(buf, len);
 }
 
 /* HEAD gets the headers only, with the length GET would have. */
@@ -47,59 +55,72 @@ static void respond(FILE *out, int status, const char *reason, const char *type,
 		fwrite(body, 1, body_len, out);
 }
 
-/* The request line is all that matters: METHOD SP PATH SP VERSION. */
+/* The page, rendered again only when the last one is PAGE_MIN_AGE_NS old. */
+static bool current_page(struct sl_metrics *m)
+{
+	uint64_t now = sl_mono_ns();
+	char *body = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	m->pages.served++;
+	if (m->page && now - m->page_ns < PAGE_MIN_AGE_NS)
+		return true;
+	f = open_memstream(&body, &len);
+	if (!f)
+		return m->page != NULL; /* out of memory: the last page, if any */
+	m->h.render(m->h.ctx, f);
+	if (fclose(f)) {
+		free(body);
+		return m->page != NULL;
+	}
+	free(m->page);
+	m->page = body;
+	m->page_len = len;
+	m->page_ns = now;
+	m->pages.rendered++;
+	return true;
+}
+
 static struct sl_reqsrv_more *answer(void *ctx, const struct sl_reqsrv_peer *peer, char *req,
 				     size_t len, FILE *out)
 {
 	struct sl_metrics *m = ctx;
-	char *nl = memchr(req, '\n', len), *sp, *path, *q;
-	char *body = NULL;
-	size_t body_len = 0;
-	FILE *f;
+	struct sl_http_request r;
+	bool body;
 
 	(void)peer; /* HTTP: anyone who reaches the address */
-	*nl = '\0';
-	sp = strchr(req, ' ');
-	if (!sp) {
+	if (sl_http_parse_request(req, len, &r)) {
 		respond(out, 400, "Bad Request", "text/plain", "bad request\n", 12, true);
 		return NULL;
 	}
-	*sp = '\0';
-	path = sp + 1;
-	sp = strchr(path, ' ');
-	if (sp)
-		*sp = '\0';
-	q = strchr(path, '?');
-	if (q)
-		*q = '\0';
-	if (strcmp(req, "GET") && strcmp(req, "HEAD")) {
+	if (r.method == SL_HTTP_OTHER) {
 		respond(out, 405, "Method Not Allowed", "text/plain", "GET /metrics\n", 13, true);
 		return NULL;
 	}
-	if (!strcmp(path, "/healthz") || !strcmp(path, "/readyz")) {
+	body = r.method == SL_HTTP_GET;
+	if (!strcmp(r.path, "/healthz") || !strcmp(r.path, "/readyz")) {
 		char why[160] = "";
-		int sick = m->h.health ? m->h.health(m->h.ctx, !strcmp(path, "/readyz"), why,
+		int sick = m->h.health ? m->h.health(m->h.ctx, !strcmp(r.path, "/readyz"), why,
 						      sizeof(why) - 1) : 0;
 
 		if (!sick || !*why)
 			snprintf(why, sizeof(why), "%s", sick ? "unhealthy" : "ok");
 		strcat(why, "\n");
 		respond(out, sick ? 503 : 200, sick ? "Service Unavailable" : "OK", "text/plain", why,
-			strlen(why), strcmp(req, "HEAD") != 0);
+			strlen(why), body);
 		return NULL;
 	}
-	if (strcmp(path, "/metrics")) {
+	if (strcmp(r.path, "/metrics")) {
 		respond(out, 404, "Not Found", "text/plain", "try /metrics\n", 13, true);
 		return NULL;
 	}
-	f = open_memstream(&body, &body_len);
-	if (!f)
+	if (!current_page(m)) {
+		respond(out, 503, "Service Unavailable", "text/plain", "out of memory\n", 14, true);
 		return NULL;
-	m->h.render(m->h.ctx, f);
-	fclose(f);
-	respond(out, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", body, body_len,
-		strcmp(req, "HEAD") != 0);
-	free(body);
+	}
+	respond(out, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", m->page, m->page_len,
+		body);
 	return NULL;
 }
 
@@ -126,6 +147,10 @@ int sl_metrics_open(struct sl_metrics **out, const char *address, int epoll_fd,
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 64))
 		goto fail;
+	if (sl_addr_is_wildcard(&ss))
+		pr_warn("metrics on %s answer every interface, the protected NIC's included, "
+			"without authentication: bind the node's address or 127.0.0.1 "
+			"(Server spec.metricsAddress, sluiced --metrics-address)", address);
 	err = sl_reqsrv_open(&m->srv, fd, epoll_fd, &metrics_limits, request_complete, answer, m);
 	if (err) {
 		errno = -err;
@@ -147,6 +172,7 @@ void sl_metrics_close(struct sl_metrics *m)
 	if (!m)
 		return;
 	sl_reqsrv_close(m->srv);
+	free(m->page);
 	free(m);
 }
 
@@ -164,4 +190,9 @@ void sl_metrics_sweep(struct sl_metrics *m, uint64_t now_ns)
 const struct sl_reqsrv *sl_metrics_server(const struct sl_metrics *m)
 {
 	return m ? m->srv : NULL;
+}
+
+void sl_metrics_pages(const struct sl_metrics *m, struct sl_metrics_pages *out)
+{
+	*out = m ? m->pages : (struct sl_metrics_pages){0};
 }

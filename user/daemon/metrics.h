@@ -2,8 +2,10 @@
  * The metrics listener (adapter): Prometheus text exposition over HTTP on
  * Server spec.metricsAddress, served from the daemon's epoll loop without
  * blocking it (request_server.h: non-blocking, budgets and deadlines per
- * client, the least recently progressing client evicted when full).
- * GET /metrics answers with what `render` writes; /healthz and /readyz
+ * client, the least recently progressing client evicted when full, and
+ * slots kept for this host's probes).
+ * GET /metrics answers with what `render` writes (at most 10 ms old: a
+ * flood of scrapes does not render a page each); /healthz and /readyz
  * with 200 "ok" or 503 and the reason (Kubernetes probes); other paths get
  * 404, other methods 405.
  */
@@ -41,6 +43,14 @@ void sl_metrics_sweep(struct sl_metrics *m, uint64_t now_ns);
 /* The listener's client handling (NULL: none), for its own counters. */
 struct sl_reqsrv;
 const struct sl_reqsrv *sl_metrics_server(const struct sl_metrics *m);
+
+/* GET /metrics answered, and the pages rendered for them: a page is
+ * rendered at most once per 10 ms, so a flood of scrapes costs a copy
+ * each. */
+struct sl_metrics_pages {
+	uint64_t served, rendered;
+};
+void sl_metrics_pages(const struct sl_metrics *m, struct sl_metrics_pages *out);
 
 /* The text itself is written with lib/prom.h. */
 

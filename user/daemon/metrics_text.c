@@ -30,10 +30,13 @@ static void render_clients(FILE *f, const struct daemon *d)
 		C(timed_out, "Clients closed past their request or answer deadline."),
 		C(oversized, "Clients closed for a request over the byte budget."),
 		C(hung_up, "Clients that closed or reset before the end of their answer."),
+		C(refused, "Clients from the network closed at once: every slot they may take "
+			   "is held by this host's own (the probes' reserve)."),
 #undef C
 	};
 	struct sl_reqsrv_stats st[2];
 	const char *listener[2] = {"control", "metrics"};
+	struct sl_metrics_pages pages;
 
 	sl_reqsrv_stats(d->control, &st[0]);
 	sl_reqsrv_stats(sl_metrics_server(d->metrics), &st[1]);
@@ -46,6 +49,13 @@ static void render_clients(FILE *f, const struct daemon *d)
 			sl_prom_sample_u64(f, name, *(const uint64_t *)((const char *)&st[l] + c[i].off),
 					   "listener", listener[l], NULL);
 	}
+	sl_metrics_pages(d->metrics, &pages);
+	sl_prom_family(f, "metrics_pages_served_total", SL_PROM_COUNTER,
+		       "GET /metrics answered with a page.");
+	sl_prom_sample_u64(f, "metrics_pages_served_total", pages.served, NULL);
+	sl_prom_family(f, "metrics_pages_rendered_total", SL_PROM_COUNTER,
+		       "Pages rendered for them (at most one per 10 ms; the rest are copies).");
+	sl_prom_sample_u64(f, "metrics_pages_rendered_total", pages.rendered, NULL);
 }
 
 /* GET /metrics: the data path's global counters, then per level and per

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/hostport.h"
 
 /* Accepts taken per readiness event: the listener stays readable (epoll is
  * level-triggered), so a connection flood is served in turns with
@@ -31,6 +32,7 @@ struct client {
 	struct sl_reqsrv_more *more; /* renders the rest, or NULL */
 	uint64_t accepted_ns;
 	uint64_t progress_ns;   /* last time bytes moved (eviction order) */
+	bool local;             /* this host (sl_peer_is_local) */
 	struct sl_reqsrv_peer peer;
 };
 
@@ -261,26 +263,68 @@ static void on_readable(struct sl_reqsrv *s, struct client *c)
 		on_writable(s, c);
 }
 
-/* The slot to use for a new client: a free one, else the client whose
- * bytes moved least recently (answered ones first: they have what they
- * came for). */
-static struct client *slot_for_new(struct sl_reqsrv *s)
+/* Which of two busy clients to evict first: answered ones (they have what
+ * they came for), then the one whose bytes moved least recently. */
+static bool evict_before(const struct client *a, const struct client *b)
 {
-	struct client *victim = NULL;
+	if (!b)
+		return true;
+	if ((a->state == CL_DRAINING) != (b->state == CL_DRAINING))
+		return a->state == CL_DRAINING;
+	return a->progress_ns < b->progress_ns;
+}
+
+/* The slot for a new client, or NULL (refused).  A remote newcomer takes a
+ * free slot while remote clients hold fewer than max_clients - local_slots,
+ * else evicts the remote client first in line; it never evicts a local
+ * one.  A local newcomer takes a free slot, else evicts a remote client,
+ * else a local one. */
+static struct client *slot_for_new(struct sl_reqsrv *s, bool local)
+{
+	struct client *free_slot = NULL, *remote_victim = NULL, *local_victim = NULL, *victim;
+	unsigned remote = 0, reserved = s->lim.local_slots < s->lim.max_clients
+					       ? s->lim.local_slots : s->lim.max_clients - 1;
 
 	for (unsigned i = 0; i < s->lim.max_clients; i++) {
 		struct client *c = &s->clients[i];
 
-		if (c->state == CL_FREE)
-			return c;
-		if (!victim || (c->state == CL_DRAINING) > (victim->state == CL_DRAINING) ||
-		    ((c->state == CL_DRAINING) == (victim->state == CL_DRAINING) &&
-		     c->progress_ns < victim->progress_ns))
-			victim = c;
+		if (c->state == CL_FREE) {
+			if (!free_slot)
+				free_slot = c;
+		} else if (c->local) {
+			if (evict_before(c, local_victim))
+				local_victim = c;
+		} else {
+			remote++;
+			if (evict_before(c, remote_victim))
+				remote_victim = c;
+		}
+	}
+	if (!local && remote >= s->lim.max_clients - reserved)
+		victim = remote_victim;
+	else if (free_slot)
+		return free_slot;
+	else
+		victim = remote_victim ? remote_victim : local ? local_victim : NULL;
+	if (!victim) {
+		s->stats.refused++;
+		return NULL;
 	}
 	s->stats.evicted++;
 	drop(s, victim);
 	return victim;
+}
+
+/* Whether the peer of an accepted connection is this host. */
+static bool accepted_local(int fd)
+{
+	struct sockaddr_storage peer, self;
+	socklen_t pl = sizeof(peer), sl = sizeof(self);
+
+	if (getpeername(fd, (struct sockaddr *)&peer, &pl) ||
+	    getsockname(fd, (struct sockaddr *)&self, &sl))
+		return false;
+	return sl_peer_is_local(&peer, &self);
 }
 
 static void accept_clients(struct sl_reqsrv *s)
@@ -289,10 +333,16 @@ static void accept_clients(struct sl_reqsrv *s)
 		struct epoll_event ev = {.events = EPOLLIN};
 		struct client *c;
 		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		bool local;
 
 		if (fd < 0)
 			return;
-		c = slot_for_new(s);
+		local = accepted_local(fd);
+		c = slot_for_new(s, local);
+		if (!c) {
+			close(fd);
+			continue;
+		}
 		ev.data.fd = fd;
 		if (epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
@@ -300,6 +350,7 @@ static void accept_clients(struct sl_reqsrv *s)
 		}
 		s->stats.accepted++;
 		c->fd = fd;
+		c->local = local;
 		c->state = CL_READING;
 		c->req_len = 0;
 		c->accepted_ns = c->progress_ns = sl_mono_ns();

@@ -9,7 +9,8 @@
  * whole exchange a second deadline; accepts are taken a bounded batch at a
  * time; and when every slot is busy, the client that has made progress
  * least recently is evicted to make room for the new one (a silent or
- * trickling client loses its slot to a real one, not the other way round).
+ * trickling client loses its slot to a real one, not the other way round),
+ * and clients from the network never evict this host's own (local_slots).
  * Writes never raise SIGPIPE (MSG_NOSIGNAL): a client that hangs up early
  * costs its own answer, nothing else.
  */
@@ -26,6 +27,10 @@ struct sl_reqsrv;
 
 struct sl_reqsrv_limits {
 	unsigned max_clients;  /* slots; the least recently progressing client is evicted */
+	unsigned local_slots;  /* of them, the slots only this host's clients may take
+				* (sl_peer_is_local: the kubelet's probe), and a remote
+				* newcomer evicts only a remote client: a flood from the
+				* network never pushes out a local probe */
 	size_t request_max;    /* bytes a request may take, its terminator included */
 	uint64_t request_ns;   /* from accept to a complete request */
 	uint64_t total_ns;     /* from accept to the last byte of the answer */
@@ -70,6 +75,7 @@ struct sl_reqsrv_stats {
 	uint64_t timed_out;  /* past a deadline */
 	uint64_t oversized;  /* request longer than request_max */
 	uint64_t hung_up;    /* closed or reset by the peer before the end */
+	uint64_t refused;    /* remote newcomers with no slot they may take */
 };
 
 /* Serve listen_fd (non-blocking, listening) from epoll_fd.  The server

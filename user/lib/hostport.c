@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdint.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,4 +70,50 @@ int sl_parse_hostport(const char *s, struct sockaddr_storage *out, socklen_t *ou
 		*out_len = sizeof(*a);
 	}
 	return 0;
+}
+
+bool sl_addr_is_wildcard(const struct sockaddr_storage *addr)
+{
+	if (addr->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)addr)->sin_addr.s_addr == htonl(INADDR_ANY);
+	if (addr->ss_family == AF_INET6)
+		return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)addr)->sin6_addr);
+	return false;
+}
+
+/* IPv4 as a 32-bit host-order address, v4-mapped IPv6 included; false
+ * for anything else. */
+static bool ipv4_of(const struct sockaddr_storage *a, uint32_t *out)
+{
+	if (a->ss_family == AF_INET) {
+		*out = ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr);
+		return true;
+	}
+	if (a->ss_family == AF_INET6) {
+		const struct in6_addr *v6 = &((const struct sockaddr_in6 *)a)->sin6_addr;
+
+		if (IN6_IS_ADDR_V4MAPPED(v6)) {
+			memcpy(out, &v6->s6_addr[12], 4);
+			*out = ntohl(*out);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool sl_peer_is_local(const struct sockaddr_storage *peer, const struct sockaddr_storage *self)
+{
+	uint32_t p4, s4;
+
+	if (peer->ss_family == AF_UNIX)
+		return true;
+	if (ipv4_of(peer, &p4))
+		return (p4 >> 24) == 127 || (ipv4_of(self, &s4) && p4 == s4);
+	if (peer->ss_family != AF_INET6)
+		return false;
+	const struct in6_addr *p6 = &((const struct sockaddr_in6 *)peer)->sin6_addr;
+
+	return IN6_IS_ADDR_LOOPBACK(p6) ||
+	       (self->ss_family == AF_INET6 &&
+		!memcmp(p6, &((const struct sockaddr_in6 *)self)->sin6_addr, sizeof(*p6)));
 }

@@ -37,10 +37,72 @@ static void test_hostport(void **state)
 	assert_int_equal(sl_parse_hostport(":80", &ss, &len, why, sizeof(why)), -EINVAL);
 }
 
+static struct sockaddr_storage addr(const char *hostport)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char why[128];
+
+	assert_int_equal(sl_parse_hostport(hostport, &ss, &len, why, sizeof(why)), 0);
+	return ss;
+}
+
+/* Listeners every interface reaches: the daemon warns about them. */
+static void test_wildcard(void **state)
+{
+	struct sockaddr_storage a;
+
+	(void)state;
+	a = addr("0.0.0.0:9464");
+	assert_true(sl_addr_is_wildcard(&a));
+	a = addr("[::]:9464");
+	assert_true(sl_addr_is_wildcard(&a));
+	a = addr("127.0.0.1:9464");
+	assert_false(sl_addr_is_wildcard(&a));
+	a = addr("10.0.0.7:9464");
+	assert_false(sl_addr_is_wildcard(&a));
+	a = addr("[::1]:9464");
+	assert_false(sl_addr_is_wildcard(&a));
+}
+
+/* Which peers are this host: loopback, a Unix socket, or the
+ * connection's own address (the kubelet probing the node's address). */
+static void test_peer_is_local(void **state)
+{
+	struct sockaddr_storage node = addr("10.0.0.7:9464"), node6 = addr("[fd00::7]:9464");
+	struct sockaddr_storage p, unix_peer = {.ss_family = AF_UNIX};
+
+	(void)state;
+	p = addr("127.0.0.1:40000");
+	assert_true(sl_peer_is_local(&p, &node));
+	p = addr("127.9.9.9:40000");
+	assert_true(sl_peer_is_local(&p, &node));
+	p = addr("10.0.0.7:40000");
+	assert_true(sl_peer_is_local(&p, &node));
+	p = addr("10.0.0.8:40000");
+	assert_false(sl_peer_is_local(&p, &node));
+	p = addr("[::1]:40000");
+	assert_true(sl_peer_is_local(&p, &node6));
+	p = addr("[fd00::7]:40000");
+	assert_true(sl_peer_is_local(&p, &node6));
+	p = addr("[fd00::8]:40000");
+	assert_false(sl_peer_is_local(&p, &node6));
+	/* A dual-stack listener sees IPv4 peers v4-mapped. */
+	p = addr("[::ffff:10.0.0.7]:40000");
+	assert_true(sl_peer_is_local(&p, &node));
+	p = addr("[::ffff:127.0.0.1]:40000");
+	assert_true(sl_peer_is_local(&p, &node6));
+	p = addr("[::ffff:10.0.0.9]:40000");
+	assert_false(sl_peer_is_local(&p, &node));
+	assert_true(sl_peer_is_local(&unix_peer, &unix_peer));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hostport),
+		cmocka_unit_test(test_wildcard),
+		cmocka_unit_test(test_peer_is_local),
 	};
 
 	return cmocka_run_group_tests_name("hostport", tests, NULL, NULL);
