@@ -319,6 +319,8 @@ static __always_inline void release_policy_slot(__u16 policy, __u16 flags)
 		__sync_fetch_and_add(&g->slots_held, -1);
 }
 
+#include "fail_static.h"
+
 /* What judge took from a gate goes back: the slot (LIMIT), else the
  * workload's tokens (THROTTLE). */
 static __always_inline void give_back_gate(struct sluice_policy_gate *g, __u16 conn_flags, __s64 mtok)
@@ -499,6 +501,12 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 	 * and health checks. */
 	if (lvl->type == SLUICE_LEVEL_EXEMPT) {
 		force = true;
+	} else if (stale && cfg->fail_mode == SLUICE_FAIL_STATIC) {
+		/* The limit holds without a daemon: judged as undispatched
+		 * below, and the kernel expires what never establishes. */
+		ls->failsafe++;
+		STAT_INC(gs, failsafe_static);
+		arm_static_sweep();
 	} else if (stale) {
 		/* A retransmit is none of the failsafe's business. */
 		if (!ws && retransmit_of_tracked(p, ls))

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #endif
 
-#define SLUICE_ABI_VERSION 11
+#define SLUICE_ABI_VERSION 12
 
 /* Sizes.  Connection table size is the default; the daemon may resize. */
 #define SLUICE_MAX_LEVELS      64
@@ -71,6 +71,12 @@
 enum sluice_fail_mode {
 	SLUICE_FAIL_OPEN   = 0, /* stale heartbeat: admit every SYN (default) */
 	SLUICE_FAIL_CLOSED = 1, /* stale heartbeat: drop SYNs to protected ports */
+	/* Stale heartbeat: the kernel keeps each level's limit on its own.  A
+	 * SYN within it is admitted, one over it dropped (its retransmit tries
+	 * again; a Reject level answers a RST), exempt levels pass; and a BPF
+	 * timer expires half-open entries older than halfopen_timeout_ns, so
+	 * no outage leaks seats.  Nothing is deferred: no daemon queues. */
+	SLUICE_FAIL_STATIC = 2,
 };
 
 /*
@@ -194,6 +200,10 @@ struct sluice_settings {
 	/* The candidates of mask 0, schema part and policy part: what a SYN
 	 * gets when no entry of sl_classes ranks lower. */
 	struct sluice_class default_class;
+	/* SLUICE_FAIL_STATIC: an admitted connection that has not established
+	 * this long after its SYN gives its seats back (the kernel's sweep
+	 * while no daemon runs; Server spec.handshakeTimeout).  0 = never. */
+	__u64 halfopen_timeout_ns;
 };
 
 enum sluice_config_flags {
@@ -360,6 +370,10 @@ struct sluice_stats {
 			       * (no request socket they acknowledge, no valid cookie): passed */
 	__u64 closes_quiet;   /* closes nobody in the daemon needed: counted in the maps, no event */
 	__u64 martians;       /* SYNs with a loopback source on a device (spoofed): passed, never seated */
+	__u64 failsafe_static;/* SYNs judged against their level's limit by the kernel alone
+			       * (stale heartbeat, SLUICE_FAIL_STATIC) */
+	__u64 static_sweeps;  /* runs of the kernel's half-open sweep (SLUICE_FAIL_STATIC) */
+	__u64 static_expired; /* half-open connections it expired, seats returned */
 };
 
 /* sl_conns: one entry per admitted connection, keyed by its 4-tuple. */

@@ -425,59 +425,67 @@ echo " their handshake completed, sampled each second; icmp rel.: seats returned
 fi
 
 if part R; then
-# ---- R. a crash under load: fail-open's overshoot and its drain ----------------
+# ---- R. a crash under load: the three fail modes --------------------------------
 # The 8-seat level of part F, clients at 3x the service's capacity (240/s,
 # 10 s timeout) and a trickle of blackholed spoofed SYNs (4/s); the daemon
-# is killed (-9) 5 s in, stays dead OUTAGE_SECS (the failsafe opens after
-# heartbeatTimeout, 3 s), then starts again.  Sampled every 0.2 s: seats in
-# use, half-open entries; reported: the most seats (x the limit), how long
-# after the restart until seats are back within the limit, and how much of
-# the overshoot was half-open (what the sweep, not the service, drains).
+# is killed (-9) 5 s in, stays dead OUTAGE_SECS (the failsafe decides
+# after heartbeatTimeout, 3 s), then starts again.  Once per failMode
+# (R_MODES, default "open closed static").  Sampled every 0.2 s: seats in
+# use, half-open entries; reported: the most seats (x the limit) and how
+# many of them half-open, the clients that started during the outage and
+# how many of them were served, and how long after the restart until
+# seats are back within the limit.
 OUTAGE=${OUTAGE_SECS:-6}
-level8_yaml "heartbeatTimeout: 3s" >"$TMP/crash.yaml"
 ip route replace 198.18.2.0/24 via 198.18.0.2 dev sl0
 ip netns exec sl-cli sysctl -qw net.ipv4.ip_forward=1
 ip netns exec sl-cli ip route replace blackhole 198.18.2.0/24
 echo
 echo "R. kill -9 under load (8 seats; clients 240/s = 3x capacity; 4 spoofed SYN/s; ${OUTAGE} s outage)"
-start_service 8080 8 100
-start_sluiced "$TMP/crash.yaml"
-ip netns exec sl-cli "$B/lab_syn" --src 198.18.2.1 --sources 254 --dst 198.18.0.1 --dport 8080 \
-	--rate 4 --count $((4 * (OUTAGE + 40))) --duration $((OUTAGE + 40)) >/dev/null &
-PIDS+=($!)
-load --connect 198.18.0.1 --port 8080 --source 198.18.0.10 --source 198.18.0.11 \
-	--source 198.18.0.12 --source 198.18.0.13 --rate 240 --count $((240 * (OUTAGE + 15))) \
-	--duration $((OUTAGE + 15)) --timeout 10 >"$TMP/r.json" &
-lp=$!
-t0=$(date +%s.%N)
 sample() { # -> "seats half_open"
 	local st h
 	st=$("$B/sluicectl" status --json 2>/dev/null | jq '[.levels[] | select(.name == "web") | .seats_in_use] | add // 0')
 	h=$("$B/sluicectl" conns --json --limit 0 2>/dev/null | jq '[.conns[] | select(.state != "established")] | length')
 	echo "${st:-0} ${h:-0}"
 }
-: >"$TMP/r-samples"
-killed=0 restarted=0
-while kill -0 "$lp" 2>/dev/null; do
-	el=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-	if [ "$killed" = 0 ] && awk -v e="$el" 'BEGIN { exit !(e >= 5) }'; then
-		kill -9 "$DAEMON"; wait "$DAEMON" 2>/dev/null; killed=$el
-	fi
-	if [ "$killed" != 0 ] && [ "$restarted" = 0 ] && awk -v e="$el" -v k="$killed" -v o="$OUTAGE" 'BEGIN { exit !(e >= k + o) }'; then
-		start_sluiced "$TMP/crash.yaml"; restarted=$el
-	fi
-	echo "$el $(sample)" >>"$TMP/r-samples"
-	sleep 0.2
+for mode in ${R_MODES:-open closed static}; do
+	level8_yaml "heartbeatTimeout: 3s, failMode: $mode" >"$TMP/crash.yaml"
+	start_service 8080 8 100
+	start_sluiced "$TMP/crash.yaml"
+	ip netns exec sl-cli "$B/lab_syn" --src 198.18.2.1 --sources 254 --dst 198.18.0.1 --dport 8080 \
+		--rate 4 --count $((4 * (OUTAGE + 20))) --duration $((OUTAGE + 20)) >/dev/null &
+	syn=$!
+	PIDS+=($syn)
+	t0=$(date +%s.%N)
+	load --connect 198.18.0.1 --port 8080 --source 198.18.0.10 --source 198.18.0.11 \
+		--source 198.18.0.12 --source 198.18.0.13 --rate 240 --count $((240 * (OUTAGE + 15))) \
+		--duration $((OUTAGE + 15)) --timeout 10 --csv "$TMP/r-$mode.csv" >"$TMP/r.json" &
+	lp=$!
+	: >"$TMP/r-samples"
+	killed=0 restarted=0
+	while kill -0 "$lp" 2>/dev/null; do
+		el=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+		if [ "$killed" = 0 ] && awk -v e="$el" 'BEGIN { exit !(e >= 5) }'; then
+			kill -9 "$DAEMON"; wait "$DAEMON" 2>/dev/null; killed=$el
+		fi
+		if [ "$killed" != 0 ] && [ "$restarted" = 0 ] && awk -v e="$el" -v k="$killed" -v o="$OUTAGE" 'BEGIN { exit !(e >= k + o) }'; then
+			start_sluiced "$TMP/crash.yaml"; restarted=$el
+		fi
+		echo "$el $(sample)" >>"$TMP/r-samples"
+		sleep 0.2
+	done
+	wait "$lp"
+	kill "$syn" 2>/dev/null; wait "$syn" 2>/dev/null
+	stop_sluiced
+	stop_service
+	out=$(awk -v k="$killed" -v r="$restarted" '
+		{ t = $1; s = $2; h = $3
+		  if (s > max) { max = s; hmax = h }
+		  if (t >= r && s > 8) back = t - r + 0.2 }
+		END { printf "most seats %d (%.1fx the limit, %d half-open); within the limit %.1f s after the restart", max, max / 8, hmax, back }' "$TMP/r-samples")
+	during=$(awk -F, -v k="$killed" -v r="$restarted" 'NR > 1 && $3 / 1000 >= k && $3 / 1000 < r {
+		n++; if ($6 == "ok") ok++ } END { printf "%d of %d clients that started in the outage served", ok, n }' "$TMP/r-$mode.csv")
+	printf "  failMode %-6s  %s; %s; all: %s\n" "$mode" "$out" "$during" \
+		"$(jq -r '"\(.ok) of \(.started) served, p99 \(.total_ms.p99) ms"' "$TMP/r.json")"
 done
-wait "$lp"
-stop_sluiced
-stop_service
-awk -v k="$killed" -v r="$restarted" '
-	{ t = $1; s = $2; h = $3
-	  if (s > max) { max = s; hmax = h }
-	  if (t >= r && s > 8) back = t - r + 0.2 }
-	END { printf "most seats in use %d (%.0fx the limit; %d of them half-open); killed at %.1f s, restarted at %.1f s;\n", max, max / 8, hmax, k, r
-	      printf "within the limit again %.1f s after the restart\n", back }' "$TMP/r-samples"
-jq -r '"clients: \(.ok) of \(.started) served, total p50 \(.total_ms.p50) ms, p99 \(.total_ms.p99) ms"' "$TMP/r.json"
 fi
 

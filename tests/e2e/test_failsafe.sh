@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fail safe: when the daemon dies, the data path must not black-hole the
 # service.  After kill -9 the heartbeat goes stale and new connections pass
-# (fail open), or are held back (fail closed) if so configured.  A restarted
+# (fail open), are held back (fail closed), or are held to each level's
+# limit by the kernel alone (fail static) if so configured.  A restarted
 # daemon adopts the pinned maps and keeps counting seats.
 source "$(dirname "$0")/lib.sh"
 e2e_init "$@"
@@ -15,6 +16,7 @@ spec:
   serverConcurrencyLimit: 2   # web: ceil(2 x 30 / 35) = 2 seats
   failMode: $1
   heartbeatTimeout: 1s
+  handshakeTimeout: 2s
   tick: 50ms
 ---
 apiVersion: sluice/v1
@@ -85,6 +87,47 @@ r=$(load --connect $SRV4 --port 8080 --rate 20 --count 2 --timeout 5)
 check_num "daemon back: connections admitted again" "$(jq .ok <<<"$r")" -eq 2
 check "clean stop" stop_daemon
 check "nothing pinned after the clean stop" bash -c "[ ! -e $PIN_DIR ]"
+
+# ---- fail static: the kernel keeps the limit with no daemon --------------------
+# A flood of SYNs from a network whose answers are prohibited (the kernel
+# keeps their requests: half-open for good) while the daemon is dead.
+# Fail open would seat all of them; fail static admits two (the limit) and
+# refuses the rest (a Reject level), and the kernel's own sweep expires the
+# two abandoned handshakes after handshakeTimeout (2 s), so the level opens
+# again with no daemon and real clients get in, never above the limit.
+write_cfg static
+start_daemon "$E2E_TMP/fs.yaml" || { not_ok "sluiced starts (fail static)"; e2e_finish; }
+kill_daemon_hard
+sleep 1.3
+check "fail static: status names the mode" jq -e '.failsafe.mode == "static" and .failsafe.active' <<<"$(status_json)"
+sent=$(in_cli "$LAB_SYN" --src 198.18.2.1 --sources 40 --dst $SRV4 --dport 8080 --count 40 --rate 400)
+check_num "40 SYNs from a prohibited network while the daemon is dead" "$sent" -eq 40
+check_num "... seat two (the limit), not forty" "$(level_field web seats_in_use)" -eq 2
+check "the kernel expires the two abandoned handshakes (2 s) with no daemon" \
+	wait_level_field web seats_in_use 0 5
+check_num "... counted as its sweep's (static_expired)" "$(status_json | jq .failsafe.static_expired)" -ge 2
+check_num "... a sweep a second on its own timer" "$(status_json | jq .failsafe.static_sweeps)" -ge 2
+in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --rate 20 --count 4 --timeout 5 --json --quiet \
+	>"$E2E_TMP/static-clients.json" &
+cl=$!
+E2E_PIDS+=($cl)
+max_seats=0
+while kill -0 "$cl" 2>/dev/null; do
+	n=$(level_field web seats_in_use)
+	[ "${n:-0}" -gt "$max_seats" ] && max_seats=$n
+	sleep 0.1
+done
+wait "$cl"
+diag "clients during the outage: $(jq -c '{ok, refused, timeout}' "$E2E_TMP/static-clients.json")"
+check_num "real clients are served during the outage (the two seats)" "$(jq .ok "$E2E_TMP/static-clients.json")" -eq 2
+check_num "... the others refused by the limit the kernel keeps" "$(jq .refused "$E2E_TMP/static-clients.json")" -eq 2
+check_num "... and seats in use never went above the limit" "$max_seats" -le 2
+check_num "SYNs judged by the static failsafe counted" "$(status_json | jq .failsafe.static)" -ge 44
+start_daemon "$E2E_TMP/fs.yaml" || not_ok "restart after fail-static"
+s0=$(status_json | jq .failsafe.static_sweeps)
+sleep 2.2
+check_num "daemon back: the kernel's sweep stops" "$(status_json | jq .failsafe.static_sweeps)" -le $((s0 + 1))
+check "clean stop" stop_daemon
 
 # ---- a crash with connections waiting: no black hole --------------------------
 # Deferral needs a daemon to dispatch.  With the daemon dead, the waiting

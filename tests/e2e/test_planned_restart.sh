@@ -19,7 +19,7 @@ start_daemon "$E2E_TMP/restart.yaml" --keep-attached || { not_ok "sluiced starts
 ok "sluiced --keep-attached starts"
 limit=$(level_field web limit)
 # SYNs the failsafe decided (admitted or dropped), from the data path's counters.
-failsafe() { status_json | jq -er '.failsafe.opened + .failsafe.closed'; }
+failsafe() { status_json | jq -er '.failsafe.opened + .failsafe.closed + .failsafe.static'; }
 fs0=$(failsafe)
 check "the failsafe's counters are readable ($fs0)" test -n "$fs0"
 

@@ -43,7 +43,7 @@ job_ms=$(grep -o 'event=reload result=ok.* seconds=[0-9.]*' "$E2E_TMP/sluiced.lo
 check_num "its job took a while (${job_ms} ms of load, compile and stage, more than 500)" "${job_ms:-0}" -gt 500
 check_num "the heartbeat never aged past 3 ticks meanwhile (most $(cat "$E2E_TMP/hb.txt") ms)" "$(cat "$E2E_TMP/hb.txt")" -lt 300
 check_num "connections were served during the compile (20 of 20)" "$(jq .ok <<<"$r")" -eq 20
-check_num "... and nothing went to the failsafe" "$(status_json | jq '.failsafe.opened + .failsafe.closed')" -eq 0
+check_num "... and nothing went to the failsafe" "$(status_json | jq '.failsafe.opened + .failsafe.closed + .failsafe.static')" -eq 0
 check "the new configuration runs: its 20,000 tenants and more" \
 	grep -Eq "event=reload result=ok .*flow_schemas=200[0-9][0-9] " "$E2E_TMP/sluiced.log"
 

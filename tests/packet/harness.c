@@ -238,7 +238,8 @@ void setup_maps(unsigned flags)
 	uint64_t waiting = (flags & S_WAITING) ? 1 : 0;
 
 	put_config((flags & S_TIMEOUT0) ? 0 : HB_TIMEOUT,
-		   (flags & S_FAIL_CLOSED) ? SLUICE_FAIL_CLOSED : SLUICE_FAIL_OPEN, 0,
+		   (flags & S_FAIL_CLOSED) ? SLUICE_FAIL_CLOSED
+		   : (flags & S_FAIL_STATIC) ? SLUICE_FAIL_STATIC : SLUICE_FAIL_OPEN, 0,
 		   (flags & S_NOCONFIG) ? 0 : SLUICE_CFG_ACTIVE);
 	if (flags & S_HB_ZERO)
 		put_heartbeat(0);
@@ -286,6 +287,8 @@ void read_gstats(struct sluice_stats *out)
 #define X(f) out->f += v[c].f;
 		G_FIELDS(X)
 #undef X
+		out->static_sweeps += v[c].static_sweeps; /* read, never compared per frame */
+		out->static_expired += v[c].static_expired;
 	}
 	free(v);
 }

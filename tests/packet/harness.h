@@ -67,6 +67,7 @@ enum {
 #define S_SPC0        (1u << 11) /* seats_per_conn 0 (means 1) */
 #define S_ALMOST_FULL (1u << 12) /* seats_in_use = seat_limit - 1 */
 #define S_SEATS2      (1u << 13) /* seats_in_use = 2 */
+#define S_FAIL_STATIC (1u << 14)
 
 enum { OUT_SAME = 0, OUT_RST = 1 };
 
@@ -75,7 +76,9 @@ enum { OUT_SAME = 0, OUT_RST = 1 };
 	X(rst_failed) X(established) X(released) X(tickets_admitted) X(tickets_rejected) \
 	X(policy_deferred) X(policy_refunds) X(shadow_passed) X(undispatched) \
 	X(frames_copied) X(frames_too_long) X(rst_released) X(icmp_released) X(acks_unproved) \
-	X(closes_quiet) X(martians)
+	X(closes_quiet) X(martians) X(failsafe_static)
+/* static_sweeps and static_expired move on the failsafe timer's own time, not a
+ * frame's: tests/packet/test_fail_static.c reads them. */
 #define L_FIELDS(X) X(syns) X(admitted) X(deferred) X(rejected) X(retransmits) \
 	X(closed) X(failsafe) X(shadow_passed) X(unseated) X(acks_proved) \
 	X(closed_unserved) X(served) X(served_log2)

@@ -44,7 +44,8 @@
 _Static_assert(SL_LEVEL_NAME_SIZE == SLUICE_LEVEL_NAME_LEN, "level name size");
 _Static_assert(SL_MAX_LEVELS == SLUICE_MAX_LEVELS, "max levels");
 _Static_assert((int)SL_FAIL_OPEN == SLUICE_FAIL_OPEN &&
-	       (int)SL_FAIL_CLOSED == SLUICE_FAIL_CLOSED, "fail mode");
+	       (int)SL_FAIL_CLOSED == SLUICE_FAIL_CLOSED &&
+	       (int)SL_FAIL_STATIC == SLUICE_FAIL_STATIC, "fail mode");
 _Static_assert((int)SL_LEVEL_EXEMPT == SLUICE_LEVEL_EXEMPT &&
 	       (int)SL_LEVEL_LIMITED == SLUICE_LEVEL_LIMITED, "level type");
 _Static_assert((int)SL_RESP_QUEUE == SLUICE_RESP_QUEUE &&

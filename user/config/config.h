@@ -38,7 +38,11 @@
 enum sl_fail_mode {
 	SL_FAIL_OPEN   = 0,
 	SL_FAIL_CLOSED = 1,
+	SL_FAIL_STATIC = 2,
 };
+
+/* "open", "closed" or "static", as failMode spells it. */
+const char *sl_fail_mode_name(enum sl_fail_mode mode);
 
 enum sl_level_type {
 	SL_LEVEL_EXEMPT  = 1,

@@ -39,8 +39,17 @@
 /* ---- kind: Server --------------------------------------------------------- */
 
 static const struct enumval fail_modes[] = {
-	{ "open", SL_FAIL_OPEN }, { "closed", SL_FAIL_CLOSED }, { NULL, 0 },
+	{ "open", SL_FAIL_OPEN }, { "closed", SL_FAIL_CLOSED }, { "static", SL_FAIL_STATIC },
+	{ NULL, 0 },
 };
+
+const char *sl_fail_mode_name(enum sl_fail_mode mode)
+{
+	for (const struct enumval *e = fail_modes; e->name; e++)
+		if (e->value == (int)mode)
+			return e->name;
+	return "?";
+}
 
 enum {
 	SV_LIMIT, SV_FAIL_MODE, SV_HEARTBEAT, SV_TICK, SV_HANDSHAKE,
@@ -96,7 +105,7 @@ int cd_server_defaults(struct sl_server_cfg *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->server_concurrency_limit = DEF_SERVER_CL;
-	s->fail_mode = SL_FAIL_OPEN;
+	s->fail_mode = SL_FAIL_STATIC; /* BENCHMARKS part R: the limit holds, the most served */
 	s->heartbeat_timeout_ns = DEF_HEARTBEAT;
 	s->tick_ns = DEF_TICK;
 	s->handshake_timeout_ns = DEF_HANDSHAKE;
@@ -321,11 +330,12 @@ static void decode_server_spec(struct ctx *c, const struct sl_ynode *spec,
 		cd_path_pop(c, o2);
 	}
 	if (h[SV_FAIL_MODE].value && h[SV_FAIL_MODE].ok && h[SV_HEARTBEAT].ok &&
-	    s->fail_mode == SL_FAIL_CLOSED && !s->heartbeat_timeout_ns) {
+	    s->fail_mode != SL_FAIL_OPEN && !s->heartbeat_timeout_ns) {
 		size_t o2 = cd_path_push(c, "failMode");
 
 		cd_warn(c, h[SV_FAIL_MODE].value,
-		     "failMode closed has no effect while heartbeatTimeout is 0s (failsafe disabled)");
+		     "failMode %s has no effect while heartbeatTimeout is 0s (failsafe disabled)",
+		     sl_fail_mode_name(s->fail_mode));
 		cd_path_pop(c, o2);
 	}
 out:

@@ -49,7 +49,7 @@ static const char *level_type_name(__u32 type)
 
 static const char *fail_mode_name(__u32 mode)
 {
-	return mode == SLUICE_FAIL_CLOSED ? "closed" : "open";
+	return mode == SLUICE_FAIL_CLOSED ? "closed" : mode == SLUICE_FAIL_STATIC ? "static" : "open";
 }
 
 /* A heartbeat at hb_ns (0: never written) older than limit (0: none). */
@@ -162,6 +162,9 @@ static void print_json(const struct status *s, const char *pin_dir, bool pretty)
 	jo_u64(&jo, "heartbeat_timeout_ms", s->cfg.heartbeat_timeout_ns / 1000000);
 	jo_u64(&jo, "opened", s->gs.failsafe_open);
 	jo_u64(&jo, "closed", s->gs.failsafe_closed);
+	jo_u64(&jo, "static", s->gs.failsafe_static);
+	jo_u64(&jo, "static_sweeps", s->gs.static_sweeps);
+	jo_u64(&jo, "static_expired", s->gs.static_expired);
 	jo_obj_end(&jo);
 	jo_arr_begin(&jo, "levels");
 	for (unsigned i = 0; i < s->n_levels; i++) {
@@ -297,11 +300,12 @@ static void print_table(const struct status *s, const char *pin_dir)
 		printf("%-24s %4u %-8s %9lld %9s %8u\n", g->g.policy[0] ? g->g.policy : "(removed)", g->index,
 		       gate_mode_name(g->g.mode), (long long)g->g.slots_held, limit, g->g.waiting);
 	}
-	printf("syns %llu  unprotected %llu  malformed %llu  fragments %llu  failsafe open/closed %llu/%llu"
+	printf("syns %llu  unprotected %llu  malformed %llu  fragments %llu  failsafe open/closed/static %llu/%llu/%llu"
 	       "  table full %llu  events lost %llu\n",
 	       (unsigned long long)s->gs.syns, (unsigned long long)s->gs.unprotected,
 	       (unsigned long long)s->gs.malformed, (unsigned long long)s->gs.fragments,
 	       (unsigned long long)s->gs.failsafe_open, (unsigned long long)s->gs.failsafe_closed,
+	       (unsigned long long)s->gs.failsafe_static,
 	       (unsigned long long)s->gs.conn_table_full, (unsigned long long)s->gs.events_lost);
 }
 

@@ -584,10 +584,10 @@ int main(int argc, char **argv)
 	}
 	pr_info("protecting %s (XDP %s, sock_ops on %s), pins in %s, fail mode %s", d.dp.ifnames,
 		d.opts.xdp_generic ? "generic" : "native", d.dp.cgroup, d.dp.pin_dir,
-		d.cfg->server.fail_mode == SL_FAIL_CLOSED ? "closed" : "open");
+		sl_fail_mode_name(d.cfg->server.fail_mode));
 	snprintf(d.status, sizeof(d.status), "protecting %s (XDP %s), fail mode %s", d.dp.ifnames,
 		 d.opts.xdp_generic ? "generic" : "native",
-		 d.cfg->server.fail_mode == SL_FAIL_CLOSED ? "closed" : "open");
+		 sl_fail_mode_name(d.cfg->server.fail_mode));
 	sl_svcmgr_ready(&d.svcmgr, d.status);
 	err = run_loop(&d);
 

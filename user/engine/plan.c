@@ -24,7 +24,9 @@ static void plan_config(const struct sl_config *cfg, struct sluice_settings *c)
 	c->heartbeat_timeout_ns = cfg->server.heartbeat_timeout_ns;
 	c->dispatch_timeout_ns = sl_dispatch_timeout_ns(cfg->server.tick_ns,
 							cfg->server.heartbeat_timeout_ns);
-	c->fail_mode = cfg->server.fail_mode == SL_FAIL_CLOSED ? SLUICE_FAIL_CLOSED : SLUICE_FAIL_OPEN;
+	c->fail_mode = cfg->server.fail_mode == SL_FAIL_CLOSED ? SLUICE_FAIL_CLOSED
+		     : cfg->server.fail_mode == SL_FAIL_STATIC ? SLUICE_FAIL_STATIC : SLUICE_FAIL_OPEN;
+	c->halfopen_timeout_ns = cfg->server.handshake_timeout_ns;
 	c->events_per_sec = cfg->server.events_per_second;
 	c->abi_version = SLUICE_ABI_VERSION;
 	c->flags = SLUICE_CFG_ACTIVE | (cfg->server.shadow ? SLUICE_CFG_SHADOW : 0);

@@ -95,7 +95,7 @@ static void test_empty_buffer_defaults(void **state)
 	(void)state;
 	assert_false(cfg->server.present);
 	assert_int_equal(cfg->server.server_concurrency_limit, 600);
-	assert_int_equal(cfg->server.fail_mode, SL_FAIL_OPEN);
+	assert_int_equal(cfg->server.fail_mode, SL_FAIL_STATIC);
 	assert_int_equal(cfg->server.heartbeat_timeout_ns, 3 * SEC);
 	assert_int_equal(cfg->server.tick_ns, 100 * MS);
 	assert_int_equal(cfg->server.handshake_timeout_ns, 10 * SEC);
@@ -898,7 +898,7 @@ static void test_json_of_a_load(void **state)
 		"[\n"
 		"  {\"file\": \"t.yaml\", \"line\": 5, \"column\": 13, \"object\": \"Server/main\", "
 		"\"path\": \"spec.failMode\", \"severity\": \"error\", "
-		"\"message\": \"invalid value 'op\\\"en\\\\n'; did you mean 'open'? (allowed: open, closed)\"}\n"
+		"\"message\": \"invalid value 'op\\\"en\\\\n'; did you mean 'open'? (allowed: open, closed, static)\"}\n"
 		"]\n");
 	free(out);
 	sl_diags_free(&d);

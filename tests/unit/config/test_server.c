@@ -25,11 +25,11 @@ static const struct bad_case bad_cases[] = {
 	{ "bad_server_limit_above_int32", SRV "  serverConcurrencyLimit: 2147483648\n", 5, 27, SRV_OBJ,
 	  "spec.serverConcurrencyLimit", "must be at most 2147483647, got 2147483648" },
 	{ "bad_server_fail_mode", SRV "  failMode: shut\n", 5, 13, SRV_OBJ, "spec.failMode",
-	  "invalid value 'shut' (allowed: open, closed)" },
+	  "invalid value 'shut' (allowed: open, closed, static)" },
 	{ "bad_server_fail_mode_case", SRV "  failMode: Closed\n", 5, 13, SRV_OBJ, "spec.failMode",
-	  "invalid value 'Closed'; did you mean 'closed'? (allowed: open, closed)" },
+	  "invalid value 'Closed'; did you mean 'closed'? (allowed: open, closed, static)" },
 	{ "bad_server_fail_mode_bool", SRV "  failMode: true\n", 5, 13, SRV_OBJ, "spec.failMode",
-	  "expected one of open, closed, got boolean true" },
+	  "expected one of open, closed, static, got boolean true" },
 	{ "bad_server_heartbeat_bare_int", SRV "  heartbeatTimeout: 3\n", 5, 21, SRV_OBJ,
 	  "spec.heartbeatTimeout", "duration 3 needs a unit, e.g. 3s" },
 	{ "bad_server_heartbeat_zero_int", SRV "  heartbeatTimeout: 0\n", 5, 21, SRV_OBJ,
@@ -143,7 +143,7 @@ static void test_server_empty_spec_defaults(void **state)
 	cfg = load_ok(SRV "  tick:\n  failMode: ~\n  controlSocket: ~\n");
 	assert_true(cfg->server.present);
 	assert_int_equal(cfg->server.tick_ns, 100 * MS);
-	assert_int_equal(cfg->server.fail_mode, SL_FAIL_OPEN);
+	assert_int_equal(cfg->server.fail_mode, SL_FAIL_STATIC);
 	assert_string_equal(cfg->server.control_socket, "/run/sluice/sluiced.sock");
 	assert_null(cfg->server.read_group);
 	sl_config_free(cfg);

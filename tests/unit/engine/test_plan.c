@@ -47,6 +47,29 @@ static const char two_levels[] =
 	"  - subjects: [{kind: Network, network: {cidrs: [0.0.0.0/0]}}]\n"
 	"    destinations: [{ports: [\"80\", \"8000-8002\"]}]\n";
 
+/* failMode static reaches the data path with the half-open time-out its
+ * kernel sweep uses (handshakeTimeout). */
+static void test_plan_fail_static(void **state)
+{
+	static const char yaml[] =
+		"apiVersion: sluice/v1\n"
+		"kind: Server\n"
+		"metadata: {name: s}\n"
+		"spec: {serverConcurrencyLimit: 8, failMode: static, handshakeTimeout: 4s}\n";
+	char old[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
+	struct sl_config *cfg = load(yaml);
+	struct sl_plan plan;
+
+	(void)state;
+	assert_int_equal(cfg->server.fail_mode, SL_FAIL_STATIC);
+	assert_string_equal(sl_fail_mode_name(cfg->server.fail_mode), "static");
+	assert_int_equal(sl_plan_build(cfg, old, "eth0", &plan, NULL), 0);
+	assert_int_equal(plan.config.fail_mode, SLUICE_FAIL_STATIC);
+	assert_int_equal(plan.config.halfopen_timeout_ns, 4000000000ULL);
+	sl_plan_free(&plan);
+	sl_config_free(cfg);
+}
+
 static void test_plan_levels_and_config(void **state)
 {
 	char old[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
@@ -359,6 +382,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_levels_and_config),
+		cmocka_unit_test(test_plan_fail_static),
 		cmocka_unit_test(test_plan_caps_seats_per_connection),
 		cmocka_unit_test(test_plan_refuses_overlapping_policies),
 		cmocka_unit_test(test_plan_quiescing_shares),
