@@ -308,15 +308,29 @@ static void exempt_defaults(struct sl_level_cfg *l)
 	queuing_clear(l);
 }
 
+/* required: the block is the level's own (its type is Limited, and it is
+ * not a mandatory level, whose restatement check_mandatory_level judges):
+ * a missing limitResponse is an error. */
 static void decode_limited(struct ctx *c, const struct sl_ynode *n,
-			   struct sl_level_cfg *l)
+			   struct sl_level_cfg *l, bool required)
 {
 	struct fhit h[LM_N];
 	size_t old = cd_path_push(c, "limited");
 
-	if (cd_decode_fields(c, n, limited_fields, LM_N, l, h) &&
-	    h[LM_RESPONSE].value)
-		decode_limit_response(c, h[LM_RESPONSE].value, l);
+	if (cd_decode_fields(c, n, limited_fields, LM_N, l, h)) {
+		if (h[LM_RESPONSE].value) {
+			decode_limit_response(c, h[LM_RESPONSE].value, l);
+		} else if (required) {
+			/* Kubernetes refuses it (limitResponse.type: Unsupported
+			 * value ""); sluice used to make it Reject silently. */
+			size_t o2 = cd_path_push(c, "limitResponse");
+
+			cd_err(c, h[LM_RESPONSE].key ? h[LM_RESPONSE].key : n,
+			       "required: a Limited level says what happens over its limit, "
+			       "limitResponse: {type: Reject} or {type: Queue, queuing: {...}}");
+			cd_path_pop(c, o2);
+		}
+	}
 	cd_path_pop(c, old);
 }
 
@@ -434,6 +448,8 @@ static void decode_level_spec(struct load *L, const struct object *o,
 	struct sl_level_cfg scratch;
 	struct fhit h[PL_N];
 	size_t old = cd_path_push(c, "spec");
+	bool mandatory = o->name && (!strcmp(o->name, SL_EXEMPT_NAME) ||
+				     !strcmp(o->name, SL_CATCH_ALL_NAME));
 
 	if (!cd_decode_fields(c, o->spec, level_fields, PL_N, l, h))
 		goto out;
@@ -476,9 +492,18 @@ static void decode_level_spec(struct load *L, const struct object *o,
 			dst = &scratch;
 			c->mute_warnings++;
 		}
-		decode_limited(c, h[PL_LIMITED].value, dst);
+		decode_limited(c, h[PL_LIMITED].value, dst, dst == l && !mandatory);
 		if (dst == &scratch)
 			c->mute_warnings--;
+	}
+	if (l->type == SL_LEVEL_LIMITED && !h[PL_LIMITED].value && !mandatory) {
+		size_t o2 = cd_path_push(c, "limited");
+
+		/* At the type's line: that is what asks for the block. */
+		cd_err(c, h[PL_TYPE].value ? h[PL_TYPE].value : o->spec,
+		       "required when type is Limited (Kubernetes refuses the object without it): "
+		       "limited: {nominalConcurrencyShares: N, limitResponse: {type: Reject}}");
+		cd_path_pop(c, o2);
 	}
 	if (h[PL_PORTS].key) {
 		size_t o2 = cd_path_push(c, "ports");

@@ -135,9 +135,11 @@ int sl_lm_compile_regex(struct sl_lm_expr *e, char *err, size_t err_len)
 	}
 	/* Label values are mostly ASCII; UTF lets `.` span a multibyte
 	 * character, and MATCH_INVALID_UTF keeps a stray byte from turning
-	 * every match into an error. */
+	 * every match into an error.  DOLLAR_ENDONLY: `$` is the end of the
+	 * value, as in Go's RE2 (Aperture's), not also before a final
+	 * newline, so ^Safari$ does not select "Safari\n" (issue 27). */
 	re = pcre2_compile((PCRE2_SPTR)e->regex, PCRE2_ZERO_TERMINATED,
-			   PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code, &off, NULL);
+			   PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_DOLLAR_ENDONLY, &code, &off, NULL);
 	if (!re) {
 		if (err && err_len) {
 			PCRE2_UCHAR msg[256];

@@ -62,7 +62,7 @@ static const struct bad_case bad_cases[] = {
 	  "mapping keys must be strings, got a list" },
 	{ "bad_duplicate_key", SRV "  tick: 1s\n  failMode: open\n  tick: 2s\n", 7, 3,
 	  SRV_OBJ, "spec.tick", "duplicate key 'tick'; also defined at t.yaml:5:3" },
-	{ "bad_duplicate_key_flow", PLN("web") "  {type: Limited, type: Exempt}\n", 5, 19,
+	{ "bad_duplicate_key_flow", PLN("web") "  {type: Exempt, type: Limited}\n", 5, 18,
 	  PL_OBJ, "spec.type", "duplicate key 'type'; also defined at t.yaml:5:4" },
 	{ "bad_duplicate_label", API "kind: Server\nmetadata:\n  name: main\n  labels: {a: x, a: y}\n",
 	  5, 18, SRV_OBJ, "metadata.labels.a", "duplicate key 'a'; also defined at t.yaml:5:12" },
@@ -244,7 +244,7 @@ static void test_any_subset_is_valid(void **state)
 
 	(void)state;
 	/* one level alone */
-	cfg = load_ok(PL "  type: Limited\n");
+	cfg = load_ok(PL "  type: Limited\n  limited: {limitResponse: {type: Reject}}\n");
 	assert_int_equal(cfg->n_levels, 3);
 	assert_int_equal(cfg->n_schemas, 2);
 	sl_config_free(cfg);
@@ -747,7 +747,7 @@ static void test_duplicate_names_fixture(void **state)
 	assert_int_equal(d.count, 1);
 	snprintf(where, sizeof(where), "duplicate PriorityLevelConfiguration name 'web'; also defined at %s:4:9",
 		 path);
-	check_diag(&d.items[0], SL_SEV_ERROR, 18, 9, PL_OBJ, "metadata.name", where);
+	check_diag(&d.items[0], SL_SEV_ERROR, 20, 9, PL_OBJ, "metadata.name", where);
 	sl_diags_free(&d);
 
 	/* names are unique per kind: a FlowSchema and a level may share one */
@@ -1030,7 +1030,7 @@ static void test_atomic_and_validate_only(void **state)
 	assert_null(cfg);
 	sl_diags_free(&d);
 	/* out may be NULL: validate only */
-	assert_int_equal(load(PL "  type: Limited\n", NULL, &d), 0);
+	assert_int_equal(load(PL "  type: Exempt\n", NULL, &d), 0);
 	assert_int_equal(load(PL "  type: Bad\n", NULL, &d), -EINVAL);
 	assert_int_equal(sl_diags_error_count(&d), 1);
 	sl_diags_free(&d);
@@ -1053,7 +1053,8 @@ static void test_diags_accumulate(void **state)
 
 static void test_find_level(void **state)
 {
-	struct sl_config *cfg = load_ok(PLN("web") "  type: Limited\n---\n" PLN("api") "  type: Exempt\n");
+	struct sl_config *cfg = load_ok(PLN("web") "  type: Limited\n  limited: {limitResponse: {type: Reject}}\n---\n"
+					PLN("api") "  type: Exempt\n");
 
 	(void)state;
 	assert_ptr_equal(sl_config_find_level(cfg, "api"), &cfg->levels[3]);
@@ -1067,7 +1068,7 @@ static void test_find_level(void **state)
 	assert_null(sl_config_find_schema(cfg, NULL));
 	assert_null(sl_config_find_label_object(cfg, "web"));
 	assert_null(sl_config_find_policy(cfg, NULL));
-	assert_int_equal(cfg->levels[3].line, 7);
+	assert_int_equal(cfg->levels[3].line, 8);
 	assert_string_equal(cfg->levels[3].file, "t.yaml");
 	sl_config_free(cfg);
 	sl_config_free(NULL);

@@ -337,7 +337,7 @@ static void test_dangling_flow_schema(void **state)
 	struct sl_config *cfg;
 
 	(void)state;
-	expect_one(PLN("workload-low") "  type: Limited\n---\n"
+	expect_one(PLN("workload-low") "  type: Exempt\n---\n"
 		   FSN("web") "  priorityLevelConfiguration: {name: workload-lo}\n" RULES_ANY,
 		   SL_SEV_WARNING, 11, 38, FS_OBJ, "spec.priorityLevelConfiguration.name",
 		   "PriorityLevelConfiguration 'workload-lo' does not exist; this FlowSchema is dangling and is skipped (it classifies no connection); did you mean 'workload-low'?");
@@ -349,7 +349,7 @@ static void test_dangling_flow_schema(void **state)
 	sl_config_free(cfg);
 	/* a level defined after the schema is found */
 	cfg = load_ok(FSN("web") "  priorityLevelConfiguration: {name: web}\n" RULES_ANY
-		      "---\n" PLN("web") "  type: Limited\n");
+		      "---\n" PLN("web") "  type: Limited\n  limited: {limitResponse: {type: Reject}}\n");
 	assert_int_equal(sl_config_find_schema(cfg, "web")->level, 2);
 	sl_config_free(cfg);
 	/* a schema without rules matches nothing: kept, with a warning */

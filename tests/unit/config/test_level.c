@@ -36,7 +36,7 @@ static const struct bad_case bad_cases[] = {
 	  "invalid value 'Limted'; did you mean 'Limited'? (allowed: Exempt, Limited)" },
 	{ "bad_level_type_case", PL "  type: limited\n", 5, 9, PL_OBJ, "spec.type",
 	  "did you mean 'Limited'?" },
-	{ "bad_level_exempt_with_limited", PL "  type: Limited\n  exempt: {lendablePercent: 5}\n", 6, 3,
+	{ "bad_level_exempt_with_limited", PL "  type: Limited\n  exempt: {lendablePercent: 5}\n  limited: {limitResponse: {type: Reject}}\n", 6, 3,
 	  PL_OBJ, "spec.exempt", "only allowed when type is Exempt (type is Limited)" },
 	{ "bad_level_limited_with_exempt", PL "  type: Exempt\n  limited:\n    nominalConcurrencyShares: 5\n",
 	  6, 3, PL_OBJ, "spec.limited", "only allowed when type is Limited (type is Exempt)" },
@@ -48,16 +48,27 @@ static const struct bad_case bad_cases[] = {
 	  PL_OBJ, "spec.exempt.lendablePercent", "must be between 0 and 100, got 101" },
 	{ "bad_exempt_unknown", PL "  type: Exempt\n  exempt: {borrowingLimitPercent: 5}\n", 6, 12,
 	  PL_OBJ, "spec.exempt.borrowingLimitPercent", "unknown field 'borrowingLimitPercent'" },
-	{ "bad_limited_shares", PL "  type: Limited\n  limited:\n    nominalConcurrencyShares: -1\n", 7, 31,
+	{ "bad_limited_shares", PL "  type: Limited\n  limited:\n    nominalConcurrencyShares: -1\n    limitResponse: {type: Reject}\n", 7, 31,
 	  PL_OBJ, "spec.limited.nominalConcurrencyShares", "must be at least 0, got -1" },
-	{ "bad_limited_shares_type", PL "  type: Limited\n  limited:\n    nominalConcurrencyShares: lots\n", 7, 31,
+	{ "bad_limited_shares_type", PL "  type: Limited\n  limited:\n    nominalConcurrencyShares: lots\n    limitResponse: {type: Reject}\n", 7, 31,
 	  PL_OBJ, "spec.limited.nominalConcurrencyShares", "expected an integer, got string 'lots'" },
-	{ "bad_limited_lendable_high", PL "  type: Limited\n  limited:\n    lendablePercent: 101\n", 7, 22,
+	{ "bad_limited_lendable_high", PL "  type: Limited\n  limited:\n    lendablePercent: 101\n    limitResponse: {type: Reject}\n", 7, 22,
 	  PL_OBJ, "spec.limited.lendablePercent", "must be between 0 and 100, got 101" },
-	{ "bad_limited_lendable_low", PL "  type: Limited\n  limited:\n    lendablePercent: -1\n", 7, 22,
+	{ "bad_limited_lendable_low", PL "  type: Limited\n  limited:\n    lendablePercent: -1\n    limitResponse: {type: Reject}\n", 7, 22,
 	  PL_OBJ, "spec.limited.lendablePercent", "must be between 0 and 100, got -1" },
-	{ "bad_limited_borrowing", PL "  type: Limited\n  limited:\n    borrowingLimitPercent: -5\n", 7, 28,
+	{ "bad_limited_borrowing", PL "  type: Limited\n  limited:\n    borrowingLimitPercent: -5\n    limitResponse: {type: Reject}\n", 7, 28,
 	  PL_OBJ, "spec.limited.borrowingLimitPercent", "must be at least 0, got -5" },
+
+	/* Kubernetes refuses a Limited level without limited or without its
+	 * limitResponse; sluice used to make it Reject silently (issue 27). */
+	{ "bad_level_limited_missing", PL "  type: Limited\n", 5, 9, PL_OBJ, "spec.limited",
+	  "required when type is Limited" },
+	{ "bad_level_limited_null", PL "  type: Limited\n  limited:\n", 5, 9, PL_OBJ, "spec.limited",
+	  "required when type is Limited" },
+	{ "bad_response_missing", PL "  type: Limited\n  limited: {nominalConcurrencyShares: 5}\n", 6, 12,
+	  PL_OBJ, "spec.limited.limitResponse", "required: a Limited level says what happens over its limit" },
+	{ "bad_response_null", PL "  type: Limited\n  limited: {limitResponse: ~}\n", 6, 13,
+	  PL_OBJ, "spec.limited.limitResponse", "required: a Limited level says what happens over its limit" },
 
 	/* limitResponse */
 	{ "bad_response_missing_type", PL "  type: Limited\n  limited:\n    limitResponse:\n      queuing: {queues: 16}\n",
@@ -103,9 +114,9 @@ static const struct bad_case bad_cases[] = {
 	  QPATH "handsize", "unknown field 'handsize'; did you mean 'handSize'?" },
 
 	/* fields that moved from PriorityLevelConfiguration to FlowSchema */
-	{ "bad_level_ports_moved", PL "  type: Limited\n  ports: [80]\n", 6, 3, PL_OBJ, "spec.ports",
+	{ "bad_level_ports_moved", PL "  type: Limited\n  ports: [80]\n  limited: {limitResponse: {type: Reject}}\n", 6, 3, PL_OBJ, "spec.ports",
 	  "priority levels no longer own ports: FlowSchemas classify connections now; add a FlowSchema whose priorityLevelConfiguration.name is 'web'" },
-	{ "bad_level_seats_moved", PL "  type: Limited\n  seatsPerConnection: 2\n", 6, 3, PL_OBJ,
+	{ "bad_level_seats_moved", PL "  type: Limited\n  seatsPerConnection: 2\n  limited: {limitResponse: {type: Reject}}\n", 6, 3, PL_OBJ,
 	  "spec.seatsPerConnection", "seatsPerConnection is set per FlowSchema now (FlowSchema spec.seatsPerConnection)" },
 
 	/* mandatory levels: only exempt's shares and lendablePercent may change */
@@ -135,8 +146,8 @@ static void test_level_defaults(void **state)
 	const struct sl_level_cfg *l;
 
 	(void)state;
-	/* Limited without a limited block: shares 30, Reject */
-	cfg = load_ok(PL "  type: Limited\n");
+	/* Limited with only its limitResponse: shares 30 */
+	cfg = load_ok(PL "  type: Limited\n  limited: {limitResponse: {type: Reject}}\n");
 	l = &cfg->levels[2];
 	assert_string_equal(l->name, "web");
 	assert_int_equal(l->type, SL_LEVEL_LIMITED);
@@ -149,14 +160,6 @@ static void test_level_defaults(void **state)
 	assert_int_equal(l->queue_length_limit, 0);
 	assert_false(l->mandatory);
 	assert_false(l->builtin);
-	sl_config_free(cfg);
-
-	/* limited: null and limitResponse: null are absent too */
-	cfg = load_ok(PL "  type: Limited\n  limited:\n");
-	assert_int_equal(cfg->levels[2].shares, 30);
-	sl_config_free(cfg);
-	cfg = load_ok(PL "  type: Limited\n  limited: {limitResponse: ~}\n");
-	assert_int_equal(cfg->levels[2].limit_response, SL_RESP_REJECT);
 	sl_config_free(cfg);
 
 	/* Exempt: shares 0 */
@@ -202,7 +205,8 @@ static void test_level_good_values(void **state)
 	sl_config_free(cfg);
 
 	cfg = load_ok(PL "  type: Limited\n  limited:\n    nominalConcurrencyShares: 0\n"
-		      "    lendablePercent: 0\n    borrowingLimitPercent: 0\n");
+		      "    lendablePercent: 0\n    borrowingLimitPercent: 0\n"
+		      "    limitResponse: {type: Reject}\n");
 	l = &cfg->levels[2];
 	assert_int_equal(l->shares, 0);
 	assert_int_equal(l->borrowing_limit_percent, 0);
@@ -228,7 +232,7 @@ static void test_mandatory_levels(void **state)
 
 	(void)state;
 	/* exempt: nominalConcurrencyShares and lendablePercent may change */
-	cfg = load_ok(PLN("web") "  type: Limited\n---\n"
+	cfg = load_ok(PLN("web") "  type: Limited\n  limited: {limitResponse: {type: Reject}}\n---\n"
 		      PLN("exempt") "  type: Exempt\n  exempt: {nominalConcurrencyShares: 7, lendablePercent: 40}\n");
 	check_mandatory(cfg);
 	assert_int_equal(cfg->n_levels, 3);
@@ -237,7 +241,7 @@ static void test_mandatory_levels(void **state)
 	assert_int_equal(l->lendable_percent, 40);
 	assert_false(l->builtin);
 	assert_string_equal(l->file, "t.yaml");
-	assert_int_equal(l->line, 7);
+	assert_int_equal(l->line, 8);
 	assert_string_equal(cfg->levels[2].name, "web"); /* file levels after the mandatory ones */
 	sl_config_free(cfg);
 

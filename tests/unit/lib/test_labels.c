@@ -381,6 +381,13 @@ static void test_regex_search_semantics(void **state)
 	assert_true(re_on("^caf.$", "caf\xc3\xa9"));
 	assert_true(re_on("tail", "\xff\xfe tail"));
 	assert_false(re_on("^\\xff", "\xff\xfe tail"));
+	/* `$` is the end of the value, as in RE2 (PCRE2 alone would match
+	 * before a final newline too). */
+	assert_false(re_on("^Safari$", "Safari\n"));
+	assert_true(re_on("^Safari$", "Safari"));
+	assert_true(re_on("^Safari\n$", "Safari\n"));
+	/* Multi-line mode is asked for, as in RE2: (?m)$ ends each line. */
+	assert_true(re_on("(?m)^Safari$", "Safari\nChrome"));
 }
 
 static void test_regex_asm_example(void **state)
