@@ -174,4 +174,44 @@ check "SIGTERM while sluiced reads its configuration stops it within a second" \
 kill -9 "$sp" 2>/dev/null
 wait "$sp" 2>/dev/null
 
+# ---- one grammar (issue 27) ---------------------------------------------------
+# A short option means one thing in every command and in both programs:
+# collect every "-x, --long" of every --help and of sluiced's.
+ALL_CMDS="status top levels queues flows conns controller validate limits explain reload shadow
+	odds deal replay simulate signal"
+shorts=$( { for c in $ALL_CMDS; do "$CTL" "$c" --help; done; "$SLUICED" --help; } 2>/dev/null |
+	grep -oE '^  -[a-zA-Z], --[a-z-]+' | awk '{ print $1, $2 }' |
+	sed 's/--control$/--socket/' | sort -u) # both name the daemon's control socket
+dup=$(awk '{ n[$1]++; l[$1] = l[$1] " " $2 } END { for (k in n) if (n[k] > 1) print k l[k] }' <<<"$shorts")
+check "every short option means one thing in every command and in sluiced${dup:+ (not: $dup)}" test -z "$dup"
+check_num "... (and there are short options to compare: $(wc -l <<<"$shorts"))" "$(wc -l <<<"$shorts")" -ge 15
+# -j is compact and -p indented, for every command that answers offline.
+for cmd in "validate configs/default.yaml" "limits --config configs/default.yaml" \
+	"explain --config configs/default.yaml --src 198.18.0.5 --dst 198.18.0.1 --dport 8080" \
+	"odds -q 64 -H 6 -e 1" "deal -q 64 -H 6 --hash 5"; do
+	# shellcheck disable=SC2086
+	check "-j $cmd: one line of JSON" bash -c '[ "$("$1" -j $2 | wc -l)" = 1 ] && "$1" -j $2 | jq -e . >/dev/null' _ "$CTL" "$cmd"
+	# shellcheck disable=SC2086
+	check "-p $cmd: indented" bash -c '[ "$("$1" -p $2 | wc -l)" -gt 1 ]' _ "$CTL" "$cmd"
+done
+# Commands that change state are never run from an abbreviation.
+out=$("$CTL" sh on --socket "$T/none.sock" 2>&1); rc=$?
+check_num "'sh on' is refused (exit 2), not shadow mode switched on" "$rc" -eq 2
+check "... saying shadow must be spelled out" grep -q "shadow changes state, so it is never abbreviated" <<<"$out"
+check "'rel' is refused too" bash -c '"$1" rel --socket /nonexistent >/dev/null 2>&1; [ $? = 2 ]' _ "$CTL"
+check "read-only commands still abbreviate ('val' is validate)" "$CTL" val configs/default.yaml
+# --version is global: before or after the command.
+check "--version after the command" bash -c '"$1" status --version | grep -q "^sluicectl "' _ "$CTL"
+check "-V after the command" bash -c '"$1" limits -V | grep -q "^sluicectl "' _ "$CTL"
+# limits --help names the keys limits --json has.
+keys=$("$CTL" limits --config configs/default.yaml --json | jq -r '(keys + (.levels[0] | keys))[]' | sort -u)
+missing=$(for k in $keys; do "$CTL" limits --help | grep -q "\"$k\"" || echo "$k"; done | tr '\n' ' ')
+check "limits --help names every key of its JSON${missing:+ (missing: $missing)}" test -z "$missing"
+# sluiced: errors start with its name; a bad option gets one line, not the help.
+out=$("$SLUICED" --bogus 2>&1); rc=$?
+check "sluiced --bogus: exit 2 with one line" bash -c '[ "$1" = 2 ] && [ "$(wc -l <<<"$2")" = 1 ]' _ "$rc" "$out"
+check "... that starts with 'sluiced:' and points at --help" grep -q "^sluiced: unknown option '--bogus' (see --help)$" <<<"$out"
+check "sluiced --config without a value: one line" \
+	bash -c '[ "$("$1" --config 2>&1 | wc -l)" = 1 ] && "$1" --config 2>&1 | grep -q "^sluiced: option .--config. needs a value"' _ "$SLUICED"
+
 e2e_finish

@@ -113,7 +113,7 @@ check "clean stop" stop_daemon
 
 # The same controller offline over the service's own trace of connections.
 kill -TERM "${E2E_PIDS[0]}" 2>/dev/null; sleep 0.5
-"$SLUICECTL" replay -P "$CONFIGS/surge.yaml" -c "$E2E_TMP/conns.csv" --json >"$E2E_TMP/replay.json"
+"$SLUICECTL" replay -P "$CONFIGS/surge.yaml" --connections "$E2E_TMP/conns.csv" --json >"$E2E_TMP/replay.json"
 check "sluicectl replay --connections runs sluice's controller over it" jq -e 'length > 0' "$E2E_TMP/replay.json"
 check "... and cuts for overload in the surge" jq -e --argjson a "$sec_surge" --argjson b "$((sec_surge + 24))" \
 	'[.[] | select(.reason == "overload" and .t_s >= $a - 2 and .t_s <= $b)] | length > 0' "$E2E_TMP/replay.json"

@@ -48,6 +48,33 @@ static const struct ctl_command_doc validate_doc = {
 	.epilogue = "Exit status: 0 valid (warnings allowed), 1 any error, 2 usage error.\n",
 };
 
+/* The diagnostics as the same keys sl_diags_json writes, through the
+ * writer of the rest: compact with -j, indented with -p. */
+static void diags_json(struct json_out *jo, const struct sl_diags *d)
+{
+	jo_arr_begin(jo, "diagnostics");
+	for (size_t i = 0; d && i < d->count; i++) {
+		const struct sl_diag *g = &d->items[i];
+
+		jo_obj_begin(jo, NULL);
+		jo_str(jo, SL_DIAG_KEY_FILE, g->file);
+		if (g->line)
+			jo_u64(jo, SL_DIAG_KEY_LINE, g->line);
+		else
+			jo_null(jo, SL_DIAG_KEY_LINE);
+		if (g->line && g->column)
+			jo_u64(jo, SL_DIAG_KEY_COLUMN, g->column);
+		else
+			jo_null(jo, SL_DIAG_KEY_COLUMN);
+		jo_str(jo, SL_DIAG_KEY_OBJECT, g->object);
+		jo_str(jo, SL_DIAG_KEY_PATH, g->path);
+		jo_str(jo, SL_DIAG_KEY_SEVERITY, sl_severity_name(g->severity));
+		jo_str(jo, SL_DIAG_KEY_MESSAGE, g->message);
+		jo_obj_end(jo);
+	}
+	jo_arr_end(jo);
+}
+
 int ctl_validate(int argc, char **argv)
 {
 	struct validate_opts o = {0};
@@ -98,7 +125,7 @@ int ctl_validate(int argc, char **argv)
 			valid = false;
 	}
 	if (o.json) {
-		jo_init(&jo, stdout, true);
+		jo_init(&jo, stdout, false);
 		jo_obj_begin(&jo, NULL);
 		jo_bool(&jo, "valid", valid);
 		jo_arr_begin(&jo, "files");
@@ -111,8 +138,7 @@ int ctl_validate(int argc, char **argv)
 			jo_obj_end(&jo);
 		}
 		jo_arr_end(&jo);
-		fputs(",\n  \"diagnostics\": ", stdout);
-		sl_diags_json(&all, stdout);
+		diags_json(&jo, &all);
 		jo_obj_end(&jo);
 		jo_finish(&jo);
 	} else {
@@ -157,11 +183,12 @@ struct limits_opts {
 
 static const struct ctl_opt limits_options[] = {
 	CTL_STRING('c', "config", struct limits_opts, config, "FILE", "the configuration", CTL_OPT_REQUIRED),
-	CTL_NUMBER(CTL_OPT_U32, 's', "server-concurrency", struct limits_opts, server_concurrency, "N",
+	CTL_NUMBER(CTL_OPT_U32, 0, "server-concurrency", struct limits_opts, server_concurrency, "N",
 		   1, INT32_MAX, "override the Server's serverConcurrencyLimit", 0),
 	CTL_JSON(struct limits_opts, json,
-		 "{\"serverConcurrencyLimit\": N, \"levels\": [{\"name\",\n"
-		 "\"nominal\", \"lendable\", \"borrowing\", \"min\", \"max\"}]}"),
+		 "{\"server_concurrency_limit\": N, \"levels\": [{\"name\",\n"
+		 "\"type\", \"shares\", \"nominal\", \"lendable\", \"borrowing\",\n"
+		 "\"min\", \"max\"}]}"),
 	CTL_OPT_END,
 };
 
@@ -209,7 +236,7 @@ int ctl_limits(int argc, char **argv)
 		goto done;
 	}
 	if (o.json) {
-		jo_init(&jo, stdout, true);
+		jo_init(&jo, stdout, false);
 		jo_obj_begin(&jo, NULL);
 		jo_u64(&jo, "server_concurrency_limit", (uint64_t)server_cl);
 		jo_arr_begin(&jo, "levels");
@@ -305,7 +332,7 @@ struct explain_opts {
 
 static const struct ctl_opt explain_options[] = {
 	CTL_STRING('c', "config", struct explain_opts, config, "FILE", "the configuration", CTL_OPT_REQUIRED),
-	CTL_CUSTOM('s', "src", struct explain_opts, src, "ADDR", parse_addr_opt, "the client's address",
+	CTL_CUSTOM(0, "src", struct explain_opts, src, "ADDR", parse_addr_opt, "the client's address",
 		   CTL_OPT_REQUIRED),
 	CTL_NUMBER(CTL_OPT_U16, 'S', "sport", struct explain_opts, sport, "PORT", 0, 65535,
 		   "the client's port (default 40000)", 0),
@@ -315,7 +342,7 @@ static const struct ctl_opt explain_options[] = {
 		   "the local port it connects to", CTL_OPT_REQUIRED),
 	CTL_CUSTOM('i', "iface", struct explain_opts, iface, "IFNAME", parse_ifname_opt,
 		   "the interface the SYN arrives on", 0),
-	CTL_CUSTOM('k', "hash-key", struct explain_opts, hash_key, "HEX32", parse_hex_key,
+	CTL_CUSTOM(0, "hash-key", struct explain_opts, hash_key, "HEX32", parse_hex_key,
 		   "the 128-bit flow-hash key as 32 hex digits (the daemon\n"
 		   "draws its own at random; default: ask the daemon, else\n"
 		   "all zero)", 0),
@@ -393,7 +420,7 @@ static void explain_json(const struct sl_config *cfg, const struct explain *e)
 	struct json_out jo;
 	char buf[64];
 
-	jo_init(&jo, stdout, true);
+	jo_init(&jo, stdout, false);
 	jo_obj_begin(&jo, NULL);
 	jo_obj_begin(&jo, "connection");
 	jo_str(&jo, "src", sl_fmt_addr(e->t.saddr, buf, sizeof(buf)));

@@ -29,7 +29,7 @@ struct conns_opts {
 static const struct ctl_opt conns_options[] = {
 	CTL_PIN_DIR(struct conns_opts, pin_dir),
 	CTL_STRING('l', "level", struct conns_opts, level, "NAME", "only connections holding seats of this level", 0),
-	CTL_NUMBER(CTL_OPT_U32, 'n', "limit", struct conns_opts, limit, "N", 0, UINT32_MAX,
+	CTL_NUMBER(CTL_OPT_U32, 0, "limit", struct conns_opts, limit, "N", 0, UINT32_MAX,
 		   "show at most N connections (default 50; 0 = all)", 0),
 	CTL_JSON(struct conns_opts, json, "one JSON object: {\"total\", \"shown\", \"conns\": [...]}"),
 	CTL_OPT_END,

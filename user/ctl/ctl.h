@@ -13,6 +13,7 @@ struct ctl_command {
 	const char *name;
 	const char *summary;
 	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+	bool changes_state; /* never run from an abbreviation ("sh on") */
 };
 
 /* Exit codes shared by every command. */

@@ -30,7 +30,7 @@ struct replay_opts {
 static const struct ctl_opt replay_options[] = {
 	CTL_STRING('P', "policy", struct replay_opts, policy, "FILE",
 		   "a sluice configuration holding an AverageLatencySchedulingPolicy", CTL_OPT_REQUIRED),
-	CTL_STRING('t', "trace", struct replay_opts, trace, "CSV",
+	CTL_STRING(0, "trace", struct replay_opts, trace, "CSV",
 		   "header t_s,signal,setpoint (any order; setpoint optional),\n"
 		   "one row per period; an empty cell means no valid value.\n"
 		   "Without a setpoint column the setpoint is the baseline the\n"
@@ -39,7 +39,7 @@ static const struct ctl_opt replay_options[] = {
 		   "refreshed every long_term_query_periodic_interval, times\n"
 		   "latency_tolerance_multiplier.  '-' reads standard input.\n"
 		   "Replays Aperture's controller (mode aperture).", 0),
-	CTL_STRING('c', "connections", struct replay_opts, connections, "CSV",
+	CTL_STRING(0, "connections", struct replay_opts, connections, "CSV",
 		   "replay sluice's own controller (mode sluice) instead, over\n"
 		   "a trace of connections: header admitted_s,duration_ms (any\n"
 		   "order, other columns ignored), one row per connection; every\n"
@@ -47,7 +47,7 @@ static const struct ctl_opt replay_options[] = {
 		   "ones its count in flight.  Prints the decisions that moved the\n"
 		   "limit (-v: every decision).", 0),
 	CTL_STRING('n', "name", struct replay_opts, name, "NAME", "which policy, when FILE holds several", 0),
-	CTL_NUMBER(CTL_OPT_U32, 'w', "observed-window", struct replay_opts, observed_window, "N", 1,
+	CTL_NUMBER(CTL_OPT_U32, 0, "observed-window", struct replay_opts, observed_window, "N", 1,
 		   MAX_OBS_WINDOW,
 		   "OBSERVED of period k = mean of min(1, applied) over periods\n"
 		   "k-N .. k-1 (applied = 1 in pass-through, else the published\n"
@@ -187,7 +187,7 @@ int ctl_replay(int argc, char **argv)
 	struct json_out jo;
 
 	if (opt.json) {
-		jo_init(&jo, stdout, true);
+		jo_init(&jo, stdout, false);
 		jo_arr_begin(&jo, NULL);
 	} else {
 		printf("%-10s %-8s %-10s %-10s %-15s %-12s", "t_s", "overload", "gradient",

@@ -182,7 +182,7 @@ int ctl_replay_limit(const struct sl_policy_cfg *pol, const char *path, bool jso
 	t_end = n ? closes[n - 1].closed_ns + TICK_NS : 0;
 	sl_sg_init(&sg, &p, t0);
 	if (json) {
-		jo_init(&jo, stdout, true);
+		jo_init(&jo, stdout, false);
 		jo_arr_begin(&jo, NULL);
 	} else {
 		printf("%8s %-13s %8s %9s %10s %10s %10s %11s\n", "t_s", "reason", "limit", "in_flight",

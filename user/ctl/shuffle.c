@@ -90,7 +90,7 @@ int ctl_odds(int argc, char **argv)
 	if (o.json) {
 		struct json_out jo;
 
-		jo_init(&jo, stdout, true);
+		jo_init(&jo, stdout, false);
 		jo_obj_begin(&jo, NULL);
 		jo_u64(&jo, "queues", o.queues);
 		jo_u64(&jo, "hand_size", o.hand_size);
@@ -118,7 +118,7 @@ int ctl_odds(int argc, char **argv)
 static const struct ctl_opt deal_options[] = {
 	SHUFFLE_QUEUES("the deck: queues in the level"),
 	SHUFFLE_HAND,
-	CTL_NUMBER(CTL_OPT_U64, 'v', "hash", struct shuffle_opts, hash, "V", 0, (double)UINT64_MAX,
+	CTL_NUMBER(CTL_OPT_U64, 0, "hash", struct shuffle_opts, hash, "V", 0, (double)UINT64_MAX,
 		   "the flow's 64-bit hash, decimal or 0x hex", CTL_OPT_REQUIRED),
 	CTL_JSON(struct shuffle_opts, json, "{\"queues\", \"hand_size\", \"hash\", \"hand\": [...]}"),
 	CTL_OPT_END,

@@ -23,7 +23,7 @@ struct signal_opts {
 };
 
 static const struct ctl_opt signal_options[] = {
-	CTL_STRING('s', "socket", struct signal_opts, socket, "PATH", "the policy's external_socket",
+	CTL_STRING(0, "socket", struct signal_opts, socket, "PATH", "the policy's external_socket",
 		   CTL_OPT_REQUIRED),
 	CTL_JSON(struct signal_opts, json, "{\"socket\", \"sent\": N, \"samples_ms\": [...]}"),
 	CTL_OPT_END,

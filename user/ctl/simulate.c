@@ -132,20 +132,20 @@ static const struct ctl_opt simulate_options[] = {
 	CTL_STRING('P', "policy", struct simulate_opts, policy, "FILE",
 		   "a sluice configuration holding an AverageLatencySchedulingPolicy", CTL_OPT_REQUIRED),
 	CTL_STRING('n', "name", struct simulate_opts, name, "NAME", "which policy, when FILE holds several", 0),
-	CTL_CUSTOM('l', "phases", struct simulate_opts, phases, "LIST", parse_phases,
+	CTL_CUSTOM(0, "phases", struct simulate_opts, phases, "LIST", parse_phases,
 		   "the offered load: DURATION@RATE[/CORES],... in order, RATE\n"
 		   "connections/s arriving as a Poisson process, CORES the\n"
 		   "service's cores in that phase (default --cores), e.g.\n"
 		   "40s@80,60s@480,60s@80 (1 h in all at most)", CTL_OPT_REQUIRED),
-	CTL_NUMBER(CTL_OPT_DOUBLE, 'c', "cores", struct simulate_opts, cores, "N", 0.001, 4096,
+	CTL_NUMBER(CTL_OPT_DOUBLE, 0, "cores", struct simulate_opts, cores, "N", 0.001, 4096,
 		   "the service's cores, shared among what it runs (default 8)", 0),
-	CTL_CUSTOM('w', "work", struct simulate_opts, work_ns, "DURATION", parse_work,
+	CTL_CUSTOM(0, "work", struct simulate_opts, work_ns, "DURATION", parse_work,
 		   "one connection's work, of one core (default 50ms)", 0),
-	CTL_CUSTOM('t', "patience", struct simulate_opts, patience_ns, "DURATION", parse_patience,
+	CTL_CUSTOM(0, "patience", struct simulate_opts, patience_ns, "DURATION", parse_patience,
 		   "how long a connection waits for a slot before its client\n"
 		   "gives up (default: the policy's default workload's\n"
 		   "queue_timeout, at most 15s, as the daemon waits)", 0),
-	CTL_NUMBER(CTL_OPT_U64, 's', "seed", struct simulate_opts, seed, "N", 1, 1.8e19,
+	CTL_NUMBER(CTL_OPT_U64, 0, "seed", struct simulate_opts, seed, "N", 1, 1.8e19,
 		   "the arrivals' random seed (default 42: runs repeat)", 0),
 	CTL_STRING('o', "plot", struct simulate_opts, plot, "FILE.png",
 		   "also draw it (gnuplot): completions/s, median time in\n"
@@ -305,7 +305,7 @@ static void print_json(const struct simulate_opts *o, const struct sl_policy_cfg
 	struct json_out jo;
 	uint64_t from = 0;
 
-	jo_init(&jo, stdout, true);
+	jo_init(&jo, stdout, false);
 	jo_obj_begin(&jo, NULL);
 	jo_str(&jo, "policy", pol->name);
 	jo_double(&jo, "cores", o->cores);

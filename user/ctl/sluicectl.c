@@ -16,23 +16,23 @@
 #include "lib/version.h"
 
 static const struct ctl_command commands[] = {
-	{"status", "per-level seats, admissions and failsafe state", ctl_status},
-	{"top", "live view: seats, waiting and rates per level, controller per policy", ctl_top},
-	{"levels", "priority levels: limits after borrowing, seats, queued connections", ctl_levels},
-	{"queues", "the fair queues of each Queue-type level (dump_queues)", ctl_queues},
-	{"flows", "connections waiting in or dispatched from the queues (dump_requests)", ctl_flows},
-	{"conns", "the connections sluice admitted and still tracks (seats, state, age, srtt)", ctl_conns},
-	{"controller", "each scheduling policy's latency controller and workloads", ctl_controller},
-	{"validate", "check configuration files (file:line:column diagnostics)", ctl_validate},
-	{"limits", "seats per priority level from a configuration", ctl_limits},
-	{"explain", "which FlowSchema, level, flow and workload a connection gets, and why", ctl_explain},
-	{"reload", "make the daemon reload its configuration (all or nothing)", ctl_reload},
-	{"shadow", "shadow mode: count every verdict, enforce none (on|off)", ctl_shadow},
-	{"odds", "probability that elephant flows crush a mouse (shuffle sharding)", ctl_odds},
-	{"deal", "the queues a flow hash is dealt (shuffle sharding)", ctl_deal},
-	{"replay", "run the controller offline over a latency trace (tuning)", ctl_replay},
-	{"simulate", "a policy's limit in flight against a modelled service, with and without (tuning)", ctl_simulate},
-	{"signal", "send external latency samples to a policy's signal socket", ctl_signal},
+	{"status", "per-level seats, admissions and failsafe state", ctl_status, false},
+	{"top", "live view: seats, waiting and rates per level, controller per policy", ctl_top, false},
+	{"levels", "priority levels: limits after borrowing, seats, queued connections", ctl_levels, false},
+	{"queues", "the fair queues of each Queue-type level (dump_queues)", ctl_queues, false},
+	{"flows", "connections waiting in or dispatched from the queues (dump_requests)", ctl_flows, false},
+	{"conns", "the connections sluice admitted and still tracks (seats, state, age, srtt)", ctl_conns, false},
+	{"controller", "each scheduling policy's latency controller and workloads", ctl_controller, false},
+	{"validate", "check configuration files (file:line:column diagnostics)", ctl_validate, false},
+	{"limits", "seats per priority level from a configuration", ctl_limits, false},
+	{"explain", "which FlowSchema, level, flow and workload a connection gets, and why", ctl_explain, false},
+	{"reload", "make the daemon reload its configuration (all or nothing)", ctl_reload, true},
+	{"shadow", "shadow mode: count every verdict, enforce none (on|off)", ctl_shadow, true},
+	{"odds", "probability that elephant flows crush a mouse (shuffle sharding)", ctl_odds, false},
+	{"deal", "the queues a flow hash is dealt (shuffle sharding)", ctl_deal, false},
+	{"replay", "run the controller offline over a latency trace (tuning)", ctl_replay, false},
+	{"simulate", "a policy's limit in flight against a modelled service, with and without (tuning)", ctl_simulate, false},
+	{"signal", "send external latency samples to a policy's signal socket", ctl_signal, true},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -55,21 +55,29 @@ static void usage(FILE *f)
 		   "Commands may be abbreviated to any unique prefix.\n", SL_DEFAULT_PIN_DIR);
 }
 
-/* Exact name, else a unique prefix. */
-static const struct ctl_command *find_command(const char *name)
+/* Exact name, else a unique prefix of a command that changes nothing: a
+ * command that changes state must be spelled out (*refused names it). */
+static const struct ctl_command *find_command(const char *name, const struct ctl_command **refused)
 {
 	const struct ctl_command *found = NULL;
 	size_t len = strlen(name);
 
+	*refused = NULL;
 	for (size_t i = 0; i < N_COMMANDS; i++) {
 		if (!strcmp(commands[i].name, name))
 			return &commands[i];
-		if (!strncmp(commands[i].name, name, len)) {
-			if (found)
-				return NULL; /* ambiguous */
-			found = &commands[i];
+		if (strncmp(commands[i].name, name, len))
+			continue;
+		if (commands[i].changes_state) {
+			*refused = &commands[i];
+			continue;
 		}
+		if (found)
+			return NULL; /* ambiguous */
+		found = &commands[i];
 	}
+	if (found && *refused)
+		return NULL; /* ambiguous too */
 	return found;
 }
 
@@ -157,9 +165,22 @@ static int fail(int rc, const char *fmt, const char *arg)
 	return rc;
 }
 
+/* What a command not found was. */
+static int unknown_command(const char *what, const char *name, const struct ctl_command *refused)
+{
+	char msg[256];
+
+	if (refused)
+		snprintf(msg, sizeof(msg), "%s'%s': %s changes state, so it is never abbreviated; spell it out",
+			 what, name, refused->name);
+	else
+		snprintf(msg, sizeof(msg), "%sunknown or ambiguous command '%s'", what, name);
+	return fail(CTL_USAGE, "%s", msg);
+}
+
 static int run(int argc, char **argv)
 {
-	const struct ctl_command *cmd;
+	const struct ctl_command *cmd, *refused;
 	int i = 1;
 
 	/* Global options before the command. */
@@ -176,9 +197,11 @@ static int run(int argc, char **argv)
 		if (!strcmp(argv[i], "help") && i + 1 < argc) {
 			char *help_argv[] = {argv[i + 1], "--help", NULL};
 
-			cmd = find_command(argv[i + 1]);
+			cmd = find_command(argv[i + 1], &refused);
+			if (!cmd && refused)
+				cmd = refused; /* help changes nothing */
 			if (!cmd)
-				return fail(CTL_USAGE, "help: unknown or ambiguous command '%s'", argv[i + 1]);
+				return unknown_command("help: ", argv[i + 1], NULL);
 			return cmd->run(2, help_argv);
 		}
 		usage(stdout);
@@ -186,9 +209,13 @@ static int run(int argc, char **argv)
 	}
 	if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V"))
 		return version();
-	cmd = find_command(argv[i]);
+	cmd = find_command(argv[i], &refused);
 	if (!cmd)
-		return fail(CTL_USAGE, "unknown or ambiguous command '%s'", argv[i]);
+		return unknown_command("", argv[i], refused);
+	/* --version is global: after the command too. */
+	for (int k = i + 1; k < argc && strcmp(argv[k], "--"); k++)
+		if (!strcmp(argv[k], "--version") || !strcmp(argv[k], "-V"))
+			return version();
 	return cmd->run(argc - i, argv + i);
 }
 

@@ -118,11 +118,11 @@ static const char *seats_at_name(const struct sluice_level *l)
 	return l->flags & SLUICE_LVL_SEAT_AT_ACK ? "ack" : "syn";
 }
 
-static void print_json(const struct status *s, const char *pin_dir, bool pretty)
+static void print_json(const struct status *s, const char *pin_dir)
 {
 	struct json_out jo;
 
-	jo_init(&jo, stdout, pretty);
+	jo_init(&jo, stdout, false);
 	jo_obj_begin(&jo, NULL);
 	jo_str(&jo, "pin_dir", pin_dir);
 	jo_bool(&jo, "configured", s->cfg.flags & SLUICE_CFG_ACTIVE);
@@ -321,7 +321,7 @@ static const struct ctl_opt status_options[] = {
 	CTL_JSON(struct status_opts, json, "one JSON object (with --watch: one per line and interval)"),
 	CTL_NUMBER(CTL_OPT_DOUBLE, 'w', "watch", struct status_opts, watch, "SECONDS", 0.01, 86400,
 		   "redraw every SECONDS until interrupted (live view)", 0),
-	CTL_NUMBER(CTL_OPT_U32, 'c', "count", struct status_opts, count, "N", 1, UINT32_MAX,
+	CTL_NUMBER(CTL_OPT_U32, 0, "count", struct status_opts, count, "N", 1, UINT32_MAX,
 		   "with --watch, stop after N updates", 0),
 	CTL_OPT_END,
 };
@@ -363,8 +363,9 @@ int ctl_status(int argc, char **argv)
 		if (o.watch && !o.json && isatty(STDOUT_FILENO))
 			printf("\033[H\033[2J");
 		if (o.json) {
-			/* With --watch, one compact object per line (JSON Lines). */
-			print_json(&s, o.pin_dir, !o.watch);
+			/* Compact (one object per line with --watch: JSON Lines);
+			 * -p indents, as for every command. */
+			print_json(&s, o.pin_dir);
 		} else {
 			print_table(&s, o.pin_dir);
 		}

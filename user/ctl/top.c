@@ -33,9 +33,9 @@ struct top_opts {
 };
 
 static const struct ctl_opt top_options[] = {
-	CTL_NUMBER(CTL_OPT_DOUBLE, 'i', "interval", struct top_opts, interval, "SECONDS", 0.01, 86400,
+	CTL_NUMBER(CTL_OPT_DOUBLE, 0, "interval", struct top_opts, interval, "SECONDS", 0.01, 86400,
 		   "refresh period (default 1)", 0),
-	CTL_NUMBER(CTL_OPT_U32, 'c', "count", struct top_opts, count, "N", 1, UINT32_MAX,
+	CTL_NUMBER(CTL_OPT_U32, 0, "count", struct top_opts, count, "N", 1, UINT32_MAX,
 		   "stop after N refreshes (default: until interrupted)", 0),
 	CTL_PIN_DIR(struct top_opts, pin_dir),
 	CTL_SOCKET(struct top_opts, socket),

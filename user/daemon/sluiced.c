@@ -64,7 +64,7 @@ static void usage(FILE *f)
 		"  -m, --xdp-mode MODE      native (default) or generic\n"
 		"  -g, --cgroup PATH        cgroup v2 directory for sock_ops (default: the\n"
 		"                           cgroup2 mount found in /proc/mounts)\n"
-		"  -p, --pin-dir DIR        where to pin maps, programs and links (default:\n"
+		"      --pin-dir DIR        where to pin maps, programs and links (default:\n"
 		"                           Server spec.pinDir, else %s)\n"
 		"  -k, --keep-maps          leave the maps pinned on exit, so a restarted\n"
 		"                           daemon keeps seat counts and counters\n"
@@ -79,12 +79,12 @@ static void usage(FILE *f)
 		"                           Server spec.metricsAddress): the node's own address\n"
 		"                           under Kubernetes, e.g. $(NODE_IP):9464\n"
 		"  -f, --force              replace an XDP program that sluice did not attach\n"
-		"  -P, --keep-privileges    keep every capability (by default, once started,\n"
+		"      --keep-privileges    keep every capability (by default, once started,\n"
 		"                           only CAP_BPF and CAP_NET_ADMIN remain, NoNewPrivs)\n"
 		"  -W, --watch-config       reload when FILE changes (a Kubernetes ConfigMap\n"
 		"                           volume's update, an editor's save); unchanged\n"
 		"                           bytes are not reloaded\n"
-		"  -l, --log-level LEVEL    error, warning, info (default) or debug; under\n"
+		"      --log-level LEVEL    error, warning, info (default) or debug; under\n"
 		"                           systemd each line carries its priority (<3>...)\n"
 		"  -v, --verbose            debug logging, including libbpf's messages\n"
 		"  -h, --help               this text\n"
@@ -115,7 +115,8 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:i:m:g:p:s:l:kKfPvhVW", opts, NULL)) != -1) {
+	opterr = 0; /* our messages, below */
+	while ((c = getopt_long(argc, argv, ":c:i:m:g:s:kKfvhVW", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->config_path = optarg; break;
 		case 'i':
@@ -166,7 +167,17 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("sluiced %s (%s, map ABI %d)\n", sl_version(), sl_version_git(),
 				 SLUICE_ABI_VERSION); exit(0);
-		default: usage(stderr); return -EINVAL;
+		case ':':
+			fprintf(stderr, "sluiced: option '%s' needs a value (see --help)\n", argv[optind - 1]);
+			return -EINVAL;
+		default:
+			/* One line that starts with our name, not getopt's argv[0]
+			 * and forty lines of help. */
+			if (optopt && optopt != '?')
+				fprintf(stderr, "sluiced: unknown option '-%c' (see --help)\n", optopt);
+			else
+				fprintf(stderr, "sluiced: unknown option '%s' (see --help)\n", argv[optind - 1]);
+			return -EINVAL;
 		}
 	}
 	if (optind < argc) {
