@@ -201,6 +201,7 @@ struct sl_flow_schema {
 	uint8_t prefix_len_v4;               /* BySource: prefixLength 0..32, 32 (0 otherwise) */
 	uint8_t prefix_len_v6;               /* BySource: ipv6PrefixLength 0..128, 128 (0 otherwise) */
 	uint32_t seats_per_conn;             /* seatsPerConnection 1..100, 1 */
+	unsigned seats_line, seats_column;   /* where seatsPerConnection is (0: not given) */
 	struct sl_fs_rule *rules;            /* any rule matches (none: matches nothing) */
 	size_t n_rules;
 	bool mandatory;                      /* `exempt` or `catch-all` */
@@ -282,6 +283,7 @@ struct sl_selector_cfg {
 	char *service;                  /* "any" (default) or the protected service's name */
 	struct sl_label_matcher matcher;/* label_matcher; empty = every connection */
 	char *agent_group;              /* always "default" (one agent per host) */
+	unsigned line, column;          /* of the selector's item, for diagnostics */
 };
 
 /* queue_timeout has no default in Aperture (Aperture workload-scheduler/scheduler.go): unset is
@@ -311,6 +313,7 @@ struct sl_workload_cfg {
 	char *name;                      /* NULL when not named (Aperture then uses the index) */
 	struct sl_label_matcher matcher; /* label_matcher (required) */
 	struct sl_workload_params params;
+	unsigned line, column;           /* of the workload's item, for diagnostics */
 };
 
 /* spec.mode: which controller runs the policy. */

@@ -492,6 +492,10 @@ void cd_decode_flow_schema(struct load *L, const struct object *o)
 		src->dropped = true;
 		goto out;
 	}
+	if (h[FS_SEATS].value) {
+		fs->seats_line = h[FS_SEATS].value->line;
+		fs->seats_column = h[FS_SEATS].value->column;
+	}
 	if (h[FS_PLC].value) {
 		struct fhit ph[1];
 		const char *name;

@@ -260,6 +260,8 @@ static void decode_selector(struct load *L, const struct sl_ynode *n,
 	QBUF;
 
 	memset(sel, 0, sizeof(*sel));
+	sel->line = n->line;
+	sel->column = n->column;
 	if (!cd_decode_fields(c, n, selector_fields, SE_N, NULL, h)) {
 		sel->control_point = strdup(DEF_CONTROL_POINT);
 		sel->service = strdup(DEF_SERVICE);
@@ -410,6 +412,8 @@ static void decode_workloads(struct load *L, const struct sl_ynode *v,
 		struct fhit h[WL_N];
 		size_t old = cd_path_push_index(c, i), o2;
 
+		w->line = v->items[i]->line;
+		w->column = v->items[i]->column;
 		params_defaults(&w->params);
 		if (!cd_decode_fields(c, v->items[i], workload_fields, WL_N, NULL, h))
 			goto next;

@@ -21,6 +21,8 @@ struct collect {
 	struct sl_dims *dims;
 	struct sl_diags *diags;
 	const char *where; /* object being visited, for diagnostics */
+	const char *file;  /* and where it is: the subject's or selector's line */
+	unsigned line, column;
 	int err;
 };
 
@@ -35,7 +37,8 @@ static void visit_ref(const struct sl_lm_ref *ref, void *ctx)
 	if (!is_src_ip && !is_dst_ip && !is_sport && !is_dport)
 		return;
 	if (ref->regex) {
-		sl_diags_add(c->diags, SL_SEV_ERROR, c->cfg->source_file, 0, 0, c->where, NULL,
+		sl_diags_add(c->diags, SL_SEV_ERROR, c->file ? c->file : c->cfg->source_file, c->line,
+			     c->column, c->where, NULL,
 			     "label_matches on '%s' cannot be compiled into the data path; "
 			     "match addresses with CIDRs (a ConnectionLabels object or a Network "
 			     "subject) and ports with port lists", ref->key);
@@ -62,9 +65,13 @@ static void visit_ref(const struct sl_lm_ref *ref, void *ctx)
 	}
 }
 
-static void visit_matcher(struct collect *c, const struct sl_label_matcher *m, const char *where)
+static void visit_matcher(struct collect *c, const struct sl_label_matcher *m, const char *where,
+			  const char *file, unsigned line, unsigned column)
 {
 	c->where = where;
+	c->file = file;
+	c->line = line;
+	c->column = column;
 	sl_label_matcher_visit(m, visit_ref, c);
 }
 
@@ -94,7 +101,7 @@ static int collect_cuts(struct collect *c)
 				if (sub->kind == SL_SUBJECT_NETWORK) {
 					err = sl_addr_dim_add_cidrs(&dims->src, sub->cidrs, sub->n_cidrs);
 				} else {
-					visit_matcher(c, &sub->labels, where);
+					visit_matcher(c, &sub->labels, where, fs->file, sub->line, sub->column);
 					err = c->err;
 				}
 				if (err)
@@ -126,12 +133,17 @@ static int collect_cuts(struct collect *c)
 
 		snprintf(where, sizeof(where), "AverageLatencySchedulingPolicy/%s", pol->name);
 		for (size_t s = 0; s < pol->n_selectors; s++)
-			visit_matcher(c, &pol->selectors[s].matcher, where);
+			visit_matcher(c, &pol->selectors[s].matcher, where, pol->file,
+				      pol->selectors[s].line, pol->selectors[s].column);
 		for (size_t w = 0; w < pol->n_workloads; w++)
-			visit_matcher(c, &pol->workloads[w].matcher, where);
+			visit_matcher(c, &pol->workloads[w].matcher, where, pol->file,
+				      pol->workloads[w].line, pol->workloads[w].column);
 	}
 	return c->err;
 }
+
+/* Where a policy's selectors are, as a diagnostic's path. */
+#define SL_POLICY_SELECTORS_PATH "spec.load_scheduling_core.aimd_load_scheduler.load_scheduler.selectors"
 
 /* ---- the table under construction ---------------------------------------- */
 
@@ -365,6 +377,10 @@ static int schema_terms(struct build *b)
 				const struct sl_subject *sub = &rule->subjects[s];
 				struct sl_term subject = {0};
 
+				/* Diagnostics name the subject (what a label selector
+				 * error is about), inside the rule they cover. */
+				b->line = sub->line ? sub->line : rule->line;
+				b->column = sub->line ? sub->column : rule->column;
 				if (sub->kind == SL_SUBJECT_NETWORK)
 					err = cidr_term(b, SL_D_SRC, sub->cidrs, sub->n_cidrs, &subject);
 				else
@@ -514,7 +530,12 @@ static void refuse_overlap(const struct build *b, size_t first, size_t second,
 	snprintf(object, sizeof(object), "AverageLatencySchedulingPolicy/%s", p->name);
 	sl_fmt_endpoint(t->saddr, htons(t->sport), src, sizeof(src));
 	sl_fmt_endpoint(t->daddr, htons(t->dport), dst, sizeof(dst));
-	sl_diags_add(b->diags, SL_SEV_ERROR, p->file, p->line, p->column, object, "spec",
+	/* At its selectors (the object's line when they have none). */
+	bool at_sel = p->n_selectors && p->selectors[0].line;
+
+	sl_diags_add(b->diags, SL_SEV_ERROR, p->file, at_sel ? p->selectors[0].line : p->line,
+		     at_sel ? p->selectors[0].column : p->column, object,
+		     at_sel ? SL_POLICY_SELECTORS_PATH : "spec",
 		     "its selectors and those of AverageLatencySchedulingPolicy/%s (%s:%u) both select "
 		     "connections such as %s -> %s; Aperture would run both load schedulers on them, sluice "
 		     "runs one per connection: make the selectors disjoint",
@@ -554,13 +575,17 @@ static int policy_terms(struct build *b)
 		}
 		sets[p].limit = 16 * b->max_entries + 16;
 		for (size_t s = 0; s < pol->n_selectors && !err; s++) {
+			if (pol->selectors[s].line) {
+				b->line = pol->selectors[s].line;
+				b->column = pol->selectors[s].column;
+			}
 			err = matcher_term(b, &pol->selectors[s].matcher, &sel[p][s]);
 			if (!err)
 				err = sl_term_expand(&sel[p][s], collect_combo, &sets[p]);
 		}
 		if (err == -ENOSPC)
-			sl_diags_add(b->diags, SL_SEV_ERROR, pol->file, pol->line, pol->column, object,
-				     NULL, "its selectors cover more than %zu class combinations; raise "
+			sl_diags_add(b->diags, SL_SEV_ERROR, pol->file, b->line, b->column, object,
+				     SL_POLICY_SELECTORS_PATH, "its selectors cover more than %zu class combinations; raise "
 				     "Server spec.tableSizes.classes", sets[p].limit);
 	}
 	for (size_t p = 0; p < n_pol && !err; p++) {
@@ -596,6 +621,10 @@ static int policy_terms(struct build *b)
 			val.schema = SLUICE_NONE16;
 			val.policy = (uint16_t)p;
 			val.workload = w < pol->n_workloads ? (uint16_t)w : SLUICE_NONE16;
+			if (w < pol->n_workloads && pol->workloads[w].line) {
+				b->line = pol->workloads[w].line;
+				b->column = pol->workloads[w].column;
+			}
 			if (w < pol->n_workloads && (err = matcher_term(b, &pol->workloads[w].matcher, &wl)))
 				break;
 			for (size_t s = 0; s < pol->n_selectors && !err && !wl.none; s++) {

@@ -112,7 +112,9 @@ static void warn_capped_seats(const struct sl_config *cfg, const struct sl_plan 
 		if (!cap || fs->seats_per_conn <= cap)
 			continue;
 		snprintf(object, sizeof(object), "FlowSchema/%s", fs->name);
-		sl_diags_add(diags, SL_SEV_WARNING, fs->file, fs->line, fs->column, object,
+		/* At the field (the object's line if it was not in the file). */
+		sl_diags_add(diags, SL_SEV_WARNING, fs->file, fs->seats_line ? fs->seats_line : fs->line,
+			     fs->seats_line ? fs->seats_column : fs->column, object,
 			     "spec.seatsPerConnection",
 			     "seatsPerConnection %u exceeds what level %s lets one connection take, %u "
 			     "(max(1, min(ceil(0.15 x its nominal %u seats), %u / handSize %u)), as Kubernetes "

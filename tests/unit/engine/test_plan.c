@@ -195,6 +195,10 @@ static void test_plan_fails_on_uncompilable_matcher(void **state)
 	assert_int_equal(sl_diags_error_count(&diags), 1);
 	assert_non_null(strstr(diags.items[0].message, "dst.port"));
 	assert_string_equal(diags.items[0].object, "AverageLatencySchedulingPolicy/p");
+	/* file:line:col of the selector (the class compiler's errors had none) */
+	assert_string_equal(diags.items[0].file, "t.yaml");
+	assert_int_equal(diags.items[0].line, 9);
+	assert_int_equal(diags.items[0].column, 11);
 	sl_plan_free(&plan);
 	sl_diags_free(&diags);
 	sl_config_free(cfg);
@@ -251,7 +255,9 @@ static void test_plan_caps_seats_per_connection(void **state)
 	assert_int_equal(sl_diags_warning_count(&diags), 1);
 	assert_non_null(strstr(diags.items[0].message, "seatsPerConnection 5 exceeds"));
 	assert_string_equal(diags.items[0].object, "FlowSchema/web");
-	assert_true(diags.items[0].line > 0);
+	/* At the field, not at the object (issue 27). */
+	assert_int_equal(diags.items[0].line, 27);
+	assert_int_equal(diags.items[0].column, 23);
 	sl_diags_free(&diags);
 	sl_plan_free(&plan);
 	sl_config_free(cfg);
@@ -283,7 +289,11 @@ static void test_plan_refuses_overlapping_policies(void **state)
 	assert_non_null(strstr(diags.items[0].message, "AverageLatencySchedulingPolicy/api"));
 	assert_non_null(strstr(diags.items[0].message, "both select"));
 	assert_string_equal(diags.items[0].object, "AverageLatencySchedulingPolicy/api-too");
-	assert_true(diags.items[0].line > 0);
+	/* At its selectors, not at the object (issue 27). */
+	assert_int_equal(diags.items[0].line, 21);
+	assert_int_equal(diags.items[0].column, 21);
+	assert_string_equal(diags.items[0].path,
+			    "spec.load_scheduling_core.aimd_load_scheduler.load_scheduler.selectors");
 	sl_diags_free(&diags);
 	sl_plan_free(&plan);
 	sl_config_free(cfg);
