@@ -313,8 +313,8 @@ static void warn_tokens_replaced(struct ctx *c, const struct sl_policy_cfg *p,
 	char names[256] = "";
 	size_t n = 0, len = 0, old;
 
-	if (!p->workload_latency_based_tokens || !at)
-		return;
+	if (!p->workload_latency_based_tokens || !at || p->mode != SL_POLICY_APERTURE)
+		return; /* mode sluice reads no tokens: warn_sluice_ignores says so */
 	for (size_t i = 0; i <= p->n_workloads; i++) {
 		const struct sl_workload_params *wp = i < p->n_workloads ? &p->workloads[i].params
 									: &p->default_params;
@@ -728,6 +728,107 @@ static void check_sluice_mode(struct ctx *c, const struct sl_ynode *spec, const 
 	}
 }
 
+/* The mode that runs the policy: spec.mode, else Aperture's for a signal
+ * other than duration (sluice's mode judges durations), else sluice's. */
+static enum sl_policy_mode effective_mode(const struct sl_policy_cfg *p, const struct fhit *h)
+{
+	const struct sl_ynode *t = h[SP_SIGNAL].value ? sl_ymap_get(h[SP_SIGNAL].value, "type") : NULL;
+
+	if (h[SP_MODE].key)
+		return p->mode;
+	if (t && t->type == SL_Y_STR && strcmp(t->str, "duration"))
+		return SL_POLICY_APERTURE;
+	return SL_POLICY_SLUICE;
+}
+
+/* Aperture's fields that sluice's mode does not read (it runs a gradient
+ * on a limit in flight: max_in_flight, min_in_flight, the tolerance, the
+ * workloads' priorities and waits), each named where it is written, with
+ * the way to get it: a pasted ASM CRD must not seem to run AIMD. */
+static void warn_ignored_at(struct ctx *c, const struct sl_ynode *map, const char *key,
+			    const char *path, bool explicit_mode)
+{
+	const struct sl_ynode *k = map && map->type == SL_Y_MAP ? sl_ymap_get_key(map, key) : NULL;
+	size_t old;
+
+	if (!k)
+		return;
+	old = cd_path_push(c, path);
+	cd_warn(c, k, "ignored in mode sluice%s, which runs a gradient on a limit in flight "
+		"(max_in_flight, latency_tolerance_multiplier): %s is Aperture's; set spec.mode: "
+		"aperture to run Aperture's AIMD load multiplier with it", explicit_mode ? "" :
+		" (the default)", key);
+	cd_path_pop(c, old);
+}
+
+static void warn_params_ignored(struct ctx *c, const struct sl_ynode *params, const char *path,
+				bool explicit_mode)
+{
+	size_t old = cd_path_push(c, path);
+
+	warn_ignored_at(c, params, "tokens", "tokens", explicit_mode);
+	cd_path_pop(c, old);
+}
+
+static void warn_sluice_ignores(struct ctx *c, const struct sl_ynode *spec,
+				const struct sl_policy_cfg *p, bool explicit_mode)
+{
+	const struct sl_ynode *aimd = sl_ymap_get(sl_ymap_get(spec, "load_scheduling_core"),
+						  "aimd_load_scheduler");
+	const struct sl_ynode *ls = sl_ymap_get(aimd, "load_scheduler");
+	const struct sl_ynode *sched = sl_ymap_get(ls, "scheduler");
+	const struct sl_ynode *wls = sl_ymap_get(sched, "workloads");
+	const struct sl_ynode *tol = sl_ymap_get(sl_ymap_get(spec, "latency_baseliner"),
+						 "latency_tolerance_multiplier");
+	static const char *const aimd_keys[] = {
+		"gradient", "load_multiplier_linear_increment", "max_load_multiplier",
+		"min_load_multiplier",
+	};
+	static const char *const baseliner_keys[] = {
+		"long_term_query_interval", "long_term_query_periodic_interval",
+		"include_overloaded_periods",
+	};
+	char path[160];
+
+	warn_ignored_at(c, spec, "control_period", "control_period", explicit_mode);
+	warn_ignored_at(c, sl_ymap_get(spec, "signal"), "window", "signal.window", explicit_mode);
+	for (size_t i = 0; i < sizeof(baseliner_keys) / sizeof(baseliner_keys[0]); i++) {
+		snprintf(path, sizeof(path), "latency_baseliner.%s", baseliner_keys[i]);
+		warn_ignored_at(c, sl_ymap_get(spec, "latency_baseliner"), baseliner_keys[i], path,
+				explicit_mode);
+	}
+	for (size_t i = 0; i < sizeof(aimd_keys) / sizeof(aimd_keys[0]); i++) {
+		snprintf(path, sizeof(path), "load_scheduling_core.aimd_load_scheduler.%s", aimd_keys[i]);
+		warn_ignored_at(c, aimd, aimd_keys[i], path, explicit_mode);
+	}
+	warn_ignored_at(c, ls, "workload_latency_based_tokens",
+			"load_scheduling_core.aimd_load_scheduler.load_scheduler.workload_latency_based_tokens",
+			explicit_mode);
+	warn_ignored_at(c, sched, "workload_latency_based_tokens",
+			"load_scheduling_core.aimd_load_scheduler.load_scheduler.scheduler."
+			"workload_latency_based_tokens", explicit_mode);
+	warn_params_ignored(c, sl_ymap_get(sched, "default_workload_parameters"),
+			    "load_scheduling_core.aimd_load_scheduler.load_scheduler.scheduler."
+			    "default_workload_parameters", explicit_mode);
+	for (size_t i = 0; wls && wls->type == SL_Y_SEQ && i < wls->n_items; i++) {
+		char wpath[160];
+
+		snprintf(wpath, sizeof(wpath), "load_scheduling_core.aimd_load_scheduler.load_scheduler."
+			 "scheduler.workloads[%zu].parameters", i);
+		warn_params_ignored(c, sl_ymap_get(wls->items[i], "parameters"), wpath, explicit_mode);
+	}
+	/* The tolerance is read, within what the gradient on a limit works
+	 * with (engine/seat_gradient.c). */
+	if (tol && (p->tolerance < 1 || p->tolerance > 10)) {
+		size_t old = cd_path_push(c, "latency_baseliner.latency_tolerance_multiplier");
+
+		cd_warn(c, tol, "mode sluice%s uses it within [1, 10]: %g is taken as %g",
+			explicit_mode ? "" : " (the default)", p->tolerance,
+			p->tolerance < 1 ? 1.0 : 10.0);
+		cd_path_pop(c, old);
+	}
+}
+
 void cd_decode_policy(struct load *L, const struct object *o)
 {
 	struct ctx *c = L->c;
@@ -764,6 +865,7 @@ void cd_decode_policy(struct load *L, const struct object *o)
 	old = cd_path_push(c, "spec");
 	if (!cd_decode_fields(c, o->spec, spec_fields, SP_N, p, h))
 		goto out;
+	p->mode = effective_mode(p, h);
 	if (h[SP_CORE].value) {
 		size_t o2 = cd_path_push(c, "load_scheduling_core");
 
@@ -788,8 +890,10 @@ void cd_decode_policy(struct load *L, const struct object *o)
 		bh[i] = (struct fhit){ .ok = true };
 	if (h[SP_BASELINER].value)
 		decode_baseliner(c, h[SP_BASELINER].value, p, bh);
-	/* Windows that cannot work together (valid values only). */
-	if (bh[BL_WINDOW].ok && p->baseline_window_ns < p->signal_window_ns) {
+	/* Windows that cannot work together (valid values only; mode sluice
+	 * has neither). */
+	if (p->mode == SL_POLICY_APERTURE && bh[BL_WINDOW].ok &&
+	    p->baseline_window_ns < p->signal_window_ns) {
 		const struct sl_ynode *at = bh[BL_WINDOW].value ? bh[BL_WINDOW].value :
 					    o->spec;
 		size_t o2 = cd_path_push(c, "latency_baseliner.long_term_query_interval");
@@ -798,6 +902,8 @@ void cd_decode_policy(struct load *L, const struct object *o)
 			cd_dur(p->baseline_window_ns).s, cd_dur(p->signal_window_ns).s);
 		cd_path_pop(c, o2);
 	}
+	if (p->mode == SL_POLICY_SLUICE)
+		warn_sluice_ignores(c, o->spec, p, h[SP_MODE].key != NULL);
 out:
 	cd_path_pop(c, old);
 }

@@ -10,31 +10,31 @@
 
 static const struct bad_case bad_cases[] = {
 	/* kind: AverageLatencySchedulingPolicy */
-	{ "bad_pol_missing_core", POLN("p") "  control_period: 1s\n", 5, 3, POL_OBJ,
+	{ "bad_pol_missing_core", POLN("p") "  control_period: 1s\n" "  mode: aperture\n", 5, 3, POL_OBJ,
 	  "spec.load_scheduling_core", "missing required field 'load_scheduling_core'" },
-	{ "bad_pol_missing_ls", AIMD "      max_load_multiplier: 2\n", 7, 7, POL_OBJ, AP "load_scheduler",
+	{ "bad_pol_missing_ls", AIMD "      max_load_multiplier: 2\n" "  mode: aperture\n", 7, 7, POL_OBJ, AP "load_scheduler",
 	  "missing required field 'load_scheduler'" },
 	{ "bad_pol_unknown", AIMD "      alerter: {}\n" AIMD_END, 7, 7, POL_OBJ, AP "alerter",
 	  "unknown field 'alerter' (known fields: gradient, load_multiplier_linear_increment, max_load_multiplier, min_load_multiplier, load_scheduler)" },
-	{ "bad_pol_slope_zero", AIMD "      gradient: {slope: 0}\n" AIMD_END, 7, 25, POL_OBJ, AP "gradient.slope",
+	{ "bad_pol_slope_zero", AIMD "      gradient: {slope: 0}\n" AIMD_END "  mode: aperture\n", 7, 25, POL_OBJ, AP "gradient.slope",
 	  "must not be 0: the gradient would always be 1 and the controller could never shed load" },
-	{ "bad_pol_gradient_order", AIMD "      gradient: {min_gradient: 0.5, max_gradient: 0.2}\n" AIMD_END, 7, 51,
+	{ "bad_pol_gradient_order", AIMD "      gradient: {min_gradient: 0.5, max_gradient: 0.2}\n" AIMD_END "  mode: aperture\n", 7, 51,
 	  POL_OBJ, AP "gradient.max_gradient", "max_gradient 0.2 is below min_gradient 0.5" },
-	{ "bad_pol_gradient_default_order", AIMD "      gradient: {min_gradient: 2}\n" AIMD_END, 7, 32,
+	{ "bad_pol_gradient_default_order", AIMD "      gradient: {min_gradient: 2}\n" AIMD_END "  mode: aperture\n", 7, 32,
 	  POL_OBJ, AP "gradient.min_gradient", "max_gradient (default) 1 is below min_gradient 2" },
-	{ "bad_pol_increment_negative", AIMD "      load_multiplier_linear_increment: -0.1\n" AIMD_END, 7, 41, POL_OBJ,
+	{ "bad_pol_increment_negative", AIMD "      load_multiplier_linear_increment: -0.1\n" AIMD_END "  mode: aperture\n", 7, 41, POL_OBJ,
 	  AP "load_multiplier_linear_increment", "must be at least 0, got -0.1" },
-	{ "bad_pol_max_lm", AIMD "      max_load_multiplier: -1\n" AIMD_END, 7, 28, POL_OBJ,
+	{ "bad_pol_max_lm", AIMD "      max_load_multiplier: -1\n" AIMD_END "  mode: aperture\n", 7, 28, POL_OBJ,
 	  AP "max_load_multiplier", "must be at least 0, got -1" },
-	{ "bad_pol_min_lm", AIMD "      min_load_multiplier: 2\n" AIMD_END, 7, 28, POL_OBJ,
+	{ "bad_pol_min_lm", AIMD "      min_load_multiplier: 2\n" AIMD_END "  mode: aperture\n", 7, 28, POL_OBJ,
 	  AP "min_load_multiplier", "must be below max_load_multiplier (2), got 2" },
-	{ "bad_pol_min_lm_negative", AIMD "      min_load_multiplier: -0.5\n" AIMD_END, 7, 28, POL_OBJ,
+	{ "bad_pol_min_lm_negative", AIMD "      min_load_multiplier: -0.5\n" AIMD_END "  mode: aperture\n", 7, 28, POL_OBJ,
 	  AP "min_load_multiplier", "must be at least 0, got -0.5" },
-	{ "bad_pol_number_type", AIMD "      max_load_multiplier: high\n" AIMD_END, 7, 28, POL_OBJ,
+	{ "bad_pol_number_type", AIMD "      max_load_multiplier: high\n" AIMD_END "  mode: aperture\n", 7, 28, POL_OBJ,
 	  AP "max_load_multiplier", "expected a number, got string 'high'" },
-	{ "bad_pol_number_quoted", AIMD "      max_load_multiplier: \"2\"\n" AIMD_END, 7, 28, POL_OBJ,
+	{ "bad_pol_number_quoted", AIMD "      max_load_multiplier: \"2\"\n" AIMD_END "  mode: aperture\n", 7, 28, POL_OBJ,
 	  AP "max_load_multiplier", "expected a number, got string '2' (remove the quotes)" },
-	{ "bad_pol_nan", AIMD "      max_load_multiplier: .nan\n" AIMD_END, 7, 28, POL_OBJ,
+	{ "bad_pol_nan", AIMD "      max_load_multiplier: .nan\n" AIMD_END "  mode: aperture\n", 7, 28, POL_OBJ,
 	  AP "max_load_multiplier", "expected a finite number, got .nan" },
 	{ "bad_pol_selectors_empty", LSCH "        selectors: []\n", 8, 20, POL_OBJ, LP "selectors",
 	  "must not be empty: a policy without selectors applies to no connection" },
@@ -84,7 +84,7 @@ static const struct bad_case bad_cases[] = {
 	  "            parameters: {priority: 0}\n", 12, 36, POL_OBJ, SCP "workloads[0].parameters.priority",
 	  "must be greater than 0, got 0" },
 	{ "bad_pol_workload_tokens", SCHED "          workloads:\n          - label_matcher: {}\n"
-	  "            parameters: {tokens: -1}\n", 12, 34, POL_OBJ, SCP "workloads[0].parameters.tokens",
+	  "            parameters: {tokens: -1}\n" "  mode: aperture\n", 12, 34, POL_OBJ, SCP "workloads[0].parameters.tokens",
 	  "must be at least 0, got -1" },
 	{ "bad_pol_workload_timeout", SCHED "          workloads:\n          - label_matcher: {}\n"
 	  "            parameters: {queue_timeout: 5}\n", 12, 41, POL_OBJ, SCP "workloads[0].parameters.queue_timeout",
@@ -107,10 +107,10 @@ static const struct bad_case bad_cases[] = {
 	{ "bad_pol_scheduler_unknown", SCHED "          fairness_label_key: user\n", 10, 11, POL_OBJ,
 	  SCP "fairness_label_key", "unknown field 'fairness_label_key' (known fields: workloads, default_workload_parameters, workload_latency_based_tokens)" },
 	{ "bad_pol_wlbt_conflict", LSCH "        selectors: [{}]\n        workload_latency_based_tokens: true\n"
-	  "        scheduler: {workload_latency_based_tokens: false}\n", 10, 52, POL_OBJ,
+	  "        scheduler: {workload_latency_based_tokens: false}\n" "  mode: aperture\n", 10, 52, POL_OBJ,
 	  SCP "workload_latency_based_tokens",
 	  "contradicts load_scheduler.workload_latency_based_tokens (at t.yaml:9:40); set it in one place" },
-	{ "bad_pol_wlbt_yes", LSCH "        selectors: [{}]\n        workload_latency_based_tokens: yes\n", 9, 40,
+	{ "bad_pol_wlbt_yes", LSCH "        selectors: [{}]\n        workload_latency_based_tokens: yes\n" "  mode: aperture\n", 9, 40,
 	  POL_OBJ, LP "workload_latency_based_tokens",
 	  "expected true or false, got 'yes' (YAML 1.2 booleans are only true and false)" },
 	{ "bad_pol_signal_no_path", POLSPEC "  signal: {type: external}\n", 9, 11, POL_OBJ,
@@ -129,9 +129,9 @@ static const struct bad_case bad_cases[] = {
 	  POL_OBJ, "spec.signal.external_path", "must be an absolute path, got 'x'" },
 	{ "bad_pol_signal_type", POLSPEC "  signal: {type: rtt}\n", 9, 18, POL_OBJ, "spec.signal.type",
 	  "invalid value 'rtt'; did you mean 'srtt'? (allowed: duration, srtt, external)" },
-	{ "bad_pol_signal_window", POLSPEC "  signal: {window: 0s}\n", 9, 20, POL_OBJ, "spec.signal.window",
+	{ "bad_pol_signal_window", POLSPEC "  signal: {window: 0s}\n" "  mode: aperture\n", 9, 20, POL_OBJ, "spec.signal.window",
 	  "must be between 1ms and 24h, got 0s" },
-	{ "bad_pol_period", POLSPEC "  control_period: 0s\n", 9, 19, POL_OBJ, "spec.control_period",
+	{ "bad_pol_period", POLSPEC "  control_period: 0s\n" "  mode: aperture\n", 9, 19, POL_OBJ, "spec.control_period",
 	  "must be between 1ms and 1h, got 0s" },
 	{ "bad_pol_tolerance", POLSPEC "  latency_baseliner: {latency_tolerance_multiplier: 0}\n", 9, 53, POL_OBJ,
 	  "spec.latency_baseliner.latency_tolerance_multiplier", "must be greater than 0, got 0" },
@@ -256,7 +256,7 @@ static void test_policy_good_values(void **state)
 	assert_int_equal(cfg->policies[0].selectors[1].matcher.expr->kind, SL_LE_ALL);
 	sl_config_free(cfg);
 	/* workload_latency_based_tokens on the scheduler is accepted too */
-	cfg = load_ok(SCHED "          workload_latency_based_tokens: true\n");
+	cfg = load_ok(SCHED "          workload_latency_based_tokens: true\n  mode: aperture\n");
 	assert_true(cfg->policies[0].workload_latency_based_tokens);
 	sl_config_free(cfg);
 	/* an empty matcher matches all: workloads after it are dead */
@@ -277,24 +277,95 @@ static void test_policy_good_values(void **state)
 	/* latency-based tokens over configured ones: Aperture's code, not
 	 * ASM's documentation, and validate says so */
 	expect_one(SCHED "          workload_latency_based_tokens: true\n"
-		   "          workloads:\n          - {name: gold, label_matcher: {}, parameters: {tokens: 5}}\n",
+		   "          workloads:\n          - {name: gold, label_matcher: {}, parameters: {tokens: 5}}\n"
+		   "  mode: aperture\n",
 		   SL_SEV_WARNING, 10, 42, POL_OBJ, SCP "workload_latency_based_tokens",
 		   "the estimate replaces the tokens set for gold once it has one (as Aperture's scheduler does; ASM's documentation says configured tokens win)");
 	/* advice on windows and tolerance */
-	expect_one(POLICY "  latency_baseliner: {long_term_query_interval: 10s}\n", SL_SEV_WARNING, 9, 49,
+	expect_one(POLICY "  latency_baseliner: {long_term_query_interval: 10s}\n  mode: aperture\n",
+		   SL_SEV_WARNING, 9, 49,
 		   POL_OBJ, "spec.latency_baseliner.long_term_query_interval",
 		   "the baseline window (10s) is shorter than the signal window (30s)");
-	expect_one(POLICY "  latency_baseliner: {latency_tolerance_multiplier: 0.9}\n", SL_SEV_WARNING, 9, 53,
+	expect_one(POLICY "  latency_baseliner: {latency_tolerance_multiplier: 0.9}\n  mode: aperture\n",
+		   SL_SEV_WARNING, 9, 53,
 		   POL_OBJ, "spec.latency_baseliner.latency_tolerance_multiplier",
 		   "0.9 is below 1: latency counts as overloaded whenever it is at its own long-term mean");
 }
 
 /* ASM's CRD allows 0 for the increment and the maximum multiplier:
  * Aperture fills a zero field with its default. */
+/* A pasted ASM CRD in mode sluice (the default): each Aperture field that
+ * mode does not read is named at its line, with the way to run it (issue
+ * 27); the advice that only applies to Aperture's mode is not given. */
+static void test_sluice_mode_names_ignored_fields(void **state)
+{
+	static const char crd[] = AIMD
+		"      gradient: {slope: -1}\n"                       /* 7 */
+		"      load_multiplier_linear_increment: 0.05\n"      /* 8 */
+		"      max_load_multiplier: 2\n"                      /* 9 */
+		"      load_scheduler:\n"                             /* 10 */
+		"        selectors: [{}]\n"                           /* 11 */
+		"        workload_latency_based_tokens: true\n"       /* 12 */
+		"        scheduler:\n"                                /* 13 */
+		"          workloads:\n"                              /* 14 */
+		"          - {name: gold, label_matcher: {}, parameters: {priority: 4, tokens: 5}}\n" /* 15 */
+		"  signal: {type: duration, window: 5s}\n"            /* 16 */
+		"  latency_baseliner: {latency_tolerance_multiplier: 20, long_term_query_interval: 1s}\n" /* 17 */
+		"  control_period: 1s\n";                             /* 18 */
+	/* In file order (diagnostics are sorted); the tolerance's (17:53)
+	 * comes between, checked apart. */
+	static const struct { unsigned line, col; const char *path; } want[] = {
+		{ 7, 7, "spec.load_scheduling_core.aimd_load_scheduler.gradient" },
+		{ 8, 7, "spec.load_scheduling_core.aimd_load_scheduler.load_multiplier_linear_increment" },
+		{ 9, 7, "spec.load_scheduling_core.aimd_load_scheduler.max_load_multiplier" },
+		{ 12, 9, "spec.load_scheduling_core.aimd_load_scheduler.load_scheduler.workload_latency_based_tokens" },
+		{ 15, 71, "spec.load_scheduling_core.aimd_load_scheduler.load_scheduler.scheduler.workloads[0].parameters.tokens" },
+		{ 16, 28, "spec.signal.window" },
+		{ 17, 57, "spec.latency_baseliner.long_term_query_interval" },
+		{ 18, 3, "spec.control_period" },
+	};
+	struct sl_diags d = SL_DIAGS_INIT;
+	struct sl_config *cfg = NULL;
+	size_t n = sizeof(want) / sizeof(want[0]);
+
+	(void)state;
+	assert_int_equal(load(crd, &cfg, &d), 0); /* warnings: it still loads */
+	if (d.count != n + 1)
+		sl_diags_print(&d, stderr);
+	assert_int_equal(d.count, n + 1);
+	for (size_t i = 0, k = 0; i < n; i++, k++) {
+		if (k == 6)
+			k++; /* the tolerance's */
+		check_diag(&d.items[k], SL_SEV_WARNING, want[i].line, want[i].col, POL_OBJ, want[i].path,
+			   "ignored in mode sluice (the default), which runs a gradient on a limit in flight");
+	}
+	assert_non_null(strstr(d.items[0].message, "set spec.mode: aperture"));
+	/* The tolerance is read, clamped: said with the value it takes. */
+	check_diag(&d.items[6], SL_SEV_WARNING, 17, 53, POL_OBJ,
+		   "spec.latency_baseliner.latency_tolerance_multiplier",
+		   "mode sluice (the default) uses it within [1, 10]: 20 is taken as 10");
+	for (size_t i = 0; i < d.count; i++) /* Aperture-only advice is not given */
+		assert_null(strstr(d.items[i].message, "the estimate replaces"));
+	assert_int_equal(cfg->policies[0].mode, SL_POLICY_SLUICE);
+	sl_config_free(cfg);
+	sl_diags_free(&d);
+	/* An explicit mode: sluice says so without "the default". */
+	expect_one(POLICY "  control_period: 1s\n  mode: sluice\n", SL_SEV_WARNING, 9, 3, POL_OBJ,
+		   "spec.control_period", "ignored in mode sluice, which runs");
+	/* With mode: aperture the same fields are read: nothing to say. */
+	cfg = load_ok(AIMD "      gradient: {slope: -1}\n" AIMD_END "  control_period: 1s\n  mode: aperture\n");
+	assert_int_equal(cfg->policies[0].mode, SL_POLICY_APERTURE);
+	sl_config_free(cfg);
+	/* A signal other than duration runs Aperture's mode: nothing either. */
+	cfg = load_ok(AIMD "      gradient: {slope: -1}\n" AIMD_END "  signal: {type: srtt}\n");
+	assert_int_equal(cfg->policies[0].mode, SL_POLICY_APERTURE);
+	sl_config_free(cfg);
+}
+
 static void test_zero_means_default(void **state)
 {
 	struct sl_config *cfg = load_ok(AIMD "      load_multiplier_linear_increment: 0\n"
-					"      max_load_multiplier: 0\n" AIMD_END);
+					"      max_load_multiplier: 0\n" AIMD_END "  mode: aperture\n");
 
 	(void)state;
 	assert_true(cfg->policies[0].load_multiplier_linear_increment == 0.025);
@@ -390,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_policy_good_values),
 		cmocka_unit_test(test_expression_depth_and_aliases),
 		cmocka_unit_test(test_zero_means_default),
+		cmocka_unit_test(test_sluice_mode_names_ignored_fields),
 	};
 
 	return run_config_suite("config_policy", fixed, N_OF(fixed), bad_cases, N_OF(bad_cases));
