@@ -213,5 +213,28 @@ check "sluiced --bogus: exit 2 with one line" bash -c '[ "$1" = 2 ] && [ "$(wc -
 check "... that starts with 'sluiced:' and points at --help" grep -q "^sluiced: unknown option '--bogus' (see --help)$" <<<"$out"
 check "sluiced --config without a value: one line" \
 	bash -c '[ "$("$1" --config 2>&1 | wc -l)" = 1 ] && "$1" --config 2>&1 | grep -q "^sluiced: option .--config. needs a value"' _ "$SLUICED"
+# validate --json shows each warning at its field's line: a pasted ASM
+# CRD (no mode) names every Aperture field mode sluice ignores.
+cat >"$T/asm.yaml" <<'YAML'
+apiVersion: sluice/v1
+kind: AverageLatencySchedulingPolicy
+metadata: {name: pasted}
+spec:
+  load_scheduling_core:
+    aimd_load_scheduler:
+      gradient: {slope: -1}
+      max_load_multiplier: 2
+      load_scheduler:
+        selectors: [{label_matcher: {match_labels: {dst.port: "8080"}}}]
+  control_period: 1s
+YAML
+j=$("$CTL" validate "$T/asm.yaml" --json)
+check "validate --json: the pasted CRD's gradient is named at line 7, column 7" \
+	jq -e '[.diagnostics[] | select(.path == "spec.load_scheduling_core.aimd_load_scheduler.gradient" and .line == 7 and .column == 7 and .severity == "warning")] | length == 1' <<<"$j"
+check "... max_load_multiplier at line 8, control_period at line 11, each saying how to run it" \
+	jq -e '([.diagnostics[] | select(.line == 8 or .line == 11) | select(.message | test("set spec.mode: aperture"))] | length) == 2' <<<"$j"
+check "... and a Limited level without limitResponse is an error at its type's line" bash -c '
+	printf "apiVersion: sluice/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: web}\nspec:\n  type: Limited\n" >"$2/lim.yaml"
+	"$1" validate "$2/lim.yaml" --json | jq -e ".valid == false and .diagnostics[0].line == 5 and .diagnostics[0].path == \"spec.limited\""' _ "$CTL" "$T"
 
 e2e_finish
