@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # sluice: connection-level overload protection with XDP + sock_ops.
 #
 #   make            build the BPF object, skeleton, sluiced, sluicectl, lab tools, tests

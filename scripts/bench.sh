@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # make bench: figures and ratios against baselines measured in the same run.
 # Results are recorded in docs/BENCHMARKS.md together with this command.
 set -euo pipefail

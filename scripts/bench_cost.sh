@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # make bench, cost part (issue 25): what sluice costs a fast service on a
 # normal day.  nginx (2 workers, a 612-byte page) in the lab's server
 # namespace; ApacheBench without keep-alive (a new TCP connection per

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # make bench, lab part: end-to-end figures on the veth lab (private
 # namespaces, addresses from 198.18.0.0/15), each against a baseline
 # measured in the same run.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # make bench, PostgreSQL part (issue 23): a real PostgreSQL 15
 # (max_connections 40) under a connection storm from pgbench (-C: a new
 # connection per transaction, 80 clients on 2 threads, select-only,

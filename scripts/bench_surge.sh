@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # make bench, surge part (issue 16): a CPU-bound service (tests/lab/lab_ps:
 # 8 cores shared among its requests, 50 ms of work each, 160 requests/s)
 # gets 25 s at half its capacity, 30 s at 3x, then 30 s at half again,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # make demo: the main job on the default config, in a private lab.
 #
 # A capacity-limited service (8 workers x 100 ms: 80 connections/s) gets

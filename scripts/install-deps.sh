@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Install the Debian packages sluice needs to build, test and run its demo.
 # Idempotent: prints nothing and exits 0 when everything is already present.
 set -euo pipefail

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Sourced by the lab scripts (demo, bench_lab, soak): run the caller in
 # private namespaces on the lab topology, and clean up whatever happens.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # make bench, soak part (BENCH_PARTS=S; SOAK_SECS, default 600): sluice
 # under mixed load for SOAK_SECS, with a reload every 30 s, one kill -9 and
 # restart halfway, and a spoofed SYN flood (blackholed sources, 50/s) in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Run every sluice test suite and end with one line "N passed, N failed".
 #
 # Suites print TAP ("ok N - ...", "not ok N - ..."); cmocka does too with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Classification at scale (the issue's operator with many tenants): N
  * FlowSchemas, each its own /24 and local port, one Queue level.  For each

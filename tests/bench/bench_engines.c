@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Daemon engine throughput: QueueSet enqueue+dispatch cycles per second
  * with 1, 64 and 1024 queues, and shuffle-sharding deals per second, with

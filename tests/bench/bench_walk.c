@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The daemon's walk of the connection table (dataplane/expiry.c
  * sl_conns_each: the handshake sweep and the census at every sweep, the

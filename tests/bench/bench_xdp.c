@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * XDP cost per packet, measured with BPF_PROG_TEST_RUN (in-kernel timing,
  * `repeat` runs per call), against baselines measured in the same run:

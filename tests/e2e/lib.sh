@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Shared helpers for sluice end-to-end tests: TAP output, a private
 # namespace, the lab topology, and daemon start/stop.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Priority and fairness for connections, end to end: mice and elephants
 # on a Queue level (shuffle-sharded fair queuing over seats, deferral by
 # SYN drop, admission by ticket on the retransmit), priority isolation,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # End to end, real kernel: XDP on a veth, sock_ops on the cgroup v2 root,
 # real TCP over IPv4 and IPv6.  Admission, fast rejection, exact seat
 # return, and a clean stop that leaves nothing behind.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Borrowing (Kubernetes apf_controller.go updateBorrowing, conc_alloc.go computeConcurrencyAllocation): a busy level borrows the idle seats a
 # lending level offers within one 10 s period, and gives them back when the
 # lender gets busy.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # The object also loads with plain bpftool (the operator's way of loading it): loadall with
 # pinmaps, attach XDP with `bpftool net attach`, sock_ops with `bpftool
 # cgroup attach`; it is transparent until a daemon configures it; sluiced

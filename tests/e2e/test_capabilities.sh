@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # sluiced with exactly the capabilities its systemd unit grants
 # (CapabilityBoundingSet, as systemd applies it to a root service: setpriv
 # --bounding-set before the exec), and with one fewer: it protects, defers

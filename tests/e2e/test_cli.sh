@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # sluicectl's offline commands, as an operator (or a program) runs them:
 # exit codes, human output and --json.
 source "$(dirname "$0")/lib.sh"

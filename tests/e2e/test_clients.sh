@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # No local client can crash or stall the daemon: clients of the control
 # socket and of the metrics listener that hang up before their answer,
 # trickle their request, never read a megabytes-long answer, or sit silent

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # The adaptive controller's signals: connections a policy selects feed its
 # gradient controller with their real duration (sock_ops close events) or
 # srtt, or the application reports its latency (a file, or datagrams to a

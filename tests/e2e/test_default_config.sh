@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # The main job on the default configuration (make demo's scenario,
 # shortened): a service of 8 workers x 100 ms gets 3x its capacity from one
 # heavy client while five light clients connect once a second each.  With

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Fail safe: when the daemon dies, the data path must not black-hole the
 # service.  After kill -9 the heartbeat goes stale and new connections pass
 # (fail open), are held back (fail closed), or are held to each level's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Half-open connections whose client does not exist (a spoofed source, a
 # scanner): the SYN-ACK goes to a network that answers with an ICMP error,
 # as the Internet does.  An error after which Linux drops the connection

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # What an attacker on the wire can still do (issue 26), tried as one would.
 #  1. SYNs that claim a loopback source: the built-in exempt FlowSchema
 #     (loopback sources) would seat and track them, and the kernel drops

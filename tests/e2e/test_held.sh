@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # The held-SYN queue end to end: a deferred connection starts the moment
 # its seat frees (its SYN held by the daemon and re-injected), not at its
 # client's next retransmit.  Mice beside an elephant connect without a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Impatient clients (issue 23): every client gives up its connect after 3 s,
 # as client libraries do.  A service of 8 workers x 100 ms (80/s) gets one
 # heavy source at 3x its capacity for 15 s while five light sources connect

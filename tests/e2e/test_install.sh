@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # make install / uninstall into a scratch tree: the programs (that say
 # their version), the systemd unit (which systemd-analyze accepts with the
 # installed paths), bash completion (which completes commands and a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Every interface of Server spec.interfaces is protected, with one set of
 # levels and seats: clients through sl0 and through a second link, sl2,
 # share the web level's 4 seats.  sluicectl status shows each interface,

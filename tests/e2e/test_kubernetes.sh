@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # configs/kubernetes as a cluster would take it: every manifest parses as
 # Kubernetes objects (apiVersion, kind, metadata.name, its namespace), the
 # kustomization names every file, the ConfigMap's payload is a valid sluice

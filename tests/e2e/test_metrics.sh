@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # The metrics an operator alerts on, as Kubernetes APF names them
 # (apiserver_flowcontrol_* with the sluice_ prefix): per priority_level and
 # flow_schema, connections dispatched, rejected by reason, waiting and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # `systemctl restart sluiced` under load, as the unit does it (SIGTERM to a
 # daemon run with --keep-attached, then a new one that adopts): every SYN
 # that arrives meanwhile is enforced (admitted within the limit, queued, or

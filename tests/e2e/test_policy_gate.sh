@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # The AverageLatencySchedulingPolicy gate, closed loop (issue 5's proof).
 #
 # A latency-sensitive service (4 workers x 50 ms: 80 connections/s; beyond

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # A real PostgreSQL 15 (max_connections 40) under a connection storm from
 # pgbench (-C: a new connection per transaction, 80 clients on 2 threads,
 # select-only, 10 s connect timeouts), with a psql health check from

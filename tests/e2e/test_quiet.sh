@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # What sluice leaves behind on a normal day, and what it still does when
 # connections wait (issue 25).
 #  1. A level far from its limit: every close is counted in the data path

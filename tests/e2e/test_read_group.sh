@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Server spec.readGroup: a group that may look without being root.  Its
 # members read the pinned maps (sluicectl status, conns: the maps
 # directory 0750 and every map 0640 of that group, opened read-only) and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Reload under load: configurations swap (SIGHUP and `sluicectl reload`)
 # while connections arrive and close; no seat is lost or leaked, counters
 # keep counting, and an invalid file changes nothing.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # A reload runs off the event loop: while a configuration of 20,000
 # tenant FlowSchemas loads, compiles and is staged (more than a second,
 # most of it reading the YAML), the loop keeps its tick (the heartbeat

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # sluicectl replay: the controller vectors of tests/vectors/aimd.json replayed
 # through the CLI (traces built from the vectors, outputs compared row by
 # row), plus the trace format's rules and errors.  Needs no namespace or root.

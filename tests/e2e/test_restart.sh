@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Restarts: what a stop, a crash and a start do to the seats.
 #  - Connections that close while no sock_ops program watches them (a
 #    SIGTERM with --keep-maps, then a start) give their seats back when the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Seats at the handshake's final ACK, end to end (real kernel on both
 # sides).  A level that seats at the ACK lets SYNs through unseated; the
 # kernel answers them; the ACK that proves its source (it acknowledges the

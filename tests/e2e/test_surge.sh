@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Issue 16's proof, end to end: a CPU-bound (processor-sharing) service of
 # 160 requests/s (tests/lab/lab_ps: 8 cores modelled, 50 ms of work each),
 # 12 s at half its capacity, then 24 s at 3x, then light load (every client

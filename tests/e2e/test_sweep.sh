@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # The loop's walks of the connection table against a million entries
 # (issue 26, item 5).  The handshake sweep, the periodic reconcile and a
 # stall verdict each read sl_conns; one whole walk of a million entries

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # sluiced as systemd runs it (Type=notify, WatchdogSec, journald), with
 # the service manager's side played by the lab: lab_notify is the
 # notification socket, and stderr is the journal stream.  READY=1 comes

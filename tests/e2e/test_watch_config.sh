@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # sluiced --watch-config, the way a Kubernetes ConfigMap volume changes a
 # file: the kubelet writes the new version into a fresh ..TIMESTAMP
 # directory and swaps the ..data symlink the file's own symlink goes

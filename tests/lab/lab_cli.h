@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Command-line helpers shared by the lab tools (lab_load, lab_service):
  * one message format for usage errors ("PROG: ... (see --help)", exit 2)

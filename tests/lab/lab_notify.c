@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * lab_notify: stand in for systemd's notification socket.  Binds a Unix
  * datagram socket at PATH (give it to a daemon as NOTIFY_SOCKET) and

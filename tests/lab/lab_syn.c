@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * lab_syn: send bare TCP SYNs with a chosen source address, as a spoofing
  * attacker or an Internet scanner does: nothing answers their SYN-ACKs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * lab_yaml2json: every YAML document of FILE ('-': stdin) as one line of
  * JSON, so that jq can check Kubernetes manifests in the suite.  It reads

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Lab topology for sluice tests, demo and benchmarks.
 #
 #   topo.sh up [--generic-peer]   build it     topo.sh down   tear it down

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The many-tenants configuration of classification at scale (tenants.h). */
 #include "tenants.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * A configuration with one FlowSchema per tenant, as an operator with
  * many tenants writes it: the classification benchmark (bench_classify)

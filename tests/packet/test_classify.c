@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Differential test: the data path's compiled classification against the
  * reference classifier (user/engine/classifier.c), on random tuples (half

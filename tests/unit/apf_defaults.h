@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* Kubernetes' default priority levels (Kubernetes bootstrap/default.go): shares and
  * lendable percent, as the reference vectors for ServerCL 600 assume. */
 #ifndef SLUICE_TEST_APF_DEFAULTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The control protocol's contract (daemon/control.h), checked on what a
  * writer wrote: one reply object has exactly the keys of its list.

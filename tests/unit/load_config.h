@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Loading a configuration in a cmocka test: the file or text must load,
  * or the test fails with the loader's diagnostics printed.  Header-only;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* Reading the reference vectors (spec/vectors/NAME.json, copied to
  * tests/vectors) in cmocka tests.  Include after <cmocka.h>. */
 #ifndef SLUICE_TEST_VECTORS_H

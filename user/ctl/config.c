@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * sluicectl validate | limits | explain: the daemon's own configuration
  * code, run offline on a file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * sluicectl conns: the connections the data path admitted and still
  * tracks (sl_conns), read from the pinned map: who holds which level's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* sluicectl: the command table and what the commands share. */
 #ifndef SLUICE_CTL_H
 #define SLUICE_CTL_H

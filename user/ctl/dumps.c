@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * sluicectl levels | queues | flows | controller: the running daemon's
  * dumps, asked over its control socket.  The first three are the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * sluicectl's JSON mode (-j, -p): errors as {"error": ...} on stdout, and
  * --pretty's indentation.  See ctl.h.

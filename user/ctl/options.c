@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The one option parser and --help printer of sluicectl.  See options.h. */
 #include <errno.h>
 #include <getopt.h>

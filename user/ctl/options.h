@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * sluicectl's command-line options, declared once per command as a table
  * (the way xdp-tools' params.c does it): each row names the option, its

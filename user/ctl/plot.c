@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* replay --plot and simulate --plot: the data to a temporary file, the
  * script to gnuplot's stdin. */
 #include "ctl/plot.h"

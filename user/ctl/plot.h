@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* Pictures for people (gnuplot): what replay decided, what simulate ran, over time. */
 #ifndef SLUICE_CTL_PLOT_H
 #define SLUICE_CTL_PLOT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The policy a tuning command (replay, simulate) runs: FILE loaded and
  * validated, one AverageLatencySchedulingPolicy chosen. */
 #include <stdio.h>

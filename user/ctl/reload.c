@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* sluicectl reload: ask the daemon to reload its configuration file. */
 #include <jansson.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * sluicectl replay: the daemon's AIMD controller (user/aimd.c) run offline
  * over a latency trace, for tuning a policy (Aperture aimd-load-scheduler.go).

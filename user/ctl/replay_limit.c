@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * sluicectl replay --connections: sluice's own controller
  * (engine/seat_gradient.c, with the policy's parameters as the daemon

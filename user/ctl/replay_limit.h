@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* sluicectl replay in mode sluice: the gradient on a limit in flight run
  * offline over a trace of connections (see replay_limit.c). */
 #ifndef SLUICE_CTL_REPLAY_LIMIT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * sluicectl shadow [on|off]: shadow mode computes every verdict and
  * enforces none (a safe way to see what a configuration would do to real

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* sluicectl odds | deal: shuffle-sharding tools (Kubernetes shufflesharding.go; KEP-1040 "Probability of Collisions"). */
 #include <errno.h>
 #include <inttypes.h>

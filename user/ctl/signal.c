@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * sluicectl signal: send an external latency sample (milliseconds) to a
  * policy's `signal.external_socket`, the way an application does: one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * sluicectl simulate: a policy's limit in flight (mode sluice, the daemon's
  * controller code, engine/seat_gradient.c) in closed loop with a modelled

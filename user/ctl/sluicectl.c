@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * sluicectl: inspect and explain sluice's pinned maps, validate configs,
  * and tune.  Reads need no running daemon.

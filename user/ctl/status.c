@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* sluicectl status: what the data path is doing, read from pinned maps. */
 #include <stdio.h>
 #include <stdlib.h>

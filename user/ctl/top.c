@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * sluicectl top: a live view.  Per level: seats against the limit, waiting,
  * and admissions, deferrals and rejections per second (differences between

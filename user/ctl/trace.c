@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The replay trace format (sluicectl replay --trace): CSV with a header
  * naming t_s, signal and optionally setpoint (and admitted, deferred,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* The replay trace format, parsed from a buffer (pure: no I/O but the
  * diagnostic line on stderr). */
 #ifndef SLUICE_CTL_TRACE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Admission's life cycle: created with the data path, configured from each
  * compiled configuration (levels, their QueueSets, borrowing, the held-SYN

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * What admission reports: Prometheus text per level and the JSON dumps
  * (levels, queues, flows) of sluicectl.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * A stalled level's verdicts (admission.h; the rule: engine/stall.h):
  * when a full level with waiters has closed nothing for long enough, the

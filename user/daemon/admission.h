@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Priority and fairness for deferred connections (the daemon's side of
  * Kubernetes APF): one QueueSet per Queue-type priority level, fed by the

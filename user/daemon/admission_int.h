@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Inside the daemon's admission (daemon/admission.c, level_rt.c,
  * adm_report.c): the state they share.  Not for anyone else: the rest of

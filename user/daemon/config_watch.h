@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Watching the configuration file (adapter, inotify): `sluiced
  * --watch-config` reloads when the file changes, as a Kubernetes ConfigMap

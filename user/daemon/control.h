@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The daemon's control socket: its protocol (both sides) and the socket's
  * set-up (adapter).  A Unix stream socket, mode 0600, in a directory that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The control socket's answers (daemon.h; requests and their words:
  * control.h).  Each is written into memory and sent by the request server

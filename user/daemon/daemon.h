@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The daemon's state, shared by the rooms of sluiced (internal to
  * user/daemon/; nothing outside it includes this):

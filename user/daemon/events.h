@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The one router of the data path's events (daemon): every ring buffer
  * record goes to whoever needs it, and only here is that decided.

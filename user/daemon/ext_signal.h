@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The external latency signal (daemon): what an application tells a
  * policy's controller, as numbers of milliseconds, over a Unix datagram

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Per-FlowSchema metrics, as Kubernetes APF keeps them per (priority_level,
  * flow_schema): connections dispatched, rejected by reason, waiting,

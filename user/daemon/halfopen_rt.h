@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Half-open connections at run time (daemon): once a second, the measured
  * half-open time-out from the data path's handshake histogram, and each

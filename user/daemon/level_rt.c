@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The level runtime of admission: each priority level's QueueSet kept in
  * step with the data path's seats (capacity, waiting, demand), ticket

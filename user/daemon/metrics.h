@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The metrics listener (adapter): Prometheus text exposition over HTTP on
  * Server spec.metricsAddress, served from the daemon's epoll loop without

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * What GET /metrics writes, and the probes' verdicts (daemon.h): the data
  * path's global counters and the listeners' here, then each runtime's own

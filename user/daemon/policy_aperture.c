@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Mode aperture (policy_rt_int.h's interface): Aperture's load scheduler
  * (engine/loadsched.c, a token bucket over weighted fair queues) under

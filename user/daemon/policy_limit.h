@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * sluice's own adaptive mode of an AverageLatencySchedulingPolicy, the
  * daemon's side (adapter): the gradient on a limit of connections in

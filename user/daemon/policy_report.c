@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The policy runtime's reports (policy_rt.h): the controller's dump for
  * `sluicectl controller` and the policies' and workloads' metrics.  What

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The policy runtime (policy_rt.h): the set of policies a configuration
  * names, its reloads, and each flow's way through its policy.  Each

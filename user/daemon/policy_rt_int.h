@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The policy runtime's records, shared by its files only (as
  * admission_int.h is admission's): policy_rt.c runs them, policy_report.c

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Mode sluice (policy_rt_int.h's interface): sluice's own limit in
  * flight (daemon/policy_limit.c: a gradient on the limit, fair queuing

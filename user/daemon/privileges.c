@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Capability dropping.  See privileges.h. */
 #include "daemon/privileges.h"
 

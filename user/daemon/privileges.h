@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Dropping what the daemon no longer needs once the data path is loaded,
  * attached and its sockets are open.  Kept: CAP_BPF (the kernel's checks on

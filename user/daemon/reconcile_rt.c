@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Reconciling the connection table with the kernel's sockets, from the
  * daemon (daemon.h): all at once at start, then a little a tick.  What

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Configurations into the data path (daemon.h): applied here and now at
  * start and when a removed level drained; a reload's slow half (load,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * A reload's slow half, off the event loop (adapter, one thread per job):
  * load the file, build the plan (the classification compile) and stage it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * A one-request-per-connection server for the daemon's epoll loop
  * (adapter): accept, read one request, write one answer, close.  Used by

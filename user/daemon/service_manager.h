@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The service manager's notifications (adapter over libsystemd's
  * sd_notify): READY=1 once sluiced protects, RELOADING=1 and READY=1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * sluiced: the sluice daemon.  Loads the data path, writes the
  * configuration into its maps, keeps the heartbeat, returns the seats of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* Where sluice's XDP program is attached (adapter): every interface of the
  * network namespace whose XDP program is the one pinned in PIN_DIR/progs,
  * with its mode.  For `sluicectl status`; needs no daemon. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The data plane adapter: load (or adopt) the BPF object, pin, attach XDP
  * and sock_ops, and take it all down again.  The one owner of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* The handshake-expiry sweep (adapter): connections admitted at SYN that
  * never established give their seats back after the half-open time-out
  * (daemon/halfopen_rt.c measures it; handshakeTimeout at most). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Putting a held SYN back (data plane): BPF_PROG_TEST_RUN on live frames
  * with the ingress device and queue the SYN came in on.  sluice_inject

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The ledger from userspace (data plane): tickets, connections and seats;
  * the only code that writes sl_tickets, and the only code in userspace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Access to sluice's maps by file descriptor, either pinned under
  * <pin-dir>/maps/<name> (CLI, adoption) or straight from a loaded object

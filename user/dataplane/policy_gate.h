@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The load-scheduler gate of each policy in the data path (sl_pol_gate,
  * mmapped; sl_wl_tokens), from the daemon's side: the only userspace code

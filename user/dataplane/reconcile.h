@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* Reconciling the connection table with the kernel's sockets (adapter):
  * what closed while no sock_ops program saw it gives its seats back. */
 #ifndef SLUICE_RECONCILE_H

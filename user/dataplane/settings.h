@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* The data path's settings (adapter): the one writer of sl_config and
  * sl_levels (and sl_heartbeat): a whole plan, a generation at a time, and
  * the runtimes' single fields (a level's limit, its seating, shadow). */

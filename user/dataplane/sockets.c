@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* TCP sockets of the namespace through NETLINK_SOCK_DIAG.  See sockets.h. */
 #include "dataplane/sockets.h"
 

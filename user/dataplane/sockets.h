@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The kernel's own view of TCP connections (adapter, sock_diag): which
  * 4-tuples have a live socket, keyed as the data path keys sl_conns.  It

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The AIMD load-scheduler controller (Aperture gradient-controller.go, aimd-load-scheduler.go).  See aimd.h.
  */

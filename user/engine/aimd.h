@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The adaptive controller of an AverageLatencySchedulingPolicy: Aperture's
  * gradient controller and AIMD load-scheduler circuit (Aperture gradient-controller.go, aimd-load-scheduler.go),

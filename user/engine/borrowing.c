@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Concurrency borrowing between priority levels (Kubernetes apf_controller.go updateBorrowing, conc_alloc.go computeConcurrencyAllocation).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Compile a configuration's classification into the data path's tables
  * (pure; docs/ARCHITECTURE.md "Compiled classification").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The four dimensions of a compiled classification (pure): client
  * address, local address, client port, local port, each cut into classes

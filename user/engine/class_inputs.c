@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * What a classification compile reads: the seats a schema's connection
  * takes, and the digest of the inputs (class_inputs.h): everything

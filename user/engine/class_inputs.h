@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * What a classification compile reads (pure), and its digest: equal
  * digests, equal tables, so a reload that changes only levels or shares

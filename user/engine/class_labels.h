@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Label selectors as class-id terms (pure): which classes of the four
  * dimensions a label matcher selects, for the classification compiler.

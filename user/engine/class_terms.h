@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Conjunctions over class ids (pure): the unit the classification
  * compiler expands into tuple-space entries.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The reference classifier (pure): which FlowSchema, priority level,
  * policy and workload a connection belongs to, and why.  The data path's

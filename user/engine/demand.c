@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * A priority level's seat demand over time (Kubernetes apf_controller.go updateBorrowing).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Half-open connections (engine, pure): how long a seat may wait for its
  * handshake, measured from what handshakes take, and where each level's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Held SYN frames (pure): the frame of each deferred connection the
  * daemon holds, by the connection's pending id, within byte budgets (one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Stable level slots.  Each priority level owns one index into the
  * per-level BPF arrays.  Across a daemon restart or a reload, a level keeps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Concurrency limits of priority levels from shares (Kubernetes apf_controller.go digestConfigObjects).
  * Pure arithmetic, no I/O.  Borrowing (Kubernetes apf_controller.go updateBorrowing, conc_alloc.go computeConcurrencyAllocation) builds on these numbers.

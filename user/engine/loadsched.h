@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The agent-side load scheduler of an AverageLatencySchedulingPolicy
  * (Aperture workload-scheduler/scheduler.go): Aperture's load-multiplier token bucket, its

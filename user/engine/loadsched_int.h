@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The load scheduler's records (loadsched.c), shared with its reports
  * windows (loadsched_windows.c) and its reports and invariant checker

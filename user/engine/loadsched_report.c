@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The load scheduler's reports (loadsched.h: its periods' tokens, its
  * stats and its workloads') and its invariants, checked from scratch

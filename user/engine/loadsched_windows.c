@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The load scheduler's windows over time (loadsched.h, loadsched_int.h):
  * Aperture's incoming-rate ring and its token bucket, and the workloads'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Deferred connections the daemon knows about (pure): a slab of records
  * addressed by a 64-bit id (slot index + generation, so a stale id never

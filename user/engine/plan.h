@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * From a validated configuration to the exact contents of the data path's
  * maps.  Pure: the plan is computed in full before anything is written, so

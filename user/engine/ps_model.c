@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* A processor-sharing service in closed loop.  See ps_model.h. */
 #include "engine/ps_model.h"
 

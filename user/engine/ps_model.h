@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * A processor-sharing service, simulated millisecond by millisecond, in
  * front of sluice's adaptive limit in flight (engine/seat_gradient.c) or of

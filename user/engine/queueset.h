@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The fair-queuing engine of one priority level: a Kubernetes APF QueueSet
  * (Kubernetes queueset.go) applied to connections.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The QueueSet's invariants, checked from scratch (sl_qs_check: the
  * tests and the fuzzers call it after every step), and the tests' hooks

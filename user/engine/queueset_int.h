@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The QueueSet's records (queueset.c), shared with its invariant checker
  * and test hooks (queueset_check.c) only.

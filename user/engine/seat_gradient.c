@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Sluice's adaptive mode: a gradient on a limit in flight.  See seat_gradient.h. */
 #include "engine/seat_gradient.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Sluice's own adaptive mode (pure): a gradient on a limit of connections
  * in flight, where Aperture's AIMD puts a multiplier on an admission rate.

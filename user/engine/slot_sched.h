@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The workload scheduler of sluice's own adaptive mode (pure): weighted
  * fair queuing of deferred connections over the slots of an in-flight

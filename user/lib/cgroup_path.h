@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* Find the cgroup v2 mount point (pure parser + /proc/mounts reader). */
 #ifndef SLUICE_CGROUP_PATH_H
 #define SLUICE_CGROUP_PATH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* The daemon's clock (lib). */
 #ifndef SLUICE_CLOCK_H
 #define SLUICE_CLOCK_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include "lib/conn_end.h"
 
 const char *sl_conn_end_name(uint8_t end)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * How a tracked connection ended (the close event's `end`,
  * include/sluice_abi.h enum sluice_conn_end), and which ends were served.

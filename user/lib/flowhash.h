@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Flow hash for shuffle sharding (Kubernetes apf_controller.go hashFlowID): SipHash-2-4 of
  * (FlowSchema name, 0x00, distinguisher) under a 128-bit key.  The daemon

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* Formatting helpers shared by the daemon and the CLI (pure). */
 #ifndef SLUICE_FMT_H
 #define SLUICE_FMT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * A SYN frame (or a handshake's final ACK) as the data path held it (lib,
  * pure): where its headers are, and its TCP checksum made whole before it

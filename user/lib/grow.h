@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Growing arrays (lib): one rule for the many "append, doubling the
  * capacity" arrays of the compilers.

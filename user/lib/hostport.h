@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * "host:port" with a numeric host: 127.0.0.1:9464, [::1]:9464,
  * 0.0.0.0:9464, [::]:9464 (pure: no name resolution, no I/O).  Used by

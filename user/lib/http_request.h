@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The little HTTP/1 a metrics listener needs (lib, pure: no I/O): where a
  * request ends, and its request line.  Only the method and the path

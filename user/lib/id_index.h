@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * An index of items by a 64-bit id (lib): open addressing with linear
  * probing at load <= 1/2, deletion by backward shift (no tombstones), ids

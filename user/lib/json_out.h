@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* A small streaming JSON writer: correct escaping and commas, nothing else. */
 #ifndef SLUICE_JSON_OUT_H
 #define SLUICE_JSON_OUT_H

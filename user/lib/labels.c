@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Connection labels and label matchers (Aperture selectors/selector.go and multi-matcher.go), pure.
  */

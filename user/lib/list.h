@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * An intrusive doubly-linked list (lib): the element embeds a struct
  * sl_link, the list keeps head, tail and length.  O(1) append and remove

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* Logging for sluiced and sluicectl: one line per event, with a level. */
 #ifndef SLUICE_LOG_H
 #define SLUICE_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * A queue of notifications for a caller (lib).  An engine that decides in
  * the middle of a state change (a dispatch, a time-out) records what it

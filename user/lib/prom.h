@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Prometheus text exposition (format 0.0.4), written in one place: every
  * metric family's HELP and TYPE lines, samples with their label sets, label

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* Whole files read into memory, never more than a bound (lib): a trace or
  * a configuration named /dev/zero or a FIFO must not hang or exhaust us. */
 #ifndef SLUICE_READ_FILE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Shuffle sharding (Kubernetes shufflesharding.go; KEP-1040 "Probability of Collisions"), pure.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include "lib/syn_retransmit.h"
 
 uint64_t sl_syn_next_retransmit(uint64_t first_syn_ns, uint64_t now)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * How clients retry a connection whose SYN got no answer (lib): the model
  * of the Linux schedule that deferral relies on, written once.

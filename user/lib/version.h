@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* What this build of sluice is (lib): VERSION and the commit it was built
  * from, for --version and the build_info metric. */
 #ifndef SLUICE_LIB_VERSION_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* The "why" of a refusal (lib): engines explain what they reject in a
  * caller's buffer, which may be NULL or empty. */
 #ifndef SLUICE_WHY_H

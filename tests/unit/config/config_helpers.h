@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * What the configuration loader's tests share: YAML heads that put a field
  * on a known line and column, loaders that assert the diagnostics, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The admission journey (daemon/admission.c) over real BPF maps, without
  * programs: the maps admission writes (tickets, levels) are created in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The control protocol's request parser (control.h): every request word
  * matches exactly, with exactly the arguments it takes.

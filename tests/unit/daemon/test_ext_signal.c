@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The external latency signal's adapter (daemon/ext_signal.c), issue 26:
  * the socket is its owner's alone whatever the umask, and only in a

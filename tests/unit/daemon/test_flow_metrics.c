@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Unit tests for the per-FlowSchema metrics (user/daemon/flow_metrics.c):
  * counters stay monotonic across a reload that moves a schema's index,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The policy gate's daemon side (user/policy_rt.c) without a data path:
  * a policy's scheduler admits in pass-through, queues once its controller

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The request server on real Unix sockets, driven by a little epoll loop
  * in the test: whole answers, answers in parts, eviction of the least

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Reconciling the connection table with the kernel's sockets
  * (dataplane/reconcile.c), over a real BPF hash map: an established entry

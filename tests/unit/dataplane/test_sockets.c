@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The kernel's socket table through sock_diag (dataplane/sockets.c), over
  * real loopback connections: the listing read a little at a time (what

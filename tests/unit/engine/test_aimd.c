@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The AIMD controller (user/aimd.c): every controller vector of
  * tests/vectors/aimd.json (gradient sweep, fresh start, 2x overload and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Unit tests for concurrency borrowing (Kubernetes apf_controller.go updateBorrowing, conc_alloc.go computeConcurrencyAllocation; kubernetes/kubernetes#124125):
  * the seat-demand integrator, the fair-allocation solver (vectors and a
  * randomized property test) and the allocation regimes under both readings

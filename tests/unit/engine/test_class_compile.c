@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The classification compiler's parts (pure): dimensions, terms, label
  * spaces, and the compiled tables read the way the data path reads them

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The reference classifier, the class compiler and the flow hash. */
 #include <arpa/inet.h>
 #include <errno.h>

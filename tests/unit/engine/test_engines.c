@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Unit tests for the small pure engines of the foundation: concurrency
  * limits (against spec/vectors/apf.json), level slots, cgroup2 discovery,
  * address formatting and the JSON writer. */

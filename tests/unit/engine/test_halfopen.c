@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Half-open connections: the measured time-out and where a level seats. */
 #include <setjmp.h>
 #include <stdarg.h>

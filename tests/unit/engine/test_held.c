@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The held-frame store (engine/held.h): budgets in total and per level,
  * replacement by a retransmit, release on take (dispatch, reject), drop

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Unit tests for the agent-side load scheduler (Aperture workload-scheduler/scheduler.go): the
  * token_bucket (bucket, rate_window) and wfq_order vectors of
  * tests/vectors/aimd.json, then one focused test per rule: bootstrap,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The daemon's table of deferred connections. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* plan.c: configuration -> exact map contents, all or nothing. */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Unit tests for the processor-sharing service model (user/engine/ps_model.c)
  * on its own: under capacity a connection takes its work; over it with no

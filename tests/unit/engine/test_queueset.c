@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Unit tests for the fair-queuing engine (Kubernetes queueset.go):
  * the queueSetScenarios S1/S3 and shuffleSharding.queuePick vectors of
  * tests/vectors/apf.json run through the real engine, one focused test per

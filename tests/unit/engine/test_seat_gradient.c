@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Unit tests for sluice's adaptive mode (user/engine/seat_gradient.c): the
  * decisions one by one, then the control law in closed loop with a

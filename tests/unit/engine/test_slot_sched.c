@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* engine/slot_sched.c: fair shares by priority over slots, time-outs, the bound. */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The stalled-level rule (engine/stall.c): a level full with waiters and no
  * close for several typical lifetimes is stalled; the typical lifetime is
  * the served connections' geometric mean; without one, no verdict. */

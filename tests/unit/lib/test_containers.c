@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The containers the engines share (lib): the id index against a plain
  * array under random inserts and deletes (duplicate ids included), the

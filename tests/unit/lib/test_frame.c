@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * Held SYN frames (lib/frame.h): header offsets over the shapes the data
  * path holds (VLAN tags, IPv4 options, IPv6 extension headers, TCP

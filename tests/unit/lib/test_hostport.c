@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Unit tests for host:port parsing (user/lib/hostport.c). */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Unit tests for the metrics listener's HTTP request parsing
  * (user/lib/http_request.c). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Unit tests for the JSON writer (user/lib/json_out.c): escaping, commas,
  * doubles that read back exactly, and integers past 2^53 as strings. */
 #include <math.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Unit tests for connection labels and label matchers (Aperture selectors/selector.go and multi-matcher.go),
  * including the label_matcher vectors of tests/vectors/aimd.json. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Unit tests for the Prometheus text writer (user/lib/prom.c). */
 #include <math.h>
 #include <setjmp.h>

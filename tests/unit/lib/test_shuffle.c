@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Unit tests for shuffle sharding (Kubernetes shufflesharding.go; KEP-1040 "Probability of Collisions") against
  * tests/vectors/apf.json: dealing, validation, queue pick and the
  * mouse-crush odds. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The client SYN retransmit model (lib/syn_retransmit.h): the doubling
  * schedule 1, 3, 7, 15 ... s after the first SYN, and its 63 s window. */
 #include <setjmp.h>
