@@ -3,6 +3,7 @@
 #
 #   make            build the BPF object, skeleton, sluiced, sluicectl, lab tools, tests
 #   make test       run every test suite (root; installs missing Debian packages)
+#   make check      the pure layers' unit tests only (any user, installs nothing)
 #   make demo       run the lab demo on configs/default.yaml (root)
 #   make bench      run the benchmarks
 #   V=1             show full commands
@@ -27,15 +28,29 @@ BPFTOOL    ?= bpftool
 ARCH       := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 MULTIARCH  := $(shell $(CC) -dumpmachine 2>/dev/null)
 
-# CFLAGS is yours to change (make CFLAGS='-O0 -g'); what the build needs
-# stays in SL_CFLAGS.
+# CFLAGS, CPPFLAGS and LDFLAGS are yours (make CFLAGS='-O0 -g'; a Debian
+# build passes dpkg-buildflags'); what the build needs stays in SL_*.
+# WERROR= turns warnings back into warnings (a newer compiler's new ones
+# must not stop a distribution's build).  The hardening flags are on by
+# default (fortified libc calls, stack protector, a read-only GOT bound at
+# start), off under SANITIZE=1, whose instrumentation does their job.
 CFLAGS     ?= -O2 -g
-SL_CFLAGS  := -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD) -D_GNU_SOURCE -MMD -MP $(SAN_FLAGS)
-ALL_CFLAGS  = $(SL_CFLAGS) $(CFLAGS)
+WERROR     ?= -Werror
+ifneq ($(SANITIZE),1)
+# glibc's fortified calls need an optimised build (CFLAGS='-O0' goes without)
+HARDEN_CPPFLAGS := $(if $(filter -O1 -O2 -O3 -Os -Og,$(CFLAGS)),-D_FORTIFY_SOURCE=2)
+HARDEN_CFLAGS   := -fstack-protector-strong -fstack-clash-protection -Wformat -Wformat-security
+HARDEN_LDFLAGS  := -Wl,-z,relro -Wl,-z,now
+endif
+SL_CFLAGS  := -std=gnu11 -Wall -Wextra $(WERROR) -Iinclude -Iuser -I$(BUILD) -D_GNU_SOURCE -MMD -MP \
+	      $(HARDEN_CPPFLAGS) $(HARDEN_CFLAGS) $(SAN_FLAGS)
+ALL_CFLAGS  = $(SL_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+SL_LDFLAGS := $(HARDEN_LDFLAGS)
+LINK_FLAGS  = $(SL_LDFLAGS) $(LDFLAGS)
 LDLIBS_BPF := -lbpf -lelf -lz
 LDLIBS     := -lyaml -lpcre2-8 -lm -lpthread
 
-BPF_CFLAGS := -O2 -g -Wall -Werror -fno-strict-aliasing -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
+BPF_CFLAGS := -O2 -g -Wall $(WERROR) -fno-strict-aliasing -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
               -I/usr/include/$(MULTIARCH) -Iinclude -Ibpf
 
 ifeq ($(V),1)
@@ -79,7 +94,7 @@ BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 SAN_ENV    := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
               SLUICE_DIFF_TUPLES=20000
 
-.PHONY: all deps test test-sanitized demo bench fuzz fuzz-replay clean FORCE install uninstall man
+.PHONY: all deps test check test-sanitized demo bench fuzz fuzz-replay clean FORCE install uninstall man
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -190,30 +205,30 @@ $(foreach l,$(LAYERS),$(eval $(call layer_archive,$(l))))
 # its watchdog (daemon/service_manager.c): libsystemd.
 $(BUILD)/sluiced: $(BUILD)/daemon/sluiced.o $(call layer_lib,daemon) $(DP_LIBS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lsystemd
+	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lsystemd
 
 # sluicectl speaks the daemon's control protocol (daemon/control.h): that
 # one object, not the daemon's layer.
 $(BUILD)/sluicectl: $(BUILD)/ctl/sluicectl.o $(call layer_lib,ctl) $(BUILD)/daemon/control.o $(DP_LIBS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -ljansson
+	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -ljansson
 
 # The manifests' checker reads YAML as the configuration loader does
 # (config/yaml_doc) and writes JSON (jansson).
 $(BUILD)/lab_yaml2json: tests/lab/lab_yaml2json.c tests/lab/lab_cli.h $(CORE_LIBS)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -ljansson
+	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -ljansson
 
 # The table filler writes the pinned maps: the map ABI and libbpf.
 $(BUILD)/lab_conns: tests/lab/lab_conns.c tests/lab/lab_cli.h include/sluice_abi.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@ $(LDLIBS_BPF) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_FLAGS) $< -o $@ $(LDLIBS_BPF) -lm
 
 $(BUILD)/lab_%: tests/lab/lab_%.c tests/lab/lab_cli.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@ -lpthread -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_FLAGS) $< -o $@ -lpthread -lm
 
 # What to link: the prerequisites less the headers -MMD added to them.
 LINK_INPUTS = $(filter %.c %.o %.a,$^)
@@ -223,43 +238,43 @@ TEST_CFLAGS = $(ALL_CFLAGS) -Itests/unit -Itests/packet
 $(BUILD)/tests/unit/%: tests/unit/%.c $(CORE_LIBS) | $(SKEL)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson
 
 $(BUILD)/tests/unit/daemon/test_request_server: tests/unit/daemon/test_request_server.c \
 		$(BUILD)/daemon/request_server.o $(CORE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
 
 $(BUILD)/tests/unit/daemon/test_ext_signal: tests/unit/daemon/test_ext_signal.c \
 		$(BUILD)/daemon/ext_signal.o $(CORE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
 
 $(BUILD)/tests/unit/daemon/test_flow_metrics: tests/unit/daemon/test_flow_metrics.c \
 		$(BUILD)/daemon/flow_metrics.o $(CORE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
 
 $(BUILD)/tests/unit/daemon/test_control: tests/unit/daemon/test_control.c $(BUILD)/daemon/control.o \
 		$(CORE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson
 
 # The configuration tests share their YAML heads and asserting loaders.
 $(BUILD)/tests/unit/config/test_%: tests/unit/config/test_%.c tests/unit/config/config_helpers.c $(CORE_LIBS) | $(SKEL)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson
 
 # The option parser is sluicectl's; it needs nothing else of the CLI.
 $(BUILD)/tests/unit/ctl/test_options: tests/unit/ctl/test_options.c $(BUILD)/ctl/options.o $(CORE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ -lm -lcmocka
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ -lm -lcmocka
 
 # policy_rt is an adapter (it writes the gate maps when it has a data path);
 # its unit test runs it without one, so it links the daemon layer and libbpf.
@@ -269,30 +284,30 @@ $(BUILD)/tests/unit/daemon/test_policy_rt $(BUILD)/tests/unit/daemon/test_admiss
 		$(call layer_lib,daemon) $(DP_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka -ljansson
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka -ljansson
 
 # The socket-table adapter is tested against the kernel's own table, and
 # reconcile against a real connection map.
 $(BUILD)/tests/unit/dataplane/%: tests/unit/dataplane/%.c $(DP_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
 
 # Packet tests: one file per subject over one harness (tests/packet/harness.c);
 # the classification differential test brings its own.
 $(BUILD)/tests/packet/test_classify: tests/packet/test_classify.c tests/packet/tenants.c $(DP_LIBS) | $(SKEL)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/packet $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_FLAGS) -Itests/packet $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
 
 $(BUILD)/tests/packet/test_%: tests/packet/test_%.c tests/packet/harness.c $(DP_LIBS) | $(SKEL)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/packet $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_FLAGS) -Itests/packet $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
 
 $(BUILD)/bench_%: tests/bench/bench_%.c tests/packet/frames.h tests/packet/tenants.c $(DP_LIBS) | $(SKEL)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/packet $< tests/packet/tenants.c $(DP_LIBS) -o $@ $(LDLIBS_BPF) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_FLAGS) -Itests/packet $< tests/packet/tenants.c $(DP_LIBS) -o $@ $(LDLIBS_BPF) $(LDLIBS)
 
 # Every suite needs root and BPF; the runner fails loudly without them.
 # Without SANITIZE=1, the unit and packet suites run a second time built
@@ -305,6 +320,12 @@ ifneq ($(SANITIZE),1)
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 test-sanitized
 	$(Q)$(MAKE) --no-print-directory fuzz-replay
 endif
+
+# Unprivileged: the pure layers' unit tests (no BPF, no namespaces, no
+# packages installed), for a package build or a developer without root.
+PURE_UNIT_TESTS := $(filter $(foreach l,lib config engine ctl,$(BUILD)/tests/unit/$(l)/%),$(UNIT_TESTS))
+check: $(PURE_UNIT_TESTS)
+	$(Q)BUILD=$(BUILD) tests/run-all.sh check
 
 test-sanitized: $(BPF_OBJ) $(TEST_BPF) $(UNIT_TESTS) $(PKT_TESTS)
 	$(Q)echo "== unit and packet suites again, with ASan + UBSan ($(BUILD))"

@@ -6,14 +6,14 @@
 # CMOCKA_MESSAGE_OUTPUT=TAP.  A suite that crashes or exits non-zero
 # without reporting a failure counts as one failure: nothing skips to green.
 #
-#   tests/run-all.sh [unit|packet|e2e ...]     (default: all)
+#   tests/run-all.sh [unit|packet|e2e ...]     (default: all; root)
+#   tests/run-all.sh check                      (the pure layers' unit tests; any user)
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 BUILD=${BUILD:-build}
 LOG_DIR=${LOG_DIR:-$BUILD/test-logs}
-mkdir -p "$LOG_DIR"
 
 passed=0
 failed=0
@@ -23,15 +23,6 @@ fail_loud() {
 	echo "0 passed, 1 failed"
 	exit 1
 }
-
-# Needs root and a kernel that loads BPF; say so instead of skipping.
-[ "$(id -u)" -eq 0 ] || fail_loud "the tests need root (BPF programs, network namespaces); run: sudo make test"
-if ! unshare -m -n true 2>/dev/null; then
-	fail_loud "cannot create network/mount namespaces (unshare -m -n failed)"
-fi
-if ! unshare -m bash -c "mount -t bpf bpf /sys/fs/bpf && bpftool prog load $BUILD/tests/xdp_pass.bpf.o /sys/fs/bpf/probe" >/dev/null 2>&1; then
-	fail_loud "this kernel does not let us load a BPF program (bpftool prog load $BUILD/tests/xdp_pass.bpf.o failed)"
-fi
 
 # run_suite NAME CMD...: run, tee the TAP to a log, count results.
 run_suite() {
@@ -60,6 +51,22 @@ run_suite() {
 want() { [ $# -eq 0 ] || [[ " $SUITES " == *" $1 "* ]]; }
 SUITES="${*:-unit packet e2e}"
 
+# Every suite's TAP goes to a log it is counted from: no log, no count.
+mkdir -p "$LOG_DIR" && [ -w "$LOG_DIR" ] || fail_loud "cannot write the test logs to $LOG_DIR (LOG_DIR=...)"
+
+# Needs root and a kernel that loads BPF; say so instead of skipping.
+# Only `check` (the pure layers' unit tests: no BPF, no namespaces, no
+# I/O beyond their own temporary files) runs as anyone: make check.
+if [ "$SUITES" != check ]; then
+	[ "$(id -u)" -eq 0 ] || fail_loud "the tests need root (BPF programs, network namespaces); run: sudo make test"
+	if ! unshare -m -n true 2>/dev/null; then
+		fail_loud "cannot create network/mount namespaces (unshare -m -n failed)"
+	fi
+	if ! unshare -m bash -c "mount -t bpf bpf /sys/fs/bpf && bpftool prog load $BUILD/tests/xdp_pass.bpf.o /sys/fs/bpf/probe" >/dev/null 2>&1; then
+		fail_loud "this kernel does not let us load a BPF program (bpftool prog load $BUILD/tests/xdp_pass.bpf.o failed)"
+	fi
+fi
+
 # run_built SUITE_DIR: every tests/SUITE_DIR/test_*.c has its binary at
 # build/tests/SUITE_DIR/test_*; a missing one fails, it is not skipped.
 run_built() {
@@ -84,6 +91,12 @@ if want unit; then
 		layer=${layer%/}
 		[ "$(basename "$layer")" = configs ] && continue
 		run_built "${layer#tests/}"
+	done
+fi
+# The pure layers' unit tests alone, as any user (make check).
+if want check; then
+	for layer in lib config engine ctl; do
+		run_built "unit/$layer"
 	done
 fi
 if want packet; then
