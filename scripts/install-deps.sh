@@ -13,6 +13,7 @@ PKGS=(
   iproute2 util-linux procps jq curl
   systemd libsystemd-dev help2man man-db
   prometheus gnuplot-nox
+  shellcheck              # e2e/test_cli: the bash completion is shellcheck-clean
   linux-libc-dev
   postgresql-15           # e2e/test_postgres: a real server and pgbench under a storm
 )

@@ -238,4 +238,22 @@ check "... and a Limited level without limitResponse is an error at its type's l
 	printf "apiVersion: sluice/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: web}\nspec:\n  type: Limited\n" >"$2/lim.yaml"
 	"$1" validate "$2/lim.yaml" --json | jq -e ".valid == false and .diagnostics[0].line == 5 and .diagnostics[0].path == \"spec.limited\""' _ "$CTL" "$T"
 
+# The bash completion (issue 28): shellcheck-clean, file names where a
+# command or option takes a file, the command found wherever it stands.
+COMP=$E2E_ROOT/configs/bash-completion/sluicectl
+check "the bash completion is shellcheck-clean" shellcheck -s bash "$COMP"
+comp() { # WORDS...: what completing the last one offers
+	PATH="$(dirname "$CTL"):$PATH" bash -c 'source "$1"; shift; COMP_WORDS=("$@")
+		COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); _sluicectl; echo "${COMPREPLY[*]}"' _ "$COMP" "$@"
+}
+cd "$E2E_ROOT" || exit 1
+check "complete 'val' -> validate" test "$(comp sluicectl val)" = validate
+check "complete 'validate configs/def' -> the file" test "$(comp sluicectl validate configs/def)" = configs/default.yaml
+check "complete 'replay --trace configs/def' -> the file (a CSV option)" \
+	test "$(comp sluicectl replay --trace configs/def)" = configs/default.yaml
+check "complete '-j status --w' -> status's --watch (the command after a global option)" \
+	test "$(comp sluicectl -j status --w)" = --watch
+check "complete 'shadow o' -> on off" test "$(comp sluicectl shadow o)" = "on off"
+check "complete a number's value -> nothing" test -z "$(comp sluicectl limits --server-concurrency 1)"
+
 e2e_finish
