@@ -27,8 +27,8 @@ kus=$(obj Kustomization)
 ds=$(obj DaemonSet)
 svc=$(obj Service)
 sm=$(obj ServiceMonitor)
-check "one each: Kustomization, Namespace, DaemonSet, Service, ServiceMonitor" \
-	bash -c 'for k in Kustomization Namespace DaemonSet Service ServiceMonitor; do [ "$(jq -c --arg k "$k" "select(.kind == \$k)" "$1" | wc -l)" = 1 ] || exit 1; done' _ "$T/all.json"
+check "one each: Kustomization, Namespace, ServiceAccount, DaemonSet, Service, ServiceMonitor, PrometheusRule" \
+	bash -c 'for k in Kustomization Namespace ServiceAccount DaemonSet Service ServiceMonitor PrometheusRule; do [ "$(jq -c --arg k "$k" "select(.kind == \$k)" "$1" | wc -l)" = 1 ] || exit 1; done' _ "$T/all.json"
 ns=$(jq -r .namespace <<<"$kus")
 check "namespaced objects are in the kustomization's namespace ($ns), which it creates" \
 	bash -c 'jq -se --arg ns "$2" "all(.[] | select(.kind != \"Namespace\" and .kind != \"Kustomization\"); .metadata.namespace == \$ns) and any(.[]; .kind == \"Namespace\" and .metadata.name == \$ns)" "$1" >/dev/null' _ "$T/all.json" "$ns"
@@ -88,6 +88,21 @@ check "... which the downward API gives: status.hostIP" \
 	jq -e '.env[] | select(.name == "NODE_IP") | .valueFrom.fieldRef.fieldPath == "status.hostIP"' <<<"$c"
 check "the payload's own metricsAddress is loopback (what --metrics-address replaces)" \
 	grep -Eq '^ *metricsAddress: *"?127\.0\.0\.1:' "$payload"
+
+# Issue 28: what a cluster that enforces policies asks of the pods.
+nsobj=$(obj Namespace)
+sa=$(obj ServiceAccount)
+check "Namespace: Pod Security enforce/audit/warn privileged (baseline would refuse the pods)" \
+	jq -e '.metadata.labels["pod-security.kubernetes.io/enforce"] == "privileged" and .metadata.labels["pod-security.kubernetes.io/warn"] == "privileged"' <<<"$nsobj"
+check "DaemonSet: its own ServiceAccount, with no token mounted (pod and account)" \
+	bash -c 'jq -e --arg sa "$(jq -r .metadata.name <<<"$2")" ".serviceAccountName == \$sa and .automountServiceAccountToken == false" <<<"$1" >/dev/null && jq -e ".automountServiceAccountToken == false" <<<"$2" >/dev/null' _ "$pod" "$sa"
+check "DaemonSet: the runtime's default seccomp profile" jq -e '.securityContext.seccompProfile.type == "RuntimeDefault"' <<<"$pod"
+rules=$(obj PrometheusRule)
+jq '{groups: .spec.groups}' <<<"$rules" >"$T/rules.yml"
+check "PrometheusRule: promtool check rules accepts its groups" promtool check rules "$T/rules.yml"
+check_num "... which alert on sluice's own metrics" "$(grep -oE 'sluice_[a-z_]+' "$T/rules.yml" | sort -u | wc -l)" -ge 4
+check ".containerignore keeps build trees and .git out of the image's context (and .dockerignore is it)" \
+	bash -c 'grep -qx build "$1/.containerignore" && grep -qx .git "$1/.containerignore" && [ "$(readlink "$1/.dockerignore")" = .containerignore ]' _ "$E2E_ROOT"
 
 # Service and ServiceMonitor.
 check "Service: selects the DaemonSet's pods" \

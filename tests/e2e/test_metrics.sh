@@ -104,6 +104,10 @@ check_num "tenant-b has its own series: its 4 connections dispatched or rejected
 	"$(awk -v d="sluice_dispatched_connections_total{$LB}" -v r="sluice_rejected_connections_total{$LB," \
 		'$1 == d || index($1, r) == 1 { n += $2 } END { print n + 0 }' <<<"$M")" -eq 4
 check "a scrape after the load passes promtool" bash -c 'promtool check metrics <<<"$1"' _ "$M"
+# The Kubernetes example's alerts use names this scrape has.
+missing=$(grep -oE 'sluice_[a-z_]+' "$E2E_ROOT/configs/kubernetes/prometheusrule.yaml" | sort -u |
+	while read -r n; do grep -q "^# TYPE $n " <<<"$M" || echo "$n"; done | tr '\n' ' ')
+check "every metric the alerting rules use is one sluiced exports${missing:+ (not: $missing)}" test -z "$missing"
 
 # Reloads: a bad file is counted and leaves the old configuration; the
 # next good one, which moves tenant-a to another index, keeps its counters.
