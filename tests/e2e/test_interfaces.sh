@@ -96,4 +96,24 @@ check "sluiced refuses it too (exit 1), with the same error" \
 	bash -c '[ "$1" = 1 ] && grep -q "spec.interfaces: connections classify differently" "$2"' _ "$?" "$E2E_TMP/sluiced.log"
 check "... and attaches nothing" bash -c '! ip -d link show sl0 | grep -q "prog/xdp" && ! ip -d link show sl2 | grep -q "prog/xdp"'
 
+# --iface auto: the default route's device (issue 28: one DaemonSet for
+# nodes whose NICs are named differently).  No default route: refused,
+# naming the way out.
+DAEMON_IFACES=(--iface auto)
+"$SLUICED" --config "$CONFIGS/basic.yaml" --iface auto --pin-dir "$PIN_DIR" --control "$E2E_TMP/ctl.sock" \
+	>"$E2E_TMP/auto-none.log" 2>&1
+rc=$?
+check "--iface auto without a default route: exit 1, naming --iface IFNAME" \
+	bash -c '[ "$1" = 1 ] && grep -q "no default route" "$2" && grep -q -- "--iface IFNAME" "$2"' _ "$rc" "$E2E_TMP/auto-none.log"
+# Two default routes: the lower metric's device wins (sl2 here, not the
+# first interface there is).
+ip route add default via 198.18.0.2 dev sl0 metric 50
+ip route add default via 198.18.1.2 dev sl2 metric 10
+start_daemon "$CONFIGS/basic.yaml" || not_ok "sluiced --iface auto starts"
+check "--iface auto: XDP on the default route's device (sl2, the lower metric), not on sl0" \
+	jq -e '(.interfaces | map(.name)) == ["sl2"]' <<<"$(status_json)"
+check "... and it says so in its log" grep -q "iface auto: the default route's device, sl2" "$E2E_TMP/sluiced.log"
+stop_daemon && ok "clean stop"
+ip route del default 2>/dev/null; ip route del default 2>/dev/null
+
 e2e_finish

@@ -20,6 +20,7 @@
 #include <sys/epoll.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
+#include <net/if.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -31,8 +32,10 @@
 #include "dataplane/expiry.h"
 #include "dataplane/dataplane.h"
 #include "lib/clock.h"
+#include "lib/default_route.h"
 #include "lib/hostport.h"
 #include "lib/log.h"
+#include "lib/read_file.h"
 #include "lib/version.h"
 #include "daemon/metrics.h"
 #include "daemon/privileges.h"
@@ -61,7 +64,8 @@ static void usage(FILE *f)
 		"SIGTERM/SIGINT detach and remove the pins.\n\n"
 		"  -c, --config FILE        YAML configuration (required)\n"
 		"  -i, --iface IFNAME       an interface to attach XDP to; repeat it for more\n"
-		"                           (default: every one of Server spec.interfaces)\n"
+		"                           (default: every one of Server spec.interfaces);\n"
+		"                           auto: the device of the default route\n"
 		"  -m, --xdp-mode MODE      native (default) or generic\n"
 		"  -g, --cgroup PATH        cgroup v2 directory for sock_ops (default: the\n"
 		"                           cgroup2 mount found in /proc/mounts)\n"
@@ -188,6 +192,38 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 	if (!o->config_path) {
 		fprintf(stderr, "sluiced: --config FILE is required (see --help)\n");
 		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --iface auto (or "auto" in Server spec.interfaces): the device of this
+ * host's default route, so one DaemonSet protects nodes whose uplinks are
+ * named differently.  Resolved once at start: a route that moves later
+ * does not move the data path. */
+static int resolve_auto_iface(struct daemon_opts *o)
+{
+	static char dev[IF_NAMESIZE + 1];
+	char *v4 = NULL, *v6 = NULL;
+	size_t len;
+	int err = -ENOENT;
+
+	for (size_t i = 0; i < o->n_ifnames; i++) {
+		if (strcmp(o->ifnames[i], "auto"))
+			continue;
+		if (!dev[0]) {
+			(void)sl_read_file("/proc/net/route", 1 << 20, &v4, &len);
+			(void)sl_read_file("/proc/net/ipv6_route", 1 << 20, &v6, &len);
+			err = sl_default_route_dev(v4, v6, dev, sizeof(dev));
+			free(v4);
+			free(v6);
+			if (err) {
+				pr_err("--iface auto: this host has no default route (IPv4 or IPv6) to take "
+				       "the interface from; name it: --iface IFNAME");
+				return err;
+			}
+			pr_info("--iface auto: the default route's device, %s", dev);
+		}
+		o->ifnames[i] = dev;
 	}
 	return 0;
 }
@@ -482,6 +518,9 @@ int main(int argc, char **argv)
 		err = -EINVAL;
 		goto out_cfg;
 	}
+	err = resolve_auto_iface(&d.opts);
+	if (err)
+		goto out_cfg;
 	if (!d.opts.pin_dir)
 		d.opts.pin_dir = d.cfg->server.pin_dir ? d.cfg->server.pin_dir : SL_DEFAULT_PIN_DIR;
 	if (!d.opts.control_path)
