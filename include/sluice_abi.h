@@ -69,7 +69,8 @@
 #define SLUICE_PROG_RESET   "sluice_reset"
 
 enum sluice_fail_mode {
-	SLUICE_FAIL_OPEN   = 0, /* stale heartbeat: admit every SYN (default) */
+	SLUICE_FAIL_OPEN   = 0, /* stale heartbeat: admit every SYN (what zeroed settings
+				  * mean; the configuration's default is static) */
 	SLUICE_FAIL_CLOSED = 1, /* stale heartbeat: drop SYNs to protected ports */
 	/* Stale heartbeat: the kernel keeps each level's limit on its own.  A
 	 * SYN within it is admitted, one over it dropped (its retransmit tries
