@@ -151,7 +151,11 @@ PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 SBINDIR    ?= $(PREFIX)/sbin
 SYSCONFDIR ?= /etc
-UNITDIR    ?= $(PREFIX)/lib/systemd/system
+# systemd's own unit directory for PREFIX (pkg-config systemd, with its
+# rootprefix moved to PREFIX so a staged install never writes outside it);
+# the Debian package passes the distribution's, /lib/systemd/system.
+UNITDIR    ?= $(or $(shell pkg-config --define-variable=rootprefix=$(PREFIX) \
+		--variable=systemdsystemunitdir systemd 2>/dev/null),$(PREFIX)/lib/systemd/system)
 COMPLDIR   ?= $(PREFIX)/share/bash-completion/completions
 MAN8DIR    ?= $(PREFIX)/share/man/man8
 install: $(BUILD)/sluiced $(BUILD)/sluicectl $(MANPAGES)

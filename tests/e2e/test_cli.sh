@@ -37,8 +37,6 @@ check "unique prefix works (val -> validate)" bash -c "$CTL val configs/default.
 
 # validate
 check "default config is valid" "$CTL" validate configs/default.yaml
-size: 9}
-YAML
 out=$("$CTL" validate "$CONFIGS/cli-invalid.yaml" 2>&1); rc=$?
 check_num "invalid file: exit 1" "$rc" -eq 1
 check "unknown field gets a did-you-mean with its position" \

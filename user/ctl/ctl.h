@@ -72,5 +72,6 @@ int ctl_signal(int argc, char **argv);
 int ctl_conns(int argc, char **argv);
 int ctl_shadow(int argc, char **argv);
 int ctl_top(int argc, char **argv);
+int ctl_detach(int argc, char **argv);
 
 #endif

@@ -34,6 +34,7 @@ static const struct ctl_command commands[] = {
 	{"replay", "run the controller offline over a latency trace (tuning)", ctl_replay, false},
 	{"simulate", "a policy's limit in flight against a modelled service, with and without (tuning)", ctl_simulate, false},
 	{"signal", "send external latency samples to a policy's signal socket", ctl_signal, true},
+	{"detach", "take sluice off this host when no daemon runs (XDP, sock_ops, pins)", ctl_detach, true},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
