@@ -94,11 +94,14 @@ BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 SAN_ENV    := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
               SLUICE_DIFF_TUPLES=20000
 
-.PHONY: all deps test check test-sanitized demo bench fuzz fuzz-replay clean FORCE install uninstall man
+.PHONY: all programs deps test check test-sanitized demo bench fuzz fuzz-replay clean FORCE install uninstall man
 .DELETE_ON_ERROR:
 .SECONDARY:
 
 all: $(BPF_OBJ) $(TEST_BPF) $(BINS) $(LAB_BINS) $(UNIT_TESTS) $(PKT_TESTS) $(BENCH_BINS)
+
+# Only what ships (the Debian package builds this, not the lab and tests).
+programs: $(BINS)
 
 deps:
 	$(Q)scripts/install-deps.sh

@@ -14,6 +14,7 @@ PKGS=(
   systemd libsystemd-dev help2man man-db
   prometheus gnuplot-nox
   shellcheck              # e2e/test_cli: the bash completion is shellcheck-clean
+  debhelper lintian dpkg-dev  # e2e/test_package: dpkg-buildpackage -b, lintian
   linux-libc-dev
   postgresql-15           # e2e/test_postgres: a real server and pgbench under a storm
 )
