@@ -49,7 +49,9 @@ check "the shipped unit runs the shipped daemon" bash -c 'dpkg-deb --fsys-tarfil
 sd_boot || { not_ok "systemd boots"; e2e_finish; }
 start_service 8080 8 1500 || not_ok "lab service starts"
 installed=1
-check "dpkg -i (under systemd)" sd dpkg -i "$deb"
+cp "$deb" "$SD_ROOT/opt/" # systemd's namespace has its own /tmp
+check "dpkg -i (under systemd)" sd dpkg -i "/opt/${deb##*/}"
+check "installed: the programs" test -x /usr/sbin/sluiced -a -x /usr/bin/sluicectl
 sd_link /lib/systemd/system/sluiced.service
 check "installed disabled and not started" \
 	test "$(sd systemctl is-active sluiced.service)" = inactive -a ! -e "$PIN_DIR"
