@@ -50,6 +50,13 @@ sd_boot || { not_ok "systemd boots"; e2e_finish; }
 start_service 8080 8 1500 || not_ok "lab service starts"
 installed=1
 cp "$deb" "$SD_ROOT/opt/" # systemd's namespace has its own /tmp
+# A container image's policy-rc.d ("exit 101": start nothing) would keep
+# the maintainer scripts from stopping the unit; in systemd's namespace
+# it is what a host has: none that refuses.
+if [ -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 0\n' >"$SD_ROOT/opt/policy-rc.d"; chmod +x "$SD_ROOT/opt/policy-rc.d"
+	sd mount --bind /opt/policy-rc.d /usr/sbin/policy-rc.d
+fi
 check "dpkg -i (under systemd)" sd dpkg -i "/opt/${deb##*/}"
 check "installed: the programs" test -x /usr/sbin/sluiced -a -x /usr/bin/sluicectl
 sd_link /lib/systemd/system/sluiced.service
@@ -58,8 +65,8 @@ check "installed disabled and not started" \
 # The operator's configuration: the lab level on sl0 (a bind mount in
 # systemd's namespace; the conffile on disk stays the package's).
 awk '{ print } /^  serverConcurrencyLimit:/ && !done { print "  interfaces: [sl0]"; done = 1 }' \
-	"$CONFIGS/basic.yaml" >"$E2E_TMP/lab.yaml"
-sd mount --bind "$E2E_TMP/lab.yaml" /etc/sluice/sluice.yaml
+	"$CONFIGS/basic.yaml" >"$SD_ROOT/opt/lab.yaml"
+sd mount --bind /opt/lab.yaml /etc/sluice/sluice.yaml
 check "sluicectl validate (the installed one) accepts it" sd /usr/bin/sluicectl validate /etc/sluice/sluice.yaml
 check "systemctl start sluiced" sd systemctl start sluiced.service
 check "XDP on sl0" bash -c 'ip link show sl0 | grep -q prog/xdp'
