@@ -129,7 +129,17 @@ $(SKEL): $(BPF_OBJ)
 # the sections --help does not have in configs/man/*.h2m; sluicectl's page
 # carries every command's --help under COMMANDS.
 MANPAGES := $(BUILD)/man/sluiced.8 $(BUILD)/man/sluicectl.8
-man: $(MANPAGES)
+# sluice.yaml(5): prose in configs/man/sluice.yaml.5.in, its FIELDS from
+# the loader's own tables (sluicectl schema --man).
+MANPAGE5 := $(BUILD)/man/sluice.yaml.5
+man: $(MANPAGES) $(MANPAGE5)
+$(MANPAGE5): $(BUILD)/sluicectl configs/man/sluice.yaml.5.in VERSION
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BUILD)/sluicectl schema --man >$@.fields
+	$(Q)sed -e '/^@FIELDS@$$/{r $@.fields' -e 'd}' -e 's/@VERSION@/$(SLUICE_VERSION)/' \
+		-e "s/@DATE@/$$(date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} +%Y-%m-%d)/" \
+		configs/man/sluice.yaml.5.in >$@.tmp && mv $@.tmp $@ && rm -f $@.fields
 $(BUILD)/man/sluiced.8: $(BUILD)/sluiced configs/man/sluiced.h2m
 	$(call msg,MAN,$@)
 	$(Q)mkdir -p $(@D)
@@ -161,10 +171,12 @@ UNITDIR    ?= $(or $(shell pkg-config --define-variable=rootprefix=$(PREFIX) \
 		--variable=systemdsystemunitdir systemd 2>/dev/null),$(PREFIX)/lib/systemd/system)
 COMPLDIR   ?= $(PREFIX)/share/bash-completion/completions
 MAN8DIR    ?= $(PREFIX)/share/man/man8
-install: $(BUILD)/sluiced $(BUILD)/sluicectl $(MANPAGES)
+MAN5DIR    ?= $(PREFIX)/share/man/man5
+install: $(BUILD)/sluiced $(BUILD)/sluicectl $(MANPAGES) $(MANPAGE5)
 	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(COMPLDIR) \
-		$(DESTDIR)$(MAN8DIR)
+		$(DESTDIR)$(MAN8DIR) $(DESTDIR)$(MAN5DIR)
 	$(Q)install -m 0644 $(MANPAGES) $(DESTDIR)$(MAN8DIR)/
+	$(Q)install -m 0644 $(MANPAGE5) $(DESTDIR)$(MAN5DIR)/
 	$(Q)install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/sluice
 	$(Q)install -m 0755 $(BUILD)/sluiced $(DESTDIR)$(SBINDIR)/sluiced
 	$(Q)install -m 0755 $(BUILD)/sluicectl $(DESTDIR)$(BINDIR)/sluicectl
@@ -179,7 +191,7 @@ install: $(BUILD)/sluiced $(BUILD)/sluicectl $(MANPAGES)
 uninstall:
 	$(Q)rm -f $(DESTDIR)$(SBINDIR)/sluiced $(DESTDIR)$(BINDIR)/sluicectl \
 		$(DESTDIR)$(UNITDIR)/sluiced.service $(DESTDIR)$(COMPLDIR)/sluicectl \
-		$(DESTDIR)$(MAN8DIR)/sluiced.8 $(DESTDIR)$(MAN8DIR)/sluicectl.8
+		$(DESTDIR)$(MAN8DIR)/sluiced.8 $(DESTDIR)$(MAN8DIR)/sluicectl.8 $(DESTDIR)$(MAN5DIR)/sluice.yaml.5
 	$(Q)echo "  kept     $(DESTDIR)$(SYSCONFDIR)/sluice/sluice.yaml"
 
 # The version: VERSION, and the commit it was built from (git describe),

@@ -254,4 +254,20 @@ check "complete '-j status --w' -> status's --watch (the command after a global 
 check "complete 'shadow o' -> on off" test "$(comp sluicectl shadow o)" = "on off"
 check "complete a number's value -> nothing" test -z "$(comp sluicectl limits --server-concurrency 1)"
 
+# schema: the loader's own tables.  Every kind is there, and each integer
+# of Server spec one below its minimum is refused by validate at that field.
+sj=$("$CTL" schema --json)
+check "schema --json: every kind, and more than 100 fields" \
+	jq -e 'length > 100 and ([.[].kind] | unique) == ["*", "*label matcher", "AverageLatencySchedulingPolicy", "ConnectionLabels", "FlowSchema", "PriorityLevelConfiguration", "Server"]' <<<"$sj"
+check "schema: defaults from the defaults functions (Server failMode static, queues 64)" \
+	jq -e 'any(.field == "spec.failMode" and .default == "static") and any(.field == "spec.limited.limitResponse.queuing.queues" and .default == "64")' <<<"$sj"
+while read -r field min; do
+	name=${field#spec.}
+	printf 'apiVersion: sluice/v1\nkind: Server\nmetadata: {name: s}\nspec:\n  %s: %s\n' "$name" "$((min - 1))" >"$T/schema.yaml"
+	out=$("$CTL" validate "$T/schema.yaml" 2>&1)
+	check "schema says $field is at least $min: validate refuses $((min - 1)) there" \
+		grep -q "schema.yaml:5:[0-9]*: error: .*$field" <<<"$out"
+done < <(jq -r '.[] | select(.kind == "Server" and .type == "integer" and (.field | test("^spec\\.[a-zA-Z]+$"))) | "\(.field) \(.range | capture("(at least |^)(?<m>-?[0-9]+)").m)"' <<<"$sj")
+usage_err "schema, unknown kind" "sluicectl schema: no object kind 'Bogus'" "$CTL" schema Bogus
+
 e2e_finish

@@ -24,6 +24,12 @@ for m in sluiced sluicectl; do
 	check "the man page $m(8) is installed" test -f "$page"
 	check "$m(8) renders without a warning" bash -c '[ -z "$(MANWIDTH=80 man --warnings -l "$1" 2>&1 >/dev/null)" ]' _ "$page"
 done
+page5=$ROOT/usr/share/man/man5/sluice.yaml.5
+check "the man page sluice.yaml(5) is installed" test -f "$page5"
+check "sluice.yaml(5) renders without a warning" bash -c '[ -z "$(MANWIDTH=80 man --warnings -l "$1" 2>&1 >/dev/null)" ]' _ "$page5"
+missing=$(MANWIDTH=400 man -l "$page5" 2>/dev/null | tr -d ' ' >"$ROOT.man5"
+	"$ROOT/usr/bin/sluicectl" schema --json | jq -r '.[].field' | while read -r f; do grep -qF -- "$f" "$ROOT.man5" || echo "$f"; done)
+check "sluice.yaml(5) has every field sluicectl schema knows (missing: ${missing:-none})" test -z "$missing"
 check "sluiced(8) has its options, its signals and its files" \
 	bash -c 'MANWIDTH=80 man -l "$1" 2>/dev/null | grep -q -- "--keep-attached" && MANWIDTH=80 man -l "$1" 2>/dev/null | grep -q "^SIGNALS" && MANWIDTH=80 man -l "$1" 2>/dev/null | grep -q "^FILES"' _ "$ROOT/usr/share/man/man8/sluiced.8"
 check "sluicectl(8) has every command's usage under COMMANDS" \
@@ -57,7 +63,7 @@ comp() { # WORDS... -> COMPREPLY, one per line
 got=$(comp sluicectl sh)
 check "completion: 'sh' gives shadow (got '$got')" test "$got" = shadow
 got=$(comp sluicectl s | sort | tr '\n' ' ')
-check "completion: 's' gives shadow, signal, simulate, status (got '$got')" test "$got" = "shadow signal simulate status "
+check "completion: 's' gives schema, shadow, signal, simulate, status (got '$got')" test "$got" = "schema shadow signal simulate status "
 got=$(comp sluicectl status --j)
 check "completion: 'status --j' gives --json (got '$got')" test "$got" = --json
 
@@ -68,9 +74,9 @@ check "an edited configuration is kept" grep -q "^# mine" "$ROOT/etc/sluice/slui
 check "make uninstall" ins uninstall
 for f in usr/sbin/sluiced usr/bin/sluicectl usr/lib/systemd/system/sluiced.service \
 	 usr/share/bash-completion/completions/sluicectl usr/share/man/man8/sluiced.8 \
-	 usr/share/man/man8/sluicectl.8; do
+	 usr/share/man/man8/sluicectl.8 usr/share/man/man5/sluice.yaml.5; do
 	check "uninstall removed $f" test ! -e "$ROOT/$f"
 done
 check "uninstall kept the configuration" grep -q "^# mine" "$ROOT/etc/sluice/sluice.yaml"
-rm -f "$ROOT.log"
+rm -f "$ROOT.log" "$ROOT.man5"
 e2e_finish

@@ -73,17 +73,24 @@ static const struct kind_desc kinds[] = {
 
 enum { TOP_API, TOP_KIND, TOP_META, TOP_SPEC, TOP_N };
 static const struct fdesc top_fields[TOP_N] = {
-	[TOP_API] = F_CUSTOM("apiVersion", .required = true),
-	[TOP_KIND] = F_CUSTOM("kind", .required = true),
-	[TOP_META] = F_CUSTOM("metadata", .required = true),
-	[TOP_SPEC] = F_CUSTOM("spec"),
+	[TOP_API] = F_CUSTOM("apiVersion", .required = true, .type = "sluice/v1"),
+	[TOP_KIND] = F_CUSTOM("kind", .required = true,
+			      .type = "Server, PriorityLevelConfiguration, FlowSchema, ConnectionLabels or AverageLatencySchedulingPolicy"),
+	[TOP_META] = F_CUSTOM("metadata", .required = true, .type = "mapping"),
+	[TOP_SPEC] = F_CUSTOM("spec", .type = "mapping (required but in Server)"),
 };
 
 enum { MD_NAME, MD_LABELS, MD_ANNOTATIONS, MD_N };
 static const struct fdesc meta_fields[MD_N] = {
-	[MD_NAME] = F_CUSTOM("name", .required = true),
-	[MD_LABELS] = F_CUSTOM("labels"),
-	[MD_ANNOTATIONS] = F_CUSTOM("annotations"),
+	[MD_NAME] = F_CUSTOM("name", .required = true, .type = "DNS-1123 subdomain, at most 47 characters"),
+	[MD_LABELS] = F_CUSTOM("labels", .type = "string map (kept, unused)"),
+	[MD_ANNOTATIONS] = F_CUSTOM("annotations", .type = "string map (kept, unused)"),
+};
+
+const struct cd_schema cd_schema_object[] = {
+	{ "*", "", top_fields, TOP_N, NULL, 0 },
+	{ "*", "metadata", meta_fields, MD_N, NULL, 0 },
+	{ NULL },
 };
 
 static const struct kind_desc *find_kind(const struct sl_ynode *k)

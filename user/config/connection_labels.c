@@ -277,9 +277,9 @@ next:
 
 enum { RQ_KEY, RQ_OP, RQ_VALUES, RQ_N };
 static const struct fdesc req_fields[RQ_N] = {
-	[RQ_KEY] = F_CUSTOM("key", .required = true),
-	[RQ_OP] = F_CUSTOM("operator", .required = true),
-	[RQ_VALUES] = F_CUSTOM("values"),
+	[RQ_KEY] = F_CUSTOM("key", .required = true, .type = "label name"),
+	[RQ_OP] = F_CUSTOM("operator", .required = true, .type = "In, NotIn, Exists or DoesNotExist"),
+	[RQ_VALUES] = F_CUSTOM("values", .type = "list of strings (In, NotIn)"),
 };
 
 /* {key, operator, values} into *out (zeroed on failure). */
@@ -662,10 +662,10 @@ out:
 
 enum { LM_MATCH_LABELS, LM_MATCH_LIST, LM_MATCH_EXPRESSIONS, LM_EXPRESSION, LM_N };
 static const struct fdesc matcher_fields[LM_N] = {
-	[LM_MATCH_LABELS] = F_CUSTOM("match_labels"),
-	[LM_MATCH_LIST] = F_CUSTOM("match_list"),
-	[LM_MATCH_EXPRESSIONS] = F_CUSTOM("match_expressions"),
-	[LM_EXPRESSION] = F_CUSTOM("expression"),
+	[LM_MATCH_LABELS] = F_CUSTOM("match_labels", .type = "string map: every label equal"),
+	[LM_MATCH_LIST] = F_CUSTOM("match_list", .type = "list of {key, operator, values}"),
+	[LM_MATCH_EXPRESSIONS] = F_CUSTOM("match_expressions", .type = "deprecated alias of match_list"),
+	[LM_EXPRESSION] = F_CUSTOM("expression", .type = "not, all, any, label_exists, label_equals or label_matches"),
 };
 
 void cd_decode_label_matcher(struct load *L, const struct sl_ynode *v,
@@ -725,15 +725,15 @@ void cd_decode_label_matcher(struct load *L, const struct sl_ynode *v,
 
 enum { CL_RULES, CL_N };
 static const struct fdesc label_object_fields[CL_N] = {
-	[CL_RULES] = F_CUSTOM("rules", .required = true),
+	[CL_RULES] = F_CUSTOM("rules", .required = true, .type = "list of mappings"),
 };
 
 enum { LR_SOURCES, LR_DESTINATIONS, LR_PORTS, LR_LABELS, LR_N };
 static const struct fdesc label_rule_fields[LR_N] = {
-	[LR_SOURCES] = F_CUSTOM("sources"),
-	[LR_DESTINATIONS] = F_CUSTOM("destinations"),
-	[LR_PORTS] = F_CUSTOM("ports"),
-	[LR_LABELS] = F_CUSTOM("labels", .required = true),
+	[LR_SOURCES] = F_CUSTOM("sources", .type = "list of client CIDRs", .dflt = "every client"),
+	[LR_DESTINATIONS] = F_CUSTOM("destinations", .type = "list of the host's CIDRs", .dflt = "every address"),
+	[LR_PORTS] = F_CUSTOM("ports", .type = "list of ports or ranges", .dflt = "every port"),
+	[LR_LABELS] = F_CUSTOM("labels", .required = true, .type = "string map: the labels the connection gets"),
 };
 
 static void label_rule_release(struct sl_label_rule *r)
@@ -902,3 +902,11 @@ void cd_decode_label_object(struct load *L, const struct object *o)
 out:
 	cd_path_pop(c, old);
 }
+
+const struct cd_schema cd_schema_labels[] = {
+	{ "ConnectionLabels", "spec", label_object_fields, CL_N, NULL, 0 },
+	{ "ConnectionLabels", "spec.rules[]", label_rule_fields, LR_N, NULL, 0 },
+	{ "*label matcher", "", matcher_fields, LM_N, NULL, 0 },
+	{ "*label matcher", "match_list[]", req_fields, RQ_N, NULL, 0 },
+	{ NULL },
+};

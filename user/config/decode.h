@@ -130,6 +130,11 @@ struct fdesc {
 	const struct enumval *enums; /* FK_ENUM, NULL-name terminated */
 	const char *hint_low;        /* appended to "too small" errors */
 	bool required;
+	/* For sluice.yaml(5) and `sluicectl schema` (config/schema.c): what
+	 * a FK_CUSTOM field holds, and a default the defaults function cannot
+	 * say (a sentinel such as -1 for "no limit"). */
+	const char *type;
+	const char *dflt;
 };
 
 struct fhit {
@@ -153,6 +158,21 @@ struct fhit {
 #define F_NUM(n, T, m, lo, hi, ...) \
 	{ .name = n, .kind = FK_NUMBER, FLD(T, m), .dmin = lo, .dmax = hi, __VA_ARGS__ }
 #define F_CUSTOM(n, ...) { .name = n, .kind = FK_CUSTOM, __VA_ARGS__ }
+
+/* The schema: where each table sits in its object, and the function that
+ * fills the struct its offsets point into with the defaults (NULL: none
+ * to show).  One list per object file, ending with { NULL }; schema.c
+ * walks them. */
+struct cd_schema {
+	const char *kind; /* "Server"; "*" for the fields every object has */
+	const char *path; /* "spec.heldSyns"; "[]" marks a list's items */
+	const struct fdesc *fields;
+	size_t n;
+	void (*defaults)(void *obj);
+	size_t obj_size;
+};
+extern const struct cd_schema cd_schema_object[], cd_schema_server[], cd_schema_level[],
+	cd_schema_flow_schema[], cd_schema_labels[], cd_schema_policy[];
 
 /* Scalar getters: report on failure and return false. */
 bool cd_get_int(struct ctx *c, const struct sl_ynode *v, int64_t min,

@@ -39,53 +39,55 @@
 
 enum { FS_PLC, FS_PRECEDENCE, FS_DIST, FS_RULES, FS_SEATS, FS_N };
 static const struct fdesc fs_fields[FS_N] = {
-	[FS_PLC] = F_CUSTOM("priorityLevelConfiguration", .required = true),
-	[FS_PRECEDENCE] = F_INT("matchingPrecedence", FS, precedence, 1, MAX_PRECEDENCE),
-	[FS_DIST] = F_CUSTOM("distinguisherMethod"),
-	[FS_RULES] = F_CUSTOM("rules"),
-	[FS_SEATS] = F_INT("seatsPerConnection", FS, seats_per_conn, 1, 100),
+	[FS_PLC] = F_CUSTOM("priorityLevelConfiguration", .required = true, .type = "mapping"),
+	[FS_PRECEDENCE] = F_INT("matchingPrecedence", FS, precedence, 1, MAX_PRECEDENCE, .dflt = "1000"),
+	[FS_DIST] = F_CUSTOM("distinguisherMethod", .type = "mapping", .dflt = "none: one flow"),
+	[FS_RULES] = F_CUSTOM("rules", .type = "list of mappings (none: matches nothing)"),
+	[FS_SEATS] = F_INT("seatsPerConnection", FS, seats_per_conn, 1, 100, .dflt = "1"),
 };
 
 static const struct fdesc plc_ref_fields[] = {
-	F_CUSTOM("name", .required = true),
+	F_CUSTOM("name", .required = true, .type = "a PriorityLevelConfiguration's name"),
 };
 
 enum { DI_TYPE, DI_PREFIX, DI_PREFIX6, DI_N };
 static const struct fdesc dist_fields[DI_N] = {
-	[DI_TYPE] = F_CUSTOM("type", .required = true),
-	[DI_PREFIX] = F_INT("prefixLength", FS, prefix_len_v4, 0, 32),
-	[DI_PREFIX6] = F_INT("ipv6PrefixLength", FS, prefix_len_v6, 0, 128),
+	[DI_TYPE] = F_CUSTOM("type", .required = true, 
+			      .type = "BySource (the client address, or its prefix) or ByDestination (the local address); "
+				      "ByUser and ByNamespace are read as these"),
+	[DI_PREFIX] = F_INT("prefixLength", FS, prefix_len_v4, 0, 32, .dflt = "32 (BySource only)"),
+	[DI_PREFIX6] = F_INT("ipv6PrefixLength", FS, prefix_len_v6, 0, 128, .dflt = "128 (BySource only)"),
 };
 #undef FS
 
 enum { RU_SUBJECTS, RU_DESTINATIONS, RU_RESOURCE, RU_NONRESOURCE, RU_N };
 static const struct fdesc rule_fields[RU_N] = {
-	[RU_SUBJECTS] = F_CUSTOM("subjects"),
-	[RU_DESTINATIONS] = F_CUSTOM("destinations"),
-	[RU_RESOURCE] = F_CUSTOM("resourceRules"),
-	[RU_NONRESOURCE] = F_CUSTOM("nonResourceRules"),
+	[RU_SUBJECTS] = F_CUSTOM("subjects", .type = "list of mappings (none: every client)"),
+	[RU_DESTINATIONS] = F_CUSTOM("destinations", .type = "list of mappings (none: every destination)"),
+	[RU_RESOURCE] = F_CUSTOM("resourceRules", .type = "not at layer 4: use destinations"),
+	[RU_NONRESOURCE] = F_CUSTOM("nonResourceRules", .type = "not at layer 4: use destinations"),
 };
 
 enum { SU_KIND, SU_NETWORK, SU_LABELS, SU_USER, SU_GROUP, SU_SA, SU_N };
 static const struct fdesc subject_fields[SU_N] = {
-	[SU_KIND] = F_CUSTOM("kind", .required = true),
-	[SU_NETWORK] = F_CUSTOM("network"),
-	[SU_LABELS] = F_CUSTOM("labels"),
+	[SU_KIND] = F_CUSTOM("kind", .required = true, .type = "Network or Labels"),
+	[SU_NETWORK] = F_CUSTOM("network", .type = "mapping (kind Network)"),
+	[SU_LABELS] = F_CUSTOM("labels", .type = "a label selector: matchLabels, matchExpressions (kind Labels)"),
 	/* Kubernetes' subject bodies: known only to explain */
-	[SU_USER] = F_CUSTOM("user"),
-	[SU_GROUP] = F_CUSTOM("group"),
-	[SU_SA] = F_CUSTOM("serviceAccount"),
+	[SU_USER] = F_CUSTOM("user", .type = "not at layer 4: use kind Network or Labels"),
+	[SU_GROUP] = F_CUSTOM("group", .type = "not at layer 4: use kind Network or Labels"),
+	[SU_SA] = F_CUSTOM("serviceAccount", .type = "not at layer 4: use kind Network or Labels"),
 };
 
 static const struct fdesc network_fields[] = {
-	F_CUSTOM("cidrs", .required = true),
+	F_CUSTOM("cidrs", .required = true, .type = "list of IPv4 or IPv6 CIDRs"),
 };
 
 enum { DE_PROTOCOLS, DE_PORTS, DE_ADDRESSES, DE_N };
 static const struct fdesc dest_fields[DE_N] = {
-	[DE_PROTOCOLS] = F_CUSTOM("protocols"),
-	[DE_PORTS] = F_CUSTOM("ports"),
-	[DE_ADDRESSES] = F_CUSTOM("addresses"),
+	[DE_PROTOCOLS] = F_CUSTOM("protocols", .type = "list of \"TCP\" or \"*\"", .dflt = "TCP"),
+	[DE_PORTS] = F_CUSTOM("ports", .type = "list of ports or ranges (\"8000-8099\")", .dflt = "every port"),
+	[DE_ADDRESSES] = F_CUSTOM("addresses", .type = "list of the host's CIDRs", .dflt = "every address"),
 };
 
 /* What a Kubernetes subject kind or rule list becomes at layer 4. */
@@ -901,3 +903,14 @@ void cd_finish_flow_schemas(struct load *L)
 	L->schema_src = NULL;
 	L->schema_src_cap = 0;
 }
+
+const struct cd_schema cd_schema_flow_schema[] = {
+	{ "FlowSchema", "spec", fs_fields, FS_N, NULL, 0 },
+	{ "FlowSchema", "spec.priorityLevelConfiguration", plc_ref_fields, ARRAY_SIZE(plc_ref_fields), NULL, 0 },
+	{ "FlowSchema", "spec.distinguisherMethod", dist_fields, DI_N, NULL, 0 },
+	{ "FlowSchema", "spec.rules[]", rule_fields, RU_N, NULL, 0 },
+	{ "FlowSchema", "spec.rules[].subjects[]", subject_fields, SU_N, NULL, 0 },
+	{ "FlowSchema", "spec.rules[].subjects[].network", network_fields, ARRAY_SIZE(network_fields), NULL, 0 },
+	{ "FlowSchema", "spec.rules[].destinations[]", dest_fields, DE_N, NULL, 0 },
+	{ NULL },
+};

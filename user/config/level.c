@@ -55,11 +55,11 @@ static const struct enumval limit_responses[] = {
 enum { PL_TYPE, PL_EXEMPT, PL_LIMITED, PL_PORTS, PL_SEATS, PL_N };
 static const struct fdesc level_fields[PL_N] = {
 	[PL_TYPE] = F_ENUM("type", LVL, type, level_types, .required = true),
-	[PL_EXEMPT] = F_CUSTOM("exempt"),
-	[PL_LIMITED] = F_CUSTOM("limited"),
+	[PL_EXEMPT] = F_CUSTOM("exempt", .type = "mapping (type Exempt)"),
+	[PL_LIMITED] = F_CUSTOM("limited", .type = "mapping (type Limited: required)"),
 	/* moved to FlowSchema: known here only to say so */
-	[PL_PORTS] = F_CUSTOM("ports"),
-	[PL_SEATS] = F_CUSTOM("seatsPerConnection"),
+	[PL_PORTS] = F_CUSTOM("ports", .type = "not here: FlowSchema rules[].destinations[].ports"),
+	[PL_SEATS] = F_CUSTOM("seatsPerConnection", .type = "not here: FlowSchema spec.seatsPerConnection"),
 };
 
 static const struct fdesc exempt_fields[] = {
@@ -71,14 +71,15 @@ enum { LM_SHARES, LM_LENDABLE, LM_BORROWING, LM_RESPONSE, LM_N };
 static const struct fdesc limited_fields[LM_N] = {
 	[LM_SHARES] = F_INT("nominalConcurrencyShares", LVL, shares, 0, INT32_MAX),
 	[LM_LENDABLE] = F_INT("lendablePercent", LVL, lendable_percent, 0, 100),
-	[LM_BORROWING] = F_INT("borrowingLimitPercent", LVL, borrowing_limit_percent, 0, INT32_MAX),
-	[LM_RESPONSE] = F_CUSTOM("limitResponse"),
+	[LM_BORROWING] = F_INT("borrowingLimitPercent", LVL, borrowing_limit_percent, 0, INT32_MAX,
+			       .dflt = "no limit"),
+	[LM_RESPONSE] = F_CUSTOM("limitResponse", .required = true, .type = "mapping"),
 };
 
 enum { LR_TYPE, LR_QUEUING, LR_N };
 static const struct fdesc response_fields[LR_N] = {
 	[LR_TYPE] = F_ENUM("type", LVL, limit_response, limit_responses, .required = true),
-	[LR_QUEUING] = F_CUSTOM("queuing"),
+	[LR_QUEUING] = F_CUSTOM("queuing", .type = "mapping (type Queue only)"),
 };
 
 enum { QU_QUEUES, QU_HAND, QU_LENGTH, QU_WAIT, QU_TARGET, QU_INTERVAL, QU_N };
@@ -307,6 +308,24 @@ static void exempt_defaults(struct sl_level_cfg *l)
 	l->limit_response = SL_RESP_REJECT;
 	queuing_clear(l);
 }
+
+static void schema_limited(void *obj) { limited_defaults(obj); }
+static void schema_exempt(void *obj) { exempt_defaults(obj); }
+static void schema_queuing(void *obj) { queuing_defaults(obj); }
+static void schema_response(void *obj) { ((struct sl_level_cfg *)obj)->limit_response = SL_RESP_REJECT; }
+
+const struct cd_schema cd_schema_level[] = {
+	{ "PriorityLevelConfiguration", "spec", level_fields, PL_N, NULL, 0 },
+	{ "PriorityLevelConfiguration", "spec.exempt", exempt_fields, ARRAY_SIZE(exempt_fields),
+	  schema_exempt, sizeof(struct sl_level_cfg) },
+	{ "PriorityLevelConfiguration", "spec.limited", limited_fields, LM_N, schema_limited,
+	  sizeof(struct sl_level_cfg) },
+	{ "PriorityLevelConfiguration", "spec.limited.limitResponse", response_fields, LR_N, schema_response,
+	  sizeof(struct sl_level_cfg) },
+	{ "PriorityLevelConfiguration", "spec.limited.limitResponse.queuing", queuing_fields, QU_N,
+	  schema_queuing, sizeof(struct sl_level_cfg) },
+	{ NULL },
+};
 
 /* required: the block is the level's own (its type is Limited, and it is
  * not a mandatory level, whose restatement check_mandatory_level judges):

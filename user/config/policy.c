@@ -42,12 +42,12 @@ static const struct enumval policy_modes[] = {
 
 enum { SP_CORE, SP_SIGNAL, SP_BASELINER, SP_PERIOD, SP_MODE, SP_ADAPTIVE, SP_N };
 static const struct fdesc spec_fields[SP_N] = {
-	[SP_CORE] = F_CUSTOM("load_scheduling_core", .required = true),
-	[SP_SIGNAL] = F_CUSTOM("signal"),
-	[SP_BASELINER] = F_CUSTOM("latency_baseliner"),
+	[SP_CORE] = F_CUSTOM("load_scheduling_core", .required = true, .type = "mapping"),
+	[SP_SIGNAL] = F_CUSTOM("signal", .type = "mapping"),
+	[SP_BASELINER] = F_CUSTOM("latency_baseliner", .type = "mapping"),
 	[SP_PERIOD] = F_DUR("control_period", POL, period_ns, 1 * MSEC, 1 * HOUR),
 	[SP_MODE] = F_ENUM("mode", POL, mode, policy_modes),
-	[SP_ADAPTIVE] = F_CUSTOM("adaptive"),
+	[SP_ADAPTIVE] = F_CUSTOM("adaptive", .type = "mapping (mode sluice)"),
 };
 
 enum { AD_MAX, AD_MIN, AD_N };
@@ -57,19 +57,19 @@ static const struct fdesc adaptive_fields[AD_N] = {
 };
 
 static const struct fdesc core_fields[] = {
-	F_CUSTOM("aimd_load_scheduler", .required = true),
+	F_CUSTOM("aimd_load_scheduler", .required = true, .type = "mapping"),
 };
 
 enum { AI_GRADIENT, AI_INC, AI_MAX_LM, AI_MIN_LM, AI_LS, AI_N };
 static const struct fdesc aimd_fields[AI_N] = {
-	[AI_GRADIENT] = F_CUSTOM("gradient"),
+	[AI_GRADIENT] = F_CUSTOM("gradient", .type = "mapping"),
 	/* 0 is allowed and means the default, as in ASM's CRD (Aperture fills
 	 * a zero field with its default). */
 	[AI_INC] = F_NUM("load_multiplier_linear_increment", POL,
 			 load_multiplier_linear_increment, 0, 1e9),
 	[AI_MAX_LM] = F_NUM("max_load_multiplier", POL, max_load_multiplier, 0, 1e9),
 	[AI_MIN_LM] = F_NUM("min_load_multiplier", POL, min_load_multiplier, 0, 1e9),
-	[AI_LS] = F_CUSTOM("load_scheduler", .required = true),
+	[AI_LS] = F_CUSTOM("load_scheduler", .required = true, .type = "mapping"),
 };
 
 enum { GR_SLOPE, GR_MIN, GR_MAX, GR_N };
@@ -81,31 +81,32 @@ static const struct fdesc gradient_fields[GR_N] = {
 
 enum { LS_SELECTORS, LS_SCHEDULER, LS_WLBT, LS_N };
 static const struct fdesc ls_fields[LS_N] = {
-	[LS_SELECTORS] = F_CUSTOM("selectors", .required = true),
-	[LS_SCHEDULER] = F_CUSTOM("scheduler"),
+	[LS_SELECTORS] = F_CUSTOM("selectors", .required = true, .type = "list of mappings"),
+	[LS_SCHEDULER] = F_CUSTOM("scheduler", .type = "mapping"),
 	[LS_WLBT] = F_BOOL("workload_latency_based_tokens", POL, workload_latency_based_tokens),
 };
 
 enum { SC_WORKLOADS, SC_DEFAULT, SC_WLBT, SC_N };
 static const struct fdesc scheduler_fields[SC_N] = {
-	[SC_WORKLOADS] = F_CUSTOM("workloads"),
-	[SC_DEFAULT] = F_CUSTOM("default_workload_parameters"),
+	[SC_WORKLOADS] = F_CUSTOM("workloads", .type = "list of mappings"),
+	[SC_DEFAULT] = F_CUSTOM("default_workload_parameters", .type = "mapping: the parameters below"),
 	/* Aperture has it on load_scheduler; accepted here too. */
-	[SC_WLBT] = F_CUSTOM("workload_latency_based_tokens"),
+	[SC_WLBT] = F_CUSTOM("workload_latency_based_tokens", .type = "boolean (also on load_scheduler)"),
 };
 
 enum { WL_NAME, WL_MATCHER, WL_PARAMS, WL_N };
 static const struct fdesc workload_fields[WL_N] = {
-	[WL_NAME] = F_CUSTOM("name"),
-	[WL_MATCHER] = F_CUSTOM("label_matcher", .required = true),
-	[WL_PARAMS] = F_CUSTOM("parameters"),
+	[WL_NAME] = F_CUSTOM("name", .type = "string"),
+	[WL_MATCHER] = F_CUSTOM("label_matcher", .required = true, .type = "a label matcher"),
+	[WL_PARAMS] = F_CUSTOM("parameters", .type = "mapping"),
 };
 
 enum { PA_PRIORITY, PA_TOKENS, PA_TIMEOUT, PA_DELAY_TARGET, PA_DELAY_INTERVAL, PA_N };
 static const struct fdesc param_fields[PA_N] = {
 	[PA_PRIORITY] = F_NUM("priority", WP, priority, 0, 1e300, .dmin_open = true),
 	[PA_TOKENS] = F_NUM("tokens", WP, tokens, 0, 1e300),
-	[PA_TIMEOUT] = F_DUR("queue_timeout", WP, queue_timeout_ns, 0, 24 * HOUR),
+	[PA_TIMEOUT] = F_DUR("queue_timeout", WP, queue_timeout_ns, 0, 24 * HOUR,
+			     .dflt = "the client's patience (handshakeTimeout)"),
 	/* sluice's: the controlled delay of the workload's queue (mode sluice). */
 	[PA_DELAY_TARGET] = F_DUR("queue_delay_target", WP, queue_delay_target_ns, 0, 24 * HOUR),
 	[PA_DELAY_INTERVAL] = F_DUR("queue_delay_interval", WP, queue_delay_interval_ns, 1 * MSEC, 24 * HOUR),
@@ -113,10 +114,10 @@ static const struct fdesc param_fields[PA_N] = {
 
 enum { SE_CONTROL_POINT, SE_SERVICE, SE_AGENT_GROUP, SE_MATCHER, SE_N };
 static const struct fdesc selector_fields[SE_N] = {
-	[SE_CONTROL_POINT] = F_CUSTOM("control_point"),
-	[SE_SERVICE] = F_CUSTOM("service"),
-	[SE_AGENT_GROUP] = F_CUSTOM("agent_group"),
-	[SE_MATCHER] = F_CUSTOM("label_matcher"),
+	[SE_CONTROL_POINT] = F_CUSTOM("control_point", .type = "string (kept, unused)"),
+	[SE_SERVICE] = F_CUSTOM("service", .type = "string (kept, unused)"),
+	[SE_AGENT_GROUP] = F_CUSTOM("agent_group", .type = "string (kept, unused)"),
+	[SE_MATCHER] = F_CUSTOM("label_matcher", .type = "a label matcher"),
 };
 
 static const struct enumval signal_types[] = {
@@ -693,6 +694,36 @@ static void policy_defaults(struct sl_policy_cfg *p)
 	p->max_in_flight = DEF_MAX_IN_FLIGHT;
 	p->min_in_flight = DEF_MIN_IN_FLIGHT;
 }
+
+static void schema_policy(void *obj)
+{
+	memset(obj, 0, sizeof(struct sl_policy_cfg));
+	policy_defaults(obj);
+}
+
+static void schema_params(void *obj) { params_defaults(obj); }
+
+#define POLICY_ENTRY(path, f, n) \
+	{ "AverageLatencySchedulingPolicy", path, f, n, schema_policy, sizeof(struct sl_policy_cfg) }
+#define LS_PATH "spec.load_scheduling_core.aimd_load_scheduler.load_scheduler"
+const struct cd_schema cd_schema_policy[] = {
+	POLICY_ENTRY("spec", spec_fields, SP_N),
+	POLICY_ENTRY("spec.adaptive", adaptive_fields, AD_N),
+	POLICY_ENTRY("spec.load_scheduling_core", core_fields, ARRAY_SIZE(core_fields)),
+	POLICY_ENTRY("spec.load_scheduling_core.aimd_load_scheduler", aimd_fields, AI_N),
+	POLICY_ENTRY("spec.load_scheduling_core.aimd_load_scheduler.gradient", gradient_fields, GR_N),
+	POLICY_ENTRY(LS_PATH, ls_fields, LS_N),
+	POLICY_ENTRY(LS_PATH ".selectors[]", selector_fields, SE_N),
+	POLICY_ENTRY(LS_PATH ".scheduler", scheduler_fields, SC_N),
+	{ "AverageLatencySchedulingPolicy", LS_PATH ".scheduler.workloads[]", workload_fields, WL_N, NULL, 0 },
+	{ "AverageLatencySchedulingPolicy", LS_PATH ".scheduler.workloads[].parameters", param_fields, PA_N,
+	  schema_params, sizeof(struct sl_workload_params) },
+	POLICY_ENTRY("spec.signal", signal_fields, SG_N),
+	POLICY_ENTRY("spec.latency_baseliner", baseliner_fields, BL_N),
+	{ NULL },
+};
+#undef LS_PATH
+#undef POLICY_ENTRY
 
 /* sluice's own mode: its bounds, and the signal it needs. */
 static void check_sluice_mode(struct ctx *c, const struct sl_ynode *spec, const struct fhit *h,

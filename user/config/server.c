@@ -64,16 +64,16 @@ static const struct fdesc server_fields[SV_N] = {
 	[SV_HEARTBEAT] = F_DUR("heartbeatTimeout", SRV, heartbeat_timeout_ns, 0, 24 * HOUR),
 	[SV_TICK] = F_DUR("tick", SRV, tick_ns, 1 * MSEC, 10 * SEC),
 	[SV_HANDSHAKE] = F_DUR("handshakeTimeout", SRV, handshake_timeout_ns, 1 * MSEC, 24 * HOUR),
-	[SV_INTERFACES] = F_CUSTOM("interfaces"),
+	[SV_INTERFACES] = F_CUSTOM("interfaces", .type = "list of interface names, or auto (the default route's device)", .dflt = "none: sluiced --iface"),
 	[SV_PIN_DIR] = F_STR("pinDir", SRV, pin_dir),
-	[SV_TABLE_SIZES] = F_CUSTOM("tableSizes"),
+	[SV_TABLE_SIZES] = F_CUSTOM("tableSizes", .type = "mapping"),
 	[SV_METRICS] = F_STR("metricsAddress", SRV, metrics_address),
 	[SV_EVENTS] = F_INT("eventsPerSecond", SRV, events_per_second, 0, UINT32_MAX),
 	[SV_CONTROL] = F_STR("controlSocket", SRV, control_socket),
 	[SV_SHADOW] = F_BOOL("shadow", SRV, shadow),
 	[SV_OVERBOOK] = F_NUM("ticketOverbooking", SRV, ticket_overbooking, 0, 16),
-	[SV_HELD] = F_CUSTOM("heldSyns"),
-	[SV_HALF_OPEN] = F_CUSTOM("halfOpen"),
+	[SV_HELD] = F_CUSTOM("heldSyns", .type = "mapping"),
+	[SV_HALF_OPEN] = F_CUSTOM("halfOpen", .type = "mapping"),
 	[SV_READ_GROUP] = F_STR("readGroup", SRV, read_group),
 };
 
@@ -123,6 +123,29 @@ int cd_server_defaults(struct sl_server_cfg *s)
 	s->control_socket = strdup(DEF_CONTROL_SOCKET);
 	return s->pin_dir && s->control_socket ? 0 : -ENOMEM;
 }
+
+/* For the schema: the defaults, with the strings as literals (the
+ * schema is read, never freed). */
+static void server_defaults(void *obj)
+{
+	struct sl_server_cfg *s = obj;
+
+	cd_server_defaults(s);
+	free(s->pin_dir);
+	free(s->control_socket);
+	s->pin_dir = (char *)DEF_PIN_DIR;
+	s->control_socket = (char *)DEF_CONTROL_SOCKET;
+}
+
+const struct cd_schema cd_schema_server[] = {
+	{ "Server", "spec", server_fields, SV_N, server_defaults, sizeof(struct sl_server_cfg) },
+	{ "Server", "spec.heldSyns", held_syn_fields, ARRAY_SIZE(held_syn_fields), server_defaults,
+	  sizeof(struct sl_server_cfg) },
+	{ "Server", "spec.halfOpen", half_open_fields, HO_N, server_defaults, sizeof(struct sl_server_cfg) },
+	{ "Server", "spec.tableSizes", table_size_fields, ARRAY_SIZE(table_size_fields), server_defaults,
+	  sizeof(struct sl_server_cfg) },
+	{ NULL },
+};
 
 void cd_server_release(struct sl_server_cfg *s)
 {

@@ -73,5 +73,6 @@ int ctl_conns(int argc, char **argv);
 int ctl_shadow(int argc, char **argv);
 int ctl_top(int argc, char **argv);
 int ctl_detach(int argc, char **argv);
+int ctl_schema(int argc, char **argv);
 
 #endif

@@ -26,6 +26,7 @@ static const struct ctl_command commands[] = {
 	{"controller", "each scheduling policy's latency controller and workloads", ctl_controller, false},
 	{"validate", "check configuration files (file:line:column diagnostics)", ctl_validate, false},
 	{"limits", "seats per priority level from a configuration", ctl_limits, false},
+	{"schema", "every configuration field: type, values, default (sluice.yaml(5))", ctl_schema, false},
 	{"explain", "which FlowSchema, level, flow and workload a connection gets, and why", ctl_explain, false},
 	{"reload", "make the daemon reload its configuration (all or nothing)", ctl_reload, true},
 	{"shadow", "shadow mode: count every verdict, enforce none (on|off)", ctl_shadow, true},
