@@ -73,7 +73,7 @@ static const struct fdesc limited_fields[LM_N] = {
 	[LM_LENDABLE] = F_INT("lendablePercent", LVL, lendable_percent, 0, 100),
 	[LM_BORROWING] = F_INT("borrowingLimitPercent", LVL, borrowing_limit_percent, 0, INT32_MAX,
 			       .dflt = "no limit"),
-	[LM_RESPONSE] = F_CUSTOM("limitResponse", .required = true, .type = "mapping"),
+	[LM_RESPONSE] = F_CUSTOM("limitResponse", .type = "mapping (required)"),
 };
 
 enum { LR_TYPE, LR_QUEUING, LR_N };
