@@ -6,6 +6,7 @@
 # `reload` reloads, `restart` keeps XDP attached throughout (seamless), a
 # crash is restarted with the data path kept, and `systemctl stop` (and
 # `disable --now`) takes everything off: XDP, the sock_ops link, the pins.
+# Event lines reach the journal with their fields (journalctl EVENT=reload).
 source "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 source "$(dirname "$0")/lib_systemd.sh"
@@ -59,6 +60,16 @@ check_num "... and the admitted were served" "$(jq .ok "$E2E_TMP/fill.json")" -e
 
 check "systemctl reload sluiced" sd systemctl reload sluiced.service
 check "... the daemon reloaded (journal)" journal_has "event=reload result=ok"
+# Structured fields: the event's pairs are journal fields of their own.
+check "journalctl EVENT=reload RESULT=ok finds the reload (structured fields)" \
+	bash -c 'for _ in $(seq 50); do [ -n "$("$@" EVENT=reload RESULT=ok)" ] && exit 0; sleep 0.1; done; exit 1' _ \
+	nsenter -t "$SD_INIT" -m -p journalctl -u sluiced.service --no-pager -o cat
+f=$(sd journalctl -u sluiced.service --no-pager -o json EVENT=reload | tail -1)
+check "... with FILE, REASON, LEVELS, PRIORITY 6 and the whole line as MESSAGE" \
+	jq -e '.FILE == "/opt/sluice/etc/sluice/sluice.yaml" and .REASON == "control-socket" and (.LEVELS | tonumber) >= 3 and .PRIORITY == "6" and (.MESSAGE | startswith("event=reload result=ok"))' <<<"$f"
+n=$(sd journalctl -u sluiced.service --no-pager -o json | jq -s '[.[] | select(.SYSLOG_IDENTIFIER == "sluiced")] | [length, ([.[] | select((.MESSAGE | startswith("event=") | not) and has("EVENT"))] | length)] | @tsv' -r)
+check "... and the other lines none: EVENT only on event lines (lines, with EVENT: $n)" \
+	bash -c 'set -- $1; [ "$1" -gt 5 ] && [ "$2" = 0 ]' _ "$n"
 
 # Restart: XDP is on sl0 at every sample while one daemon hands over to the next.
 pid1=$(main_pid)

@@ -45,6 +45,7 @@
 #include "daemon/request_server.h"
 #include "daemon/config_watch.h"
 #include "daemon/reload_job.h"
+#include "daemon/journal.h"
 #include "daemon/service_manager.h"
 #include "dataplane/ledger.h"
 
@@ -502,6 +503,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &d.opts))
 		return 2;
 	sl_log_set_level(d.opts.log_level);
+	sl_journal_fields_init();
 	sl_libbpf_log(d.opts.verbose);
 	sl_svcmgr_init(&d.svcmgr);
 

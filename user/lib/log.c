@@ -12,6 +12,8 @@ static const char *log_prog = "sluice";
 static enum sl_log_level log_level = SL_LOG_INFO;
 static enum { OUT_TERMINAL, OUT_FILE, OUT_JOURNAL } log_out = OUT_TERMINAL;
 
+static sl_log_sink journal_sink;
+
 static const char *const level_names[] = {"error", "warning", "info", "debug"};
 /* syslog(3) priorities: LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG. */
 static const int level_priority[] = {3, 4, 6, 7};
@@ -37,6 +39,8 @@ void sl_log_init(const char *prog, enum sl_log_level level)
 }
 
 void sl_log_set_level(enum sl_log_level level) { log_level = level; }
+void sl_log_set_journal_sink(sl_log_sink sink) { journal_sink = sink; }
+bool sl_log_to_journal(void) { return log_out == OUT_JOURNAL; }
 enum sl_log_level sl_log_get_level(void) { return log_level; }
 
 int sl_log_parse_level(const char *s, enum sl_log_level *out)
@@ -55,6 +59,20 @@ void sl_vlog(enum sl_log_level level, const char *fmt, va_list ap)
 
 	if (level > log_level)
 		return;
+	if (log_out == OUT_JOURNAL && journal_sink) {
+		char line[4096];
+		va_list copy;
+		size_t n;
+
+		va_copy(copy, ap);
+		vsnprintf(line, sizeof(line), fmt, copy);
+		va_end(copy);
+		n = strlen(line);
+		if (n && line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		if (journal_sink(level_priority[level], line))
+			return;
+	}
 	if (log_out == OUT_JOURNAL) {
 		/* journald keeps its own time and the unit's name: the
 		 * priority is all a line needs in front. */

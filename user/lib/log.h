@@ -27,6 +27,13 @@ int sl_log_parse_level(const char *s, enum sl_log_level *out);
 /* A logfmt value: v as it is, or quoted with \" \\ \n escaped when it
  * holds a space, a quote, '=' or a control character (or is empty). */
 const char *sl_logfmt_value(char *buf, size_t len, const char *v);
+/* Under journald, a line may go to the journal with fields of its own
+ * (daemon/journal.c: EVENT=reload ...): the sink gets the syslog priority
+ * and the line; false sends it to stderr as before. */
+typedef bool (*sl_log_sink)(int priority, const char *line);
+void sl_log_set_journal_sink(sl_log_sink sink);
+/* Whether lines go to journald (JOURNAL_STREAM names stderr). */
+bool sl_log_to_journal(void);
 void sl_log(enum sl_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sl_vlog(enum sl_log_level level, const char *fmt, va_list ap);
 
