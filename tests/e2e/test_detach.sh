@@ -20,8 +20,14 @@ check "... and XDP is still on sl0" xdp_on
 stop_daemon
 check "sluiced --keep-attached stopped: XDP still on sl0" xdp_on
 check "... and the pins kept" test -e "$PIN_DIR/links/sockops"
-j=$("$SLUICECTL" detach --pin-dir "$PIN_DIR" --json); rc=$?
-check_num "sluicectl detach --json: exit status" "$rc" -eq 0
+# The Kubernetes cleanup DaemonSet's own command line, with this build's
+# sluicectl (the lab's pin directory is the DaemonSet's, /sys/fs/bpf/sluice).
+mapfile -t argv < <("$LAB_YAML2JSON" "$E2E_ROOT/configs/kubernetes/cleanup/daemonset.yaml" |
+	jq -r '.spec.template.spec.initContainers[0].command[]')
+check "the cleanup DaemonSet runs sluicectl detach on $PIN_DIR (${argv[*]})" \
+	test "${argv[0]##*/} ${argv[1]} ${argv[2]}" = "sluicectl detach --pin-dir=$PIN_DIR"
+j=$("$SLUICECTL" "${argv[@]:1}" --json); rc=$?
+check_num "that command (--json): exit status" "$rc" -eq 0
 check "... XDP came off sl0 (native), the sock_ops link was detached, pins removed, nothing failed ($j)" \
 	jq -e '.found and .xdp == [{"ifname": "sl0", "mode": "native"}] and .sockops and .pins_removed > 10 and .failed == 0' <<<"$j"
 check "XDP is off sl0" bash -c '! ip link show sl0 | grep -q prog/xdp'

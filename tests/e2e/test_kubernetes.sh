@@ -9,7 +9,7 @@
 # --metrics-address (the node's own), the Service with the pods and the
 # ServiceMonitor with the Service.  Needs no cluster, no root.
 source "$(dirname "$0")/lib.sh"
-K=$E2E_ROOT/configs/kubernetes
+K=$E2E_ROOT/configs/kubernetes/base
 T=$(mktemp -d /tmp/sluice-k8s.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -36,8 +36,8 @@ check "the kustomization lists every manifest there is, and only those" \
 	bash -c '[ "$(jq -r ".resources[]" <<<"$1" | sort)" = "$(cd "$2" && ls *.yaml | grep -vx -e kustomization.yaml -e sluice.yaml | sort)" ]' _ "$kus" "$K"
 cm=$(jq -r '.configMapGenerator[0].name' <<<"$kus")
 payload=$K/$(jq -r '.configMapGenerator[0].files[0]' <<<"$kus")
-check "the ConfigMap keeps its name across edits (no hash suffix: pods reload, not roll)" \
-	jq -e '.generatorOptions.disableNameSuffixHash == true' <<<"$kus"
+check "the ConfigMap is named by its content's hash (an edit rolls the DaemonSet)" \
+	jq -e '(.generatorOptions.disableNameSuffixHash // false) == false and all(.configMapGenerator[]; (.options.disableNameSuffixHash // false) == false)' <<<"$kus"
 check "the ConfigMap's payload is a valid sluice configuration (sluicectl validate)" "$SLUICECTL" validate "$payload"
 check "... and one sluiced would apply (its levels fit: sluicectl limits)" "$SLUICECTL" limits --config "$payload"
 
@@ -112,8 +112,39 @@ check "ServiceMonitor: selects the Service, scrapes its metrics port at /metrics
 	bash -c 'jq -e --argjson l "$(jq -c .metadata.labels <<<"$2")" --arg p "$(jq -r ".spec.ports[0].name" <<<"$2")" "all(.spec.selector.matchLabels | to_entries[]; \$l[.key] == .value) and .spec.endpoints[0].port == \$p and .spec.endpoints[0].path == \"/metrics\"" <<<"$1" >/dev/null' _ "$sm" "$svc"
 check "ServiceMonitor: looks in the namespace the Service is in" \
 	bash -c 'jq -e --arg ns "$2" ".spec.namespaceSelector.matchNames | index(\$ns) != null" <<<"$1" >/dev/null' _ "$sm" "$ns"
+# The kustomizations as kubectl builds them (the variants beside base/).
+if command -v kubectl >/dev/null; then
+	kz() { kubectl kustomize "$E2E_ROOT/configs/kubernetes/$1" 2>"$T/kz.err" | "$LAB_YAML2JSON" - 2>>"$T/kz.err"; }
+	top=$(kz "") base=$(kz base) inplace=$(kz in-place) pinned=$(kz pinned) cleanup=$(kz cleanup)
+	check "kubectl kustomize builds configs/kubernetes and each variant ($(tr '\n' ' ' <"$T/kz.err"))" \
+		bash -c '[ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ] && [ -n "$4" ] && [ -n "$5" ]' _ "$top" "$base" "$inplace" "$pinned" "$cleanup"
+	check "configs/kubernetes is base/" test "$top" = "$base"
+	cmname() { jq -r 'select(.kind == "ConfigMap") | .metadata.name' <<<"$1"; }
+	dscm() { jq -r 'select(.kind == "DaemonSet") | .spec.template.spec.volumes[] | .configMap.name // empty' <<<"$1"; }
+	h=$(cmname "$base")
+	check "base: the ConfigMap is $cm-<hash> ($h), and the DaemonSet mounts that name" \
+		bash -c '[[ "$1" =~ ^$3-[a-z0-9]{10}$ ]] && [ "$2" = "$1" ]' _ "$h" "$(dscm "$base")" "$cm"
+	check "base: the DaemonSet rolls one node at a time, each ready 30 s first (the canary)" \
+		jq -se '.[] | select(.kind == "DaemonSet") | .spec.updateStrategy.rollingUpdate.maxUnavailable == 1 and .spec.minReadySeconds >= 30' <<<"$base"
+	check "in-place: the ConfigMap keeps its name ($(cmname "$inplace")), the DaemonSet mounts it, and sluiced watches it" \
+		bash -c '[ "$1" = "$3" ] && [ "$2" = "$3" ] && jq -se ".[] | select(.kind == \"DaemonSet\") | .spec.template.spec.containers[0].args | index(\"--watch-config\") != null" <<<"$4" >/dev/null' _ \
+		"$(cmname "$inplace")" "$(dscm "$inplace")" "$cm" "$inplace"
+	check "pinned: the image by registry and sha256 digest, IfNotPresent" \
+		jq -se '.[] | select(.kind == "DaemonSet") | .spec.template.spec.containers[0] | (.image | test("^[a-z0-9.-]+/sluice@sha256:[0-9a-f]{64}$")) and .imagePullPolicy == "IfNotPresent"' <<<"$pinned"
+	cl=$(jq -c 'select(.kind == "DaemonSet") | .spec.template.spec' <<<"$cleanup")
+	check "cleanup: its namespace is sluiced's ($ns)" \
+		bash -c '[ "$(jq -r "select(.kind == \"DaemonSet\") | .metadata.namespace" <<<"$1")" = "$2" ]' _ "$cleanup" "$ns"
+	check "cleanup: runs sluicectl detach on the pins sluiced's DaemonSet uses ($pin), in the node's network namespace" \
+		jq -e --arg p "$pin" '.hostNetwork == true and .initContainers[0].command == ["/usr/bin/sluicectl", "detach", ("--pin-dir=" + $p)]' <<<"$cl"
+	check "cleanup: the host's bpffs mounted where the pins are" \
+		jq -e '.initContainers[0].volumeMounts[] as $m | .volumes[] | select(.name == $m.name) | $m.mountPath == "/sys/fs/bpf" and .hostPath.path == "/sys/fs/bpf"' <<<"$cl"
+	check "cleanup: no capability sluiced's pod does not have, all others dropped" \
+		bash -c 'jq -e --argjson d "$(jq -c ".securityContext.capabilities.add" <<<"$2")" ".initContainers[0].securityContext.capabilities | .drop == [\"ALL\"] and all(.add[]; . as \$c | \$d | index(\$c) != null)" <<<"$1" >/dev/null' _ "$cl" "$c"
+else
+	not_ok "kubectl is missing: the kustomizations are not built (configs/kubernetes/{base,in-place,pinned,cleanup})"
+fi
 # (The Containerfile is not built here: no container runtime.)
 check "the Containerfile's ENTRYPOINT is sluiced, to which the DaemonSet passes only options" \
-	bash -c 'grep -q "ENTRYPOINT \[\"/usr/sbin/sluiced\"\]" "$1" && jq -e "(.command | not) and all(.args[]; startswith(\"--\"))" <<<"$2" >/dev/null' _ "$K/Containerfile" "$c"
+	bash -c 'grep -q "ENTRYPOINT \[\"/usr/sbin/sluiced\"\]" "$1" && jq -e "(.command | not) and all(.args[]; startswith(\"--\"))" <<<"$2" >/dev/null' _ "$E2E_ROOT/configs/kubernetes/Containerfile" "$c"
 
 e2e_finish

@@ -105,7 +105,7 @@ check_num "tenant-b has its own series: its 4 connections dispatched or rejected
 		'$1 == d || index($1, r) == 1 { n += $2 } END { print n + 0 }' <<<"$M")" -eq 4
 check "a scrape after the load passes promtool" bash -c 'promtool check metrics <<<"$1"' _ "$M"
 # The Kubernetes example's alerts use names this scrape has.
-missing=$(grep -oE 'sluice_[a-z_]+' "$E2E_ROOT/configs/kubernetes/prometheusrule.yaml" | sort -u |
+missing=$(grep -oE 'sluice_[a-z_]+' "$E2E_ROOT/configs/kubernetes/base/prometheusrule.yaml" | sort -u |
 	while read -r n; do grep -q "^# TYPE $n " <<<"$M" || echo "$n"; done | tr '\n' ' ')
 check "every metric the alerting rules use is one sluiced exports${missing:+ (not: $missing)}" test -z "$missing"
 
