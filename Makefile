@@ -77,7 +77,7 @@ SKEL       := $(BUILD)/sluice.skel.h
 BPF_HDRS   := $(wildcard bpf/*.h) include/sluice_abi.h $(wildcard include/*.h)
 # Test-only BPF objects: a one-line pass program (the veth peer, "a foreign
 # program"), the benchmark baselines, and the empty hooks of bench_cost.sh.
-TEST_BPF   := $(BUILD)/tests/xdp_pass.bpf.o $(BUILD)/tests/bench_baseline.bpf.o $(BUILD)/tests/hooks_empty.bpf.o
+TEST_BPF   := $(BUILD)/tests/xdp_pass.bpf.o $(BUILD)/tests/xdp_count.bpf.o $(BUILD)/tests/xdp_root.bpf.o $(BUILD)/tests/bench_baseline.bpf.o $(BUILD)/tests/hooks_empty.bpf.o
 
 UNIT_SRCS  := $(wildcard tests/unit/*/test_*.c)
 UNIT_TESTS := $(patsubst %.c,$(BUILD)/%,$(UNIT_SRCS))

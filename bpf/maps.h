@@ -166,4 +166,16 @@ struct {
 	__type(value, struct sluice_fs_duration);
 } sl_fs_dur SEC(".maps");
 
+/* The next XDP program, for sharing the interface without freplace (where
+ * the kernel refuses BPF_PROG_TYPE_EXT, libxdp's dispatcher cannot load):
+ * a packet sluice passes is handed on by tail call to slot 0, if a program
+ * is there (Server spec.xdpChain.next; the daemon owns the slot).  Frames
+ * sluice answers (a RST) or drops end here. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} sl_xdp_next SEC(".maps");
+
 #endif /* SLUICE_BPF_MAPS_H */

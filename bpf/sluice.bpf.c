@@ -1084,8 +1084,7 @@ static __always_inline int handle_rst(struct syn_pkt *p, bool icmp)
 	return XDP_PASS;
 }
 
-SEC("xdp")
-int sluice_xdp(struct xdp_md *ctx)
+static __always_inline int xdp_decide(struct xdp_md *ctx)
 {
 	struct syn_pkt p = {};
 	struct sluice_stats *gs;
@@ -1113,6 +1112,19 @@ int sluice_xdp(struct xdp_md *ctx)
 	default:
 		return XDP_PASS;
 	}
+}
+
+SEC("xdp")
+int sluice_xdp(struct xdp_md *ctx)
+{
+	int act = xdp_decide(ctx);
+
+	/* Passed on: to the next program when one is chained (a tail call
+	 * does not return), else to the stack.  An empty slot costs one
+	 * array lookup. */
+	if (act == XDP_PASS)
+		bpf_tail_call(ctx, &sl_xdp_next, 0);
+	return act;
 }
 
 /* The programs the daemon runs on a frame it held. */
