@@ -101,6 +101,15 @@ struct sl_server_cfg {
 		uint64_t max_bytes;       /* heldSyns.maxBytes: every held SYN frame, 8 MiB */
 		uint64_t max_bytes_per_level; /* heldSyns.maxBytesPerLevel, 4 MiB */
 	} held_syns;
+	struct {
+		char *next;               /* xdpChain.next: a pinned XDP program that gets
+					     what sluice passes (tail call), NULL: none */
+		char *root_array;         /* xdpChain.rootArray: a root program's pinned
+					     PROG_ARRAY sluice joins instead of attaching */
+		uint32_t slot;            /* xdpChain.slot: sluice's slot in it, 0 */
+	} xdp_chain;
+	/* Changed only by a restart (the data path's attachment): pin_dir,
+	 * interfaces, table sizes, xdp_chain. */
 	char *file;                       /* where the object is defined */
 	unsigned line, column;            /* (NULL/0 when not present) */
 };

@@ -54,7 +54,7 @@ const char *sl_fail_mode_name(enum sl_fail_mode mode)
 enum {
 	SV_LIMIT, SV_FAIL_MODE, SV_HEARTBEAT, SV_TICK, SV_HANDSHAKE,
 	SV_INTERFACES, SV_PIN_DIR, SV_TABLE_SIZES, SV_METRICS, SV_EVENTS,
-	SV_CONTROL, SV_SHADOW, SV_OVERBOOK, SV_HELD, SV_HALF_OPEN, SV_READ_GROUP, SV_N
+	SV_CONTROL, SV_SHADOW, SV_OVERBOOK, SV_HELD, SV_HALF_OPEN, SV_READ_GROUP, SV_CHAIN, SV_N
 };
 
 #define SRV struct sl_server_cfg
@@ -75,6 +75,16 @@ static const struct fdesc server_fields[SV_N] = {
 	[SV_HELD] = F_CUSTOM("heldSyns", .type = "mapping"),
 	[SV_HALF_OPEN] = F_CUSTOM("halfOpen", .type = "mapping"),
 	[SV_READ_GROUP] = F_STR("readGroup", SRV, read_group),
+	[SV_CHAIN] = F_CUSTOM("xdpChain", .type = "mapping: sharing the interface with other XDP programs"),
+};
+
+enum { CH_NEXT, CH_ROOT, CH_SLOT, CH_N };
+static const struct fdesc chain_fields[CH_N] = {
+	[CH_NEXT] = F_STR("next", SRV, xdp_chain.next,
+			  .type = "path of a pinned XDP program: it gets every frame sluice passes (tail call)"),
+	[CH_ROOT] = F_STR("rootArray", SRV, xdp_chain.root_array,
+			  .type = "path of a root program's pinned PROG_ARRAY: sluice takes a slot there instead of attaching"),
+	[CH_SLOT] = F_INT("slot", SRV, xdp_chain.slot, 0, 65535),
 };
 
 static const struct enumval seat_ats[] = {
@@ -144,6 +154,7 @@ const struct cd_schema cd_schema_server[] = {
 	{ "Server", "spec.halfOpen", half_open_fields, HO_N, server_defaults, sizeof(struct sl_server_cfg) },
 	{ "Server", "spec.tableSizes", table_size_fields, ARRAY_SIZE(table_size_fields), server_defaults,
 	  sizeof(struct sl_server_cfg) },
+	{ "Server", "spec.xdpChain", chain_fields, CH_N, server_defaults, sizeof(struct sl_server_cfg) },
 	{ NULL },
 };
 
@@ -154,6 +165,8 @@ void cd_server_release(struct sl_server_cfg *s)
 	free(s->metrics_address);
 	free(s->control_socket);
 	free(s->read_group);
+	free(s->xdp_chain.next);
+	free(s->xdp_chain.root_array);
 	free(s->file);
 	memset(s, 0, sizeof(*s));
 }
@@ -234,7 +247,7 @@ static void decode_server_spec(struct ctx *c, const struct sl_ynode *spec,
 			       struct sl_server_cfg *s)
 {
 	struct fhit h[SV_N], th[ARRAY_SIZE(table_size_fields)], hh[ARRAY_SIZE(held_syn_fields)];
-	struct fhit ho[HO_N];
+	struct fhit ho[HO_N], ch[CH_N];
 	size_t old = cd_path_push(c, "spec");
 
 	if (!cd_decode_fields(c, spec, server_fields, SV_N, s, h))
@@ -271,6 +284,31 @@ static void decode_server_spec(struct ctx *c, const struct sl_ynode *spec,
 				"minTimeout %s is longer than handshakeTimeout %s; half-open seats last handshakeTimeout",
 				cd_dur(s->half_open.min_timeout_ns).s, cd_dur(s->handshake_timeout_ns).s);
 			cd_path_pop(c, o3);
+		}
+		cd_path_pop(c, o2);
+	}
+	if (h[SV_CHAIN].value) {
+		size_t o2 = cd_path_push(c, "xdpChain");
+
+		if (cd_decode_fields(c, h[SV_CHAIN].value, chain_fields, CH_N, s, ch)) {
+			for (int i = CH_NEXT; i <= CH_ROOT; i++) {
+				const char *path = i == CH_NEXT ? s->xdp_chain.next : s->xdp_chain.root_array;
+				size_t o3;
+				QBUF;
+
+				if (!ch[i].value || !ch[i].ok || path[0] == '/')
+					continue;
+				o3 = cd_path_push(c, chain_fields[i].name);
+				cd_err(c, ch[i].value, "must be the absolute path of a pin (bpffs), got '%s'",
+				       Q(ch[i].value));
+				cd_path_pop(c, o3);
+			}
+			if (ch[CH_SLOT].key && !ch[CH_ROOT].key) {
+				size_t o3 = cd_path_push(c, "slot");
+
+				cd_warn(c, ch[CH_SLOT].key, "ignored without rootArray (the slot is one of its)");
+				cd_path_pop(c, o3);
+			}
 		}
 		cd_path_pop(c, o2);
 	}

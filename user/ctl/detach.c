@@ -21,7 +21,7 @@ struct detach_opts {
 
 static const struct ctl_opt detach_options[] = {
 	CTL_PIN_DIR(struct detach_opts, pin_dir),
-	CTL_JSON(struct detach_opts, json, "{\"found\", \"xdp\": [{\"ifname\", \"mode\"}], \"sockops\", \"pins_removed\", \"failed\"}"),
+	CTL_JSON(struct detach_opts, json, "{\"found\", \"xdp\": [{\"ifname\", \"mode\"}], \"root_slots\", \"sockops\", \"pins_removed\", \"failed\"}"),
 	CTL_OPT_END,
 };
 
@@ -31,7 +31,8 @@ static const struct ctl_command_doc detach_doc = {
 	.description =
 		"Take sluice off this host, when no sluiced runs: XDP comes off every\n"
 		"interface of this network namespace that runs the pinned program (and only\n"
-		"where it is still that program), the pinned sock_ops link is detached, and\n"
+		"where it is still that program; a root program's array slot taken with\n"
+		"xdpChain.rootArray is emptied), the pinned sock_ops link is detached, and\n"
 		"every pin under the pin directory is removed, so the maps are freed.\n"
 		"Connections then reach the service with nothing in front.\n\n"
 		"A running sluiced holds the pin directory and is never pulled from under:\n"
@@ -55,6 +56,7 @@ static void print_json(const struct sl_detach_report *r)
 		jo_obj_end(&jo);
 	}
 	jo_arr_end(&jo);
+	jo_u64(&jo, "root_slots", r->n_root_slots);
 	jo_bool(&jo, "sockops", r->sockops);
 	jo_u64(&jo, "pins_removed", r->n_pins);
 	jo_u64(&jo, "failed", r->n_failed);
@@ -70,7 +72,10 @@ static void print_table(const struct sl_detach_report *r, const char *pin_dir)
 	}
 	for (size_t i = 0; i < r->n_xdp; i++)
 		printf("XDP detached from %s (%s)\n", r->xdp[i], r->xdp_mode[i]);
-	if (!r->n_xdp)
+	if (r->n_root_slots)
+		printf("XDP: left %zu slot%s of a root program's array (xdpChain.rootArray)\n", r->n_root_slots,
+		       r->n_root_slots == 1 ? "" : "s");
+	else if (!r->n_xdp)
 		printf("XDP: attached nowhere in this network namespace\n");
 	printf("sock_ops: %s\n", r->sockops ? "link detached" : "no pinned link");
 	printf("%zu pins removed under %s%s\n", r->n_pins, pin_dir,

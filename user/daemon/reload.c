@@ -381,6 +381,12 @@ void daemon_reload_finish(struct daemon *d)
 	if (strcmp(r.cfg->server.read_group ? r.cfg->server.read_group : "",
 		   d->cfg->server.read_group ? d->cfg->server.read_group : ""))
 		pr_warn("readGroup changed: it takes effect when sluiced restarts");
+	if (strcmp(r.cfg->server.xdp_chain.next ? r.cfg->server.xdp_chain.next : "",
+		   d->cfg->server.xdp_chain.next ? d->cfg->server.xdp_chain.next : "") ||
+	    strcmp(r.cfg->server.xdp_chain.root_array ? r.cfg->server.xdp_chain.root_array : "",
+		   d->cfg->server.xdp_chain.root_array ? d->cfg->server.xdp_chain.root_array : "") ||
+	    r.cfg->server.xdp_chain.slot != d->cfg->server.xdp_chain.slot)
+		pr_warn("xdpChain changed: it takes effect when sluiced restarts");
 	sl_config_free(d->cfg);
 	d->cfg = r.cfg; /* admission points at it now */
 	r.cfg = NULL;

@@ -572,6 +572,9 @@ int main(int argc, char **argv)
 	dpo.conn_table_size = d.cfg->server.table_sizes.connections;
 	dpo.class_table_size = d.cfg->server.table_sizes.classes;
 	dpo.read_gid = d.read_gid;
+	dpo.xdp_next = d.cfg->server.xdp_chain.next;
+	dpo.root_array = d.cfg->server.xdp_chain.root_array;
+	dpo.root_slot = d.cfg->server.xdp_chain.slot;
 	err = sl_dataplane_start(&d.dp, &dpo);
 	if (err)
 		goto out_cfg;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include "dataplane/dataplane.h"
+#include "dataplane/chain.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -274,8 +275,9 @@ static bool listed(const struct sl_dataplane *dp, int ifindex)
 }
 
 /* A previous sluiced (--keep-attached) may have protected an interface the
- * configuration no longer lists: its program, ours by its pinned id, goes. */
-static void detach_orphans(struct sl_dataplane *dp, __u32 own_old_id)
+ * configuration no longer lists (or, now that sluice sits in a root's
+ * array, any interface): its program, ours by its pinned id, goes. */
+static void detach_orphans(struct sl_dataplane *dp, __u32 own_old_id, bool in_root)
 {
 	struct if_nameindex *all = if_nameindex();
 
@@ -287,7 +289,7 @@ static void detach_orphans(struct sl_dataplane *dp, __u32 own_old_id)
 	for (struct if_nameindex *i = all; i->if_index; i++) {
 		__u32 id = 0;
 
-		if (listed(dp, (int)i->if_index) || bpf_xdp_query_id((int)i->if_index, 0, &id) || id != own_old_id)
+		if ((!in_root && listed(dp, (int)i->if_index)) || bpf_xdp_query_id((int)i->if_index, 0, &id) || id != own_old_id)
 			continue;
 		bpf_xdp_detach((int)i->if_index, XDP_FLAGS_SKB_MODE, NULL);
 		bpf_xdp_detach((int)i->if_index, XDP_FLAGS_DRV_MODE, NULL);
@@ -457,6 +459,7 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 
 	memset(dp, 0, sizeof(*dp));
 	dp->lock_fd = -1;
+	dp->root_array_fd = -1;
 	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s", o->pin_dir);
 	dp->xdp_flags = o->xdp_generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	if (!o->n_ifnames || o->n_ifnames > SL_DP_MAX_IFACES) {
@@ -539,14 +542,18 @@ fail:
 
 int sl_dataplane_attach(struct sl_dataplane *dp, const struct sl_dataplane_opts *o)
 {
-	int err = 0;
+	int err;
 
-	for (size_t i = 0; i < dp->n_ifaces && !err; i++)
+	/* The next program first, so that no frame passes without it. */
+	err = sl_chain_set_next(dp, o->xdp_next);
+	if (!err && o->root_array)
+		err = sl_chain_join_root(dp, o->root_array, o->root_slot, o->force);
+	for (size_t i = 0; i < dp->n_ifaces && !err && !o->root_array; i++)
 		err = attach_xdp(dp, &dp->ifaces[i], o->force, dp->own_old_xdp);
 	if (!err)
 		err = attach_sockops(dp, o->cgroup);
 	if (!err)
-		detach_orphans(dp, dp->own_old_xdp);
+		detach_orphans(dp, dp->own_old_xdp, o->root_array != NULL);
 	return err;
 }
 
@@ -561,9 +568,11 @@ void sl_dataplane_stop(struct sl_dataplane *dp, enum sl_stop_mode mode)
 		dp->sockops_link = NULL;
 		for (size_t i = 0; i < dp->n_ifaces; i++)
 			dp->ifaces[i].attached = false;
+		sl_chain_leave_root(dp, true);
 	} else if (dp->skel) {
 		for (size_t i = 0; i < dp->n_ifaces; i++)
 			detach_xdp(dp, &dp->ifaces[i]);
+		sl_chain_leave_root(dp, false);
 		detach_sockops(dp);
 		remove_pins(dp, mode == SL_STOP_KEEP_MAPS);
 	}

@@ -30,6 +30,9 @@ struct sl_dataplane_opts {
 	uint32_t conn_table_size;  /* 0: the object's default */
 	uint32_t class_table_size; /* per generation; 0: the object's default */
 	int read_gid;              /* Server spec.readGroup's gid, -1: none */
+	const char *xdp_next;      /* Server spec.xdpChain.next: pinned XDP program, or NULL */
+	const char *root_array;    /* ...rootArray: a root's pinned PROG_ARRAY to join, or NULL */
+	uint32_t root_slot;        /* ...slot */
 };
 
 struct sl_dp_iface {
@@ -55,6 +58,8 @@ struct sl_dataplane {
 	int adopted_maps;           /* how many maps were reused from pins */
 	uint32_t own_old_xdp;       /* id of the XDP program a previous sluiced left */
 	int lock_fd;
+	int root_array_fd;          /* xdpChain.rootArray joined (chain.c), -1: attached alone */
+	uint32_t root_slot;
 };
 
 /* Load the object, adopt or create and pin its maps, pin its programs:

@@ -8,11 +8,13 @@
 #include <fcntl.h>
 #include <linux/if_link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include "dataplane/attachments.h"
+#include "dataplane/chain.h"
 #include "dataplane/pinned_maps.h"
 #include "sluice_abi.h"
 
@@ -76,6 +78,45 @@ static void detach_sockops(const char *pin_dir, struct sl_detach_report *r)
 	close(fd);
 }
 
+/* Slots sluice took in a root program's array: emptied where they still
+ * hold the pinned program (the marker pins name them). */
+static void leave_root_arrays(const char *pin_dir, struct sl_detach_report *r)
+{
+	__u32 own = sl_pinned_prog_id(pin_dir, SLUICE_PROG_XDP);
+	struct dirent *e;
+	char dir[4096], path[4352];
+	DIR *d;
+
+	if (snprintf(dir, sizeof(dir), "%s/links", pin_dir) >= (int)sizeof(dir) || !(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		__u32 slot, cur = 0;
+		char *end;
+		int fd;
+
+		if (strncmp(e->d_name, SL_ROOT_MARKER, strlen(SL_ROOT_MARKER)))
+			continue;
+		slot = (__u32)strtoul(e->d_name + strlen(SL_ROOT_MARKER), &end, 10);
+		if (*end)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path))
+			continue;
+		fd = bpf_obj_get(path);
+		if (fd < 0) {
+			r->n_failed++;
+			continue;
+		}
+		if (!bpf_map_lookup_elem(fd, &slot, &cur) && own && cur == own) {
+			if (bpf_map_delete_elem(fd, &slot))
+				r->n_failed++;
+			else
+				r->n_root_slots++;
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
 static void remove_pins(const char *pin_dir, struct sl_detach_report *r)
 {
 	static const char *const kinds[] = {"progs", "links", "maps"};
@@ -120,6 +161,7 @@ int sl_detach_pinned(const char *pin_dir, struct sl_detach_report *r)
 		goto out;
 	}
 	detach_xdp(pin_dir, r);
+	leave_root_arrays(pin_dir, r);
 	detach_sockops(pin_dir, r);
 	remove_pins(pin_dir, r);
 out:
