@@ -69,6 +69,12 @@ check_num "during the burst: tenant-a's executing seats (census) are within the 
 	"$(value "sluice_current_executing_seats{$L}")" -le 9
 check_num "... and not zero" "$(value "sluice_current_executing_seats{$L}")" -gt 0
 check "a scrape under load passes promtool" bash -c 'promtool check metrics <<<"$1"' _ "$M"
+# How full the connection table is: the last sweep counted what the census
+# counted (at least tenant-a's executing connections), of 65,536.
+check_num "during the burst: connection_table_entries (the last sweep's count) holds the executing ones" \
+	"$(value sluice_connection_table_entries)" -ge "$(value "sluice_current_executing_seats{$L}")"
+check_num "... of connection_table_size (tableSizes.connections, 65536 by default)" \
+	"$(value sluice_connection_table_size)" -eq 65536
 wait $a $b $s
 sleep 1.2
 M=$(scrape)

@@ -111,6 +111,14 @@ void daemon_render_metrics(void *ctx, FILE *f)
 		       "abi", abi, NULL);
 	sl_prom_single(f, "up", SL_PROM_GAUGE, "1 while sluiced serves metrics.", 1);
 	sl_prom_single(f, "heartbeats_total", SL_PROM_COUNTER, "Heartbeats written (daemon ticks).", d->ticks);
+	/* How full the connection table is, as the last whole sweep found it
+	 * (the alert "connection table near full" divides the two). */
+	sl_prom_single(f, "connection_table_entries", SL_PROM_GAUGE,
+		       "Tracked connections the last complete sweep of the connection table found.",
+		       d->expiry.last_entries);
+	sl_prom_single(f, "connection_table_size", SL_PROM_GAUGE,
+		       "The connection table's capacity (Server spec.tableSizes.connections).",
+		       sl_conns_capacity(&d->dp.maps));
 	/* The same loop serves this scrape: a stalled loop answers no scrape
 	 * at all, and the age shows the loop's lag otherwise. */
 	sl_maps_heartbeat(&d->dp.maps, &hb);

@@ -71,6 +71,7 @@ static int expire_visit(void *ctx, const struct sluice_conn_key *key, const stru
 		} else if (age > v->linger_ns && c->level < SLUICE_MAX_LEVELS)
 			e->lingering[c->level]++;
 	}
+	e->entries++;
 	if (c->schema < e->n) {
 		e->conns[c->schema]++;
 		e->seats[c->schema] += c->seats;
@@ -81,6 +82,7 @@ static int expire_visit(void *ctx, const struct sluice_conn_key *key, const stru
 static void pass_begin(struct sl_expiry *e)
 {
 	memset(e->lingering, 0, sizeof(e->lingering));
+	e->entries = 0;
 	if (e->n) {
 		memset(e->conns, 0, e->n * sizeof(*e->conns));
 		memset(e->seats, 0, e->n * sizeof(*e->seats));
@@ -132,6 +134,7 @@ int sl_expiry_step(struct sl_expiry *e, struct sl_dataplane *dp, uint64_t now_ns
 	if (rc < 0)
 		return rc;
 	pass_publish(e, true, lingering, census);
+	e->last_entries = e->entries; /* a churned pass would say too few */
 	e->passes++;
 	return 1;
 }

@@ -34,6 +34,8 @@ struct sl_expiry {
 	uint32_t lingering[SLUICE_MAX_LEVELS];
 	uint32_t *conns, *seats; /* census: n entries each (NULL: none kept) */
 	size_t n;
+	uint32_t entries;        /* entries the running pass found and kept */
+	uint32_t last_entries;   /* ... the last complete pass (metrics: how full the table is) */
 	unsigned long long passes; /* completed */
 };
 

@@ -285,6 +285,11 @@ static size_t conns_capacity(int fd)
 	return info.max_entries;
 }
 
+size_t sl_conns_capacity(const struct sl_maps *m)
+{
+	return conns_capacity(m->fd[SL_MAP_CONNS]);
+}
+
 int sl_conns_walk(const struct sl_maps *m, struct sl_conns_cursor *cur, uint64_t deadline_ns,
 		  sl_conn_fn fn, void *ctx)
 {

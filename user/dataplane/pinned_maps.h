@@ -49,6 +49,9 @@ struct sl_maps {
 /* "<pin_dir>/<kind>/<name>"; kind is "maps", "progs" or "links". */
 int sl_pin_path(char *buf, size_t len, const char *pin_dir, const char *kind, const char *name);
 
+/* The connection table's capacity, from the map itself. */
+size_t sl_conns_capacity(const struct sl_maps *m);
+
 /* Id of the program pinned at <pin_dir>/progs/<name>, 0 if none. */
 uint32_t sl_pinned_prog_id(const char *pin_dir, const char *name);
 
