@@ -157,10 +157,11 @@ struct {
 	__type(value, struct sluice_fs_stats);
 } sl_fs_stats SEC(".maps");
 
-/* Per-FlowSchema lifetimes (sluice_abi.h): one copy for all CPUs. */
+/* Per-FlowSchema lifetimes (sluice_abi.h): per CPU, so that a close adds
+ * to its own CPU's line instead of bouncing one shared line between CPUs
+ * with atomic adds (issue 25); readers sum at scrape time. */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SLUICE_FS_STATS);
 	__type(key, __u32);
 	__type(value, struct sluice_fs_duration);

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #endif
 
-#define SLUICE_ABI_VERSION 12
+#define SLUICE_ABI_VERSION 13
 
 /* Sizes.  Connection table size is the default; the daemon may resize. */
 #define SLUICE_MAX_LEVELS      64
@@ -327,8 +327,8 @@ struct sluice_fs_stats {
 /*
  * sl_fs_dur[schema]: how long each FlowSchema's served connections lasted,
  * admission to close (apiserver_flowcontrol_request_execution_seconds, and
- * longer), counted by the data path for every close (atomic adds; one
- * array for all CPUs, mmapable).  bucket[i] counts lifetimes at most
+ * longer), counted by the data path for every close (per CPU: readers
+ * sum the CPUs' copies; ABI 13).  bucket[i] counts lifetimes at most
  * SLUICE_DUR_BOUNDS_MS[i] (and above the one before); the last bucket,
  * those above every bound.
  */

@@ -188,7 +188,7 @@ int sl_maps_fs_reading(const struct sl_maps *m, size_t n, struct sl_fs_reading *
 		return ncpu ? ncpu : -EINVAL;
 	err = array_sum(m->fd[SL_MAP_FS_STATS], n, sizeof(struct sluice_fs_stats), ncpu, &out->c,
 			sizeof(*out));
-	return err ? err : array_sum(m->fd[SL_MAP_FS_DUR], n, sizeof(struct sluice_fs_duration), 1,
+	return err ? err : array_sum(m->fd[SL_MAP_FS_DUR], n, sizeof(struct sluice_fs_duration), ncpu,
 				     &out->d, sizeof(*out));
 }
 
