@@ -825,10 +825,13 @@ int main(int argc, char **argv)
 	       "deferrals: median of %d rounds x %d repeats, the cases interleaved call by call;\n"
 	       "admissions: median of %d rounds x %d distinct SYNs per case, interleaved every %d SYNs)\n",
 	       SPLIT, REPEAT / SPLIT, DROUNDS, REPEAT / DROUNDS, ROUNDS, N_ADMIT, A_BLOCK);
-	printf("config: %s (%zu table entries); class: level %s, policy %u (%s), workload %s,\n"
+	printf("config: %s (%zu table entries; masks: %d schema, %d policy, a lookup each);\n"
+	       "        class: level %s, policy %u (%s), workload %s,\n"
 	       "        %u milli-tokens per SYN; eventsPerSecond cap %u\n\n",
-	       config, plan.classes.n_entries, plan.levels[b.level].name, b.pol, pol_name, wl_name,
-	       TOKENS, cap);
+	       config, plan.classes.n_entries,
+	       __builtin_popcount(plan.classes.masks[SLUICE_KIND_SCHEMA] & ~1u),
+	       __builtin_popcount(plan.classes.masks[SLUICE_KIND_POLICY] & ~1u),
+	       plan.levels[b.level].name, b.pol, pol_name, wl_name, TOKENS, cap);
 	printf("%-69s %9s %10s %10s\n", "program / path", "ns/pkt", "vs parse", "vs admit");
 	row("xdp_pass (empty program)", t_pass, 0, 0);
 	row("parse_pass (sluice parser, then pass)", t_parse, t_parse, 0);
