@@ -21,6 +21,7 @@
 #include "rst.h"
 #include "maps.h"
 #include "sluice_seats.h"
+#include "sluice_class.h"
 
 #define NSEC_PER_SEC 1000000000ULL
 
@@ -187,39 +188,6 @@ static __always_inline bool older_than(__u64 age, __u64 limit)
 	return limit && age > limit;
 }
 
-/* The lowest-ranked entry of one kind for these class ids (tuple space
- * search: one hash lookup per mask in use, at most 15). */
-static __always_inline const struct sluice_class *
-best_entry(__u16 masks, const struct sluice_class_key *ids, __u8 kind, __u32 *best_rank)
-{
-	const struct sluice_class *best = 0, *c;
-	struct sluice_class_key k;
-
-	__builtin_memset(&k, 0, sizeof(k));
-	k.gen = ids->gen;
-	k.kind = kind;
-	for (__u32 m = 1; m < SLUICE_MASKS; m++) {
-		__u32 rank;
-
-		if (!(masks & (1u << m)))
-			continue;
-		k.mask = (__u8)m;
-		k.src = (m & SLUICE_DIM_SRC) ? ids->src : 0;
-		k.dst = (m & SLUICE_DIM_DST) ? ids->dst : 0;
-		k.sport = (m & SLUICE_DIM_SPORT) ? ids->sport : 0;
-		k.dport = (m & SLUICE_DIM_DPORT) ? ids->dport : 0;
-		c = bpf_map_lookup_elem(&sl_classes, &k);
-		if (!c)
-			continue;
-		rank = kind == SLUICE_KIND_SCHEMA ? SLUICE_SCHEMA_RANK(c) : SLUICE_POLICY_RANK(c);
-		if (rank < *best_rank) {
-			*best_rank = rank;
-			best = c;
-		}
-	}
-	return best;
-}
-
 /* The masks (a set of mask numbers, as in sluice_settings.masks) that test
  * each dimension: mask m tests dimension d when m & d. */
 #define MASKS_TESTING_SRC   0xAAAA /* m & SLUICE_DIM_SRC (1) */
@@ -230,24 +198,27 @@ _Static_assert(SLUICE_DIM_SRC == 1 && SLUICE_DIM_DST == 2 && SLUICE_DIM_SPORT ==
 	       SLUICE_DIM_DPORT == 8 && SLUICE_MASKS == 16, "the masks above");
 
 /* Classify a connection (its SYN, or its handshake's ACK) with the tables
- * the daemon compiled: four O(1) lookups give the class ids, then the
- * lowest-ranked schema and policy entries under them (sluice_abi.h).
+ * the daemon compiled: up to four O(1) lookups give the class ids, then
+ * one hash lookup per mask in use finds the lowest-ranked schema and
+ * policy candidates under them (sluice_abi.h).
  * The result is built in *out. */
 static __always_inline const struct sluice_class *
 classify(const struct sluice_settings *cfg, const struct syn_pkt *p, struct sluice_class *out)
 {
 	const struct sluice_class *c;
 	struct sluice_lpm_key lk;
-	struct sluice_class_key ck;
+	struct sluice_class_key ck, k;
 	struct sluice_lpm_val *lv;
-	__u32 base, idx, *pc, rank;
+	struct sluice_class_best best;
+	__u32 base, idx, *pc;
 	__u8 gen = cfg->generation & 1;
-	__u16 used = cfg->masks[SLUICE_KIND_SCHEMA] | cfg->masks[SLUICE_KIND_POLICY];
+	__u16 used = cfg->masks;
 
 	/* Field by field: an initialiser would become a .rodata template,
 	 * an extra map that bpftool and the pin layout do not want. */
 	__builtin_memset(&lk, 0, sizeof(lk));
 	__builtin_memset(&ck, 0, sizeof(ck));
+	__builtin_memset(&k, 0, sizeof(k));
 	lk.prefixlen = SLUICE_LPM_FULL;
 	lk.gen = gen;
 	ck.gen = gen;
@@ -277,22 +248,21 @@ classify(const struct sluice_settings *cfg, const struct syn_pkt *p, struct slui
 		ck.dport = pc ? (__u16)*pc : 0;
 	}
 
-	*out = cfg->default_class;
-	rank = SLUICE_SCHEMA_RANK(out);
-	c = best_entry(cfg->masks[SLUICE_KIND_SCHEMA], &ck, SLUICE_KIND_SCHEMA, &rank);
-	if (c) {
-		out->level = c->level;
-		out->schema = c->schema;
-		out->seats = c->seats;
-		out->distinguisher = c->distinguisher;
-		out->prefix_v4 = c->prefix_v4;
-		out->prefix_v6 = c->prefix_v6;
-	}
-	rank = SLUICE_POLICY_RANK(out);
-	c = best_entry(cfg->masks[SLUICE_KIND_POLICY], &ck, SLUICE_KIND_POLICY, &rank);
-	if (c) {
-		out->policy = c->policy;
-		out->workload = c->workload;
+	/* Tuple space search: one lookup per mask in use; each entry may
+	 * better the schema half, the policy half or both. */
+	sluice_class_begin(out, &cfg->default_class, &best);
+	for (__u32 m = 1; m < SLUICE_MASKS; m++) {
+		if (!(used & (1u << m)))
+			continue;
+		k.src = (m & SLUICE_DIM_SRC) ? ck.src : 0;
+		k.dst = (m & SLUICE_DIM_DST) ? ck.dst : 0;
+		k.sport = (m & SLUICE_DIM_SPORT) ? ck.sport : 0;
+		k.dport = (m & SLUICE_DIM_DPORT) ? ck.dport : 0;
+		k.gen = gen;
+		k.mask = (__u8)m;
+		c = bpf_map_lookup_elem(&sl_classes, &k);
+		if (c)
+			sluice_class_consider(out, c, &best);
 	}
 	return out;
 }
@@ -364,6 +334,9 @@ static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt
 
 	if (bpf_map_delete_elem(&sl_tickets, &p->key))
 		return -1; /* another CPU claimed it, or the daemon swept it */
+	seats = bpf_map_lookup_elem(&sl_seats, &t.level);
+	if (seats)
+		__sync_fetch_and_sub(&seats->tickets, 1);
 	ls = bpf_map_lookup_elem(&sl_lvl_stats, &t.level);
 	if (t.verdict == SLUICE_TICKET_REJECT) {
 		STAT_INC(gs, tickets_rejected);
@@ -376,7 +349,6 @@ static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt
 		return XDP_DROP;
 	}
 	/* ADMIT: the daemon reserved the seats; the connection now holds them. */
-	seats = bpf_map_lookup_elem(&sl_seats, &t.level);
 	if (seats)
 		__sync_fetch_and_sub(&seats->unclaimed, t.seats);
 	c.admitted_ns = now;
@@ -404,12 +376,25 @@ static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt
 	return XDP_PASS;
 }
 
+/* The daemon's ticket for this 4-tuple, looked up only while the level
+ * the connection classifies into counts tickets (none on a normal day).
+ * A ticket whose 4-tuple a reload moved to another level is not found
+ * here; the daemon withdraws it at its deadline, as any unclaimed one. */
+static __always_inline struct sluice_ticket *find_ticket(const struct syn_pkt *p,
+							 const struct sluice_seats *seats)
+{
+	if (!*(volatile const __u64 *)&seats->tickets)
+		return NULL;
+	return bpf_map_lookup_elem(&sl_tickets, &p->key);
+}
+
 /* The daemon's verdict on this 4-tuple, if it left one: the XDP verdict,
  * or -1 (no ticket, or not ours to use). */
 static __always_inline int ticket_verdict(struct xdp_md *ctx, const struct syn_pkt *p,
+					  const struct sluice_seats *seats,
 					  struct sluice_stats *gs, __u64 now)
 {
-	struct sluice_ticket *ticket = bpf_map_lookup_elem(&sl_tickets, &p->key);
+	struct sluice_ticket *ticket = find_ticket(p, seats);
 
 	return ticket ? claim_ticket(ctx, p, ticket, gs, now) : -1;
 }
@@ -701,7 +686,7 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	 * insert finds it otherwise (judge): a new connection's SYN, the
 	 * common case, looks its 4-tuple up once, not twice. */
 	now = bpf_ktime_get_ns();
-	ticket = bpf_map_lookup_elem(&sl_tickets, &p->key);
+	ticket = find_ticket(p, l.seats);
 	if ((ticket || cls->policy < SLUICE_MAX_POLICIES || (l.lvl->flags & SLUICE_LVL_SEAT_AT_ACK)) &&
 	    retransmit_of_tracked(p, l.ls))
 		return XDP_PASS;
@@ -816,7 +801,7 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct syn_pkt *p)
 	}
 	l.ls->acks_proved++;
 	now = bpf_ktime_get_ns();
-	verdict = ticket_verdict(ctx, p, gs, now);
+	verdict = ticket_verdict(ctx, p, l.seats, gs, now);
 	if (verdict >= 0)
 		return verdict;
 	return judge(ctx, p, cfg, cls, l.lvl, l.seats, l.ls, l.fs, gs, now);

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #endif
 
-#define SLUICE_ABI_VERSION 13
+#define SLUICE_ABI_VERSION 14
 
 /* Sizes.  Connection table size is the default; the daemon may resize. */
 #define SLUICE_MAX_LEVELS      64
@@ -88,12 +88,15 @@ enum sluice_fail_mode {
  * address through LPM tries (the class of the longest matching prefix; 0 =
  * no prefix), client and local port through arrays.  Then tuple space
  * search over those ids: every entry of sl_classes names the dimensions it
- * constrains (its mask; the others are 0 in the key) and is a candidate
- * with a rank.  The data path looks up the SYN's ids under each mask in
- * use (sluice_settings.masks) and keeps the lowest rank, once for the
- * FlowSchema (kind SCHEMA, rank = schema index: first match in
- * precedence order) and once for the policy and workload (kind POLICY,
- * rank = policy * SLUICE_WL_SLOTS + workload, the default workload last).
+ * constrains (its mask; the others are 0 in the key) and carries two
+ * candidates, each with a rank: a FlowSchema (schema half: level, schema,
+ * seats, distinguisher, prefixes; rank = schema index, first match in
+ * precedence order) and a policy and workload (policy half; rank =
+ * policy * SLUICE_WL_SLOTS + workload, the default workload last).  An
+ * entry may carry one half only: the other is SLUICE_NONE16, which ranks
+ * last and never wins.  The data path looks up the SYN's ids once under
+ * each mask in use (sluice_settings.masks) and keeps the lowest rank of
+ * each half: one hash lookup per mask, whichever half needs it.
  * The candidates of mask 0 are sluice_settings.default_class.  Every table
  * exists twice (generation 0 and 1): the daemon fills the idle
  * generation, then flips sl_config.generation in one map update, so a
@@ -144,12 +147,6 @@ enum sluice_port_dir {
 	((__u32)(c)->policy * SLUICE_WL_SLOTS +                                         \
 	 ((c)->workload < SLUICE_MAX_WORKLOADS ? (__u32)(c)->workload : SLUICE_WL_DEFAULT))
 
-enum sluice_class_kind {
-	SLUICE_KIND_SCHEMA = 0, /* value: level, schema, seats, distinguisher, prefixes */
-	SLUICE_KIND_POLICY = 1, /* value: policy, workload */
-	SLUICE_KINDS       = 2,
-};
-
 /* Dimensions, as bits of a mask. */
 enum sluice_dim {
 	SLUICE_DIM_SRC   = 1, /* client address class */
@@ -165,9 +162,8 @@ struct sluice_class_key {
 	__u16 sport;
 	__u16 dport;
 	__u8  gen;
-	__u8  kind;  /* enum sluice_class_kind */
 	__u8  mask;  /* enum sluice_dim bits, 1..15 */
-	__u8  pad;
+	__u16 pad;
 };
 
 /* sl_config[0]: the data path's runtime settings, written by the daemon
@@ -191,9 +187,10 @@ struct sluice_settings {
 	/* Levels with SLUICE_LVL_ACK_WATCH set: 0 = XDP leaves every ACK
 	 * alone (one compare per ACK is all it costs then). */
 	__u32 ack_watch_levels;
-	/* masks[kind]: bit m set = sl_classes holds entries of mask m for
-	 * that kind; the data path looks up no other. */
-	__u16 masks[SLUICE_KINDS];
+	/* Bit m set: sl_classes holds entries of mask m; the data path
+	 * looks up no other. */
+	__u16 masks;
+	__u16 pad_masks16;
 	__u32 pad_masks;
 	/* The digest of what the tables in use were compiled from (0: not
 	 * known): a stage that would write the same tables writes nothing. */
@@ -286,6 +283,11 @@ struct sluice_seats {
 			   * from their held SYN (cumulative) */
 	__u64 held_syns;  /* waiting connections whose SYN the daemon holds (gauge) */
 	__u64 held_bytes; /* the memory they take, against heldSyns (gauge) */
+	__u64 tickets;    /* the level's tickets in sl_tickets, admit and reject: the
+			   * daemon adds one before it writes a ticket, whoever
+			   * deletes one subtracts, so it is never below the true
+			   * count.  While it is 0 the data path does not look for
+			   * a ticket: a SYN on a normal day skips that lookup. */
 };
 
 /* sl_lvl_stats[level]: per-CPU counters, summed by readers. */

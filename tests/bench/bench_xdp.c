@@ -33,6 +33,7 @@
 #include "engine/plan.h"
 #include "lib/frame.h"
 #include "sluice.skel.h"
+#include "sluice_class.h"
 
 #define REPEAT   200000
 #define N_ADMIT  10000 /* distinct 4-tuples per admission case and round */
@@ -219,11 +220,14 @@ static void put_config(const struct sluice_settings *c)
 }
 
 /* The classification of the bench's SYNs, found the way classify() in
- * bpf/sluice.bpf.c finds it: per kind, the lowest-ranked entry of
- * sl_classes under the masks in use, or the default class. */
+ * bpf/sluice.bpf.c finds it: per half of the class (schema, policy), the
+ * lowest-ranked candidate of sl_classes under the masks in use, or the
+ * default class. */
+enum bench_half { HALF_SCHEMA, HALF_POLICY, HALVES };
+
 struct bench_class {
-	struct sluice_class_key key[SLUICE_KINDS];
-	bool in_table[SLUICE_KINDS];
+	struct sluice_class_key key[HALVES];
+	bool in_table[HALVES];
 };
 
 static uint32_t port_cls(uint8_t gen, unsigned dir, uint16_t port)
@@ -234,9 +238,17 @@ static uint32_t port_cls(uint8_t gen, unsigned dir, uint16_t port)
 	return v;
 }
 
-static uint32_t rank_of(const struct sluice_class *c, unsigned kind)
+static uint32_t rank_of(const struct sluice_class *c, unsigned half)
 {
-	return kind == SLUICE_KIND_SCHEMA ? SLUICE_SCHEMA_RANK(c) : SLUICE_POLICY_RANK(c);
+	return half == HALF_SCHEMA ? SLUICE_SCHEMA_RANK(c) : SLUICE_POLICY_RANK(c);
+}
+
+static void take_half(struct sluice_class *to, const struct sluice_class *from, unsigned half)
+{
+	if (half == HALF_SCHEMA)
+		sluice_class_take_schema(to, from);
+	else
+		sluice_class_take_policy(to, from);
 }
 
 static struct bench_class find_class(uint16_t sport)
@@ -256,8 +268,8 @@ static struct bench_class find_class(uint16_t sport)
 	ids.dst = bpf_map_lookup_elem(maps.fd[SL_MAP_DST_CLS], &lk, &lv) ? 0 : (uint16_t)lv.cls;
 	ids.sport = (uint16_t)port_cls(gen, SLUICE_PORT_SRC, sport);
 	ids.dport = (uint16_t)port_cls(gen, SLUICE_PORT_DST, 8080);
-	for (unsigned kind = 0; kind < SLUICE_KINDS; kind++) {
-		uint32_t best = rank_of(&cfg.default_class, kind);
+	for (unsigned half = 0; half < HALVES; half++) {
+		uint32_t best = rank_of(&cfg.default_class, half);
 
 		for (unsigned m = 1; m < SLUICE_MASKS; m++) {
 			struct sluice_class_key key = {
@@ -265,16 +277,16 @@ static struct bench_class find_class(uint16_t sport)
 				.dst = (m & SLUICE_DIM_DST) ? ids.dst : 0,
 				.sport = (m & SLUICE_DIM_SPORT) ? ids.sport : 0,
 				.dport = (m & SLUICE_DIM_DPORT) ? ids.dport : 0,
-				.gen = gen, .kind = (uint8_t)kind, .mask = (uint8_t)m,
+				.gen = gen, .mask = (uint8_t)m,
 			};
 			struct sluice_class c;
 
-			if (!(cfg.masks[kind] & (1u << m)) ||
-			    bpf_map_lookup_elem(maps.fd[SL_MAP_CLASSES], &key, &c) || rank_of(&c, kind) >= best)
+			if (!(cfg.masks & (1u << m)) ||
+			    bpf_map_lookup_elem(maps.fd[SL_MAP_CLASSES], &key, &c) || rank_of(&c, half) >= best)
 				continue;
-			best = rank_of(&c, kind);
-			b.key[kind] = key;
-			b.in_table[kind] = true;
+			best = rank_of(&c, half);
+			b.key[half] = key;
+			b.in_table[half] = true;
 		}
 	}
 	return b;
@@ -284,45 +296,35 @@ static struct sluice_class get_class(const struct bench_class *b)
 {
 	struct sluice_class out = get_config().default_class, c;
 
-	if (b->in_table[SLUICE_KIND_SCHEMA]) {
-		if (bpf_map_lookup_elem(maps.fd[SL_MAP_CLASSES], &b->key[SLUICE_KIND_SCHEMA], &c))
+	for (unsigned half = 0; half < HALVES; half++) {
+		if (!b->in_table[half])
+			continue;
+		if (bpf_map_lookup_elem(maps.fd[SL_MAP_CLASSES], &b->key[half], &c))
 			fail("class entry vanished");
-		c.policy = out.policy;
-		c.workload = out.workload;
-		out = c;
-	}
-	if (b->in_table[SLUICE_KIND_POLICY]) {
-		if (bpf_map_lookup_elem(maps.fd[SL_MAP_CLASSES], &b->key[SLUICE_KIND_POLICY], &c))
-			fail("class entry vanished");
-		out.policy = c.policy;
-		out.workload = c.workload;
+		take_half(&out, &c, half);
 	}
 	return out;
 }
 
-/* Each part where the data path finds it: the schema part in its entry
- * (or the default), the policy part in its entry (or the default). */
+/* Each half where the data path finds it: in the entry that decides it,
+ * or in the default class. */
 static void put_class(const struct bench_class *b, const struct sluice_class *c)
 {
 	struct sluice_settings cfg = get_config();
 	bool cfg_changed = false;
 
-	for (unsigned kind = 0; kind < SLUICE_KINDS; kind++) {
-		if (b->in_table[kind]) {
-			if (bpf_map_update_elem(maps.fd[SL_MAP_CLASSES], &b->key[kind], c, BPF_EXIST))
+	for (unsigned half = 0; half < HALVES; half++) {
+		struct sluice_class e;
+
+		if (b->in_table[half]) {
+			if (bpf_map_lookup_elem(maps.fd[SL_MAP_CLASSES], &b->key[half], &e))
+				fail("class entry vanished");
+			take_half(&e, c, half);
+			if (bpf_map_update_elem(maps.fd[SL_MAP_CLASSES], &b->key[half], &e, BPF_EXIST))
 				fail("cannot write the class entry");
 			continue;
 		}
-		if (kind == SLUICE_KIND_SCHEMA) {
-			uint16_t pol = cfg.default_class.policy, wl = cfg.default_class.workload;
-
-			cfg.default_class = *c;
-			cfg.default_class.policy = pol;
-			cfg.default_class.workload = wl;
-		} else {
-			cfg.default_class.policy = c->policy;
-			cfg.default_class.workload = c->workload;
-		}
+		take_half(&cfg.default_class, c, half);
 		cfg_changed = true;
 	}
 	if (cfg_changed)
@@ -825,12 +827,11 @@ int main(int argc, char **argv)
 	       "deferrals: median of %d rounds x %d repeats, the cases interleaved call by call;\n"
 	       "admissions: median of %d rounds x %d distinct SYNs per case, interleaved every %d SYNs)\n",
 	       SPLIT, REPEAT / SPLIT, DROUNDS, REPEAT / DROUNDS, ROUNDS, N_ADMIT, A_BLOCK);
-	printf("config: %s (%zu table entries; masks: %d schema, %d policy, a lookup each);\n"
+	printf("config: %s (%zu table entries; %d masks, a lookup each);\n"
 	       "        class: level %s, policy %u (%s), workload %s,\n"
 	       "        %u milli-tokens per SYN; eventsPerSecond cap %u\n\n",
 	       config, plan.classes.n_entries,
-	       __builtin_popcount(plan.classes.masks[SLUICE_KIND_SCHEMA] & ~1u),
-	       __builtin_popcount(plan.classes.masks[SLUICE_KIND_POLICY] & ~1u),
+	       __builtin_popcount(plan.classes.masks & ~1u),
 	       plan.levels[b.level].name, b.pol, pol_name, wl_name, TOKENS, cap);
 	printf("%-69s %9s %10s %10s\n", "program / path", "ns/pkt", "vs parse", "vs admit");
 	row("xdp_pass (empty program)", t_pass, 0, 0);

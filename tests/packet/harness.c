@@ -147,7 +147,7 @@ void put_port(uint16_t port, uint32_t level)
 {
 	uint32_t idx = SLUICE_PORT_DST * 65536 + port, cls = n_classed + 1;
 	struct sluice_class_key k = { .dport = (uint16_t)cls, .gen = 0,
-				      .kind = SLUICE_KIND_SCHEMA, .mask = SLUICE_DIM_DPORT };
+				      .mask = SLUICE_DIM_DPORT };
 	struct sluice_class v = {
 		.level = level, .schema = (uint16_t)level,
 		.seats = level < SLUICE_MAX_LEVELS + 8 ? level_spc[level] : 1,
@@ -165,7 +165,11 @@ void put_seats_unclaimed(uint32_t slot, uint64_t in_use, uint64_t waiting,
 {
 	struct sluice_seats s = { .seats_in_use = in_use, .waiting = waiting,
 				  .unclaimed = unclaimed };
+	struct sluice_seats was;
 
+	/* The tickets written so far stay counted (put_ticket). */
+	if (!bpf_map_lookup_elem(fd_seats, &slot, &was))
+		s.tickets = was.tickets;
 	assert_int_equal(bpf_map_update_elem(fd_seats, &slot, &s, BPF_ANY), 0);
 }
 
@@ -191,8 +195,7 @@ void put_config(uint64_t timeout, uint32_t fail_mode, uint32_t evps, uint32_t fl
 		.flags = flags, .generation = 0,
 		/* Entries are of local-port classes (put_port); a miss names
 		 * no level: the SYN passes unprotected. */
-		.masks = { [SLUICE_KIND_SCHEMA] = 1u << SLUICE_DIM_DPORT,
-			   [SLUICE_KIND_POLICY] = 1u << SLUICE_DIM_DPORT },
+		.masks = 1u << SLUICE_DIM_DPORT,
 		.default_class = { .level = SLUICE_MAX_LEVELS, .seats = 1,
 				   .schema = SLUICE_NONE16, .policy = SLUICE_NONE16,
 				   .workload = SLUICE_NONE16 },
@@ -806,8 +809,8 @@ struct sluice_conn_key v4_key(uint16_t sport, uint16_t dport)
 	return k;
 }
 
-void put_ticket(const struct sluice_conn_key *k, uint32_t verdict, uint32_t level,
-		       uint16_t seats)
+void put_ticket_uncounted(const struct sluice_conn_key *k, uint32_t verdict, uint32_t level,
+			  uint16_t seats)
 {
 	struct sluice_ticket t = {
 		.issued_ns = mono_ns(), .verdict = verdict, .level = level, .seats = seats,
@@ -815,6 +818,18 @@ void put_ticket(const struct sluice_conn_key *k, uint32_t verdict, uint32_t leve
 	};
 
 	assert_int_equal(bpf_map_update_elem(fd_tickets, k, &t, BPF_ANY), 0);
+}
+
+/* As the daemon's ledger writes a ticket: counted in its level first. */
+void put_ticket(const struct sluice_conn_key *k, uint32_t verdict, uint32_t level,
+		       uint16_t seats)
+{
+	struct sluice_seats s = {0};
+
+	bpf_map_lookup_elem(fd_seats, &level, &s);
+	s.tickets++;
+	assert_int_equal(bpf_map_update_elem(fd_seats, &level, &s, BPF_ANY), 0);
+	put_ticket_uncounted(k, verdict, level, seats);
 }
 
 size_t queue_syn(uint8_t *f, uint16_t sport)
@@ -833,15 +848,14 @@ void put_policy_port(uint16_t port, uint32_t level, uint16_t wl)
 {
 	uint32_t idx = SLUICE_PORT_DST * 65536 + port, cls = n_classed + 1;
 	struct sluice_class_key k = { .dport = (uint16_t)cls, .gen = 0,
-				      .kind = SLUICE_KIND_SCHEMA, .mask = SLUICE_DIM_DPORT };
+				      .mask = SLUICE_DIM_DPORT };
 	struct sluice_class v = {
 		.level = level, .schema = 9, .seats = 1, .policy = POL, .workload = wl,
 	};
 
 	classed_ports[n_classed++] = port;
 	assert_int_equal(bpf_map_update_elem(fd_port_cls, &idx, &cls, BPF_ANY), 0);
-	assert_int_equal(bpf_map_update_elem(fd_classes, &k, &v, BPF_ANY), 0);
-	k.kind = SLUICE_KIND_POLICY; /* the same class's policy part */
+	/* One entry, both halves of the class. */
 	assert_int_equal(bpf_map_update_elem(fd_classes, &k, &v, BPF_ANY), 0);
 }
 

@@ -181,6 +181,10 @@ int group_setup(void **state);
 int group_teardown(void **state);
 struct sluice_conn_key v4_key(uint16_t sport, uint16_t dport);
 void put_ticket(const struct sluice_conn_key *k, uint32_t verdict, uint32_t level, uint16_t seats);
+/* A ticket its level does not count (sl_seats.tickets): the data path
+ * never looks for it. */
+void put_ticket_uncounted(const struct sluice_conn_key *k, uint32_t verdict, uint32_t level,
+			  uint16_t seats);
 size_t queue_syn(uint8_t *f, uint16_t sport);
 void put_policy_port(uint16_t port, uint32_t level, uint16_t wl);
 void put_gate(uint32_t mode, uint32_t waiting, int64_t credit_mtok);

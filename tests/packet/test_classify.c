@@ -352,6 +352,16 @@ static unsigned long run_tuples(const struct sl_config *cfg, const struct sl_pla
 	return mismatches;
 }
 
+/* Entries of the class table that carry a policy half. */
+static size_t entries_with_policy(const struct sl_compiled *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_entries; i++)
+		n += c->entries[i].val.policy != SLUICE_NONE16;
+	return n;
+}
+
 static void differential(const char *path)
 {
 	struct sl_config *cfg = load_config_file(path);
@@ -407,7 +417,7 @@ static void test_ten_thousand_tenants(void **state)
 	assert_true(schemas_hit > n / 4);
 
 	apply(mixed, &pm);
-	assert_true(pm.classes.masks[SLUICE_KIND_POLICY] != 0);
+	assert_true(entries_with_policy(&pm.classes) > 0);
 	bad = run_tuples(mixed, &pm, n);
 	printf("# 10000 tenants, mixed: %lu tuples reached %zu schemas, %zu table entries, "
 	       "%lu mismatches\n", n, schemas_hit, pm.classes.n_entries, bad);

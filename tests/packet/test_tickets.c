@@ -38,6 +38,8 @@ static void test_ticket_admit(void **state)
 	assert_int_equal(s1.l[L_QUEUE].admitted - s0.l[L_QUEUE].admitted, 1);
 	assert_int_equal(s1.seats[L_QUEUE].seats_in_use, LIMIT + 1); /* no second reservation */
 	assert_int_equal(count_hash(fd_tickets, sizeof(k)), 0);
+	assert_int_equal(s0.seats[L_QUEUE].tickets, 1);
+	assert_int_equal(s1.seats[L_QUEUE].tickets, 0); /* the claim uncounts it */
 	assert_int_equal(bpf_map_lookup_elem(fd_conns, &k, &c), 0);
 	assert_int_equal(c.level, L_QUEUE);
 	assert_int_equal(c.seats, 1);
@@ -76,6 +78,7 @@ static void test_ticket_reject(void **state)
 	assert_int_equal(s1.l[L_QUEUE].rejected - s0.l[L_QUEUE].rejected, 1);
 	assert_int_equal(s1.seats[L_QUEUE].seats_in_use, s0.seats[L_QUEUE].seats_in_use);
 	assert_int_equal(count_hash(fd_tickets, sizeof(k)), 0);
+	assert_int_equal(s1.seats[L_QUEUE].tickets, 0); /* the claim uncounts it */
 	/* Claimed: the next retransmit is deferred again, not reset. */
 	run_expect("retransmit after the reject ticket", f, n, out, XDP_DROP);
 }
@@ -97,6 +100,34 @@ static void test_ticket_other_tuple(void **state)
 	put_ticket(&other, SLUICE_TICKET_ADMIT, L_QUEUE, 1);
 	run_expect("no ticket for this tuple", f, n, out, XDP_DROP);
 	assert_int_equal(count_hash(fd_tickets, sizeof(other)), 1);
+}
+
+/* While a level counts no ticket, its SYNs do not look one up (the
+ * normal day's SYN skips that hash lookup): a ticket nobody counted is
+ * never claimed, and counting it makes the same retransmit claim it. */
+static void test_ticket_uncounted_not_looked_up(void **state)
+{
+	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
+	struct sluice_conn_key k = v4_key(50014, P_QUEUE);
+	struct sluice_seats s;
+	struct fr_spec sp;
+	size_t n;
+
+	(void)state;
+	setup_maps(S_FULL);
+	fr_default_v4_syn(&sp);
+	sp.sport = 50014;
+	sp.dport = P_QUEUE;
+	n = fr_build(&sp, f, NULL);
+	put_ticket_uncounted(&k, SLUICE_TICKET_REJECT, L_QUEUE, 1);
+	run_expect("a ticket its level does not count: not looked up, deferred", f, n, out, XDP_DROP);
+	assert_int_equal(count_hash(fd_tickets, sizeof(k)), 1);
+	s = get_seats(L_QUEUE);
+	s.tickets = 1;
+	assert_int_equal(bpf_map_update_elem(fd_seats, &(uint32_t){L_QUEUE}, &s, BPF_ANY), 0);
+	run_expect("the same ticket counted: claimed, RST", f, n, out, XDP_TX);
+	assert_int_equal(count_hash(fd_tickets, sizeof(k)), 0);
+	assert_int_equal(get_seats(L_QUEUE).tickets, 0);
 }
 
 /* Waiting connections hold back new SYNs while the daemon dispatches; once
@@ -197,6 +228,7 @@ static const struct CMUnitTest tests[] = {
 	SCENARIO(test_ticket_admit),
 	SCENARIO(test_ticket_reject),
 	SCENARIO(test_ticket_other_tuple),
+	SCENARIO(test_ticket_uncounted_not_looked_up),
 	SCENARIO(test_no_dispatcher_ignores_waiting),
 	SCENARIO(test_no_dispatcher_over_limit),
 	SCENARIO(test_claim_counts_unclaimed),

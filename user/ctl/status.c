@@ -154,8 +154,7 @@ static void print_json(const struct status *s, const char *pin_dir)
 		snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)s->cfg.class_digest);
 		jo_str(&jo, "digest", digest);
 	}
-	jo_u64(&jo, "schema_masks", s->cfg.masks[SLUICE_KIND_SCHEMA]);
-	jo_u64(&jo, "policy_masks", s->cfg.masks[SLUICE_KIND_POLICY]);
+	jo_u64(&jo, "masks", s->cfg.masks);
 	jo_obj_end(&jo);
 	jo_obj_begin(&jo, "failsafe");
 	jo_str(&jo, "mode", fail_mode_name(s->cfg.fail_mode));

@@ -35,10 +35,12 @@ int sl_ticket_admit(struct sl_dataplane *dp, const struct sluice_conn_key *key,
 	if (!seats_reserved)
 		add(&s->seats_in_use, t->seats);
 	add(&s->unclaimed, t->seats);
+	add(&s->tickets, 1);
 	if (!bpf_map_update_elem(dp->maps.fd[SL_MAP_TICKETS], key, t, BPF_ANY))
 		return 0;
 	err = -errno;
 	pr_warn("write admit ticket: %s", strerror(-err));
+	add(&s->tickets, -1);
 	add(&s->unclaimed, -(int64_t)t->seats);
 	add(&s->seats_in_use, -(int64_t)t->seats);
 	return err;
@@ -47,13 +49,29 @@ int sl_ticket_admit(struct sl_dataplane *dp, const struct sluice_conn_key *key,
 int sl_ticket_reject(struct sl_dataplane *dp, const struct sluice_conn_key *key,
 		     const struct sluice_ticket *t)
 {
+	struct sluice_seats *s = seats_of(dp, t->level);
+
+	if (!s)
+		return -EINVAL;
+	/* Counted first: the data path looks only while the count says so. */
+	add(&s->tickets, 1);
 	if (bpf_map_update_elem(dp->maps.fd[SL_MAP_TICKETS], key, t, BPF_ANY)) {
 		int err = -errno;
 
+		add(&s->tickets, -1);
 		pr_warn("write reject ticket: %s", strerror(-err));
 		return err;
 	}
 	return 0;
+}
+
+/* We deleted a ticket of this level. */
+static void ticket_gone(struct sl_dataplane *dp, unsigned level)
+{
+	struct sluice_seats *s = seats_of(dp, level);
+
+	if (s)
+		add(&s->tickets, -1);
 }
 
 /* What a connection (or an admit ticket) holds goes back: its seats, and
@@ -77,6 +95,7 @@ bool sl_ticket_withdraw(struct sl_dataplane *dp, const struct sluice_conn_key *k
 	bpf_map_lookup_elem(dp->maps.fd[SL_MAP_TICKETS], key, &t);
 	if (bpf_map_delete_elem(dp->maps.fd[SL_MAP_TICKETS], key))
 		return false; /* claimed (or gone): the connection owns the seats */
+	ticket_gone(dp, level);
 	if (s)
 		add(&s->unclaimed, -(int64_t)seats);
 	give_back(dp, level, seats, t.policy, t.flags);
@@ -85,7 +104,11 @@ bool sl_ticket_withdraw(struct sl_dataplane *dp, const struct sluice_conn_key *k
 
 void sl_ticket_drop(struct sl_dataplane *dp, const struct sluice_conn_key *key)
 {
-	bpf_map_delete_elem(dp->maps.fd[SL_MAP_TICKETS], key);
+	struct sluice_ticket t;
+
+	if (!bpf_map_lookup_elem(dp->maps.fd[SL_MAP_TICKETS], key, &t) &&
+	    !bpf_map_delete_elem(dp->maps.fd[SL_MAP_TICKETS], key))
+		ticket_gone(dp, t.level);
 }
 
 bool sl_ticket_exists(const struct sl_dataplane *dp, const struct sluice_conn_key *key)
@@ -164,16 +187,20 @@ unsigned sl_tickets_clear_stale(struct sl_dataplane *dp)
 		if (bpf_map_lookup_elem(fd, &key, &t) || bpf_map_delete_elem(fd, &key))
 			continue;
 		n++;
+		ticket_gone(dp, t.level);
 		if (t.verdict == SLUICE_TICKET_ADMIT && seats_of(dp, t.level)) {
 			add(&dp->seats[t.level].unclaimed, -(int64_t)t.seats);
 			give_back(dp, t.level, t.seats, t.policy, t.flags);
 		}
 	}
-	/* No ticket left: nothing is unclaimed, whatever a daemon that died
-	 * between its count and its ticket write left behind. */
+	/* No ticket left: nothing is unclaimed and no ticket is counted,
+	 * whatever a daemon that died between its count and its ticket write
+	 * left behind. */
 	if (dp->seats && bpf_map_get_next_key(fd, NULL, &key))
-		for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
+		for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
 			__atomic_store_n(&dp->seats[s].unclaimed, 0, __ATOMIC_SEQ_CST);
+			__atomic_store_n(&dp->seats[s].tickets, 0, __ATOMIC_SEQ_CST);
+		}
 	return n;
 }
 
@@ -208,6 +235,7 @@ void sl_seats_read(const struct sl_dataplane *dp, unsigned level, struct sluice_
 	out->reset_held = __atomic_load_n(&s->reset_held, __ATOMIC_RELAXED);
 	out->held_syns = __atomic_load_n(&s->held_syns, __ATOMIC_RELAXED);
 	out->held_bytes = __atomic_load_n(&s->held_bytes, __ATOMIC_RELAXED);
+	out->tickets = __atomic_load_n(&s->tickets, __ATOMIC_RELAXED);
 }
 
 void sl_seats_count_expired(struct sl_dataplane *dp, unsigned level)

@@ -10,7 +10,10 @@
  *    ticket; a failed write undoes both, so a ticket never exists without
  *    its seats and seats never without their ticket;
  *  - whoever deletes an admit ticket owns its seats: XDP when the client's
- *    retransmit claims it, sl_ticket_withdraw when it expires unclaimed.
+ *    retransmit claims it, sl_ticket_withdraw when it expires unclaimed;
+ *  - every ticket is counted in its level's sl_seats.tickets before it is
+ *    written, and uncounted by whoever deletes it: the data path skips the
+ *    ticket lookup while its level counts none.
  * A policy slot (SLUICE_CONNF_POLICY_SLOT in the ticket's or the entry's
  * flags) goes with the seats: given back by whoever deletes what holds it.
  * When writing an admit ticket or an entry fails, the slot stays the

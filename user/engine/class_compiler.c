@@ -148,8 +148,14 @@ static int collect_cuts(struct collect *c)
 
 /* ---- the table under construction ---------------------------------------- */
 
+/* The compiler builds each half of the class (sluice_abi.h) as its own
+ * table, where shadowing is decided; finish() merges the two into one
+ * entry per key, so the data path looks each key up once. */
+enum half { HALF_SCHEMA, HALF_POLICY, HALVES };
+
 struct slot {
-	uint64_t id; /* hash of the key */
+	uint64_t id; /* hash of the key and half */
+	uint8_t half;
 	struct sl_class_entry e;
 };
 
@@ -164,31 +170,29 @@ struct build {
 	struct slot *slots; /* max_entries, stable: the index points into it */
 	size_t n_slots;
 	struct sl_idx idx;
-	bool have_default[SLUICE_KINDS];
-	struct sluice_class dflt[SLUICE_KINDS];
-	uint16_t masks[SLUICE_KINDS];
+	bool have_default[HALVES];
+	struct sluice_class dflt[HALVES];
+	uint16_t masks;
 	size_t n_terms, n_shadowed;
 	/* the term being expanded */
-	uint8_t kind;
+	uint8_t half;
 	const struct sluice_class *val;
 	const char *object; /* "FlowSchema/x", for diagnostics */
 	const char *file;
 	unsigned line, column;
 };
 
-static uint64_t key_id(uint8_t kind, uint8_t mask, const uint16_t ids[SL_DIMS])
+static uint64_t key_id(uint8_t half, uint8_t mask, const uint16_t ids[SL_DIMS])
 {
 	uint64_t packed = (uint64_t)ids[0] | (uint64_t)ids[1] << 16 | (uint64_t)ids[2] << 32 |
 			  (uint64_t)ids[3] << 48;
 
-	return packed ^ ((uint64_t)(kind * SLUICE_MASKS + mask) * 0x9e3779b97f4a7c15ULL);
+	return packed ^ ((uint64_t)(half * SLUICE_MASKS + mask) * 0x9e3779b97f4a7c15ULL);
 }
 
-static void make_key(uint8_t kind, uint8_t mask, const uint16_t ids[SL_DIMS],
-		     struct sluice_class_key *k)
+static void make_key(uint8_t mask, const uint16_t ids[SL_DIMS], struct sluice_class_key *k)
 {
 	memset(k, 0, sizeof(*k));
-	k->kind = kind;
 	k->mask = mask;
 	k->src = (mask & SLUICE_DIM_SRC) ? ids[SL_D_SRC] : 0;
 	k->dst = (mask & SLUICE_DIM_DST) ? ids[SL_D_DST] : 0;
@@ -196,15 +200,15 @@ static void make_key(uint8_t kind, uint8_t mask, const uint16_t ids[SL_DIMS],
 	k->dport = (mask & SLUICE_DIM_DPORT) ? ids[SL_D_DPORT] : 0;
 }
 
-static bool have_entry(const struct build *b, uint8_t kind, uint8_t mask, const uint16_t ids[SL_DIMS])
+static bool have_entry(const struct build *b, uint8_t half, uint8_t mask, const uint16_t ids[SL_DIMS])
 {
 	struct sluice_class_key k;
 	size_t pos = 0;
 	struct slot *s;
 
-	make_key(kind, mask, ids, &k);
-	while ((s = sl_idx_next(&b->idx, key_id(kind, mask, (const uint16_t[]){k.src, k.dst, k.sport, k.dport}), &pos)))
-		if (!memcmp(&s->e.key, &k, sizeof(k)))
+	make_key(mask, ids, &k);
+	while ((s = sl_idx_next(&b->idx, key_id(half, mask, (const uint16_t[]){k.src, k.dst, k.sport, k.dport}), &pos)))
+		if (s->half == half && !memcmp(&s->e.key, &k, sizeof(k)))
 			return true;
 	return false;
 }
@@ -217,19 +221,19 @@ static int put_combination(const uint16_t ids[SL_DIMS], uint8_t mask, void *ctx)
 	uint16_t masked[SL_DIMS];
 	struct slot *s;
 
-	if (b->have_default[b->kind]) {
+	if (b->have_default[b->half]) {
 		b->n_shadowed++;
 		return 0;
 	}
 	for (uint8_t sub = mask; sub; sub = (uint8_t)((sub - 1) & mask)) {
-		if (have_entry(b, b->kind, sub, ids)) {
+		if (have_entry(b, b->half, sub, ids)) {
 			b->n_shadowed++;
 			return 0;
 		}
 	}
 	if (!mask) {
-		b->have_default[b->kind] = true;
-		b->dflt[b->kind] = *b->val;
+		b->have_default[b->half] = true;
+		b->dflt[b->half] = *b->val;
 		return 0;
 	}
 	if (b->n_slots == b->max_entries) {
@@ -241,13 +245,14 @@ static int put_combination(const uint16_t ids[SL_DIMS], uint8_t mask, void *ctx)
 		return -ENOSPC;
 	}
 	s = &b->slots[b->n_slots++];
-	make_key(b->kind, mask, ids, &s->e.key);
+	make_key(mask, ids, &s->e.key);
+	s->half = b->half;
 	s->e.val = *b->val;
 	for (unsigned d = 0; d < SL_DIMS; d++)
 		masked[d] = (mask & (1u << d)) ? ids[d] : 0;
-	s->id = key_id(b->kind, mask, masked);
+	s->id = key_id(b->half, mask, masked);
 	sl_idx_put(&b->idx, s);
-	b->masks[b->kind] |= (uint16_t)(1u << mask);
+	b->masks |= (uint16_t)(1u << mask);
 	return 0;
 }
 
@@ -363,7 +368,7 @@ static int schema_terms(struct build *b)
 	struct sluice_class val;
 	int err = 0;
 
-	b->kind = SLUICE_KIND_SCHEMA;
+	b->half = HALF_SCHEMA;
 	b->val = &val;
 	for (size_t i = 0; i < b->cfg->n_schemas && !err; i++) {
 		const struct sl_flow_schema *fs = &b->cfg->schemas[i];
@@ -607,7 +612,7 @@ static int policy_terms(struct build *b)
 	}
 	/* Rank order: policy by policy, its workloads in order, then its
 	 * default workload (the selectors alone). */
-	b->kind = SLUICE_KIND_POLICY;
+	b->half = HALF_POLICY;
 	b->val = &val;
 	for (size_t p = 0; p < n_pol && !err; p++) {
 		const struct sl_policy_cfg *pol = &b->cfg->policies[p];
@@ -656,9 +661,9 @@ static int cmp_entry(const void *a, const void *b)
 {
 	const struct sluice_class_key *x = &((const struct sl_class_entry *)a)->key;
 	const struct sluice_class_key *y = &((const struct sl_class_entry *)b)->key;
-	uint64_t kx[2] = {(uint64_t)x->kind << 8 | x->mask,
+	uint64_t kx[2] = {x->mask,
 			  (uint64_t)x->src << 48 | (uint64_t)x->dst << 32 | (uint64_t)x->sport << 16 | x->dport};
-	uint64_t ky[2] = {(uint64_t)y->kind << 8 | y->mask,
+	uint64_t ky[2] = {y->mask,
 			  (uint64_t)y->src << 48 | (uint64_t)y->dst << 32 | (uint64_t)y->sport << 16 | y->dport};
 
 	if (kx[0] != ky[0])
@@ -666,28 +671,67 @@ static int cmp_entry(const void *a, const void *b)
 	return kx[1] < ky[1] ? -1 : kx[1] > ky[1];
 }
 
-static int finish(struct build *b, struct sl_compiled *out)
+/* The slots in key order, the schema half first. */
+static int cmp_slot(const void *a, const void *b)
 {
-	struct sluice_class none = {
+	const struct slot *x = a, *y = b;
+	int c = cmp_entry(&x->e, &y->e);
+
+	return c ? c : (int)x->half - (int)y->half;
+}
+
+/* The two halves' tables as one: an entry per key, carrying the half (or
+ * both) the key decides; a half it does not carry ranks last. */
+static int merge_halves(struct build *b, struct sl_compiled *out)
+{
+	const struct sluice_class none = {
 		.level = SLUICE_MAX_LEVELS, /* no such slot: passes as unprotected */
 		.schema = SLUICE_NONE16, .seats = 1,
 		.policy = SLUICE_NONE16, .workload = SLUICE_NONE16,
 	};
+	struct slot *sorted = malloc((b->n_slots + 1) * sizeof(*sorted));
+	size_t n = 0;
 
 	out->entries = calloc(b->n_slots + 1, sizeof(*out->entries));
-	if (!out->entries)
+	if (!sorted || !out->entries) {
+		free(sorted);
 		return -ENOMEM;
-	for (size_t i = 0; i < b->n_slots; i++)
-		out->entries[i] = b->slots[i].e;
-	out->n_entries = b->n_slots;
-	qsort(out->entries, out->n_entries, sizeof(*out->entries), cmp_entry);
-	/* Cannot lack a schema part with the mandatory catch-all; be explicit. */
-	out->default_class = b->have_default[SLUICE_KIND_SCHEMA] ? b->dflt[SLUICE_KIND_SCHEMA] : none;
-	out->default_class.policy = b->have_default[SLUICE_KIND_POLICY] ?
-					    b->dflt[SLUICE_KIND_POLICY].policy : SLUICE_NONE16;
-	out->default_class.workload = b->have_default[SLUICE_KIND_POLICY] ?
-					      b->dflt[SLUICE_KIND_POLICY].workload : SLUICE_NONE16;
-	memcpy(out->masks, b->masks, sizeof(out->masks));
+	}
+	memcpy(sorted, b->slots, b->n_slots * sizeof(*sorted));
+	qsort(sorted, b->n_slots, sizeof(*sorted), cmp_slot);
+	for (size_t i = 0; i < b->n_slots; i++) {
+		struct sl_class_entry *e = &out->entries[n];
+
+		if (!n || cmp_entry(&out->entries[n - 1], &sorted[i].e)) {
+			e->key = sorted[i].e.key;
+			e->val = none;
+			n++;
+		} else {
+			e = &out->entries[n - 1]; /* the same key's other half */
+		}
+		if (sorted[i].half == HALF_SCHEMA)
+			sluice_class_take_schema(&e->val, &sorted[i].e.val);
+		else
+			sluice_class_take_policy(&e->val, &sorted[i].e.val);
+	}
+	out->n_entries = n;
+	free(sorted);
+	/* Cannot lack a schema half with the mandatory catch-all; be explicit. */
+	out->default_class = none;
+	if (b->have_default[HALF_SCHEMA])
+		sluice_class_take_schema(&out->default_class, &b->dflt[HALF_SCHEMA]);
+	if (b->have_default[HALF_POLICY])
+		sluice_class_take_policy(&out->default_class, &b->dflt[HALF_POLICY]);
+	return 0;
+}
+
+static int finish(struct build *b, struct sl_compiled *out)
+{
+	int err = merge_halves(b, out);
+
+	if (err)
+		return err;
+	out->masks = b->masks;
 	out->n_terms = b->n_terms;
 	out->n_shadowed = b->n_shadowed;
 
@@ -803,50 +847,31 @@ bool sl_compiled_equal(const struct sl_compiled *a, const struct sl_compiled *b)
 	       !memcmp(a->sport_cls, b->sport_cls, 65536 * sizeof(*a->sport_cls)) &&
 	       !memcmp(a->dport_cls, b->dport_cls, 65536 * sizeof(*a->dport_cls)) &&
 	       !memcmp(a->entries, b->entries, a->n_entries * sizeof(*a->entries)) &&
-	       !memcmp(a->masks, b->masks, sizeof(a->masks)) &&
+	       a->masks == b->masks &&
 	       !memcmp(&a->default_class, &b->default_class, sizeof(a->default_class));
 }
 
-static const struct sluice_class *find_entry(const struct sl_compiled *c, uint8_t kind, uint8_t mask,
+static const struct sluice_class *find_entry(const struct sl_compiled *c, uint8_t mask,
 					     const uint16_t ids[SL_DIMS])
 {
 	struct sl_class_entry probe;
+	const struct sl_class_entry *e;
 
-	make_key(kind, mask, ids, &probe.key);
-	{
-		const struct sl_class_entry *e =
-			bsearch(&probe, c->entries, c->n_entries, sizeof(*c->entries), cmp_entry);
-
-		return e ? &e->val : NULL;
-	}
+	make_key(mask, ids, &probe.key);
+	e = bsearch(&probe, c->entries, c->n_entries, sizeof(*c->entries), cmp_entry);
+	return e ? &e->val : NULL;
 }
 
 void sl_compiled_lookup(const struct sl_compiled *c, const uint16_t ids[SL_DIMS],
 			struct sluice_class *out)
 {
-	uint32_t schema_rank, policy_rank;
+	struct sluice_class_best best;
 
-	*out = c->default_class;
-	schema_rank = SLUICE_SCHEMA_RANK(out);
-	policy_rank = SLUICE_POLICY_RANK(out);
+	sluice_class_begin(out, &c->default_class, &best);
 	for (uint8_t m = 1; m < SLUICE_MASKS; m++) {
 		const struct sluice_class *e;
 
-		if ((c->masks[SLUICE_KIND_SCHEMA] & (1u << m)) &&
-		    (e = find_entry(c, SLUICE_KIND_SCHEMA, m, ids)) && SLUICE_SCHEMA_RANK(e) < schema_rank) {
-			schema_rank = SLUICE_SCHEMA_RANK(e);
-			out->level = e->level;
-			out->schema = e->schema;
-			out->seats = e->seats;
-			out->distinguisher = e->distinguisher;
-			out->prefix_v4 = e->prefix_v4;
-			out->prefix_v6 = e->prefix_v6;
-		}
-		if ((c->masks[SLUICE_KIND_POLICY] & (1u << m)) &&
-		    (e = find_entry(c, SLUICE_KIND_POLICY, m, ids)) && SLUICE_POLICY_RANK(e) < policy_rank) {
-			policy_rank = SLUICE_POLICY_RANK(e);
-			out->policy = e->policy;
-			out->workload = e->workload;
-		}
+		if ((c->masks & (1u << m)) && (e = find_entry(c, m, ids)))
+			sluice_class_consider(out, e, &best);
 	}
 }

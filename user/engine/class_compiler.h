@@ -26,6 +26,7 @@
 #include "engine/class_dims.h"
 #include "engine/class_inputs.h"
 #include "sluice_abi.h"
+#include "sluice_class.h"
 
 struct sl_class_entry {
 	struct sluice_class_key key; /* gen left 0: the writer sets it */
@@ -40,7 +41,7 @@ struct sl_compiled {
 	struct sl_class_entry *entries;  /* sorted by key */
 	size_t n_entries;
 	struct sluice_class default_class; /* mask 0: schema and policy parts */
-	uint16_t masks[SLUICE_KINDS];      /* masks in use per kind (bit m) */
+	uint16_t masks;                    /* masks in use (bit m) */
 	uint64_t digest;                   /* sl_class_digest of the inputs */
 	size_t n_terms;                    /* terms expanded */
 	size_t n_shadowed;                 /* combinations an earlier entry decides */
@@ -54,8 +55,8 @@ int sl_compiled_copy(struct sl_compiled *dst, const struct sl_compiled *src);
 void sl_compiled_free(struct sl_compiled *c);
 /* Whether two compilations give the data path the same tables. */
 bool sl_compiled_equal(const struct sl_compiled *a, const struct sl_compiled *b);
-/* What the data path finds for these class ids (the lowest-ranked entry
- * of each kind, over the default): for tests and tools that check a
+/* What the data path finds for these class ids (each half's
+ * lowest-ranked candidate, over the default): for tests and tools that check a
  * compilation without a kernel. */
 void sl_compiled_lookup(const struct sl_compiled *c, const uint16_t ids[SL_DIMS],
 			struct sluice_class *out);

@@ -204,7 +204,7 @@ int sl_plan_build_quiescing(const struct sl_config *cfg,
 	warn_capped_seats(cfg, plan, diags);
 	plan->config.class_digest = plan->classes.digest;
 	plan->config.default_class = plan->classes.default_class;
-	memcpy(plan->config.masks, plan->classes.masks, sizeof(plan->config.masks));
+	plan->config.masks = plan->classes.masks;
 	return 0;
 }
 

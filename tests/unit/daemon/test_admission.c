@@ -253,6 +253,7 @@ static void claim(struct rig *r, struct sluice_conn_key k, uint64_t now)
 
 	assert_int_equal(bpf_map_delete_elem(r->dp.maps.fd[SL_MAP_TICKETS], &k), 0);
 	__atomic_fetch_sub(&r->seats[r->web].unclaimed, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_sub(&r->seats[r->web].tickets, 1, __ATOMIC_SEQ_CST);
 	assert_int_equal(bpf_map_update_elem(r->dp.maps.fd[SL_MAP_CONNS], &k, &c, BPF_NOEXIST), 0);
 }
 
@@ -308,6 +309,7 @@ static void test_queue_dispatch_claim_close(void **state)
 	assert_int_equal(t.schema, r.schema);
 	assert_int_equal(r.seats[r.web].seats_in_use, 2); /* reserved for the ticket */
 	assert_int_equal(r.seats[r.web].unclaimed, 1);
+	assert_int_equal(r.seats[r.web].tickets, 1); /* counted: XDP looks it up */
 	assert_int_equal(r.seats[r.web].waiting, 2);
 
 	/* Its retransmit claims it; it closes: the next one's turn. */
@@ -315,6 +317,7 @@ static void test_queue_dispatch_claim_close(void **state)
 	done[first] = true;
 	sl_adm_tick(r.adm, T0 + 1002 * MSEC);
 	assert_int_equal(ticketed(&r, q, done, 3, &t), -1); /* no seat freed yet */
+	assert_int_equal(r.seats[r.web].tickets, 0);
 	close_conn(&r, q[first], T0 + 1001 * MSEC, T0 + 1200 * MSEC);
 	second = ticketed(&r, q, done, 3, &t);
 	assert_true(second >= 0);
@@ -334,6 +337,7 @@ static void test_queue_dispatch_claim_close(void **state)
 	assert_int_equal(t.verdict, SLUICE_TICKET_ADMIT);
 	assert_int_equal(r.seats[r.web].seats_in_use, 2); /* one seat back, one taken */
 	assert_int_equal(r.seats[r.web].unclaimed, 1);
+	assert_int_equal(r.seats[r.web].tickets, 1); /* the withdrawn one uncounted */
 	assert_int_equal(r.seats[r.web].waiting, 0);
 	rig_down(&r);
 }
@@ -358,6 +362,11 @@ static void test_wait_limit_rejects(void **state)
 	assert_int_equal(t.seats, 1);
 	assert_int_equal(r.seats[r.web].waiting, 0);
 	assert_int_equal(r.seats[r.web].seats_in_use, 2); /* no seat for a reject */
+	assert_int_equal(r.seats[r.web].tickets, 1);
+	/* Nobody claims it: dropped at its deadline, uncounted. */
+	sl_adm_tick(r.adm, T0 + 3100 * MSEC + 2 * SL_TICKET_TTL_NS);
+	assert_false(ticket(&r, a, &t));
+	assert_int_equal(r.seats[r.web].tickets, 0);
 	rig_down(&r);
 }
 
@@ -378,6 +387,7 @@ static void test_ticket_write_fails(void **state)
 	assert_false(ticket(&r, a, &t));
 	assert_int_equal(r.seats[r.web].seats_in_use, 1); /* the freed seat is free */
 	assert_int_equal(r.seats[r.web].unclaimed, 0);
+	assert_int_equal(r.seats[r.web].tickets, 0); /* the failed write uncounted */
 	rig_down(&r);
 }
 
@@ -398,6 +408,7 @@ static void test_stale_tickets_cleared(void **state)
 	adm_t.level = rej_t.level = r.web;
 	r.seats[r.web].seats_in_use = 3;
 	r.seats[r.web].unclaimed = 5; /* whatever a crash left */
+	r.seats[r.web].tickets = 7;
 	assert_int_equal(bpf_map_update_elem(r.dp.maps.fd[SL_MAP_TICKETS], &k1, &adm_t, BPF_ANY), 0);
 	assert_int_equal(bpf_map_update_elem(r.dp.maps.fd[SL_MAP_TICKETS], &k2, &rej_t, BPF_ANY), 0);
 	assert_int_equal(sl_adm_create(&again, &r.dp, key, T0), 0);
@@ -405,6 +416,7 @@ static void test_stale_tickets_cleared(void **state)
 	assert_false(ticket(&r, k2, &t));
 	assert_int_equal(r.seats[r.web].seats_in_use, 2);
 	assert_int_equal(r.seats[r.web].unclaimed, 0);
+	assert_int_equal(r.seats[r.web].tickets, 0);
 	sl_adm_free(again);
 	rig_down(&r);
 }

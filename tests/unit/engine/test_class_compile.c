@@ -318,6 +318,10 @@ static void lookup_agrees(const char *what, const struct sl_config *cfg, unsigne
 		sl_diags_print(&d, stderr);
 		fail_msg("%s did not compile", what);
 	}
+	/* One entry per key (the halves merged): the data path looks each
+	 * key up once, so a second entry of a key would never be seen. */
+	for (size_t i = 1; i < c.n_entries; i++)
+		assert_true(memcmp(&c.entries[i - 1].key, &c.entries[i].key, sizeof(c.entries[i].key)));
 	for (unsigned i = 0; i < tuples; i++) {
 		struct sl_conn_tuple t = {.iface = "sl0"};
 		bool v4 = rnd() % 3;
@@ -380,6 +384,43 @@ static void test_lookup_labels(void **state)
 	sl_config_free(cfg);
 }
 
+/* A key that decides a FlowSchema and a policy is one entry with both
+ * halves; a key that decides one of them carries the other as "none". */
+static void test_halves_merged(void **state)
+{
+	struct sl_config *cfg = load_config_file("tests/packet/classify/labels.yaml");
+	struct sl_diags d = SL_DIAGS_INIT;
+	unsigned slots[SL_MAX_LEVELS];
+	size_t both = 0, schema_only = 0, policy_only = 0;
+	struct sl_compiled c;
+
+	(void)state;
+	for (unsigned i = 0; i < SL_MAX_LEVELS; i++)
+		slots[i] = i;
+	assert_int_equal(sl_compile_classes(&(struct sl_class_inputs){.cfg = cfg, .level_slot = slots,
+					    .iface = "sl0", .max_entries = 1 << 16}, &c, &d), 0);
+	for (size_t i = 0; i < c.n_entries; i++) {
+		const struct sluice_class *v = &c.entries[i].val;
+		bool schema = v->schema != SLUICE_NONE16, policy = v->policy != SLUICE_NONE16;
+
+		assert_true(schema || policy);
+		both += schema && policy;
+		schema_only += schema && !policy;
+		policy_only += policy && !schema;
+		if (!policy)
+			assert_int_equal(v->workload, SLUICE_NONE16);
+		if (!schema)
+			assert_int_equal(v->level, SLUICE_MAX_LEVELS);
+	}
+	print_message("# labels.yaml: %zu entries, %zu with both halves, %zu schema only, %zu policy only\n",
+		      c.n_entries, both, schema_only, policy_only);
+	assert_true(both > 0);
+	assert_true(schema_only > 0);
+	sl_compiled_free(&c);
+	sl_diags_free(&d);
+	sl_config_free(cfg);
+}
+
 /* Nested prefixes across schemas of different precedence, port ranges
  * that overlap, a destination address: the shadowing must keep the first
  * match in precedence order. */
@@ -419,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_lookup_networks),
 		cmocka_unit_test(test_lookup_labels),
 		cmocka_unit_test(test_lookup_nested),
+		cmocka_unit_test(test_halves_merged),
 	};
 
 	return cmocka_run_group_tests_name("class_compile", tests, NULL, NULL);
