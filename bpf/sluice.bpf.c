@@ -435,7 +435,7 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 	__s64 mtok = 0; /* the workload's tokens */
 	__u16 conn_flags = 0;
 	__u64 age;
-	bool force = false, stale, undispatched, shadow, limit_mode = false;
+	bool force = false, stale, undispatched, shadow, limit_mode = false, static_outage;
 	int err;
 
 	need = cls->seats ? cls->seats : 1;
@@ -444,6 +444,8 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 	/* Nobody dispatches what would be deferred: never defer then. */
 	undispatched = stale || older_than(age, cfg->dispatch_timeout_ns);
 	shadow = cfg->flags & SLUICE_CFG_SHADOW;
+	/* The kernel expires the half-open connections it admits now. */
+	static_outage = stale && cfg->fail_mode == SLUICE_FAIL_STATIC;
 
 	/* Gate 1: the policy's load scheduler, when a policy selects the SYN.
 	 * Without a dispatcher it is open: the daemon that would queue is gone. */
@@ -486,7 +488,7 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 	 * and health checks. */
 	if (lvl->type == SLUICE_LEVEL_EXEMPT) {
 		force = true;
-	} else if (stale && cfg->fail_mode == SLUICE_FAIL_STATIC) {
+	} else if (static_outage) {
 		/* The limit holds without a daemon: judged as undispatched
 		 * below, and the kernel expires what never establishes. */
 		ls->failsafe++;
@@ -526,6 +528,10 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 
 	err = track_conn(p, cls, need, conn_flags, now);
 	if (!err) {
+		if (static_outage) {
+			arm_static_sweep(); /* an exempt level's SYN has not yet */
+			static_due_push(&p->key, now);
+		}
 		ls->admitted++;
 		if (fs)
 			fs->admitted_inline++;
@@ -574,6 +580,8 @@ over_limit:
 		__sync_fetch_and_add(&seats->seats_in_use, need);
 		if (track_conn(p, cls, need, 0, now))
 			__sync_fetch_and_sub(&seats->seats_in_use, need);
+		else if (static_outage)
+			static_due_push(&p->key, now);
 		return XDP_PASS;
 	}
 	if (lvl->limit_response == SLUICE_RESP_REJECT) {

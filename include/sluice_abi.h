@@ -377,6 +377,8 @@ struct sluice_stats {
 			       * (stale heartbeat, SLUICE_FAIL_STATIC) */
 	__u64 static_sweeps;  /* runs of the kernel's half-open sweep (SLUICE_FAIL_STATIC) */
 	__u64 static_expired; /* half-open connections it expired, seats returned */
+	__u64 static_walks;   /* its runs that walked the whole of sl_conns (the others read
+			       * only the FIFO of what the outage admitted) */
 };
 
 /* sl_conns: one entry per admitted connection, keyed by its 4-tuple. */

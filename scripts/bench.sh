@@ -24,7 +24,7 @@ echo
 echo "== the daemon's walk of the connection table: one key at a time (the baseline) and batched"
 build/bench_walk
 echo
-echo "== cost on a normal day: nginx and ab, nothing in front against sluice; CPU per connection (about 2 minutes)"
+echo "== cost on a normal day: nginx and ab, nothing in front against sluice; CPU per connection (about 3 minutes)"
 scripts/bench_cost.sh
 echo
 echo "== surge: no protection, Aperture's mode, sluice's mode, HAProxy; clients that give up after 10 s, then 3 s (about 16 minutes)"

@@ -5,7 +5,8 @@
 # namespace; ApacheBench without keep-alive (a new TCP connection per
 # request: `ab -n COST_N -c 32`) from the client namespace.
 #
-#  1. Rate: COST_ROUNDS (5) rounds, each: nothing attached; the empty
+#  1. Rate: COST_ROUNDS (15) rounds of COST_N (8000) connections, each
+#     round: nothing attached; the empty
 #     hooks (tests/bpf/hooks_empty.bpf.c: an XDP program that passes, in
 #     native mode on the lab's veth, and a sock_ops program that does
 #     nothing, on the cgroup sluiced uses), which is what XDP and sock_ops
@@ -14,9 +15,13 @@
 #     classified, seated, tracked and released): with sock_ops on the
 #     cgroup2 root (the default: every socket of the host, ab's own
 #     included) and on nginx's own cgroup (sluiced --cgroup, as where the
-#     clients are on other hosts).  Requests/s per round, and the ratios
-#     of the medians.
-#  2. CPU: one more round with sluice and kernel.bpf_stats_enabled=1:
+#     clients are on other hosts).  Requests/s per round; the ratios of
+#     the medians, and the median and quartiles of the rounds' own ratios
+#     (each arm against the round's "nothing"): this machine's rate drifts
+#     by 20 % from second to second, so many short rounds, each paired
+#     with its own baseline, say more than a few long ones.
+#  2. CPU: one more round (COST_CPU_N, 20000 connections) with the empty
+#     hooks, then one with sluice, with kernel.bpf_stats_enabled=1:
 #     each program's runs and run time (bpftool), the daemon's CPU (its
 #     threads' schedstat run time), per connection sluice admitted.
 #  3. Where the time goes: `perf record -a -g` over one more round with
@@ -26,12 +31,13 @@
 # the goals: rate >= 0.97x, BPF + daemon <= 2 us per admitted connection).
 # Every load is bounded in count and time.
 #
-#   scripts/bench_cost.sh          (root; COST_N, COST_ROUNDS, COST_PERF)
+#   scripts/bench_cost.sh          (root; COST_N, COST_ROUNDS, COST_CPU_N, COST_PERF)
 source "$(dirname "$0")/../tests/e2e/lib.sh"
 e2e_init "$@"
 
-N=${COST_N:-20000}
-ROUNDS=${COST_ROUNDS:-5}
+N=${COST_N:-8000}
+ROUNDS=${COST_ROUNDS:-15}
+CPU_N=${COST_CPU_N:-20000} # the CPU round: long enough that start-up costs fade
 PORT=8088
 for t in nginx ab bpftool; do
 	command -v "$t" >/dev/null || { echo "bench_cost: $t is missing (make bench installs it)" >&2; exit 1; }
@@ -95,20 +101,27 @@ for pid in $(cat "$NGX/nginx.pid") $(pgrep -P "$(cat "$NGX/nginx.pid")"); do
 	echo "$pid" >"$NGX_CG/cgroup.procs" || { echo "bench_cost: cannot move nginx into $NGX_CG" >&2; exit 1; }
 done
 
-# ab_run OUT: one bounded ab run; prints requests/s (0 when ab failed).
+# ab_run OUT [N]: one bounded ab run; prints requests/s (0 when ab failed).
 ab_run() {
-	in_cli timeout 120 ab -q -n "$N" -c 32 -s 10 "http://$SRV4:$PORT/" >"$1" 2>&1
+	in_cli timeout 120 ab -q -n "${2:-$N}" -c 32 -s 10 "http://$SRV4:$PORT/" >"$1" 2>&1
 	awk '/^Requests per second:/ { r = $4 } /^Failed requests:/ { f = $3 }
 	     END { if (f != 0) r = 0; printf "%.0f\n", r + 0 }' "$1"
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
+# quartiles: "q1 median q3" of the numbers on stdin (nearest rank).
+quartiles() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (!NR) { print "0 0 0"; exit }
+		q1 = int((NR + 3) / 4); q3 = int((3 * NR + 3) / 4); m = int((NR + 1) / 2)
+		printf "%.3f %.3f %.3f\n", v[q1], v[m], v[q3] }'
+}
 
 # Warm up both paths once (ARP, nginx's workers, page cache).
 in_cli timeout 60 ab -q -n 2000 -c 32 "http://$SRV4:$PORT/" >/dev/null 2>&1
 
 # ---- 1. rate, alternating rounds --------------------------------------------------
 echo "1. connection rate: nginx, ab -n $N -c 32 without keep-alive, $ROUNDS rounds of each, interleaved"
-: >"$E2E_TMP/without"; : >"$E2E_TMP/hooks"; : >"$E2E_TMP/with"; : >"$E2E_TMP/scoped"
+: >"$E2E_TMP/without"; : >"$E2E_TMP/hooks"; : >"$E2E_TMP/with"; : >"$E2E_TMP/scoped"; : >"$E2E_TMP/ratios"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a ? b / a : 0 }'; }
 for r in $(seq "$ROUNDS"); do
 	a=$(ab_run "$E2E_TMP/ab-without-$r")
@@ -125,8 +138,9 @@ for r in $(seq "$ROUNDS"); do
 	c=$(ab_run "$E2E_TMP/ab-scoped-$r")
 	echo "$c" >>"$E2E_TMP/scoped"
 	stop_daemon
-	printf '  round %d: nothing %6d/s  empty hooks %6d/s (%.2fx)  sluice %6d/s (%.2fx)  scoped %6d/s (%.2fx)\n' \
+	printf '  round %2d: nothing %6d/s  empty hooks %6d/s (%.2fx)  sluice %6d/s (%.2fx)  scoped %6d/s (%.2fx)\n' \
 		"$r" "$a" "$h" "$(ratio "$a" "$h")" "$b" "$(ratio "$a" "$b")" "$c" "$(ratio "$a" "$c")"
+	echo "$(ratio "$a" "$h") $(ratio "$a" "$b") $(ratio "$a" "$c") $(ratio "$h" "$b")" >>"$E2E_TMP/ratios"
 done
 mw=$(median <"$E2E_TMP/without"); mh=$(median <"$E2E_TMP/hooks")
 ms=$(median <"$E2E_TMP/with"); mc=$(median <"$E2E_TMP/scoped")
@@ -134,6 +148,14 @@ printf '  medians: nothing %d/s; empty hooks %d/s (%sx); sluice %d/s (%sx; goal 
 	"$mw" "$mh" "$(ratio "$mw" "$mh")" "$ms" "$(ratio "$mw" "$ms")"
 printf '           sluice with sock_ops on nginx'"'"'s cgroup %d/s (%sx)\n' "$mc" "$(ratio "$mw" "$mc")"
 printf '  sluice against the empty hooks: %sx (what sluice does in them)\n' "$(ratio "$mh" "$ms")"
+# The rounds' own ratios: col 1 empty hooks, 2 sluice, 3 scoped (each
+# against the round's nothing), 4 sluice against the round's empty hooks.
+paired() { awk -v c="$1" '{ print $c }' "$E2E_TMP/ratios" | quartiles; }
+printf '  per round (median [quartiles]): empty hooks %s; sluice %s (goal >= 0.97x); scoped %s;\n' \
+	"$(paired 1 | awk '{ printf "%sx [%s-%s]", $2, $1, $3 }')" \
+	"$(paired 2 | awk '{ printf "%sx [%s-%s]", $2, $1, $3 }')" \
+	"$(paired 3 | awk '{ printf "%sx [%s-%s]", $2, $1, $3 }')"
+printf '                 sluice against the empty hooks %s\n' "$(paired 4 | awk '{ printf "%sx [%s-%s]", $2, $1, $3 }')"
 
 # ---- 2. CPU per connection ------------------------------------------------------------
 # prog_stats PREFIX: "name run_cnt run_time_ns" for the programs named so.
@@ -154,14 +176,14 @@ sysctl -qw kernel.bpf_stats_enabled=1
 # statistics' own two clock reads (costly on this paravirtual machine).
 hooks_on || { echo "bench_cost: cannot attach the empty hooks" >&2; exit 1; }
 prog_stats empty >"$E2E_TMP/floor-before"
-ab_run "$E2E_TMP/ab-floor" >/dev/null
+ab_run "$E2E_TMP/ab-floor" "$CPU_N" >/dev/null
 prog_stats empty >"$E2E_TMP/floor-after"
 hooks_off
 per_run "$E2E_TMP/floor-before" "$E2E_TMP/floor-after" >"$E2E_TMP/floor"
 start_daemon "$E2E_TMP/wide.yaml" || exit 1
 prog_stats sluice >"$E2E_TMP/bpf-before"
 d0=$(daemon_ns); a0=$(admitted)
-rps=$(ab_run "$E2E_TMP/ab-cpu")
+rps=$(ab_run "$E2E_TMP/ab-cpu" "$CPU_N")
 d1=$(daemon_ns); a1=$(admitted)
 prog_stats sluice >"$E2E_TMP/bpf-after"
 sysctl -qw kernel.bpf_stats_enabled="$old_stats"
@@ -187,7 +209,7 @@ if [ "${COST_PERF:-1}" = 1 ] && command -v perf >/dev/null; then
 	perf record -q -a -g -o "$E2E_TMP/perf.data" -- sleep 3600 >/dev/null 2>&1 &
 	pp=$!
 	sleep 0.5
-	ab_run "$E2E_TMP/ab-perf" >/dev/null
+	ab_run "$E2E_TMP/ab-perf" "$CPU_N" >/dev/null
 	kill -INT "$pp"; wait "$pp" 2>/dev/null
 	stop_daemon
 	perf report -q -i "$E2E_TMP/perf.data" --no-children --sort symbol -g none --stdio 2>/dev/null |

@@ -292,6 +292,7 @@ void read_gstats(struct sluice_stats *out)
 #undef X
 		out->static_sweeps += v[c].static_sweeps; /* read, never compared per frame */
 		out->static_expired += v[c].static_expired;
+		out->static_walks += v[c].static_walks;
 	}
 	free(v);
 }

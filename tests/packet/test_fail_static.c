@@ -5,8 +5,11 @@
  * BPF timer that walks sl_conns in the kernel, expires the admitted
  * entries older than halfopen_timeout_ns that never established, and
  * returns their seats, so a level full of abandoned handshakes opens
- * again with no daemon; a fresh heartbeat stops it.  The timer is the
- * kernel's own, on its own time: the test waits for it (a few seconds).
+ * again with no daemon; a fresh heartbeat stops it.  What a run costs is
+ * bounded by what is due: whole walks of the table only at the outage's
+ * start, a time-out later, and after the FIFO of the outage's admissions
+ * overflowed; otherwise the FIFO alone.  The timer is the kernel's own, on
+ * its own time: the tests wait for it (a few seconds each).
  * Needs root and a BPF-capable kernel.
  */
 #include "harness.h"
@@ -133,9 +136,152 @@ static void test_open_mode_has_no_sweep(void **state)
 	clear_hash(fd_conns, sizeof(old), SLUICE_DEFAULT_CONNS);
 }
 
+/* Polls until pred(g) holds (or `secs` seconds); the last reading. */
+static struct sluice_stats wait_for(bool (*pred)(const struct sluice_stats *, const void *),
+				    const void *arg, unsigned secs)
+{
+	struct sluice_stats g;
+	uint64_t end = mono_ns() + secs * SEC_NS;
+
+	do {
+		read_gstats(&g);
+		if (pred(&g, arg))
+			break;
+		usleep(20000);
+	} while (mono_ns() < end);
+	return g;
+}
+
+static bool walks_at_least(const struct sluice_stats *g, const void *want)
+{
+	return g->static_walks >= *(const uint64_t *)want;
+}
+
+static bool expired_at_least(const struct sluice_stats *g, const void *want)
+{
+	return g->static_expired >= *(const uint64_t *)want;
+}
+
+/* A daemon is back: the sweep's next run disarms it (and drains the FIFO). */
+static void stop_sweep(void)
+{
+	struct sluice_stats a, b;
+
+	put_heartbeat(mono_ns() + 60 * SEC_NS);
+	usleep(1300000);
+	read_gstats(&a);
+	usleep(1300000);
+	read_gstats(&b);
+	assert_int_equal(b.static_sweeps, a.static_sweeps);
+}
+
+/* No daemon, failMode static, a 1 s handshake time-out, a level with room. */
+static void outage_with_room(void)
+{
+	setup_maps(S_HB_ZERO | S_FAIL_STATIC);
+	put_halfopen_timeout(1 * SEC_NS);
+	put_level(L_QUEUE, SLUICE_LEVEL_LIMITED, SLUICE_RESP_QUEUE, 10, 1, "static");
+	put_seats(L_QUEUE, 0, 0);
+}
+
+/* A SYN the static failsafe admits on port `sport` (a level with room). */
+static void admit_static(uint16_t sport, struct sluice_conn_key *k)
+{
+	static uint8_t in[FR_MAX_LEN], out[FR_MAX_LEN];
+	struct fr_spec s;
+	size_t n;
+
+	fr_default_v4_syn(&s);
+	s.sport = sport;
+	key_from_spec(&s, k);
+	n = fr_build(&s, in, NULL);
+	run_expect("a SYN with room, no daemon: admitted", in, n, out, XDP_PASS);
+}
+
+/* After the outage's two whole walks, a connection the failsafe admitted
+ * and that never establishes is expired from the FIFO: no third walk. */
+static void test_fifo_expires_without_walks(void **state)
+{
+	struct sluice_conn_key a, b;
+	struct sluice_stats g0, g;
+	struct sluice_conn c;
+	uint64_t want;
+
+	(void)state;
+	outage_with_room();
+	read_gstats(&g0);
+	admit_static(42001, &a); /* arms the sweep: a walk now, one a second later */
+	want = g0.static_walks + 2;
+	g = wait_for(walks_at_least, &want, 4);
+	assert_int_equal(g.static_walks - g0.static_walks, 2);
+	want = g0.static_expired + 1;
+	g = wait_for(expired_at_least, &want, 3);
+	assert_int_not_equal(bpf_map_lookup_elem(fd_conns, &a, &c), 0);
+
+	/* The walks are done: b is expired by the FIFO alone. */
+	read_gstats(&g0);
+	admit_static(42002, &b);
+	assert_int_equal(bpf_map_lookup_elem(fd_conns, &b, &c), 0);
+	want = g0.static_expired + 1;
+	g = wait_for(expired_at_least, &want, 4);
+	assert_int_equal(g.static_expired - g0.static_expired, 1);
+	assert_int_not_equal(bpf_map_lookup_elem(fd_conns, &b, &c), 0);
+	assert_int_equal(g.static_walks, g0.static_walks);
+	assert_true(g.static_sweeps - g0.static_sweeps >= 1);
+	assert_int_equal(get_seats(L_QUEUE).seats_in_use, 0);
+	stop_sweep();
+	clear_hash(fd_conns, sizeof(a), SLUICE_DEFAULT_CONNS);
+}
+
+/* A full FIFO: the admission it refused is expired by one more whole
+ * walk, a time-out later; then no more walks. */
+static void test_fifo_overflow_walks_once(void **state)
+{
+	int fd_due = bpf_map__fd(skel->maps.sl_static_due);
+	struct {
+		struct sluice_conn_key key;
+		uint64_t admitted_ns;
+	} fake = {.admitted_ns = mono_ns()};
+	struct sluice_stats g0, g;
+	struct sluice_conn_key a;
+	struct sluice_conn c;
+	uint64_t want;
+
+	(void)state;
+	outage_with_room();
+	/* Full of young entries of no connection. */
+	fake.key.family = 4;
+	for (uint32_t i = 0;; i++) {
+		fake.key.sport = (uint16_t)i;
+		fake.key.saddr[0] = (uint8_t)(i >> 16);
+		if (bpf_map_update_elem(fd_due, NULL, &fake, BPF_ANY))
+			break;
+		assert_true(i < 1u << 20);
+	}
+	read_gstats(&g0);
+	admit_static(42101, &a);
+	/* Walks: now, a time-out later, and one for the overflow. */
+	want = g0.static_walks + 3;
+	g = wait_for(walks_at_least, &want, 6);
+	assert_int_equal(g.static_walks - g0.static_walks, 3);
+	assert_true(g.static_expired - g0.static_expired >= 1);
+	assert_int_not_equal(bpf_map_lookup_elem(fd_conns, &a, &c), 0);
+	assert_int_equal(get_seats(L_QUEUE).seats_in_use, 0);
+	/* The FIFO was read meanwhile (the fakes were due): nothing is left
+	 * that asks for a walk. */
+	sleep(2);
+	read_gstats(&g);
+	assert_int_equal(g.static_walks - g0.static_walks, 3);
+	assert_int_not_equal(bpf_map_lookup_elem(fd_due, NULL, &fake), 0); /* empty */
+	stop_sweep();
+	clear_hash(fd_conns, sizeof(a), SLUICE_DEFAULT_CONNS);
+}
+
 static const struct CMUnitTest tests[] = {
 	SCENARIO(test_static_sweep_returns_seats),
 	SCENARIO(test_open_mode_has_no_sweep),
+	SCENARIO(test_fifo_expires_without_walks),
+	SCENARIO(test_fifo_overflow_walks_once),
 };
 
 int main(void)

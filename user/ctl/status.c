@@ -165,6 +165,7 @@ static void print_json(const struct status *s, const char *pin_dir)
 	jo_u64(&jo, "static", s->gs.failsafe_static);
 	jo_u64(&jo, "static_sweeps", s->gs.static_sweeps);
 	jo_u64(&jo, "static_expired", s->gs.static_expired);
+	jo_u64(&jo, "static_walks", s->gs.static_walks);
 	jo_obj_end(&jo);
 	jo_arr_begin(&jo, "levels");
 	for (unsigned i = 0; i < s->n_levels; i++) {

@@ -77,6 +77,7 @@ void daemon_render_metrics(void *ctx, FILE *f)
 		G(failsafe_static, "SYNs judged against their level's limit by the kernel alone (stale heartbeat, failMode static)."),
 		G(static_sweeps, "Runs of the kernel's half-open sweep while no daemon runs (failMode static)."),
 		G(static_expired, "Half-open connections the kernel's sweep expired (failMode static)."),
+		G(static_walks, "Runs of the kernel's half-open sweep that walked the whole connection table (failMode static)."),
 		G(conn_table_full, "Admissions that found the connection table full."),
 		G(events_lost, "Ring buffer events suppressed or not reserved."),
 		G(rst_failed, "RSTs that could not be built (SYN dropped)."),
