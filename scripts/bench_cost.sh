@@ -209,7 +209,9 @@ if [ "${COST_PERF:-1}" = 1 ] && command -v perf >/dev/null; then
 	perf record -q -a -g -o "$E2E_TMP/perf.data" -- sleep 3600 >/dev/null 2>&1 &
 	pp=$!
 	sleep 0.5
+	a0=$(admitted)
 	ab_run "$E2E_TMP/ab-perf" "$CPU_N" >/dev/null
+	a1=$(admitted)
 	kill -INT "$pp"; wait "$pp" 2>/dev/null
 	stop_daemon
 	perf report -q -i "$E2E_TMP/perf.data" --no-children --sort symbol -g none --stdio 2>/dev/null |
@@ -217,5 +219,28 @@ if [ "${COST_PERF:-1}" = 1 ] && command -v perf >/dev/null; then
 	echo "  sluice's own symbols:"
 	perf report -q -i "$E2E_TMP/perf.data" --no-children --sort symbol -g none --stdio 2>/dev/null |
 		grep -E '%.*(sluice|bpf_prog|sl_)' | head -10 | sed 's/^/  /'
+	# A second estimate of the BPF cost, independent of bpf_stats (whose
+	# two clock reads a run are themselves costly here): the CPU time
+	# perf's samples put in sluice's programs, the helpers and map code
+	# they call included (children), and in the daemon, per admitted
+	# connection (cpu-clock: a sample's period is its nanoseconds, 250 us).
+	total=$(perf report -q -i "$E2E_TMP/perf.data" --no-children --sort comm -F period -g none --stdio 2>/dev/null |
+		awk '{ t += $1 } END { print t + 0 }')
+	perf report -q -i "$E2E_TMP/perf.data" --children --sort symbol -g none --stdio 2>/dev/null |
+		awk -v n="$((a1 - a0))" -v t="$total" '/bpf_prog_[0-9a-f]+_sluice_/ { sub("%", "", $1); p += $1 }
+			END { printf "  perf'"'"'s estimate: sluice'"'"'s BPF programs with what they call %.2f us per connection (%.0f samples)\n",
+				     n ? p / 100 * t / n / 1000 : 0, p / 100 * t / 250000 }'
+	perf report -q -i "$E2E_TMP/perf.data" --no-children --comm sluiced --sort comm -F period -g none --stdio 2>/dev/null |
+		awk -v n="$((a1 - a0))" '{ d += $1 } END { printf "                   the daemon %.2f us per connection\n", n ? d / n / 1000 : 0 }'
+	# Where the programs' time goes: the function each sample under a
+	# sluice program was in (the program's own code, or a helper's).
+	echo "  under sluice's programs, by the function a sample was in (us per connection):"
+	perf script -i "$E2E_TMP/perf.data" -F ip,sym 2>/dev/null |
+		awk -v n="$((a1 - a0))" '
+			/^$/ { if (under) leaf[first]++; under = 0; first = ""; next }
+			{ if (first == "") first = $2; if ($2 ~ /^bpf_prog_[0-9a-f]+_sluice_/) under = 1 }
+			END { for (f in leaf) printf "%d %s\n", leaf[f], f }' |
+		sort -rn | head -12 |
+		awk -v n="$((a1 - a0))" '{ printf "    %-40s %4d samples  %.2f\n", $2, $1, n ? $1 * 250 / n : 0 }'
 fi
 stop_nginx

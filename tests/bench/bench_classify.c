@@ -99,11 +99,25 @@ int main(int argc, char **argv)
 	__u32 zero = 0;
 
 	for (int i = 1; i < argc && n_sizes < 32; i++) {
+		char *end;
+
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: bench_classify [--mixed] [N ...]   (root; N FlowSchemas a run, "
+			       "default 50 200 800 3200 10000 20000)\n"
+			       "  compile time, table size and the XDP cost per SYN by FlowSchema count;\n"
+			       "  --mixed: with ConnectionLabels, label selectors and a policy\n");
+			return 0;
+		}
 		if (!strcmp(argv[i], "--mixed")) {
 			mixed = true;
 			continue;
 		}
-		sizes[n_sizes++] = (unsigned)strtoul(argv[i], NULL, 10);
+		sizes[n_sizes] = (unsigned)strtoul(argv[i], &end, 10);
+		if (*end || !sizes[n_sizes]) {
+			fprintf(stderr, "bench_classify: %s: not a FlowSchema count (try --help)\n", argv[i]);
+			return 2;
+		}
+		n_sizes++;
 	}
 	if (!n_sizes)
 		for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)

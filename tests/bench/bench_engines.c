@@ -4,9 +4,11 @@
  * with 1, 64 and 1024 queues, and shuffle-sharding deals per second, with
  * ratios to the single-FIFO QueueSet measured in the same run.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "engine/aimd.h"
@@ -230,9 +232,19 @@ static double scheduler_waiting_cycles_per_sec(size_t waiting, uint64_t cycles, 
 	return (double)cycles / ((double)(end - start) / 1e9);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const uint64_t cycles = 2000000;
+
+	if (argc > 1) {
+		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+
+		fprintf(help ? stdout : stderr,
+			"usage: bench_engines   (no options: the daemon's engines at full speed, each\n"
+			"  against its own baseline in the same run: QueueSet cycles against a FIFO,\n"
+			"  the shuffle-sharding dealer, the schedulers)\n");
+		return help ? 0 : 2;
+	}
 	double fifo = qs_cycles_per_sec(1, 1, cycles);
 	double q64 = qs_cycles_per_sec(64, 8, cycles);
 	double q1024 = qs_cycles_per_sec(1024, 6, cycles / 4);

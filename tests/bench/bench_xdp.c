@@ -593,6 +593,18 @@ static void row(const char *name, double t, double parse, double ref)
 int main(int argc, char **argv)
 {
 	const char *config = argc > 1 ? argv[1] : "tests/packet/classify/labels.yaml";
+
+	if (argc > 2 || (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))) {
+		bool help = argc == 2;
+
+		fprintf(help ? stdout : stderr,
+			"usage: bench_xdp [CONFIG]   (root, from the repository root; default\n"
+			"  tests/packet/classify/labels.yaml)\n"
+			"  the XDP data path's cost per packet by path (BPF_PROG_TEST_RUN), an admitted\n"
+			"  SYN against a reference admission built in the same run, held SYN\n"
+			"  re-injections per second\n");
+		return help ? 0 : 2;
+	}
 	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN] = {{0}};
 	static struct bench b;
 	struct sl_diags d = SL_DIAGS_INIT;

@@ -13,6 +13,16 @@ for c in status validate limits explain reload odds deal conns signal controller
 	check "$c --help exits 0 and shows usage" bash -c "$CTL $c --help | grep -q 'Usage: sluicectl $c'"
 	check "$c --help ends with its options" bash -c "$CTL $c --help | grep -q -- '-h, --help'"
 done
+# The bench and lab programs too: --help prints a usage and exits 0 (it
+# never runs the bench), and an argument they do not take exits 2.
+for p in bench_xdp bench_classify bench_engines bench_walk; do
+	check "$p --help exits 0 with a usage, running nothing" \
+		bash -c "timeout 10 $B/$p --help | head -1 | grep -qi '^usage: $p'"
+done
+for p in bench_classify bench_engines; do
+	check "$p with an argument it does not take exits 2" \
+		bash -c "timeout 10 $B/$p --bogus >/dev/null 2>&1; [ \$? -eq 2 ]"
+done
 # One parser for every command: a bad value, an unknown option or a missing
 # required option exits 2 with one line naming the command and the option.
 usage_err() { # NAME EXPECTED-TEXT CMD...
