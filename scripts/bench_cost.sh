@@ -24,6 +24,9 @@
 #     hooks, then one with sluice, with kernel.bpf_stats_enabled=1:
 #     each program's runs and run time (bpftool), the daemon's CPU (its
 #     threads' schedstat run time), per connection sluice admitted.
+#     Against part 1's busy CPU per request with nothing in front (the
+#     machine's, from /proc/stat, steal excluded): the share of a request's
+#     CPU that sluice's work takes, and the rate a CPU-bound service keeps.
 #  3. Where the time goes: `perf record -a -g` over one more round with
 #     sluice (COST_PERF=0 skips it); the top symbols, by self time.
 #
@@ -101,9 +104,18 @@ for pid in $(cat "$NGX/nginx.pid") $(pgrep -P "$(cat "$NGX/nginx.pid")"); do
 	echo "$pid" >"$NGX_CG/cgroup.procs" || { echo "bench_cost: cannot move nginx into $NGX_CG" >&2; exit 1; }
 done
 
-# ab_run OUT [N]: one bounded ab run; prints requests/s (0 when ab failed).
+# busy_ticks: the machine's CPU time so far, every CPU, in USER_HZ ticks:
+# all but idle, iowait and steal (the time the hypervisor gave others).
+busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
+HZ=$(getconf CLK_TCK)
+# ab_run OUT [N]: one bounded ab run; prints requests/s (0 when ab failed),
+# and leaves in OUT.busy the machine's busy CPU per request (us).
 ab_run() {
+	local b0 b1
+	b0=$(busy_ticks)
 	in_cli timeout 120 ab -q -n "${2:-$N}" -c 32 -s 10 "http://$SRV4:$PORT/" >"$1" 2>&1
+	b1=$(busy_ticks)
+	awk -v t=$((b1 - b0)) -v hz="$HZ" -v n="${2:-$N}" 'BEGIN { printf "%.2f\n", t * 1e6 / hz / n }' >"$1.busy"
 	awk '/^Requests per second:/ { r = $4 } /^Failed requests:/ { f = $3 }
 	     END { if (f != 0) r = 0; printf "%.0f\n", r + 0 }' "$1"
 }
@@ -121,7 +133,7 @@ in_cli timeout 60 ab -q -n 2000 -c 32 "http://$SRV4:$PORT/" >/dev/null 2>&1
 
 # ---- 1. rate, alternating rounds --------------------------------------------------
 echo "1. connection rate: nginx, ab -n $N -c 32 without keep-alive, $ROUNDS rounds of each, interleaved"
-: >"$E2E_TMP/without"; : >"$E2E_TMP/hooks"; : >"$E2E_TMP/with"; : >"$E2E_TMP/scoped"; : >"$E2E_TMP/ratios"
+: >"$E2E_TMP/without"; : >"$E2E_TMP/hooks"; : >"$E2E_TMP/with"; : >"$E2E_TMP/scoped"; : >"$E2E_TMP/ratios"; : >"$E2E_TMP/cpu-ratios"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a ? b / a : 0 }'; }
 for r in $(seq "$ROUNDS"); do
 	a=$(ab_run "$E2E_TMP/ab-without-$r")
@@ -141,6 +153,11 @@ for r in $(seq "$ROUNDS"); do
 	printf '  round %2d: nothing %6d/s  empty hooks %6d/s (%.2fx)  sluice %6d/s (%.2fx)  scoped %6d/s (%.2fx)\n' \
 		"$r" "$a" "$h" "$(ratio "$a" "$h")" "$b" "$(ratio "$a" "$b")" "$c" "$(ratio "$a" "$c")"
 	echo "$(ratio "$a" "$h") $(ratio "$a" "$b") $(ratio "$a" "$c") $(ratio "$h" "$b")" >>"$E2E_TMP/ratios"
+	# Busy CPU per request, nothing's over each arm's: the rate each arm
+	# would keep if the machine's CPU were all the service had.
+	bw=$(cat "$E2E_TMP/ab-without-$r.busy"); bh=$(cat "$E2E_TMP/ab-hooks-$r.busy")
+	bs=$(cat "$E2E_TMP/ab-with-$r.busy"); bc=$(cat "$E2E_TMP/ab-scoped-$r.busy")
+	echo "$(ratio "$bh" "$bw") $(ratio "$bs" "$bw") $(ratio "$bc" "$bw") $(ratio "$bs" "$bh") $bw $bh $bs $bc" >>"$E2E_TMP/cpu-ratios"
 done
 mw=$(median <"$E2E_TMP/without"); mh=$(median <"$E2E_TMP/hooks")
 ms=$(median <"$E2E_TMP/with"); mc=$(median <"$E2E_TMP/scoped")
@@ -156,6 +173,17 @@ printf '  per round (median [quartiles]): empty hooks %s; sluice %s (goal >= 0.9
 	"$(paired 2 | awk '{ printf "%sx [%s-%s]", $2, $1, $3 }')" \
 	"$(paired 3 | awk '{ printf "%sx [%s-%s]", $2, $1, $3 }')"
 printf '                 sluice against the empty hooks %s\n' "$(paired 4 | awk '{ printf "%sx [%s-%s]", $2, $1, $3 }')"
+# The same from the machine's busy CPU per request (/proc/stat, steal
+# excluded), which the host's drift moves far less than the rate.
+cpu_paired() { awk -v c="$1" '{ print $c }' "$E2E_TMP/cpu-ratios" | quartiles; }
+printf '  busy CPU per request, median: nothing %s us, empty hooks %s, sluice %s, scoped %s\n' \
+	"$(cpu_paired 5 | awk '{ print $2 }')" "$(cpu_paired 6 | awk '{ print $2 }')" \
+	"$(cpu_paired 7 | awk '{ print $2 }')" "$(cpu_paired 8 | awk '{ print $2 }')"
+printf '  as a CPU-bound rate, per round (median [quartiles]): empty hooks %s; sluice %s (goal >= 0.97x); scoped %s;\n' \
+	"$(cpu_paired 1 | awk '{ printf "%sx [%s-%s]", $2, $1, $3 }')" \
+	"$(cpu_paired 2 | awk '{ printf "%sx [%s-%s]", $2, $1, $3 }')" \
+	"$(cpu_paired 3 | awk '{ printf "%sx [%s-%s]", $2, $1, $3 }')"
+printf '                 sluice against the empty hooks %s\n' "$(cpu_paired 4 | awk '{ printf "%sx [%s-%s]", $2, $1, $3 }')"
 
 # ---- 2. CPU per connection ------------------------------------------------------------
 # prog_stats PREFIX: "name run_cnt run_time_ns" for the programs named so.
@@ -189,7 +217,8 @@ prog_stats sluice >"$E2E_TMP/bpf-after"
 sysctl -qw kernel.bpf_stats_enabled="$old_stats"
 stop_daemon
 per_run "$E2E_TMP/bpf-before" "$E2E_TMP/bpf-after" >"$E2E_TMP/sluice"
-awk -v n="$((a1 - a0))" -v dns="$((d1 - d0))" -v rps="$rps" '
+busy_nothing=$(cpu_paired 5 | awk '{ print $2 }')
+awk -v n="$((a1 - a0))" -v dns="$((d1 - d0))" -v rps="$rps" -v busy="$busy_nothing" '
 	FNR == NR { floor[$1 == "empty_xdp" ? "xdp" : "sockops"] = $2 ? $3 / $2 : 0; next }
 	{ kind = $1 == "sluice_sockops" ? "sockops" : "xdp"; per = $2 ? $3 / $2 : 0
 	  net = per > floor[kind] ? per - floor[kind] : 0; gross += $3; netsum += net * $2
@@ -199,7 +228,11 @@ awk -v n="$((a1 - a0))" -v dns="$((d1 - d0))" -v rps="$rps" '
 	      printf "  %d connections admitted at %d/s.  sluice CPU per connection: %.2f us (goal <= 2 us):\n", n, rps,
 		     n ? (netsum + dns) / n / 1000 : 0
 	      printf "  BPF %.2f us above the empty hooks (%.2f us with them) + daemon %.2f us\n",
-		     n ? netsum / n / 1000 : 0, n ? gross / n / 1000 : 0, n ? dns / n / 1000 : 0 }' \
+		     n ? netsum / n / 1000 : 0, n ? gross / n / 1000 : 0, n ? dns / n / 1000 : 0
+	      us = n ? (netsum + dns) / n / 1000 : 0
+	      if (busy > 0)
+		      printf "  against the %.1f us of busy CPU a request costs with nothing in front (part 1), sluice'"'"'s work in\n  its hooks is %.2f %%: a CPU-bound service keeps %.3fx its rate for it (goal >= 0.97x; the hooks'"'"' own\n  call, and veth'"'"'s copy of each frame in native XDP mode, are the empty hooks'"'"' arm of part 1)\n",
+			     busy, 100 * us / busy, busy / (busy + us) }' \
 	"$E2E_TMP/floor" "$E2E_TMP/sluice"
 
 # ---- 3. perf ----------------------------------------------------------------------------
