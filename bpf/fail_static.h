@@ -205,4 +205,20 @@ static __always_inline void static_due_push(const struct sluice_conn_key *key, _
 		s->overflow = 1;
 }
 
+/* A connection admitted while the static failsafe decides (by judge(),
+ * or on a ticket a dead daemon left): the kernel expires it if it never
+ * establishes. */
+static __always_inline void static_outage_admitted(const struct sluice_conn_key *key, __u64 now)
+{
+	arm_static_sweep();
+	static_due_push(key, now);
+}
+
+/* Whether the static failsafe decides now (a stale heartbeat). */
+static __always_inline bool static_outage_now(const struct sluice_settings *cfg, __u64 now)
+{
+	return cfg->fail_mode == SLUICE_FAIL_STATIC &&
+	       older_than(heartbeat_age(now), cfg->heartbeat_timeout_ns);
+}
+
 #endif /* SLUICE_BPF_FAIL_STATIC_H */

@@ -325,6 +325,7 @@ static __always_inline int track_conn(const struct syn_pkt *p, const struct slui
  * Returns the XDP verdict, or -1 when the ticket was not ours to use. */
 static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt *p,
 					const struct sluice_ticket *ticket,
+					const struct sluice_settings *cfg,
 					struct sluice_stats *gs, __u64 now)
 {
 	struct sluice_level_stats *ls;
@@ -373,6 +374,9 @@ static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt
 	STAT_INC(gs, tickets_admitted);
 	if (ls)
 		ls->admitted++;
+	/* A ticket claimed during an outage: nobody else would expire it. */
+	if (static_outage_now(cfg, now))
+		static_outage_admitted(&p->key, now);
 	return XDP_PASS;
 }
 
@@ -392,11 +396,12 @@ static __always_inline struct sluice_ticket *find_ticket(const struct syn_pkt *p
  * or -1 (no ticket, or not ours to use). */
 static __always_inline int ticket_verdict(struct xdp_md *ctx, const struct syn_pkt *p,
 					  const struct sluice_seats *seats,
+					  const struct sluice_settings *cfg,
 					  struct sluice_stats *gs, __u64 now)
 {
 	struct sluice_ticket *ticket = find_ticket(p, seats);
 
-	return ticket ? claim_ticket(ctx, p, ticket, gs, now) : -1;
+	return ticket ? claim_ticket(ctx, p, ticket, cfg, gs, now) : -1;
 }
 
 /* A SYN whose 4-tuple is tracked already: a retransmit of a connection
@@ -528,10 +533,8 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 
 	err = track_conn(p, cls, need, conn_flags, now);
 	if (!err) {
-		if (static_outage) {
-			arm_static_sweep(); /* an exempt level's SYN has not yet */
-			static_due_push(&p->key, now);
-		}
+		if (static_outage)
+			static_outage_admitted(&p->key, now); /* arms it for an exempt level too */
 		ls->admitted++;
 		if (fs)
 			fs->admitted_inline++;
@@ -581,7 +584,7 @@ over_limit:
 		if (track_conn(p, cls, need, 0, now))
 			__sync_fetch_and_sub(&seats->seats_in_use, need);
 		else if (static_outage)
-			static_due_push(&p->key, now);
+			static_outage_admitted(&p->key, now);
 		return XDP_PASS;
 	}
 	if (lvl->limit_response == SLUICE_RESP_REJECT) {
@@ -701,7 +704,7 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 
 	/* The daemon decided about this deferred connection. */
 	if (ticket) {
-		verdict = claim_ticket(ctx, p, ticket, gs, now);
+		verdict = claim_ticket(ctx, p, ticket, cfg, gs, now);
 		if (verdict >= 0)
 			return verdict;
 	}
@@ -809,7 +812,7 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct syn_pkt *p)
 	}
 	l.ls->acks_proved++;
 	now = bpf_ktime_get_ns();
-	verdict = ticket_verdict(ctx, p, l.seats, gs, now);
+	verdict = ticket_verdict(ctx, p, l.seats, cfg, gs, now);
 	if (verdict >= 0)
 		return verdict;
 	return judge(ctx, p, cfg, cls, l.lvl, l.seats, l.ls, l.fs, gs, now);

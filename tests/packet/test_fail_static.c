@@ -277,11 +277,54 @@ static void test_fifo_overflow_walks_once(void **state)
 	clear_hash(fd_conns, sizeof(a), SLUICE_DEFAULT_CONNS);
 }
 
+/* A ticket a dead daemon left, claimed during the outage: queued for its
+ * time-out like the failsafe's own admissions, then expired. */
+static void test_ticket_claimed_in_outage_is_queued(void **state)
+{
+	static uint8_t in[FR_MAX_LEN], out[FR_MAX_LEN];
+	int fd_due = bpf_map__fd(skel->maps.sl_static_due);
+	struct {
+		struct sluice_conn_key key;
+		uint64_t admitted_ns;
+	} head;
+	struct sluice_conn_key k;
+	struct sluice_stats g0, g;
+	struct sluice_conn c;
+	struct fr_spec s;
+	uint64_t want;
+	size_t n;
+
+	(void)state;
+	outage_with_room();
+	put_seats(L_QUEUE, 1, 0); /* the ticket's seat, reserved by the daemon */
+	fr_default_v4_syn(&s);
+	s.sport = 42201;
+	key_from_spec(&s, &k);
+	put_ticket(&k, SLUICE_TICKET_ADMIT, L_QUEUE, 1);
+	read_gstats(&g0);
+	n = fr_build(&s, in, NULL);
+	run_expect("a retransmit claims its admit ticket, no daemon", in, n, out, XDP_PASS);
+	read_gstats(&g);
+	assert_int_equal(g.tickets_admitted - g0.tickets_admitted, 1);
+	assert_int_equal(bpf_map_lookup_elem(fd_conns, &k, &c), 0);
+	assert_int_equal(bpf_map_lookup_elem(fd_due, NULL, &head), 0);
+	assert_memory_equal(&head.key, &k, sizeof(k));
+	assert_int_equal(head.admitted_ns, c.admitted_ns);
+	want = g0.static_expired + 1;
+	g = wait_for(expired_at_least, &want, 4);
+	assert_int_equal(g.static_expired - g0.static_expired, 1);
+	assert_int_not_equal(bpf_map_lookup_elem(fd_conns, &k, &c), 0);
+	assert_int_equal(get_seats(L_QUEUE).seats_in_use, 0);
+	stop_sweep();
+	clear_hash(fd_conns, sizeof(k), SLUICE_DEFAULT_CONNS);
+}
+
 static const struct CMUnitTest tests[] = {
 	SCENARIO(test_static_sweep_returns_seats),
 	SCENARIO(test_open_mode_has_no_sweep),
 	SCENARIO(test_fifo_expires_without_walks),
 	SCENARIO(test_fifo_overflow_walks_once),
+	SCENARIO(test_ticket_claimed_in_outage_is_queued),
 };
 
 int main(void)
