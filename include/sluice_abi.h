@@ -204,6 +204,12 @@ struct sluice_settings {
 	__u64 halfopen_timeout_ns;
 };
 
+/* Where every ABI since 3 keeps abi_version: a daemon reads it from maps
+ * another build pinned before it tries to adopt them. */
+#define SLUICE_SETTINGS_ABI_OFFSET 24
+_Static_assert(__builtin_offsetof(struct sluice_settings, abi_version) == SLUICE_SETTINGS_ABI_OFFSET,
+	       "abi_version stays where older daemons wrote it");
+
 enum sluice_config_flags {
 	SLUICE_CFG_ACTIVE = 1u << 0, /* a daemon has configured the maps */
 	/* Shadow mode: every verdict is computed and counted as usual, none is

@@ -95,6 +95,9 @@ int ctl_open_maps(const char *pin_dir, struct sl_maps *m)
 		fprintf(stderr, "sluicectl: %s: no such pinned map; is sluiced running "
 				"(or were its maps kept with --keep-maps)? Use --pin-dir if it "
 				"pins elsewhere.\n", what);
+	else if (err == -EPROTO)
+		fprintf(stderr, "sluicectl: %s: use the sluicectl of the sluiced that pinned them\n",
+			what);
 	else
 		fprintf(stderr, "sluicectl: %s: %s\n", what, strerror(-err));
 	return err;

@@ -4,6 +4,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -97,6 +98,34 @@ static int lock_pin_dir(struct sl_dataplane *dp)
 		return err == -EWOULDBLOCK ? -EBUSY : err;
 	}
 	return 0;
+}
+
+/* Maps another map ABI pinned (a package upgrade across an ABI change):
+ * this daemon cannot read them, so it starts the ledger afresh.  Their
+ * programs stay attached, and keep their maps alive, until this daemon's
+ * replace them; the connections open then are not counted against their
+ * levels (the new maps never saw them), so the limits hold again as they
+ * close. */
+static void drop_foreign_maps(struct sl_dataplane *dp, unsigned abi)
+{
+	char dir[4096], path[4096 + 256];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/maps", dp->pin_dir);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			n += !unlink(path);
+		}
+	closedir(d);
+	pr_warn("the %d maps pinned in %s are of map ABI %u and this sluiced is ABI %d: starting "
+		"the seat ledger afresh (connections open now are not counted; the data path stays "
+		"attached until this daemon's replaces it)", n, dir, abi, SLUICE_ABI_VERSION);
 }
 
 /* Reuse maps that are already pinned (a previous daemon with --keep-maps,
@@ -455,6 +484,7 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 {
 	const char *subdirs[] = {"maps", "progs", "links"};
 	char path[4096];
+	unsigned abi;
 	int err;
 
 	memset(dp, 0, sizeof(*dp));
@@ -510,6 +540,9 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 		bpf_map__set_max_entries(dp->skel->maps.sl_conns, o->conn_table_size);
 	if (o->class_table_size)
 		bpf_map__set_max_entries(dp->skel->maps.sl_classes, 2 * o->class_table_size);
+	abi = sl_pinned_abi(dp->pin_dir);
+	if (abi && abi != SLUICE_ABI_VERSION)
+		drop_foreign_maps(dp, abi);
 	err = adopt_pinned_maps(dp);
 	if (err)
 		goto fail;

@@ -44,11 +44,20 @@ int sl_maps_open_pinned(const char *pin_dir, struct sl_maps *m, char *what, size
 {
 	LIBBPF_OPTS(bpf_obj_get_opts, ro, .file_flags = BPF_F_RDONLY);
 	char path[4096];
+	unsigned abi;
 	int i, err;
 
 	for (i = 0; i < SL_MAP__COUNT; i++)
 		m->fd[i] = -1;
 	m->owned = true;
+	/* Maps of another layout would be read as garbage. */
+	abi = sl_pinned_abi(pin_dir);
+	if (abi && abi != SLUICE_ABI_VERSION) {
+		if (what)
+			snprintf(what, what_len, "%s/maps (map ABI %u; this build reads ABI %d)", pin_dir,
+				 abi, SLUICE_ABI_VERSION);
+		return -EPROTO;
+	}
 	for (i = 0; i < SL_MAP__COUNT; i++) {
 		err = sl_pin_path(path, sizeof(path), pin_dir, "maps", sl_map_names[i]);
 		if (err)
@@ -67,6 +76,32 @@ fail:
 		snprintf(what, what_len, "%s", path);
 	sl_maps_close(m);
 	return err;
+}
+
+unsigned sl_pinned_abi(const char *pin_dir)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, ro, .file_flags = BPF_F_RDONLY);
+	struct bpf_map_info info;
+	__u32 len = sizeof(info), zero = 0, abi = 0;
+	char path[4096];
+	uint8_t *val;
+	int fd;
+
+	if (sl_pin_path(path, sizeof(path), pin_dir, "maps", SLUICE_MAP_CONFIG))
+		return 0;
+	fd = bpf_obj_get_opts(path, &ro);
+	if (fd < 0)
+		return 0;
+	memset(&info, 0, sizeof(info));
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.key_size == sizeof(zero) &&
+	    info.value_size >= SLUICE_SETTINGS_ABI_OFFSET + sizeof(abi) &&
+	    (val = calloc(1, info.value_size))) {
+		if (!bpf_map_lookup_elem(fd, &zero, val))
+			memcpy(&abi, val + SLUICE_SETTINGS_ABI_OFFSET, sizeof(abi));
+		free(val);
+	}
+	close(fd);
+	return abi;
 }
 
 void sl_maps_close(struct sl_maps *m)

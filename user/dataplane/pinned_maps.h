@@ -55,8 +55,13 @@ size_t sl_conns_capacity(const struct sl_maps *m);
 /* Id of the program pinned at <pin_dir>/progs/<name>, 0 if none. */
 uint32_t sl_pinned_prog_id(const char *pin_dir, const char *name);
 
+/* The map ABI the pinned maps were written by (sl_config's abi_version),
+ * 0 when there is none to read (nothing pinned, or never configured). */
+unsigned sl_pinned_abi(const char *pin_dir);
+
 /* Open every pinned map, read-only.  On failure returns a negative errno and, in
- * what (if not NULL), the path that could not be opened. */
+ * what (if not NULL), the path that could not be opened (-EPROTO: maps of
+ * another map ABI, which this build cannot read). */
 int sl_maps_open_pinned(const char *pin_dir, struct sl_maps *m, char *what, size_t what_len);
 void sl_maps_close(struct sl_maps *m);
 
