@@ -207,7 +207,7 @@ classify(const struct sluice_settings *cfg, const struct syn_pkt *p, struct slui
 {
 	const struct sluice_class *c;
 	struct sluice_lpm_key lk;
-	struct sluice_class_key ck, k;
+	struct sluice_class_key ck, k; /* ck: the SYN's class ids; k: the key under one mask */
 	struct sluice_lpm_val *lv;
 	struct sluice_class_best best;
 	__u32 base, idx, *pc;
@@ -221,7 +221,6 @@ classify(const struct sluice_settings *cfg, const struct syn_pkt *p, struct slui
 	__builtin_memset(&k, 0, sizeof(k));
 	lk.prefixlen = SLUICE_LPM_FULL;
 	lk.gen = gen;
-	ck.gen = gen;
 	/* A dimension no entry tests needs no lookup (its class id is only
 	 * read under a mask that tests it): the tries are the costly part of
 	 * a SYN, and most configurations never name a local address. */

@@ -110,15 +110,11 @@ static void test_ticket_uncounted_not_looked_up(void **state)
 	static uint8_t f[FR_MAX_LEN], out[FR_MAX_LEN];
 	struct sluice_conn_key k = v4_key(50014, P_QUEUE);
 	struct sluice_seats s;
-	struct fr_spec sp;
 	size_t n;
 
 	(void)state;
 	setup_maps(S_FULL);
-	fr_default_v4_syn(&sp);
-	sp.sport = 50014;
-	sp.dport = P_QUEUE;
-	n = fr_build(&sp, f, NULL);
+	n = queue_syn(f, 50014);
 	put_ticket_uncounted(&k, SLUICE_TICKET_REJECT, L_QUEUE, 1);
 	run_expect("a ticket its level does not count: not looked up, deferred", f, n, out, XDP_DROP);
 	assert_int_equal(count_hash(fd_tickets, sizeof(k)), 1);
