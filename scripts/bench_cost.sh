@@ -120,7 +120,6 @@ ab_run() {
 	awk '/^Requests per second:/ { r = $4 } /^Failed requests:/ { f = $3 }
 	     END { if (f != 0) r = 0; printf "%.0f\n", r + 0 }' "$1"
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
 # quartiles: "q1 median q3" of the numbers on stdin (nearest rank).
 quartiles() {
 	sort -g | awk '{ v[NR] = $1 } END {

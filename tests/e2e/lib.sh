@@ -213,6 +213,10 @@ completions_in() {
 		END { print n + 0 }' "$@"
 }
 
+# median: the median of the numbers on stdin, one a line (the mean of the
+# middle two of an even count; 0 of none).
+median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : NR ? (v[NR / 2] + v[NR / 2 + 1]) / 2 : 0 }'; }
+
 # pct_col P COL CSV...: the P-th percentile (0..1) of column COL over the
 # rows that ended ok.
 pct_col() {

@@ -16,17 +16,24 @@
 source "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
-# Three rounds, alternating: this VM's throughput drifts 10-15 % between
-# 30 s storms, and the ratio asserted is a sum over the rounds.  Its mean
-# is about 1.0 (2026-12-02, once the lab's clients stopped running out of
-# ports: tests/lab/topo.sh): the level's 31 seats leave 31 pgbench
-# clients running once the stall breaker has refused the rest (a refused
-# connect aborts a pgbench client), nothing in front leaves 40, and a
-# pgbench thread's rate is that of its connects one after another.
-ROUNDS=3
+# Paired rounds: this VM's throughput drifts 10-20 % between storms, so
+# one storm against another cannot resolve the 10 % asserted (one of
+# three such checks failed at 0.88x, 2026-12-04).  Each round runs both
+# arms back to back, in alternating order (nothing first, then sluice
+# first: a drift within a round falls on either side in turn), and the
+# check is on the median of the rounds' own ratios.  Four rounds of 27 s:
+# the suite runner gives a test 300 s.  What to expect (2026-12-04, five
+# rounds of 30 s: 0.945, 1.002, 0.942, 0.891, 0.964): pgbench -P 1 shows
+# sluice's storm losing most of its first one or two seconds, while the
+# fresh daemon's stall breaker refuses the clients beyond its 31 seats
+# (a refused connect aborts a pgbench client; PostgreSQL's own "too many
+# clients" does that at once beyond its 40), and then running at about
+# nothing's rate: a pgbench thread's rate is that of its connects one
+# after another, and 31 clients keep them as busy as 39.
+ROUNDS=4
 # The lab server has no TLS and no Kerberos: no negotiation round trips.
 export PGSSLMODE=disable PGGSSENCMODE=disable
-SECS=30
+SECS=27
 
 start_postgres 40 || { not_ok "PostgreSQL 15 starts in the lab"; e2e_finish; }
 ok "PostgreSQL 15 starts in the lab (max_connections 40)"
@@ -59,21 +66,33 @@ storm() {
 
 tx() { awk '/actually processed/ { n += $NF } END { print n + 0 }' "$@"; }
 
-for r in $(seq $ROUNDS); do
-	storm "none-$r"
+# sluice_storm R: one storm behind a fresh daemon; its levels kept.
+sluice_storm() {
 	start_daemon "$CONFIGS/postgres.yaml" || { not_ok "sluiced starts"; e2e_finish; }
-	storm "sluice-$r"
-	"$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/levels-$r.json"
+	storm "sluice-$1"
+	"$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/levels-$1.json"
 	stop_daemon
+}
+
+for r in $(seq $ROUNDS); do
+	if [ $((r % 2)) -eq 1 ]; then
+		storm "none-$r"
+		sluice_storm "$r"
+	else
+		sluice_storm "$r"
+		storm "none-$r"
+	fi
+	echo "$(tx "$E2E_TMP/pgbench-sluice-$r.out") $(tx "$E2E_TMP/pgbench-none-$r.out")" >>"$E2E_TMP/pairs"
 done
 
 none=$(tx "$E2E_TMP"/pgbench-none-*.out)
 sluice=$(tx "$E2E_TMP"/pgbench-sluice-*.out)
-check_num "the unprotected storm ran (transactions)" "$none" -gt 1000
+ratios=$(awk '{ printf "%s%.3f", (NR > 1 ? " " : ""), ($2 ? $1 / $2 : 0) }' "$E2E_TMP/pairs")
+check_num "the unprotected storms ran (transactions)" "$(awk '{ print $2 }' "$E2E_TMP/pairs" | sort -n | head -1)" -gt 500
 check_num "no pgbench connect timed out behind sluice" \
 	"$(cat "$E2E_TMP"/pgbench-sluice-*.err | grep -c 'timeout expired')" -eq 0
-check_num "transactions behind sluice at least 0.9x the unprotected storm's ($sluice vs $none)" \
-	"$(awk -v s="$sluice" -v n="$none" 'BEGIN { printf "%.3f", s / n }')" -ge 0.9
+check_num "transactions behind sluice at least 0.9x the unprotected storm's (median of the rounds' ratios: $ratios; sums $sluice vs $none)" \
+	"$(tr ' ' '\n' <<<"$ratios" | median)" -ge 0.9
 # pct P FILE: the P-th percentile of the health check's milliseconds.
 pct() { awk '{ print $2 }' "$2" | sort -n | awk -v p="$1" '{ v[NR] = $1 } END { i = int(NR * p + 0.5); if (i < 1) i = 1; print v[i] + 0 }'; }
 cat "$E2E_TMP"/health-none-* >"$E2E_TMP/health-none"
