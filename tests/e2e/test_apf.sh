@@ -24,6 +24,7 @@ in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --source 198.18.0.10 --rate 240 -
 	--duration 20 --timeout 4 --json --quiet >"$E2E_TMP/elephant.json" &
 ele=$!
 E2E_PIDS+=($ele)
+t_mice=$(date +%s%N)
 mice=()
 for i in 11 12 13 14 15; do
 	in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --source 198.18.0.$i --rate 0.5 --count 10 \
@@ -32,6 +33,14 @@ for i in 11 12 13 14 15; do
 	mice+=($!)
 	E2E_PIDS+=($!)
 done
+
+# The shared level's queues twice a second while the mice run
+# (bounded: 44 samples), for a post-mortem of a mouse that is lost.
+(for _ in $(seq 44); do
+	echo "$(( ($(date +%s%N) - t_mice) / 1000000 )) $("$SLUICECTL" queues shared --socket "$E2E_TMP/ctl.sock" --json 2>/dev/null | jq -c '[.queues[] | [.index, .waiting, .executing, .next_dispatch_r]]') $("$SLUICECTL" levels shared --socket "$E2E_TMP/ctl.sock" --json 2>/dev/null | jq -c '.levels[0] | [.limit, .seats_in_use, .waiting]')"
+	sleep 0.5
+done >"$E2E_TMP/queue-samples") &
+E2E_PIDS+=($!)
 
 # Meanwhile: priority isolation.  An exempt client and the high level
 # still connect while the shared level is saturated.
@@ -89,6 +98,19 @@ done
 diag "mice: $mice_ok of $mice_started ok ($mice_judged mice judged), worst connect p90 ${worst_p90} ms"
 [ "$mice_ok" -eq "$mice_started" ] || for i in 11 12 13 14 15; do
 	diag "mouse 198.18.0.$i: $(jq -c '{started, ok, refused, timeout, error}' "$E2E_TMP/mouse-$i.json")"
+done
+# A lost mouse: its hand, and the samples from its connect to 3.5 s on
+# (time ms, then [queue, waiting, executing, next R] of its hand's queues,
+# then the level's [limit, seats in use, waiting]).
+[ "$mice_ok" -eq "$mice_started" ] || for i in 11 12 13 14 15; do
+	hand=$("$SLUICECTL" explain --config "$E2E_TMP/apf.yaml" --src 198.18.0.$i --dst $SRV4 --dport 8080 \
+		--socket "$E2E_TMP/ctl.sock" --json | jq -c '.flow.hand')
+	awk -F, 'NR > 1 && $6 != "ok" { print $3, $6, $5 }' "$E2E_TMP/mouse-$i.csv" | while read -r at how took; do
+		diag "mouse 198.18.0.$i hand $hand (elephant's $ele_hand): connect at $at ms ended $how after $took ms"
+		awk -v a="$at" '$1 >= a - 250 && $1 <= a + 3500' "$E2E_TMP/queue-samples" |
+			jq -R -c --argjson h "$hand" 'split(" ") as $f | [($f[0] | tonumber), [($f[1] | fromjson)[] | select(.[0] as $q | $h | index($q))], ($f[2] | fromjson)]' |
+			while read -r line; do diag "  $line"; done
+	done
 done
 [ "$mice_ok" -eq "$mice_started" ] ||
 	diag "level: $("$SLUICECTL" levels shared --socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0] | {rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, stalls, dropped_gone}')"
