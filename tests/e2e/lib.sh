@@ -110,10 +110,14 @@ e2e_finish() {
 in_cli() { ip netns exec "$CLI_NS" "$@"; }
 
 # start_service PORT WORKERS SERVICE_MS [extra lab_service args]
+# SERVICE_CGROUP (a cgroup v2 directory, empty by default): start it there,
+# so that its listening socket, and each connection it accepts, belong to
+# that cgroup.
 start_service() {
 	local port=$1 workers=$2 ms=$3; shift 3
-	local ready="$E2E_TMP/service-$port.ready"
-	"$LAB_SERVICE" --listen :: --port "$port" --workers "$workers" --service-ms "$ms" \
+	local ready="$E2E_TMP/service-$port.ready" in_cg=()
+	[ -n "${SERVICE_CGROUP:-}" ] && in_cg=(bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$SERVICE_CGROUP")
+	"${in_cg[@]}" "$LAB_SERVICE" --listen :: --port "$port" --workers "$workers" --service-ms "$ms" \
 		--ready-file "$ready" --quiet "$@" &
 	E2E_PIDS+=($!)
 	for _ in $(seq 50); do [ -e "$ready" ] && return 0; sleep 0.1; done

@@ -38,10 +38,50 @@ static void measure(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
 						srv->handshake_timeout_ns);
 }
 
+void sl_halfopen_rt_watch_sight(struct sl_halfopen_rt *rt, const char *path)
+{
+	memset(&rt->sight, 0, sizeof(rt->sight));
+	rt->scope = path;
+}
+
+/* Whether sock_ops on the cgroup given sees the admitted connections: said
+ * once when it stops, once when it sees again. */
+static void judge_sight(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
+			struct sl_sight_counters *c)
+{
+	const struct sl_sight_counters *w = &rt->sight.window;
+	struct sluice_stats gs;
+
+	if (!rt->scope || sl_maps_global_stats(&dp->maps, &gs))
+		return;
+	c->established = gs.established;
+	switch (sl_sight_step(&rt->sight, c)) {
+	case SL_SIGHT_LOST:
+		pr_warn("event=sockops_blind cgroup=%s expired=%llu proved=%llu established=0 window_s=%d "
+			"(sock_ops sees none of the connections XDP admits: their seats wait for the "
+			"half-open time-out.  A socket belongs to the cgroup of the task that created "
+			"it, an accepted one to its listener's: a service started elsewhere and moved "
+			"into this cgroup, or one whose listener systemd created (socket activation), "
+			"is not in it.  Give the cgroup that created the listener, or none (the whole "
+			"host)%s)",
+			rt->scope, (unsigned long long)w->expired, (unsigned long long)w->proved,
+			SL_SIGHT_WINDOW,
+			w->proved ? "" : ".  Or a SYN flood that completes no handshake");
+		break;
+	case SL_SIGHT_REGAINED:
+		pr_info("event=sockops_sees cgroup=%s (a connection admitted was seen established again)",
+			rt->scope);
+		break;
+	default:
+		break;
+	}
+}
+
 int sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
 			const struct sl_server_cfg *srv, uint64_t now_ns)
 {
 	struct sl_seat_policy pol = policy_of(srv);
+	struct sl_sight_counters sight = {0};
 	uint32_t watched = 0;
 	int moved = 0;
 
@@ -67,6 +107,8 @@ int sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
 		c.unseated = st.unseated;
 		c.proved = st.acks_proved;
 		c.lingering = rt->lingering[slot];
+		sight.expired += c.expired;
+		sight.proved += c.proved;
 		flags = sl_seat_mode_step(&rt->mode[slot], &pol, now_ns, &c);
 		if (flags != lvl.flags) {
 			int err = sl_level_write_flags(dp, slot, flags);
@@ -94,6 +136,7 @@ int sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
 			t = srv->half_open.min_timeout_ns;
 		rt->level_timeout_ns[slot] = t;
 	}
+	judge_sight(rt, dp, &sight);
 	/* Watch count after the levels: a level's ACKs are never watched by
 	 * its flag alone while the global count says none (no stale gap). */
 	if (sl_settings_write_ack_watch(dp, watched))
@@ -118,6 +161,11 @@ void sl_halfopen_rt_metrics(const struct sl_halfopen_rt *rt, FILE *f)
 	sl_prom_sample(f, "handshake_p99_seconds", (double)rt->p99_ns / 1e9, NULL);
 	sl_prom_single(f, "handshake_samples", SL_PROM_GAUGE,
 		       "Handshakes measured in the last 60 s (the time-out needs 20).", rt->samples);
+	if (rt->scope)
+		sl_prom_single(f, "sockops_blind", SL_PROM_GAUGE,
+			       "1 while sock_ops, on the cgroup given, has seen none of the connections "
+			       "admitted established for 10 s while their handshakes expired or ended.",
+			       rt->sight.blind);
 	sl_prom_family(f, "level_seat_at_ack", SL_PROM_GAUGE,
 		       "1 while the level seats its connections at the handshake's final ACK.");
 	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++)

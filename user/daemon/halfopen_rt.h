@@ -26,6 +26,10 @@ struct sl_halfopen_rt {
 	 * half-open seats need not wait beyond minTimeout. */
 	uint64_t level_timeout_ns[SLUICE_MAX_LEVELS];
 	uint32_t lingering[SLUICE_MAX_LEVELS]; /* from the last sweep */
+	/* Whether sock_ops sees the admitted connections: judged only where
+	 * it is attached to a cgroup given (scope), not the whole host's. */
+	struct sl_sight sight;
+	const char *scope;
 };
 
 void sl_halfopen_rt_init(struct sl_halfopen_rt *rt, const struct sl_server_cfg *srv);
@@ -36,6 +40,9 @@ int sl_halfopen_rt_step(struct sl_halfopen_rt *rt, struct sl_dataplane *dp,
 /* The flags a new plan carries for a slot: a reload keeps where levels
  * seat. */
 uint32_t sl_halfopen_rt_flags(const struct sl_halfopen_rt *rt, unsigned slot);
+/* Judge from now on whether sock_ops, attached to the cgroup at path
+ * (kept, not copied), sees the connections admitted. */
+void sl_halfopen_rt_watch_sight(struct sl_halfopen_rt *rt, const char *path);
 void sl_halfopen_rt_metrics(const struct sl_halfopen_rt *rt, FILE *f);
 
 #endif

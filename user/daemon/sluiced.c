@@ -31,6 +31,7 @@
 #include "daemon/events.h"
 #include "dataplane/expiry.h"
 #include "dataplane/dataplane.h"
+#include "lib/cgroup_path.h"
 #include "lib/clock.h"
 #include "lib/default_route.h"
 #include "lib/hostport.h"
@@ -623,6 +624,10 @@ int main(int argc, char **argv)
 		daemon_reconcile_all(&d, "on start");
 	if (!err)
 		err = sl_dataplane_attach(&d.dp, &dpo);
+	/* Every socket of the host is under a root: only another cgroup can
+	 * miss the service's. */
+	if (!err && !sl_cgroup2_is_root(d.dp.cgroup))
+		sl_halfopen_rt_watch_sight(&d.halfopen, d.dp.cgroup);
 	if (!err)
 		err = setup_loop(&d);
 	if (!err && !d.opts.keep_privileges) {

@@ -114,3 +114,35 @@ uint32_t sl_seat_mode_step(struct sl_seat_mode *s, const struct sl_seat_policy *
 		return SLUICE_LVL_SEAT_AT_ACK | SLUICE_LVL_ACK_WATCH;
 	return now_ns < s->watch_until_ns ? SLUICE_LVL_ACK_WATCH : 0;
 }
+
+enum sl_sight_change sl_sight_step(struct sl_sight *s, const struct sl_sight_counters *c)
+{
+	const struct sl_sight_counters *last = &s->snap[s->head];
+	bool moved;
+	unsigned oldest;
+
+	/* A counter that went back (the maps were recreated): start over. */
+	if (s->n && (c->established < last->established || c->expired < last->expired ||
+		     c->proved < last->proved))
+		s->n = 0;
+	moved = s->n && c->established > last->established;
+	s->head = (s->head + 1) % (SL_SIGHT_WINDOW + 1);
+	s->snap[s->head] = *c;
+	if (s->n < SL_SIGHT_WINDOW + 1)
+		s->n++;
+	oldest = (s->head + SL_SIGHT_WINDOW + 2 - s->n) % (SL_SIGHT_WINDOW + 1);
+	s->window.established = c->established - s->snap[oldest].established;
+	s->window.expired = c->expired - s->snap[oldest].expired;
+	s->window.proved = c->proved - s->snap[oldest].proved;
+	if (s->blind) {
+		if (!moved)
+			return SL_SIGHT_SAME;
+		s->blind = false;
+		return SL_SIGHT_REGAINED;
+	}
+	if (s->n < SL_SIGHT_WINDOW + 1 || s->window.established ||
+	    s->window.expired + s->window.proved < SL_SIGHT_MIN_UNSEEN)
+		return SL_SIGHT_SAME;
+	s->blind = true;
+	return SL_SIGHT_LOST;
+}

@@ -3,7 +3,8 @@
  * Half-open connections (engine, pure): how long a seat may wait for its
  * handshake, measured from what handshakes take, and where each level's
  * connections take their seats, at the SYN or at the final ACK, from how
- * many of its handshakes never finish.  No I/O: the daemon feeds it the
+ * many of its handshakes never finish; and whether sock_ops sees the
+ * connections admitted at all.  No I/O: the daemon feeds it the
  * data path's cumulative counters once a second (daemon/halfopen_rt.c).
  */
 #ifndef SLUICE_ENGINE_HALFOPEN_H
@@ -75,5 +76,45 @@ uint32_t sl_seat_mode_step(struct sl_seat_mode *s, const struct sl_seat_policy *
 			   const struct sl_seat_counters *c);
 /* The unfinished handshakes in the current window, with those lingering now. */
 uint64_t sl_seat_mode_pressure(const struct sl_seat_mode *s);
+
+/* ---- whether sock_ops sees the connections admitted ------------------------ */
+
+/*
+ * sock_ops learns of a connection from its socket, and a socket belongs to
+ * the cgroup of the task that created it (an accepted one, to its
+ * listener's).  Attached to a cgroup that does not hold the service's
+ * listener (a service started elsewhere and moved into it, a
+ * socket-activated one whose listener is systemd's), it sees none of the
+ * connections XDP admits: none is established, none ever closes, and
+ * each seat waits for the half-open time-out.  The sign: handshakes that
+ * expired, or whose final ACK XDP proved, while not one connection was
+ * seen established, over a window.  (A SYN flood whose sources complete no
+ * handshake expires seats too, but XDP proves no ACK of it.)
+ */
+#define SL_SIGHT_WINDOW     10 /* steps (seconds) */
+#define SL_SIGHT_MIN_UNSEEN 20 /* expired or proved handshakes in the window, none established */
+
+/* Cumulative, summed over the levels. */
+struct sl_sight_counters {
+	uint64_t established; /* sluice_stats.established: seen by sock_ops */
+	uint64_t expired;     /* sluice_seats.expired: half-open seats that timed out */
+	uint64_t proved;      /* sluice_level_stats.acks_proved: final ACKs XDP saw */
+};
+
+struct sl_sight {
+	struct sl_sight_counters snap[SL_SIGHT_WINDOW + 1];
+	unsigned head, n;
+	bool blind;
+	struct sl_sight_counters window; /* the last step's window (deltas) */
+};
+
+enum sl_sight_change {
+	SL_SIGHT_SAME,
+	SL_SIGHT_LOST,     /* blind from this step on: the window shows it */
+	SL_SIGHT_REGAINED, /* a connection was seen established again */
+};
+
+/* One step (a second): what changed.  s->window holds the window's deltas. */
+enum sl_sight_change sl_sight_step(struct sl_sight *s, const struct sl_sight_counters *c);
 
 #endif

@@ -2,7 +2,9 @@
 #include "lib/cgroup_path.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 /* /proc/mounts escapes space, tab, newline and backslash as \ooo. */
 static void unescape_mount_path(const char *in, char *out, size_t len)
@@ -50,4 +52,15 @@ int sl_cgroup2_root(char *out, size_t len)
 	err = sl_cgroup2_find(f, out, len);
 	fclose(f);
 	return err;
+}
+
+bool sl_cgroup2_is_root(const char *path)
+{
+	char f[PATH_MAX];
+	int n = snprintf(f, sizeof(f), "%s/cgroup.procs", path);
+
+	if (n < 0 || (size_t)n >= sizeof(f) || access(f, F_OK))
+		return false; /* not a cgroup at all */
+	snprintf(f, sizeof(f), "%s/cgroup.type", path); /* shorter: fits */
+	return access(f, F_OK) && errno == ENOENT;
 }

@@ -3,6 +3,7 @@
 #ifndef SLUICE_CGROUP_PATH_H
 #define SLUICE_CGROUP_PATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -12,5 +13,9 @@ int sl_cgroup2_find(FILE *mounts, char *out, size_t len);
 /* Same, reading /proc/mounts.  On hybrid hosts this is
  * /sys/fs/cgroup/unified, never assume /sys/fs/cgroup (Debian 12 with a systemd in hybrid mode mounts it there). */
 int sl_cgroup2_root(char *out, size_t len);
+/* Whether path is a cgroup v2 hierarchy's root (every socket of the host
+ * is under it): a cgroup (it has cgroup.procs) without cgroup.type, which
+ * every other cgroup has.  False for what is no cgroup. */
+bool sl_cgroup2_is_root(const char *path);
 
 #endif

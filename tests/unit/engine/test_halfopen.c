@@ -188,6 +188,85 @@ static void test_lingering_engages(void **state)
 	assert_int_equal(sl_seat_mode_pressure(&s), 4);
 }
 
+/* step n seconds of the same per-second deltas; returns the last change. */
+static enum sl_sight_change sight_run(struct sl_sight *s, struct sl_sight_counters *c, int n,
+				      uint64_t est, uint64_t exp, uint64_t proved)
+{
+	enum sl_sight_change r = SL_SIGHT_SAME;
+
+	for (int i = 0; i < n; i++) {
+		c->established += est;
+		c->expired += exp;
+		c->proved += proved;
+		r = sl_sight_step(s, c);
+		if (r != SL_SIGHT_SAME)
+			return r;
+	}
+	return r;
+}
+
+/* Handshakes expire while none is seen established: blind once the window
+ * is full, said once; the first connection seen established again ends it. */
+static void test_sight_lost_and_regained(void **state)
+{
+	struct sl_sight s;
+	struct sl_sight_counters c = {.established = 500, .expired = 7};
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	/* Not before a whole window: nine seconds of 5 expiries, none seen. */
+	assert_int_equal(sight_run(&s, &c, SL_SIGHT_WINDOW, 0, 5, 0), SL_SIGHT_SAME);
+	assert_false(s.blind);
+	assert_int_equal(sl_sight_step(&s, &c), SL_SIGHT_LOST);
+	assert_true(s.blind);
+	assert_int_equal(s.window.expired, 45);
+	assert_int_equal(s.window.established, 0);
+	/* Said once. */
+	assert_int_equal(sight_run(&s, &c, 30, 0, 5, 0), SL_SIGHT_SAME);
+	assert_true(s.blind);
+	assert_int_equal(sight_run(&s, &c, 1, 1, 5, 0), SL_SIGHT_REGAINED);
+	assert_false(s.blind);
+}
+
+/* Proved final ACKs count as unseen handshakes too; a window with any
+ * connection established, or with too few handshakes, is not blind. */
+static void test_sight_needs_evidence(void **state)
+{
+	struct sl_sight s;
+	struct sl_sight_counters c = {0};
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	/* Busy and seen: 100 established a second, some expire (a flood beside). */
+	assert_int_equal(sight_run(&s, &c, 60, 100, 50, 0), SL_SIGHT_SAME);
+	/* Idle: 1 expiry a second is below SL_SIGHT_MIN_UNSEEN in the window. */
+	assert_int_equal(sight_run(&s, &c, 60, 0, 1, 0), SL_SIGHT_SAME);
+	assert_false(s.blind);
+	/* One established connection in a window of 3 proved ACKs a second. */
+	c.established++;
+	assert_int_equal(sight_run(&s, &c, SL_SIGHT_WINDOW - 1, 0, 0, 3), SL_SIGHT_SAME);
+	assert_int_equal(sight_run(&s, &c, 5, 0, 0, 3), SL_SIGHT_LOST);
+	assert_int_equal(s.window.established, 0);
+	assert_true(s.window.proved >= SL_SIGHT_MIN_UNSEEN);
+}
+
+/* Counters that go back (the maps were recreated) start a new window:
+ * their drop is neither evidence nor a connection seen. */
+static void test_sight_counters_reset(void **state)
+{
+	struct sl_sight s;
+	struct sl_sight_counters c = {.established = 1000, .expired = 1000};
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(sight_run(&s, &c, SL_SIGHT_WINDOW + 1, 0, 5, 0), SL_SIGHT_LOST);
+	c = (struct sl_sight_counters){0};
+	assert_int_equal(sl_sight_step(&s, &c), SL_SIGHT_SAME);
+	assert_true(s.blind);
+	assert_int_equal(s.window.expired, 0);
+	assert_int_equal(sight_run(&s, &c, 1, 2, 0, 0), SL_SIGHT_REGAINED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +275,9 @@ int main(void)
 		cmocka_unit_test(test_auto_engages_and_returns),
 		cmocka_unit_test(test_fixed_modes),
 		cmocka_unit_test(test_lingering_engages),
+		cmocka_unit_test(test_sight_lost_and_regained),
+		cmocka_unit_test(test_sight_needs_evidence),
+		cmocka_unit_test(test_sight_counters_reset),
 	};
 
 	return cmocka_run_group_tests_name("halfopen", tests, NULL, NULL);
