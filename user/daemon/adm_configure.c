@@ -49,6 +49,7 @@ int sl_adm_create(struct sl_admission **out, struct sl_dataplane *dp, const uint
 	adm->borrow_period_ns = SL_BORROW_PERIOD_NS;
 	adm->last_borrow_ns = now;
 	adm->last_sweep_ns = now;
+	adm->clock_ns = now;
 	{
 		unsigned n = sl_tickets_clear_stale(dp);
 
@@ -134,6 +135,7 @@ int sl_adm_configure(struct sl_admission *adm, const struct sl_config *cfg,
 	bool keep[SLUICE_MAX_LEVELS] = {false};
 	char why[160];
 
+	now = adm_clock(adm, now);
 	adm->cfg = cfg;
 	adm->server_cl = cfg->server.server_concurrency_limit;
 	adm->overbooking = cfg->server.ticket_overbooking;

@@ -127,6 +127,7 @@ uint64_t sl_adm_next_deadline(const struct sl_admission *adm)
 
 void sl_adm_deadlines(struct sl_admission *adm, uint64_t now)
 {
+	now = adm_clock(adm, now);
 	adm->now = now;
 	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
 		adm_stall_step(&adm->levels[s], now);

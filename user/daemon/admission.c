@@ -475,6 +475,7 @@ void sl_adm_defer(struct sl_admission *adm, const struct sluice_defer_event *de,
 	struct sl_pending *p;
 	bool exists;
 
+	now = adm_clock(adm, now);
 	if (ev->level >= SLUICE_MAX_LEVELS)
 		return;
 	l = &adm->levels[ev->level];
@@ -664,6 +665,7 @@ uint64_t sl_adm_close(struct sl_admission *adm, const struct sluice_event *ev, u
 	uint64_t queued_ns = 0;
 	struct level_rt *l;
 
+	now = adm_clock(adm, now);
 	/* Its policy admitted it, then it waited in the level's queue until
 	 * its dispatch.  Not until the seat: an admit ticket waits for the
 	 * client's next retransmit, a second or more that no load caused
@@ -760,6 +762,7 @@ void sl_adm_tick(struct sl_admission *adm, uint64_t now)
 {
 	struct sluice_stats gs;
 
+	now = adm_clock(adm, now);
 	adm->now = now;
 	/* What the data path could not tell us (client_gone()): one read a tick. */
 	if (!sl_maps_global_stats(&adm->dp->maps, &gs)) {

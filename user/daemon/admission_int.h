@@ -103,6 +103,7 @@ struct sl_admission {
 	double overbooking;     /* Server spec.ticketOverbooking */
 	uint64_t borrow_period_ns, last_borrow_ns, last_sweep_ns;
 	uint64_t now;           /* of the tick in progress (for callbacks) */
+	uint64_t clock_ns;      /* the latest reading an entry point was given (adm_clock) */
 	struct sl_borrow_result last_borrow;
 	struct sl_held *held;   /* the held SYN frames of waiting connections */
 	uint64_t events_lost, events_lost_read_ns; /* the data path's, as read at a tick */
@@ -128,6 +129,19 @@ void lr_ewma(double *avg, double sample);
  * (adm_level_settle): the QueueSet gets the level's capacity
  * (lr_give_capacity), the caller takes what it dispatched, then the data
  * path and the clocks learn the result (lr_publish). */
+/* The admission's clock never goes back.  The loop stamps each event as it
+ * handles it, and reads the clock for a tick before it drains the ring
+ * buffer: a tick's reading can be older than the arrivals it then judges,
+ * and "now - arrival" would wrap to centuries (a waiter refused at once as
+ * late).  Every entry point takes its time through here. */
+static inline uint64_t adm_clock(struct sl_admission *adm, uint64_t now)
+{
+	if (now < adm->clock_ns)
+		return adm->clock_ns;
+	adm->clock_ns = now;
+	return now;
+}
+
 void lr_give_capacity(struct level_rt *l, uint64_t now);
 void lr_publish(struct level_rt *l, uint64_t now);
 /* The lifetimes the data path counted for the level since the last call,

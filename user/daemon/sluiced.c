@@ -312,6 +312,10 @@ static void tick(struct daemon *d)
 	if (d->job && sl_reload_job_done(d->job))
 		daemon_reload_finish(d); /* in case its eventfd was not in the epoll set */
 	ring_buffer__consume(d->events); /* the tick judges waits and stalls: on what happened */
+	/* Each event was stamped as it was handled, after the reading above:
+	 * what judges their waits reads the clock again (an arrival later
+	 * than "now" would be late by 2^64 ns). */
+	now = sl_mono_ns();
 	sl_adm_tick(d->adm, now);
 	sl_policies_tick(d->policies, now);
 	sl_metrics_sweep(d->metrics, now);

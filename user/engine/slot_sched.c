@@ -278,9 +278,12 @@ static void shed(struct sl_ss *ss, struct wl *q, uint64_t now)
 		struct subq *f = r->flow;
 
 		next = sl_list_entry(r->by_arrival.next, struct req, by_arrival);
-		if (now - r->arrival_ns < q->p.delay_target_ns)
+		/* A reading older than an arrival (a caller's clock read before
+		 * the arrival was stamped) makes it young, not 2^64 ns old. */
+		if (now < r->arrival_ns || now - r->arrival_ns < q->p.delay_target_ns)
 			break; /* everyone after it is younger still */
-		if (now - f->backlog_since_ns >= q->p.delay_interval_ns && &r->in_flow != f->fifo.tail)
+		if (now >= f->backlog_since_ns && now - f->backlog_since_ns >= q->p.delay_interval_ns &&
+		    &r->in_flow != f->fifo.tail)
 			reject_req(ss, r, now, SL_SS_SHED);
 	}
 }

@@ -210,6 +210,28 @@ static void test_delay_burst_then_standing(void **state)
 	sl_ss_free(ss);
 }
 
+/* A run whose clock was read before the requests it looks at were
+ * stamped (the daemon's loop reads it, then drains its events): they are
+ * young, not 2^64 ns old, and nothing is shed or timed out. */
+static void test_clock_older_than_arrivals(void **state)
+{
+	struct sl_ss_workload w[1] = {{1, 2000 * MSEC, 100 * MSEC, 1000 * MSEC}};
+	struct log l = {0};
+	struct sl_ss *ss;
+
+	(void)state;
+	assert_int_equal(sl_ss_create(&ss, w, 1, 1000, on_admit, on_reject, &l), 0);
+	for (uint64_t i = 0; i < 3; i++)
+		assert_int_equal(sl_ss_enqueue(ss, 5000 * MSEC + i, i, 0, 7), 0);
+	assert_int_equal(sl_ss_run(ss, 4990 * MSEC, take, &l), 0);
+	assert_int_equal(l.n_rejected, 0);
+	assert_int_equal(sl_ss_waiting(ss), 3);
+	/* and a second after the backlog began, it stood: shed as ever */
+	assert_int_equal(sl_ss_run(ss, 6010 * MSEC, take, &l), 0);
+	assert_int_equal(l.n_shed, 2);
+	sl_ss_free(ss);
+}
+
 /* 60 s of an elephant at twice the slots beside mice (a connection each,
  * a new client 0.2 to 1 s apart), with random service: no mouse is ever
  * shed, the elephant's standing backlog is, and nobody but a flow's newest
@@ -327,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_rejects_bad_parameters),
 		cmocka_unit_test(test_requeue_takes_its_place),
 		cmocka_unit_test(test_delay_burst_then_standing),
+		cmocka_unit_test(test_clock_older_than_arrivals),
 		cmocka_unit_test(test_delay_mice_never_shed),
 	};
 
