@@ -37,7 +37,7 @@ done
 # The shared level's queues twice a second while the mice run
 # (bounded: 44 samples), for a post-mortem of a mouse that is lost.
 (for _ in $(seq 44); do
-	echo "$(( ($(date +%s%N) - t_mice) / 1000000 )) $("$SLUICECTL" queues shared --socket "$E2E_TMP/ctl.sock" --json 2>/dev/null | jq -c '[.queues[] | [.index, .waiting, .executing, .next_dispatch_r]]') $("$SLUICECTL" levels shared --socket "$E2E_TMP/ctl.sock" --json 2>/dev/null | jq -c '.levels[0] | [.limit, .seats_in_use, .waiting]') $("$SLUICECTL" status --pin-dir "$PIN_DIR" --json 2>/dev/null | jq -c '[.dispatching, .stats.undispatched]')"
+	echo "$(( ($(date +%s%N) - t_mice) / 1000000 )) $("$SLUICECTL" queues shared --socket "$E2E_TMP/ctl.sock" --json 2>/dev/null | jq -c '[.queues[] | [.index, .waiting, .executing, .next_dispatch_r]]') $("$SLUICECTL" levels shared --socket "$E2E_TMP/ctl.sock" --json 2>/dev/null | jq -c '.levels[0] | [.limit, .seats_in_use, .seats_dispatched, .seats_unclaimed, .waiting]') $("$SLUICECTL" status --pin-dir "$PIN_DIR" --json 2>/dev/null | jq -c '[.dispatching, .stats.undispatched]') $("$SLUICECTL" flows shared --socket "$E2E_TMP/ctl.sock" --json 2>/dev/null | jq -c '[.flows[] | select(.client | test("^198[.]18[.]0[.]1[1-5]:")) | [.client, .queue, .position, .executing, .held]]')"
 	sleep 0.5
 done >"$E2E_TMP/queue-samples") &
 E2E_PIDS+=($!)
@@ -101,15 +101,17 @@ diag "mice: $mice_ok of $mice_started ok ($mice_judged mice judged), worst conne
 done
 # A lost mouse: its hand, and the samples from its connect to 3.5 s on
 # (time ms, then [queue, waiting, executing, next R] of its hand's queues,
-# then the level's [limit, seats in use, waiting], then whether the
-# daemon dispatched and the SYNs dropped while it did not).
+# then the level's [limit, seats in use, of them dispatched, unclaimed,
+# waiting], then whether the daemon dispatched and the SYNs dropped while
+# it did not, then its own connections in the queues [client, queue,
+# position, executing, held]).
 [ "$mice_ok" -eq "$mice_started" ] || for i in 11 12 13 14 15; do
 	hand=$("$SLUICECTL" explain --config "$E2E_TMP/apf.yaml" --src 198.18.0.$i --dst $SRV4 --dport 8080 \
 		--socket "$E2E_TMP/ctl.sock" --json | jq -c '.flow.hand')
 	awk -F, 'NR > 1 && $6 != "ok" { print $3, $6, $5 }' "$E2E_TMP/mouse-$i.csv" | while read -r at how took; do
 		diag "mouse 198.18.0.$i hand $hand (elephant's $ele_hand): connect at $at ms ended $how after $took ms"
 		awk -v a="$at" '$1 >= a - 250 && $1 <= a + 3500' "$E2E_TMP/queue-samples" |
-			jq -R -c --argjson h "$hand" 'split(" ") as $f | [($f[0] | tonumber), [($f[1] | fromjson)[] | select(.[0] as $q | $h | index($q))], ($f[2] | fromjson), ($f[3] | fromjson)]' |
+			jq -R -c --argjson h "$hand" 'split(" ") as $f | [($f[0] | tonumber), [($f[1] | fromjson)[] | select(.[0] as $q | $h | index($q))], ($f[2] | fromjson), ($f[3] | fromjson), [($f[4] | fromjson)[] | select(.[0] | startswith($m))]]' --arg m "198.18.0.$i:" |
 			while read -r line; do diag "  $line"; done
 	done
 done
