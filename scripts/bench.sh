@@ -9,10 +9,12 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "bench: needs root (BPF_PROG_TEST_RUN)" >&2
 	exit 1
 fi
-echo "== XDP data path: the suggested configuration, then a classification-heavy one"
+echo "== XDP data path: the suggested configuration, a classification-heavy one, one that names no client address"
 build/bench_xdp configs/default.yaml
 echo
 build/bench_xdp "${BENCH_CONFIG:-tests/packet/classify/labels.yaml}"
+echo
+build/bench_xdp tests/bench/ports-only.yaml
 echo
 echo "== classification at scale: compile time, table size, XDP cost per SYN by FlowSchema count"
 build/bench_classify 50 200 800 3200 10000 20000

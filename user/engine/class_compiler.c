@@ -308,6 +308,31 @@ static int cidr_term(struct build *b, unsigned dim, const struct sl_cidr *c, siz
 	return err;
 }
 
+/* A Network subject's client addresses.  The XDP program passes a
+ * loopback source before it classifies (bpf/sluice.bpf.c loopback_source:
+ * XDP never runs on lo), so a CIDR of loopback addresses only can never
+ * match there; kept, it would put the source trie on every SYN for
+ * nothing, and the built-in exempt FlowSchema's rule (127.0.0.0/8, ::1) is
+ * one in every configuration (issue 25). */
+static int source_term(struct build *b, const struct sl_subject *sub, struct sl_term *t)
+{
+	struct sl_cidr *kept = calloc(sub->n_cidrs, sizeof(*kept));
+	size_t n = 0;
+	int err = 0;
+
+	if (!kept)
+		return -ENOMEM;
+	for (size_t i = 0; i < sub->n_cidrs; i++)
+		if (!sl_cidr_is_loopback(&sub->cidrs[i]))
+			kept[n++] = sub->cidrs[i];
+	if (n)
+		err = cidr_term(b, SL_D_SRC, kept, n, t);
+	else
+		t->none = true;
+	free(kept);
+	return err;
+}
+
 static int port_term(struct build *b, const struct sl_port_range *p, size_t n, struct sl_term *t)
 {
 	struct sl_cls_range *r = NULL;
@@ -388,7 +413,7 @@ static int schema_terms(struct build *b)
 				b->line = sub->line ? sub->line : rule->line;
 				b->column = sub->line ? sub->column : rule->column;
 				if (sub->kind == SL_SUBJECT_NETWORK)
-					err = cidr_term(b, SL_D_SRC, sub->cidrs, sub->n_cidrs, &subject);
+					err = source_term(b, sub, &subject);
 				else
 					err = matcher_term(b, &sub->labels, &subject);
 				for (size_t d = 0; d < rule->n_destinations && !err && !subject.none; d++) {

@@ -26,6 +26,22 @@ bool sl_cidr_contains(const struct sl_cidr *c, const uint8_t addr[16])
 	return true;
 }
 
+bool sl_addr_is_loopback(const uint8_t addr[16])
+{
+	static const uint8_t one[16] = {[15] = 1};
+
+	if (sl_addr_is_v4(addr))
+		return addr[12] == 127;
+	return !memcmp(addr, one, 16);
+}
+
+bool sl_cidr_is_loopback(const struct sl_cidr *c)
+{
+	/* 127.0.0.0/8 is ::ffff:127.0.0.0/104; a shorter v6 prefix than /128
+	 * has its host bits clear, so ::1 is in the test only as ::1/128. */
+	return c->prefix_len >= 104 && sl_addr_is_loopback(c->addr);
+}
+
 const char *sl_cidr_format(const struct sl_cidr *c, char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN];

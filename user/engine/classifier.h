@@ -39,6 +39,13 @@ struct sl_class_result {
 
 bool sl_cidr_contains(const struct sl_cidr *c, const uint8_t addr[16]);
 bool sl_addr_is_v4(const uint8_t addr[16]);
+/* A loopback address (127.0.0.0/8 v4-mapped, ::1): what the XDP program
+ * passes before classifying (bpf/sluice.bpf.c loopback_source), since XDP
+ * never runs on lo and such a source on a device is spoofed. */
+bool sl_addr_is_loopback(const uint8_t addr[16]);
+/* Every address of the CIDR is loopback: a source rule on it can never
+ * match a SYN the data path classifies. */
+bool sl_cidr_is_loopback(const struct sl_cidr *c);
 /* "198.18.7.0/24", "fd00::/8". */
 const char *sl_cidr_format(const struct sl_cidr *c, char *buf, size_t len);
 
