@@ -8,7 +8,7 @@ T=$(mktemp -d /tmp/sluice-cli.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
 check "--help on the top level" bash -c "$CTL --help | grep -q validate"
-for c in status validate limits explain reload odds deal conns signal controller shadow top \
+for c in status validate limits explain reload odds deal conns cost signal controller shadow top \
 	 levels queues flows replay simulate; do
 	check "$c --help exits 0 and shows usage" bash -c "$CTL $c --help | grep -q 'Usage: sluicectl $c'"
 	check "$c --help ends with its options" bash -c "$CTL $c --help | grep -q -- '-h, --help'"
@@ -99,7 +99,7 @@ check "deal: invalid parameters exit 1 with the reason" bash -c "
 	out=\$($CTL deal --queues 128 --hand-size 9 --hash 1 2>&1); [ \$? = 1 ] && grep -q '63 bits' <<<\"\$out\""
 check "deal: 0x hex hash" bash -c "[ \"\$($CTL deal --queues 64 --hand-size 6 --hash 0xdeadbeefcafef00d)\" = 13,15,58,32,25,48 ]"
 # ---- global options, as bpftool has them ------------------------------------------
-for c in status validate limits explain reload odds deal conns signal controller shadow top \
+for c in status validate limits explain reload odds deal conns cost signal controller shadow top \
 	 levels queues flows replay simulate; do
 	check "$c --help lists -j, --json and -p, --pretty" \
 		bash -c "$CTL $c --help | grep -q -- '-j, --json' && $CTL $c --help | grep -q -- '-p, --pretty'"
@@ -186,7 +186,7 @@ wait "$sp" 2>/dev/null
 # ---- one grammar (issue 27) ---------------------------------------------------
 # A short option means one thing in every command and in both programs:
 # collect every "-x, --long" of every --help and of sluiced's.
-ALL_CMDS="status top levels queues flows conns controller validate limits explain reload shadow
+ALL_CMDS="status top levels queues flows conns cost controller validate limits explain reload shadow
 	odds deal replay simulate signal"
 shorts=$( { for c in $ALL_CMDS; do "$CTL" "$c" --help; done; "$SLUICED" --help; } 2>/dev/null |
 	grep -oE '^  -[a-zA-Z], --[a-z-]+' | awk '{ print $1, $2 }' |

@@ -74,5 +74,6 @@ int ctl_shadow(int argc, char **argv);
 int ctl_top(int argc, char **argv);
 int ctl_detach(int argc, char **argv);
 int ctl_schema(int argc, char **argv);
+int ctl_cost(int argc, char **argv);
 
 #endif

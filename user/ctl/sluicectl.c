@@ -23,6 +23,7 @@ static const struct ctl_command commands[] = {
 	{"queues", "the fair queues of each Queue-type level (dump_queues)", ctl_queues, false},
 	{"flows", "connections waiting in or dispatched from the queues (dump_requests)", ctl_flows, false},
 	{"conns", "the connections sluice admitted and still tracks (seats, state, age, srtt)", ctl_conns, false},
+	{"cost", "what sluice costs this host per connection, measured now (BPF and daemon CPU)", ctl_cost, false},
 	{"controller", "each scheduling policy's latency controller and workloads", ctl_controller, false},
 	{"validate", "check configuration files (file:line:column diagnostics)", ctl_validate, false},
 	{"limits", "seats per priority level from a configuration", ctl_limits, false},

@@ -7,13 +7,16 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "daemon/daemon.h"
 #include "daemon/admission.h"
 #include "daemon/metrics.h"
 #include "daemon/policy_rt.h"
+#include "dataplane/prog_stats.h"
 #include "lib/clock.h"
 #include "lib/prom.h"
+#include "lib/task_cpu.h"
 #include "lib/version.h"
 
 /* How the control socket and the metrics listener treated their clients:
@@ -57,6 +60,34 @@ static void render_clients(FILE *f, const struct daemon *d)
 	sl_prom_family(f, "metrics_pages_rendered_total", SL_PROM_COUNTER,
 		       "Pages rendered for them (at most one per 10 ms; the rest are copies).");
 	sl_prom_sample_u64(f, "metrics_pages_rendered_total", pages.rendered, NULL);
+}
+
+/* What sluice costs (issue 25): the programs' kernel statistics, counted
+ * only while run-time statistics are on (kernel.bpf_stats_enabled=1, or a
+ * `sluicectl cost` measuring), and the daemon's own CPU time; divided by
+ * the rate of admissions, the CPU a connection costs. */
+static void render_cost(FILE *f, const struct daemon *d)
+{
+	static const char *const names[2] = {SLUICE_PROG_XDP, SLUICE_PROG_SOCKOPS};
+	struct sl_prog_stats ps[2];
+	uint64_t cpu_ns;
+
+	if (!sl_dataplane_prog_stats(&d->dp, ps)) {
+		sl_prom_family(f, "bpf_program_runs_total", SL_PROM_COUNTER,
+			       "Runs of sluice's BPF programs, counted while kernel.bpf_stats_enabled is 1.");
+		for (int i = 0; i < 2; i++)
+			sl_prom_sample_u64(f, "bpf_program_runs_total", ps[i].runs, "program", names[i], NULL);
+		sl_prom_family(f, "bpf_program_run_seconds_total", SL_PROM_COUNTER,
+			       "CPU time in sluice's BPF programs, counted while kernel.bpf_stats_enabled is 1.");
+		for (int i = 0; i < 2; i++)
+			sl_prom_sample(f, "bpf_program_run_seconds_total", (double)ps[i].run_ns / 1e9, "program",
+				       names[i], NULL);
+	}
+	if (!sl_task_cpu_ns("/proc", getpid(), &cpu_ns)) {
+		sl_prom_family(f, "daemon_cpu_seconds_total", SL_PROM_COUNTER,
+			       "CPU time sluiced has run, every thread (schedstat).");
+		sl_prom_sample(f, "daemon_cpu_seconds_total", (double)cpu_ns / 1e9, NULL);
+	}
 }
 
 /* GET /metrics: the data path's global counters, then per level and per
@@ -153,6 +184,7 @@ void daemon_render_metrics(void *ctx, FILE *f)
 			       *(const uint64_t *)((const char *)&gs + g[i].off));
 	}
 	render_clients(f, d);
+	render_cost(f, d);
 	sl_halfopen_rt_metrics(&d->halfopen, f);
 	sl_adm_metrics(d->adm, f);
 	sl_policies_metrics(d->policies, f, now);
