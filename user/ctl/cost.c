@@ -59,15 +59,20 @@ static const struct ctl_command_doc cost_doc = {
 		    "CAP_SYS_ADMIN, is needed).\n",
 };
 
+/* Connections admitted so far, every level: by the data path, and by the
+ * daemon re-injecting a held SYN (as status counts them). */
 static uint64_t admitted_now(const struct sl_maps *m)
 {
 	uint64_t sum = 0;
 
 	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
 		struct sluice_level_stats st;
+		struct sluice_seats seats;
 
 		if (!sl_maps_level_stats(m, slot, &st))
 			sum += st.admitted;
+		if (!sl_maps_seats(m, slot, &seats))
+			sum += seats.reinjected;
 	}
 	return sum;
 }
