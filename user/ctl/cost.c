@@ -21,8 +21,6 @@
 #include "lib/json_out.h"
 #include "lib/task_cpu.h"
 
-static const char *const prog_names[SL_COST_PROGS] = {SLUICE_PROG_XDP, SLUICE_PROG_SOCKOPS};
-
 struct cost_opts {
 	const char *pin_dir;
 	double interval;
@@ -88,11 +86,11 @@ static int read_now(const char *pin_dir, struct sl_cost_reading *r)
 	memset(r, 0, sizeof(*r));
 	for (int i = 0; i < SL_COST_PROGS; i++) {
 		struct sl_prog_stats ps;
-		int err = sl_prog_stats_read(pin_dir, prog_names[i], &ps);
+		int err = sl_prog_stats_read(pin_dir, sl_cost_prog_names[i], &ps);
 
 		if (err) {
 			fprintf(stderr, "sluicectl cost: %s/progs/%s: %s (is sluiced running? --pin-dir)\n",
-				pin_dir, prog_names[i], strerror(-err));
+				pin_dir, sl_cost_prog_names[i], strerror(-err));
 			return err;
 		}
 		r->prog[i].id = ps.id;
@@ -122,7 +120,7 @@ static bool restarted(const struct sl_cost *c, const struct sl_cost_reading *a,
 	if (!any)
 		return false;
 	fprintf(stderr, "sluicectl cost: sluice restarted or stopped during the interval (daemon pid %u -> %u, "
-			"%s id %u -> %u): measure again\n", a->daemon_pid, b->daemon_pid, prog_names[0],
+			"%s id %u -> %u): measure again\n", a->daemon_pid, b->daemon_pid, sl_cost_prog_names[0],
 		a->prog[0].id, b->prog[0].id);
 	return true;
 }
@@ -172,7 +170,7 @@ static void print_json(const struct sl_cost *c, const struct sl_cost_reading *b,
 	jo_arr_begin(&jo, "programs");
 	for (int i = 0; i < SL_COST_PROGS; i++) {
 		jo_obj_begin(&jo, NULL);
-		jo_str(&jo, "name", prog_names[i]);
+		jo_str(&jo, "name", sl_cost_prog_names[i]);
 		jo_u64(&jo, "id", b->prog[i].id);
 		jo_u64(&jo, "runs", c->prog[i].runs);
 		jo_u64(&jo, "run_time_ns", c->prog[i].run_ns);
@@ -201,7 +199,7 @@ static void print_text(const struct sl_cost *c, const struct sl_cost_reading *b,
 	printf("%-16s %8s %12s %10s %11s %12s\n", "PROGRAM", "ID", "RUNS", "PER_CONN", "NS_PER_RUN",
 	       "NS_PER_CONN");
 	for (int i = 0; i < SL_COST_PROGS; i++) {
-		printf("%-16s %8u %12llu %10.2f %11.0f %12.0f\n", prog_names[i], b->prog[i].id,
+		printf("%-16s %8u %12llu %10.2f %11.0f %12.0f\n", sl_cost_prog_names[i], b->prog[i].id,
 		       (unsigned long long)c->prog[i].runs, c->prog[i].runs_per_conn, c->prog[i].ns_per_run,
 		       c->prog[i].ns_per_conn);
 	}

@@ -68,20 +68,20 @@ static void render_clients(FILE *f, const struct daemon *d)
  * the rate of admissions, the CPU a connection costs. */
 static void render_cost(FILE *f, const struct daemon *d)
 {
-	static const char *const names[2] = {SLUICE_PROG_XDP, SLUICE_PROG_SOCKOPS};
-	struct sl_prog_stats ps[2];
+	struct sl_prog_stats ps[SL_COST_PROGS];
 	uint64_t cpu_ns;
 
 	if (!sl_dataplane_prog_stats(&d->dp, ps)) {
 		sl_prom_family(f, "bpf_program_runs_total", SL_PROM_COUNTER,
 			       "Runs of sluice's BPF programs, counted while kernel.bpf_stats_enabled is 1.");
-		for (int i = 0; i < 2; i++)
-			sl_prom_sample_u64(f, "bpf_program_runs_total", ps[i].runs, "program", names[i], NULL);
+		for (int i = 0; i < SL_COST_PROGS; i++)
+			sl_prom_sample_u64(f, "bpf_program_runs_total", ps[i].runs, "program",
+					   sl_cost_prog_names[i], NULL);
 		sl_prom_family(f, "bpf_program_run_seconds_total", SL_PROM_COUNTER,
 			       "CPU time in sluice's BPF programs, counted while kernel.bpf_stats_enabled is 1.");
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < SL_COST_PROGS; i++)
 			sl_prom_sample(f, "bpf_program_run_seconds_total", (double)ps[i].run_ns / 1e9, "program",
-				       names[i], NULL);
+				       sl_cost_prog_names[i], NULL);
 	}
 	if (!sl_task_cpu_ns("/proc", getpid(), &cpu_ns)) {
 		sl_prom_family(f, "daemon_cpu_seconds_total", SL_PROM_COUNTER,

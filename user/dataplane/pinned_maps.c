@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dataplane/prog_stats.h"
+
 const char *const sl_map_names[SL_MAP__COUNT] = {
 	[SL_MAP_CONFIG]    = SLUICE_MAP_CONFIG,
 	[SL_MAP_HEARTBEAT] = SLUICE_MAP_HEARTBEAT,
@@ -284,20 +286,9 @@ int sl_maps_level_names(const struct sl_maps *m,
 
 uint32_t sl_pinned_prog_id(const char *pin_dir, const char *name)
 {
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	char path[4096];
-	int fd;
+	struct sl_prog_stats ps;
 
-	if (sl_pin_path(path, sizeof(path), pin_dir, "progs", name))
-		return 0;
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return 0;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		info.id = 0;
-	close(fd);
-	return info.id;
+	return sl_prog_stats_read(pin_dir, name, &ps) ? 0 : ps.id;
 }
 
 /* ---- the one walk of sl_conns ------------------------------------------------ */

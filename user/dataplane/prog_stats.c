@@ -11,6 +11,8 @@
 #include "dataplane/pinned_maps.h"
 #include "sluice.skel.h"
 
+const char *const sl_cost_prog_names[SL_COST_PROGS] = {SLUICE_PROG_XDP, SLUICE_PROG_SOCKOPS};
+
 static int stats_of_fd(int fd, struct sl_prog_stats *out)
 {
 	struct bpf_prog_info info;
@@ -42,11 +44,15 @@ int sl_prog_stats_read(const char *pin_dir, const char *name, struct sl_prog_sta
 	return err;
 }
 
-int sl_dataplane_prog_stats(const struct sl_dataplane *dp, struct sl_prog_stats out[2])
+int sl_dataplane_prog_stats(const struct sl_dataplane *dp, struct sl_prog_stats out[SL_COST_PROGS])
 {
-	int err = stats_of_fd(bpf_program__fd(dp->skel->progs.sluice_xdp), &out[0]);
+	const struct bpf_program *progs[SL_COST_PROGS] = {dp->skel->progs.sluice_xdp,
+							  dp->skel->progs.sluice_sockops};
+	int err = 0;
 
-	return err ? err : stats_of_fd(bpf_program__fd(dp->skel->progs.sluice_sockops), &out[1]);
+	for (int i = 0; i < SL_COST_PROGS && !err; i++)
+		err = stats_of_fd(bpf_program__fd(progs[i]), &out[i]);
+	return err;
 }
 
 int sl_prog_stats_enable(void)

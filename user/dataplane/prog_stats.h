@@ -8,6 +8,11 @@
 
 #include <stdint.h>
 
+#include "lib/cost.h"
+
+/* The programs whose cost is measured, in lib/cost.h's order. */
+extern const char *const sl_cost_prog_names[SL_COST_PROGS];
+
 struct sl_prog_stats {
 	uint32_t id;
 	uint64_t runs, run_ns;
@@ -17,10 +22,10 @@ struct sl_prog_stats {
  * (-ENOENT: none pinned). */
 int sl_prog_stats_read(const char *pin_dir, const char *name, struct sl_prog_stats *out);
 
-/* The running daemon's own programs, [0] sluice_xdp and [1] sluice_sockops
+/* The running daemon's own programs, as sl_cost_prog_names lists them
  * (its metrics).  0, or a negative errno. */
 struct sl_dataplane;
-int sl_dataplane_prog_stats(const struct sl_dataplane *dp, struct sl_prog_stats out[2]);
+int sl_dataplane_prog_stats(const struct sl_dataplane *dp, struct sl_prog_stats out[SL_COST_PROGS]);
 
 /* Turn the kernel's run-time statistics on for as long as the returned
  * descriptor stays open (they cost two clock reads a run, so nobody keeps
