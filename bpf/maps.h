@@ -179,4 +179,20 @@ struct {
 	__type(value, __u32);
 } sl_xdp_next SEC(".maps");
 
+/* The protected interfaces, by ifindex: their sl_if_stats slot, how their
+ * RSTs leave and their hand-off cookie.  The daemon's only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SLUICE_MAX_IFACES);
+	__type(key, __u32);
+	__type(value, struct sluice_iface);
+} sl_ifaces SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SLUICE_MAX_IFACES);
+	__type(key, __u32);
+	__type(value, struct sluice_if_stats);
+} sl_if_stats SEC(".maps");
+
 #endif /* SLUICE_BPF_MAPS_H */

@@ -55,9 +55,13 @@ static __always_inline void fill_tcp_rst(struct tcphdr *th, const struct syn_pkt
 	th->ack = 1;
 }
 
-/* Returns 0 and leaves the frame ready for XDP_TX, or a negative errno
- * (the caller then drops the segment instead). */
-static __always_inline int build_rst(struct xdp_md *ctx, const struct syn_pkt *p)
+/* Returns the reply's length and leaves the frame ready for XDP_TX, or a
+ * negative errno (the caller then drops the segment instead).  room: bytes left after
+ * the reply for a trailer (0, or a hand-off's SLUICE_HANDOFF_TRAILER; the
+ * frame grows if it was shorter).  A subprogram of its own: it runs only on
+ * the refusal path, and inlined at each of its callers it would take stack
+ * the verdict's deepest path has no room for. */
+static __noinline int build_rst(struct xdp_md *ctx, const struct syn_pkt *p, __u32 room)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
@@ -77,62 +81,66 @@ static __always_inline int build_rst(struct xdp_md *ctx, const struct syn_pkt *p
 	if (l3 > MAX_HDR_OFF)
 		return -1;
 
+	/* The IP header is written in the frame itself, its checksums summed
+	 * from p, not built on the stack and copied: this subprogram's frame
+	 * adds to the verdict's deepest one, and the two share 512 bytes. */
 	if (p->key.family == 4) {
 		struct { struct iphdr ip; struct tcphdr tcp; } *out = data + l3;
-		struct iphdr ip = {};
+		__u32 addrs;
 
 		if ((void *)(out + 1) > data_end)
 			return -1;
-		ip.version = 4;
-		ip.ihl = 5;
-		ip.tot_len = bpf_htons(sizeof(ip) + sizeof(th));
-		ip.frag_off = bpf_htons(0x4000); /* DF */
-		ip.ttl = RST_TTL;
-		ip.protocol = IPPROTO_TCP;
-		__builtin_memcpy(&ip.saddr, p->key.daddr + 12, 4);
-		__builtin_memcpy(&ip.daddr, p->key.saddr + 12, 4);
-		ip.check = csum_fold32(csum_add_words(0, &ip, sizeof(ip) / 2));
+		__builtin_memset(&out->ip, 0, sizeof(out->ip));
+		out->ip.version = 4;
+		out->ip.ihl = 5;
+		out->ip.tot_len = bpf_htons(sizeof(out->ip) + sizeof(th));
+		out->ip.frag_off = bpf_htons(0x4000); /* DF */
+		out->ip.ttl = RST_TTL;
+		out->ip.protocol = IPPROTO_TCP;
+		__builtin_memcpy(&out->ip.saddr, p->key.daddr + 12, 4);
+		__builtin_memcpy(&out->ip.daddr, p->key.saddr + 12, 4);
+		addrs = csum_add_words(0, p->key.daddr + 12, 2);
+		addrs = csum_add_words(addrs, p->key.saddr + 12, 2);
+		/* Its words: version/ihl/tos, length, id 0, DF, ttl/protocol,
+		 * the checksum (0), the addresses. */
+		sum = addrs + bpf_htons(0x4500) + out->ip.tot_len + out->ip.frag_off +
+		      bpf_htons((RST_TTL << 8) | IPPROTO_TCP);
+		out->ip.check = csum_fold32(sum);
 
 		/* Pseudo header: addresses, zero byte + protocol, TCP length. */
-		sum = csum_add_words(0, &ip.saddr, 2);
-		sum = csum_add_words(sum, &ip.daddr, 2);
-		sum += bpf_htons(IPPROTO_TCP) + bpf_htons(sizeof(th));
+		sum = addrs + bpf_htons(IPPROTO_TCP) + bpf_htons(sizeof(th));
 		sum = csum_add_words(sum, &th, sizeof(th) / 2);
 		th.check = csum_fold32(sum);
-
-		__builtin_memcpy(&out->ip, &ip, sizeof(ip));
 		__builtin_memcpy(&out->tcp, &th, sizeof(th));
 		new_len = l3 + sizeof(*out);
 	} else {
 		struct { struct ipv6hdr ip6; struct tcphdr tcp; } *out = data + l3;
-		struct ipv6hdr ip6 = {};
 
 		if ((void *)(out + 1) > data_end)
 			return -1;
-		ip6.version = 6;
-		ip6.payload_len = bpf_htons(sizeof(th));
-		ip6.nexthdr = IPPROTO_TCP;
-		ip6.hop_limit = RST_TTL;
-		__builtin_memcpy(&ip6.saddr, p->key.daddr, 16);
-		__builtin_memcpy(&ip6.daddr, p->key.saddr, 16);
+		__builtin_memset(&out->ip6, 0, 8);
+		out->ip6.version = 6;
+		out->ip6.payload_len = bpf_htons(sizeof(th));
+		out->ip6.nexthdr = IPPROTO_TCP;
+		out->ip6.hop_limit = RST_TTL;
+		__builtin_memcpy(&out->ip6.saddr, p->key.daddr, 16);
+		__builtin_memcpy(&out->ip6.daddr, p->key.saddr, 16);
 
-		sum = csum_add_words(0, &ip6.saddr, sizeof(ip6.saddr) / 2);
-		sum = csum_add_words(sum, &ip6.daddr, sizeof(ip6.daddr) / 2);
+		sum = csum_add_words(0, p->key.daddr, 8);
+		sum = csum_add_words(sum, p->key.saddr, 8);
 		/* 32-bit upper-layer length and next header: one word each. */
 		sum += bpf_htons(sizeof(th)) + bpf_htons(IPPROTO_TCP);
 		sum = csum_add_words(sum, &th, sizeof(th) / 2);
 		th.check = csum_fold32(sum);
-
-		__builtin_memcpy(&out->ip6, &ip6, sizeof(ip6));
 		__builtin_memcpy(&out->tcp, &th, sizeof(th));
 		new_len = l3 + sizeof(*out);
 	}
 
 	/* Trim options, extension headers and payload; after this call every
 	 * packet pointer is invalid, and nothing below touches the packet. */
-	if ((int)new_len < old_len && bpf_xdp_adjust_tail(ctx, (int)new_len - old_len))
+	if ((int)(new_len + room) != old_len && bpf_xdp_adjust_tail(ctx, (int)(new_len + room) - old_len))
 		return -1;
-	return 0;
+	return (int)new_len;
 }
 
 #endif /* SLUICE_BPF_RST_H */

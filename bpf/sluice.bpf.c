@@ -5,7 +5,8 @@
  * sluice_xdp: for each TCP SYN to a protected port, decide admit (pass and
  * reserve seats), defer (drop, handing the SYN's frame to the daemon, which
  * holds it in its queue and re-injects it when its turn comes) or reject
- * (RST via XDP_TX).  A level under half-open pressure seats at the ACK
+ * (a RST: XDP_TX where that is proven to deliver, else handed to
+ * sluice_tc_in, handoff.h).  A level under half-open pressure seats at the ACK
  * instead: its SYNs pass, and the same decision is taken on the handshake's
  * final ACK once it proves its source.  A client's RST (or an ICMP error)
  * for a half-open connection returns its seats.  Everything else passes
@@ -14,12 +15,19 @@
  * sluice_sockops: follows admitted connections (established, close) so
  * seats are returned exactly once.
  *
- * sluice_inject, sluice_reset: never attached; the daemon runs them on a
- * held SYN with live-frame BPF_PROG_TEST_RUN (dataplane/inject.c).
+ * sluice_tc_in, sluice_tc_out (tcx, handoff.h): a handed-off RST out of
+ * the device; a held SYN the daemon sends back into its receive path.
+ * sluice_tx_bulk, sluice_tx_exc (raw tracepoints, tx_watch.h): count the
+ * XDP_TX frames a driver dropped.
+ *
+ * sluice_reset: never attached; the daemon runs it on a held SYN with
+ * BPF_PROG_TEST_RUN to build its RST (dataplane/inject.c).
  */
 #include "parse.h"
 #include "rst.h"
 #include "maps.h"
+#include "handoff.h"
+#include "tx_watch.h"
 #include "sluice_seats.h"
 #include "sluice_class.h"
 
@@ -157,7 +165,6 @@ static __always_inline void emit_defer(struct xdp_md *ctx, const struct sluice_s
 	e->ev.type = SLUICE_EV_DEFER;
 	fill_class(&e->ev, gate, cls);
 	e->ifindex = ctx->ingress_ifindex;
-	e->rx_queue = ctx->rx_queue_index;
 	len = (__u32)(ctx->data_end - ctx->data);
 	if (cfg->flags & SLUICE_CFG_NO_FRAMES) {
 		/* nobody would hold it */
@@ -339,11 +346,14 @@ static __always_inline int claim_ticket(struct xdp_md *ctx, const struct syn_pkt
 		__sync_fetch_and_sub(&seats->tickets, 1);
 	ls = bpf_map_lookup_elem(&sl_lvl_stats, &t.level);
 	if (t.verdict == SLUICE_TICKET_REJECT) {
+		int act;
+
 		STAT_INC(gs, tickets_rejected);
-		if (!build_rst(ctx, p)) {
+		act = refuse(ctx, p, now);
+		if (act >= 0) {
 			if (ls)
 				ls->rejected++;
-			return XDP_TX;
+			return act;
 		}
 		STAT_INC(gs, rst_failed);
 		return XDP_DROP;
@@ -425,7 +435,7 @@ static __always_inline __u32 policy_slot(const struct sluice_class *cls)
  * The level's judgement of a connection that has no seat yet: its SYN, or
  * (the level seating at the ACK) its handshake's proving ACK.  Policy gate,
  * then the level's seats; admit (XDP_PASS with the seats taken), defer
- * (XDP_DROP, the frame to the daemon) or reject (XDP_TX of a RST).
+ * (XDP_DROP, the frame to the daemon) or reject (its RST: refuse()).
  */
 static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 				 struct sluice_settings *cfg, const struct sluice_class *cls,
@@ -587,12 +597,14 @@ over_limit:
 		return XDP_PASS;
 	}
 	if (lvl->limit_response == SLUICE_RESP_REJECT) {
-		if (!build_rst(ctx, p)) {
+		int act = refuse(ctx, p, now);
+
+		if (act >= 0) {
 			ls->rejected++;
 			if (fs)
 				fs->rejected_inline++;
 			emit_event(cfg, gs, SLUICE_EV_REJECT, SLUICE_GATE_LEVEL, cls, &p->key, now);
-			return XDP_TX;
+			return act;
 		}
 		STAT_INC(gs, rst_failed);
 	}
@@ -1119,7 +1131,10 @@ int sluice_xdp(struct xdp_md *ctx)
 
 	/* Passed on: to the next program when one is chained (a tail call
 	 * does not return), else to the stack.  An empty slot costs one
-	 * array lookup. */
+	 * array lookup.  A handed-off RST is sluice's own answer: to the
+	 * stack, where sluice_tc_in sends it, never to the next program. */
+	if (act == SLUICE_ACT_HANDOFF)
+		return XDP_PASS;
 	if (act == XDP_PASS)
 		bpf_tail_call(ctx, &sl_xdp_next, 0);
 	return act;

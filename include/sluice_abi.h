@@ -21,7 +21,7 @@
 #include <stdint.h>
 #endif
 
-#define SLUICE_ABI_VERSION 14
+#define SLUICE_ABI_VERSION 15
 
 /* Sizes.  Connection table size is the default; the daemon may resize. */
 #define SLUICE_MAX_LEVELS      64
@@ -36,6 +36,7 @@
 #define SLUICE_WL_DEFAULT      (SLUICE_WL_SLOTS - 1)
 #define SLUICE_MTOK            1000   /* token amounts in the maps are in 1/1000 tokens */
 #define SLUICE_FS_STATS        16384  /* FlowSchemas counted one by one (sl_fs_stats) */
+#define SLUICE_MAX_IFACES      32     /* interfaces one daemon protects (sl_ifaces, sl_if_stats) */
 
 /* Map names (pinned under <pin-dir>/maps/<name>). */
 #define SLUICE_MAP_CONFIG    "sl_config"
@@ -58,14 +59,20 @@
 #define SLUICE_MAP_HS_HIST   "sl_hs_hist"
 #define SLUICE_MAP_FS_STATS  "sl_fs_stats"
 #define SLUICE_MAP_FS_DUR    "sl_fs_dur"
+#define SLUICE_MAP_IFACES    "sl_ifaces"
+#define SLUICE_MAP_IF_STATS  "sl_if_stats"
 
 /* Program names (pinned under <pin-dir>/progs/<name> by bpftool loadall). */
 #define SLUICE_PROG_XDP     "sluice_xdp"
 #define SLUICE_PROG_SOCKOPS "sluice_sockops"
-/* Run by the daemon with BPF_PROG_TEST_RUN on live frames (never attached):
- * a held SYN re-enters the stack through sluice_inject (XDP_PASS) or is
- * answered through sluice_reset (its RST, XDP_TX out of the same device). */
-#define SLUICE_PROG_INJECT  "sluice_inject"
+/* The hand-off programs (tcx links on every protected interface, below). */
+#define SLUICE_PROG_TC_IN   "sluice_tc_in"
+#define SLUICE_PROG_TC_OUT  "sluice_tc_out"
+/* Raw tracepoints that count the XDP_TX frames a driver dropped. */
+#define SLUICE_PROG_TX_BULK "sluice_tx_bulk"
+#define SLUICE_PROG_TX_EXC  "sluice_tx_exc"
+/* Run by the daemon with BPF_PROG_TEST_RUN (never attached): turns a held
+ * SYN into the RST the data path would have sent; the daemon sends it. */
 #define SLUICE_PROG_RESET   "sluice_reset"
 
 enum sluice_fail_mode {
@@ -289,6 +296,7 @@ struct sluice_seats {
 			   * from their held SYN (cumulative) */
 	__u64 held_syns;  /* waiting connections whose SYN the daemon holds (gauge) */
 	__u64 held_bytes; /* the memory they take, against heldSyns (gauge) */
+	__u64 reset_failed; /* RSTs for held SYNs the daemon could not send (cumulative) */
 	__u64 tickets;    /* the level's tickets in sl_tickets, admit and reject: the
 			   * daemon adds one before it writes a ticket, whoever
 			   * deletes one subtracts, so it is never below the true
@@ -360,7 +368,9 @@ struct sluice_stats {
 	__u64 failsafe_closed;/* SYNs dropped because the heartbeat was stale */
 	__u64 conn_table_full;/* admitted SYNs that found the connection table full */
 	__u64 events_lost;    /* ring buffer events suppressed or not reserved */
-	__u64 rst_failed;     /* RST could not be built: SYN dropped instead */
+	__u64 rst_failed;     /* RST could not be built: SYN dropped instead (the other ways a
+			       * refusal is lost: sluice_if_stats.tx_dropped, and
+			       * sluice_seats.reset_failed for the daemon's own) */
 	__u64 tickets_admitted; /* retransmits admitted on a daemon ticket */
 	__u64 tickets_rejected; /* retransmits answered with a RST on a daemon ticket */
 	__u64 established;    /* sock_ops: tracked connections established */
@@ -507,9 +517,8 @@ enum sluice_conn_end {
 struct sluice_defer_event {
 	struct sluice_event ev; /* type SLUICE_EV_DEFER */
 	__u32 ifindex;          /* the ingress device */
-	__u32 rx_queue;         /* and its receive queue */
 	__u16 frame_len;        /* bytes in frame, 0: not copied */
-	__u8  pad[6];
+	__u8  pad[2];
 	__u8  frame[SLUICE_FRAME_MAX];
 };
 
@@ -593,6 +602,81 @@ struct sluice_wl_stats {
 	__u64 inline_admitted; /* admitted by the data path (both gates passed) */
 	__u64 inline_mtok;     /* their tokens: the incoming rate in pass-through */
 	__u64 deferred;        /* dropped by the policy gate (daemon queues them) */
+};
+
+/*
+ * How a refusal leaves the host, and a held SYN comes back in, on any
+ * interface (docs/ARCHITECTURE.md "Refusals and re-injection on any
+ * interface").  Native XDP_TX is delivered only by some devices (a veth
+ * only while its peer has NAPI: an XDP program or GRO), so a RST can
+ * instead be *handed off*: the data path marks the frame and passes it, and
+ * sluice_tc_in (tcx ingress) sends it out of the device; the daemon marks
+ * a held SYN and sends it through a packet socket, and sluice_tc_out (tcx
+ * egress) turns it around into the device's receive path.  A hand-off frame
+ * carries SLUICE_ETH_P_HANDOFF in place of its outermost EtherType, and at
+ * its end a trailer with the EtherType it had, the direction, and the
+ * interface's cookie (random, the daemon's; never on the wire: the tc
+ * program strips it before the frame leaves or re-enters).
+ */
+#define SLUICE_ETH_P_HANDOFF 0x88B5 /* IEEE 802 Local Experimental EtherType 1 */
+#define SLUICE_HANDOFF_MAGIC 0x5a
+
+enum sluice_handoff_dir {
+	SLUICE_HANDOFF_OUT = 1, /* XDP's RST: out of the device (sluice_tc_in) */
+	SLUICE_HANDOFF_IN  = 2, /* the daemon's held SYN: into the device (sluice_tc_out) */
+};
+
+struct sluice_handoff_trailer {
+	__u32  cookie; /* sluice_iface.cookie of the device */
+	__be16 proto;  /* the outermost EtherType the frame had */
+	__u8   dir;    /* enum sluice_handoff_dir */
+	__u8   magic;  /* SLUICE_HANDOFF_MAGIC */
+};
+#define SLUICE_HANDOFF_TRAILER 8
+
+enum sluice_iface_flags {
+	/* sluice_tc_in and sluice_tc_out are attached: a hand-off is delivered. */
+	SLUICE_IF_HANDOFF_READY = 1u << 0,
+	/* The daemon sends this device's RSTs by hand-off: XDP_TX is not proven
+	 * to deliver here (native mode without NDO_XMIT, or drops seen). */
+	SLUICE_IF_RST_HANDOFF   = 1u << 1,
+};
+
+/* Why a device's RSTs take the path they take (for status; the daemon's). */
+enum sluice_iface_reason {
+	SLUICE_IFR_UNKNOWN     = 0,
+	SLUICE_IFR_GENERIC     = 1, /* generic XDP: XDP_TX is the stack's own transmit */
+	SLUICE_IFR_NDO_XMIT    = 2, /* native, the device advertises NDO_XMIT (a veth: its peer has NAPI) */
+	SLUICE_IFR_NO_NDO_XMIT = 3, /* native, it does not: XDP_TX would be dropped */
+	SLUICE_IFR_DROPS       = 4, /* its driver dropped XDP_TX frames since the features last changed */
+	SLUICE_IFR_NO_HANDOFF  = 5, /* the tc programs could not be attached: XDP_TX, proven or not */
+	SLUICE_IFR_VETH_PEER   = 6, /* native on a veth: NDO_XMIT says its peer has NAPI, not that
+				     * it polls XDP_TX frames (GRO alone does not: measured) */
+};
+
+/* sl_ifaces[ifindex]: written by the daemon only. */
+struct sluice_iface {
+	__u32 slot;     /* index into sl_if_stats, < SLUICE_MAX_IFACES */
+	__u32 flags;    /* enum sluice_iface_flags */
+	__u32 cookie;   /* hand-off frames of this device carry it */
+	__u32 reason;   /* enum sluice_iface_reason */
+	__u64 xdp_features; /* the device's netdev xdp-features when last read */
+};
+
+/* A drop this recent (on this CPU) sends the next RST by hand-off, before
+ * the daemon has seen it: a driver drops an XDP_TX frame on the CPU that
+ * sent it, at the end of the same poll. */
+#define SLUICE_TX_DROP_HOLD_NS (10ULL * 1000000000ULL)
+
+/* sl_if_stats[slot] (per-CPU). */
+struct sluice_if_stats {
+	__u64 rst_xdp_tx;   /* XDP: RSTs sent with XDP_TX */
+	__u64 rst_handoff;  /* XDP: RSTs handed to sluice_tc_in */
+	__u64 handoff_out;  /* sluice_tc_in: hand-off frames sent out of the device */
+	__u64 handoff_in;   /* sluice_tc_out: held SYNs turned into the device's receive path */
+	__u64 handoff_foreign; /* SLUICE_ETH_P_HANDOFF frames that were not ours: left alone */
+	__u64 tx_dropped;   /* raw tracepoints: XDP_TX frames the driver dropped */
+	__u64 tx_drop_ns;   /* when this CPU last saw one (bpf_ktime_get_ns) */
 };
 
 #endif /* SLUICE_ABI_H */

@@ -36,6 +36,9 @@ echo
 echo "== PostgreSQL 15 under a pgbench -C storm: nothing in front, HAProxy, sluice (about 3 minutes)"
 scripts/bench_pg.sh
 echo
+echo "== refusal paths: every RST delivered, on a bare client end too; sluice's programs' time per RST by path (about 30 s)"
+scripts/bench_refusal.sh
+echo
 echo "== lab: connect latency, protection against peers, a spoofed flood, a crash under load (about 20 minutes)"
 scripts/bench_lab.sh
 if [[ " ${BENCH_PARTS:-A A2 B F R S} " == *" S "* ]]; then

@@ -11,6 +11,7 @@ PKGS=(
   libyaml-dev libcmocka-dev libpcre2-dev libjansson-dev
   libclang-rt-14-dev
   iproute2 util-linux procps jq curl
+  ethtool tcpdump         # the lab's peer variants (GRO on/off); capturing a refusal on the wire
   systemd libsystemd-dev help2man man-db
   prometheus gnuplot-nox
   shellcheck              # e2e/test_cli: the bash completion is shellcheck-clean

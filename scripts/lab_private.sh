@@ -29,7 +29,7 @@ lab_private() {
 
 lab_cleanup() {
 	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	sleep 0.3
 	declare -F lab_cleanup_extra >/dev/null && lab_cleanup_extra
 	"$ROOT/tests/lab/topo.sh" down 2>/dev/null

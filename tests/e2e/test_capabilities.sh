@@ -13,7 +13,7 @@ UNIT=$E2E_ROOT/configs/systemd/sluiced.service.in
 unit_caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT")
 # "CAP_BPF CAP_NET_ADMIN" -> "-all,+bpf,+net_admin" (setpriv's spelling).
 bset() { local s=-all c; for c in "$@"; do c=${c#CAP_}; s+=",+${c,,}"; done; echo "$s"; }
-cap_bit() { case $1 in CAP_NET_ADMIN) echo 12;; CAP_SYS_ADMIN) echo 21;; CAP_BPF) echo 39;; CAP_PERFMON) echo 38;; CAP_SETPCAP) echo 8;; *) echo 99;; esac; }
+cap_bit() { case $1 in CAP_NET_ADMIN) echo 12;; CAP_NET_RAW) echo 13;; CAP_SYS_ADMIN) echo 21;; CAP_BPF) echo 39;; CAP_PERFMON) echo 38;; CAP_SETPCAP) echo 8;; *) echo 99;; esac; }
 # mask CAP...: the capability mask as /proc/PID/status writes it.
 mask() { local m=0 c; for c in "$@"; do m=$((m | (1 << $(cap_bit "$c")))); done; printf '%016x' "$m"; }
 diag "the unit's CapabilityBoundingSet: $unit_caps"
@@ -39,8 +39,8 @@ check "... within the unit's bounding set (CapBnd $bnd)" \
 check "NoNewPrivs is set" grep -Eq '^NoNewPrivs:[[:space:]]+1' "/proc/$DAEMON_PID/status"
 
 # 8 seats, 100 ms each: 60 connections at 120/s wait in the queue, their
-# SYNs held and re-injected (live-frame BPF_PROG_TEST_RUN) under the
-# capabilities that remain.
+# SYNs held and re-injected (through the packet socket opened at start)
+# under the capabilities that remain.
 r=$(load --connect $SRV4 --port 8080 --rate 120 --count 60 --duration 2 --timeout 8)
 check_num "a burst past the limit completes: every connection served" "$(jq .ok <<<"$r")" -eq 60
 lv=$("$SLUICECTL" levels web --socket "$E2E_TMP/ctl.sock" --json)

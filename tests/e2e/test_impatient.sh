@@ -48,35 +48,45 @@ summary() {
 
 # Sluice first: the unprotected storm leaves the service seconds of work
 # for clients that have gone (their connections sat in its accept queue),
-# and a storm after it would start on a service that is not idle.
-start_daemon "$E2E_ROOT/configs/default.yaml" || { not_ok "sluiced starts"; e2e_finish; }
-ok "sluiced starts on configs/default.yaml"
-storm sluice
-summary sluice
-
-started=$(( $(jq .started "$E2E_TMP/heavy-sluice.json") + $(jq .started "$E2E_TMP/mice-sluice.json") ))
-timeouts=$(( $(jq .timeout "$E2E_TMP/heavy-sluice.json") + $(jq .timeout "$E2E_TMP/mice-sluice.json") ))
-check_num "at most 1 % of connections end in a silent time-out ($timeouts of $started)" \
-	"$(awk -v t="$timeouts" -v n="$started" 'BEGIN { printf "%.4f", t / n }')" -le 0.01
-mice_ok=$(jq .ok "$E2E_TMP/mice-sluice.json")
-mice_n=$(jq .started "$E2E_TMP/mice-sluice.json")
-check_num "light clients served, 95 % at least ($mice_ok of $mice_n)" \
-	"$(awk -v a="$mice_ok" -v b="$mice_n" 'BEGIN { printf "%.3f", a / b }')" -ge 0.95
-check_num "... p90 at most 0.5 s, the service's 0.1 s included (ms)" "$(pct_col 0.9 5 "$E2E_TMP/mice-sluice.csv")" -le 500
-done_n=$(completions_in 3 13 "$E2E_TMP/heavy-sluice.csv" "$E2E_TMP/mice-sluice.csv")
-check_num "the service completes at least 90 % of its capacity (completions/s over 10 s, capacity $CAPACITY)" \
-	"$(awk -v n="$done_n" 'BEGIN { printf "%.1f", n / 10 }')" -ge $((CAPACITY * 9 / 10))
-# What the levels refused, by reason, and what waited.
-diag "levels: $("$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json | jq -c '[.levels[] | select(.admitted > 0) |
-	{name, admitted, deferred, rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, dropped_gone}]')"
-policy=$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq -c '.policies[0] | {mode, reason, limit, recalled}')
-diag "policy: $policy"
-# The storm hits the policy in pass-through: its first cuts leave the
-# excess it admitted waiting in the level's queue, and that comes back to
-# the policy's queue, where the light clients go first.
-check_num "the policy's cuts recalled what they left waiting in the level's queue" \
-	"$(jq .recalled <<<"$policy")" -gt 0
-check "clean stop" stop_daemon
+# and a storm after it would start on a service that is not idle.  The
+# lab's client end is a bare veth (issue 38): native XDP_TX is dropped
+# there, so sluice runs the storm in both XDP modes.
+sluice_round() {
+	local mode=$1 tag=sluice-$1 started timeouts mice_ok mice_n done_n policy
+	start_daemon "$E2E_ROOT/configs/default.yaml" --xdp-mode "$mode" ||
+		{ not_ok "sluiced starts ($mode)"; e2e_finish; }
+	ok "sluiced starts on configs/default.yaml ($mode XDP)"
+	storm "$tag"
+	summary "$tag"
+	started=$(( $(jq .started "$E2E_TMP/heavy-$tag.json") + $(jq .started "$E2E_TMP/mice-$tag.json") ))
+	timeouts=$(( $(jq .timeout "$E2E_TMP/heavy-$tag.json") + $(jq .timeout "$E2E_TMP/mice-$tag.json") ))
+	check_num "$mode: at most 1 % of connections end in a silent time-out ($timeouts of $started)" \
+		"$(awk -v t="$timeouts" -v n="$started" 'BEGIN { printf "%.4f", t / n }')" -le 0.01
+	check_num "$mode: the heavy client's excess was refused" "$(jq .refused "$E2E_TMP/heavy-$tag.json")" -gt 0
+	check_num "$mode: no refusal lost (status rst_failed)" "$(status_json | jq .stats.rst_failed)" -eq 0
+	mice_ok=$(jq .ok "$E2E_TMP/mice-$tag.json")
+	mice_n=$(jq .started "$E2E_TMP/mice-$tag.json")
+	check_num "$mode: light clients served, 95 % at least ($mice_ok of $mice_n)" \
+		"$(awk -v a="$mice_ok" -v b="$mice_n" 'BEGIN { printf "%.3f", a / b }')" -ge 0.95
+	check_num "$mode: ... p90 at most 0.5 s, the service's 0.1 s included (ms)" "$(pct_col 0.9 5 "$E2E_TMP/mice-$tag.csv")" -le 500
+	done_n=$(completions_in 3 13 "$E2E_TMP/heavy-$tag.csv" "$E2E_TMP/mice-$tag.csv")
+	check_num "$mode: the service completes at least 90 % of its capacity (completions/s over 10 s, capacity $CAPACITY)" \
+		"$(awk -v n="$done_n" 'BEGIN { printf "%.1f", n / 10 }')" -ge $((CAPACITY * 9 / 10))
+	# What the levels refused, by reason, and what waited.
+	diag "levels: $("$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json | jq -c '[.levels[] | select(.admitted > 0) |
+		{name, admitted, deferred, rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, dropped_gone}]')"
+	policy=$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq -c '.policies[0] | {mode, reason, limit, recalled}')
+	diag "policy: $policy"
+	# The storm hits the policy in pass-through: its first cuts leave the
+	# excess it admitted waiting in the level's queue, and that comes back to
+	# the policy's queue, where the light clients go first.
+	check_num "$mode: the policy's cuts recalled what they left waiting in the level's queue" \
+		"$(jq .recalled <<<"$policy")" -gt 0
+	check "$mode: clean stop" stop_daemon
+}
+sluice_round native
+sleep 2
+sluice_round generic
 
 # The same storm with nothing in front, for comparison (not asserted).
 sleep 2

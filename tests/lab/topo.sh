@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Lab topology for sluice tests, demo and benchmarks.
 #
-#   topo.sh up [--generic-peer]   build it     topo.sh down   tear it down
+#   topo.sh up [--peer bare|xdp|gro]   build it     topo.sh down   tear it down
 #
 # The server side is the *current* network namespace (tests and the demo run
 # under `unshare -m -n`, so it is private); clients live in netns $SL_CLI_NS:
@@ -12,10 +12,13 @@
 #   [$SL_CLI_NS] sl1 198.18.0.2/24 (+ 198.18.0.10-.41 as extra client sources)
 #                    fd53:6c75:6963::2/64 (+ ::10-::41)
 #
-# Native XDP_TX on veth needs an XDP program on the peer (the frame is
-# delivered through the peer's NAPI, which only an attached program enables):
-# a pass program goes on sl1 unless --generic-peer (then run sluiced with
-# --xdp-mode generic).  Addresses come only from 198.18.0.0/15 and a ULA.
+# The client's end (--peer, or $SL_LAB_PEER): "bare" (the default: no
+# program, GRO off, what a container's or another host's veth looks like,
+# where native XDP_TX is dropped), "xdp" (a pass program on sl1: its NAPI
+# delivers XDP_TX) or "gro" (GRO on: NAPI without a program, which leaves
+# XDP_TX frames unpolled in its ring).  sluice must
+# refuse and re-inject on all three (issue 38).  Addresses come only from
+# 198.18.0.0/15 and a ULA.
 set -euo pipefail
 
 SL_CLI_NS=${SL_CLI_NS:-sl-cli}
@@ -25,8 +28,14 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PASS_OBJ=${PASS_OBJ:-$ROOT/${BUILD:-build}/tests/xdp_pass.bpf.o}
 
 up() {
-	local peer_prog=1
-	[ "${1:-}" = "--generic-peer" ] && peer_prog=0
+	local peer=${SL_LAB_PEER:-bare}
+	if [ "${1:-}" = "--peer" ]; then
+		peer=${2:-}
+	fi
+	case "$peer" in
+	bare | xdp | gro) ;;
+	*) echo "topo.sh: --peer bare, xdp or gro, not '$peer'" >&2; exit 2 ;;
+	esac
 	down 2>/dev/null || true
 	mkdir -p /run/netns
 	ip netns add "$SL_CLI_NS"
@@ -52,9 +61,11 @@ up() {
 	# nothing before it).  Every port, and TIME_WAIT reuse (older than
 	# 1 s, timestamps on), as load generators are set up.
 	ip netns exec "$SL_CLI_NS" sysctl -qw net.ipv4.ip_local_port_range="1024 65535" net.ipv4.tcp_tw_reuse=1
-	if [ "$peer_prog" = 1 ]; then
-		ip -n "$SL_CLI_NS" link set dev "$CLI_IF" xdpdrv obj "$PASS_OBJ" sec xdp
-	fi
+	case "$peer" in
+	xdp) ip -n "$SL_CLI_NS" link set dev "$CLI_IF" xdpdrv obj "$PASS_OBJ" sec xdp ;;
+	gro) ip netns exec "$SL_CLI_NS" ethtool -K "$CLI_IF" gro on >/dev/null ;;
+	bare) ip netns exec "$SL_CLI_NS" ethtool -K "$CLI_IF" gro off >/dev/null 2>&1 || true ;;
+	esac
 	# Static neighbours: no ARP/ND races in the first connection of a test.
 	local srv_mac cli_mac
 	# (not /sys/class/net: sysfs still shows the namespace it was mounted in)
@@ -78,5 +89,5 @@ down() {
 case "${1:-}" in
 up) shift; up "$@" ;;
 down) down ;;
-*) echo "usage: $0 up [--generic-peer] | down" >&2; exit 2 ;;
+*) echo "usage: $0 up [--peer bare|xdp|gro] | down" >&2; exit 2 ;;
 esac

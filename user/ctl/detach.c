@@ -21,7 +21,7 @@ struct detach_opts {
 
 static const struct ctl_opt detach_options[] = {
 	CTL_PIN_DIR(struct detach_opts, pin_dir),
-	CTL_JSON(struct detach_opts, json, "{\"found\", \"xdp\": [{\"ifname\", \"mode\"}], \"root_slots\", \"sockops\", \"pins_removed\", \"failed\"}"),
+	CTL_JSON(struct detach_opts, json, "{\"found\", \"xdp\": [{\"ifname\", \"mode\"}], \"root_slots\", \"sockops\", \"links\", \"pins_removed\", \"failed\"}"),
 	CTL_OPT_END,
 };
 
@@ -58,6 +58,7 @@ static void print_json(const struct sl_detach_report *r)
 	jo_arr_end(&jo);
 	jo_u64(&jo, "root_slots", r->n_root_slots);
 	jo_bool(&jo, "sockops", r->sockops);
+	jo_u64(&jo, "links", r->n_links);
 	jo_u64(&jo, "pins_removed", r->n_pins);
 	jo_u64(&jo, "failed", r->n_failed);
 	jo_obj_end(&jo);
@@ -78,6 +79,8 @@ static void print_table(const struct sl_detach_report *r, const char *pin_dir)
 	else if (!r->n_xdp)
 		printf("XDP: attached nowhere in this network namespace\n");
 	printf("sock_ops: %s\n", r->sockops ? "link detached" : "no pinned link");
+	printf("tc hand-off and drop tracepoints: %zu link%s detached\n", r->n_links,
+	       r->n_links == 1 ? "" : "s");
 	printf("%zu pins removed under %s%s\n", r->n_pins, pin_dir,
 	       r->n_failed ? "" : "; sluice is off this host");
 }

@@ -8,6 +8,7 @@
 #include "ctl/ctl.h"
 #include "ctl/options.h"
 #include "dataplane/attachments.h"
+#include "engine/tx_path.h"
 #include "lib/json_out.h"
 
 struct status_level {
@@ -28,6 +29,16 @@ struct status {
 	uint32_t xdp_prog_id;                 /* the pinned program's, 0: none */
 	struct sl_xdp_attachment ifaces[64]; /* where it is attached */
 	size_t n_ifaces;
+	/* How each protected interface's refusals leave (sl_ifaces). */
+	struct status_refusals {
+		uint32_t ifindex;
+		struct sluice_iface e;
+		struct sluice_if_stats st;
+	} refusals[SLUICE_MAX_IFACES];
+	size_t n_refusals;
+	/* Refusals lost, by cause: the data path could not build its RST,
+	 * a driver dropped it, the daemon could not send a held SYN's. */
+	uint64_t lost_build, lost_tx_dropped, lost_daemon_send;
 	unsigned n_levels;
 	/* The policy gates that name a policy or still count slots held. */
 	struct status_gate {
@@ -57,6 +68,35 @@ static const char *fail_mode_name(__u32 mode)
 static bool older_than(unsigned long long hb_ns, unsigned long long now, unsigned long long limit)
 {
 	return limit && (!hb_ns || (now > hb_ns && now - hb_ns > limit));
+}
+
+static void read_refusals(const struct sl_maps *m, struct status *s)
+{
+	uint32_t ifindex[SLUICE_MAX_IFACES];
+	struct sluice_iface e[SLUICE_MAX_IFACES];
+	size_t n = 0;
+
+	s->lost_build = s->gs.rst_failed;
+	if (sl_maps_ifaces(m, ifindex, e, SLUICE_MAX_IFACES, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct status_refusals *r = &s->refusals[s->n_refusals];
+
+		r->ifindex = ifindex[i];
+		r->e = e[i];
+		if (sl_maps_if_stats(m, e[i].slot, &r->st))
+			continue;
+		s->lost_tx_dropped += r->st.tx_dropped;
+		s->n_refusals++;
+	}
+}
+
+static const struct status_refusals *refusals_of(const struct status *s, uint32_t ifindex)
+{
+	for (size_t i = 0; i < s->n_refusals; i++)
+		if (s->refusals[i].ifindex == ifindex)
+			return &s->refusals[i];
+	return NULL;
 }
 
 static int read_status(const struct sl_maps *m, const char *pin_dir, struct status *s)
@@ -93,10 +133,12 @@ static int read_status(const struct sl_maps *m, const char *pin_dir, struct stat
 		    (err = sl_maps_level_stats(m, slot, &l->st)))
 			return err;
 		/* A removed level is shown while it still holds seats. */
+		s->lost_daemon_send += l->seats.reset_failed;
 		if (l->cfg.type == SLUICE_LEVEL_UNUSED && !l->seats.seats_in_use)
 			continue;
 		s->n_levels++;
 	}
+	read_refusals(m, s);
 	for (unsigned i = 0; i < SLUICE_MAX_POLICIES; i++) {
 		struct status_gate *g = &s->gates[s->n_gates];
 
@@ -117,6 +159,26 @@ static const char *seats_at_name(const struct sluice_level *l)
 	if (l->type != SLUICE_LEVEL_LIMITED)
 		return "syn";
 	return l->flags & SLUICE_LVL_SEAT_AT_ACK ? "ack" : "syn";
+}
+
+static void print_refusals_json(struct json_out *jo, const struct status_refusals *r)
+{
+	if (!r) {
+		jo_null(jo, "refusals");
+		return;
+	}
+	jo_obj_begin(jo, "refusals");
+	jo_str(jo, "path", r->e.flags & SLUICE_IF_RST_HANDOFF ? "handoff" : "xdp_tx");
+	jo_str(jo, "reason", sl_tx_reason_name(r->e.reason));
+	jo_bool(jo, "handoff_ready", r->e.flags & SLUICE_IF_HANDOFF_READY);
+	jo_u64(jo, "xdp_features", r->e.xdp_features);
+	jo_u64(jo, "rst_xdp_tx", r->st.rst_xdp_tx);
+	jo_u64(jo, "rst_handoff", r->st.rst_handoff);
+	jo_u64(jo, "handoff_out", r->st.handoff_out);
+	jo_u64(jo, "handoff_in", r->st.handoff_in);
+	jo_u64(jo, "handoff_foreign", r->st.handoff_foreign);
+	jo_u64(jo, "tx_dropped", r->st.tx_dropped);
+	jo_obj_end(jo);
 }
 
 static void print_json(const struct status *s, const char *pin_dir)
@@ -143,6 +205,7 @@ static void print_json(const struct status *s, const char *pin_dir)
 		jo_u64(&jo, "ifindex", (uint64_t)s->ifaces[i].ifindex);
 		jo_str(&jo, "xdp_mode", s->ifaces[i].mode);
 		jo_u64(&jo, "prog_id", s->ifaces[i].prog_id);
+		print_refusals_json(&jo, refusals_of(s, (uint32_t)s->ifaces[i].ifindex));
 		jo_obj_end(&jo);
 	}
 	jo_arr_end(&jo);
@@ -182,6 +245,7 @@ static void print_json(const struct status *s, const char *pin_dir)
 		jo_u64(&jo, "deferred", l->st.deferred);
 		jo_u64(&jo, "rejected", l->st.rejected + l->seats.reset_held);
 		jo_u64(&jo, "reset_held", l->seats.reset_held);
+		jo_u64(&jo, "reset_failed", l->seats.reset_failed);
 		jo_u64(&jo, "syns", l->st.syns);
 		jo_u64(&jo, "retransmits", l->st.retransmits);
 		jo_u64(&jo, "closed", l->st.closed);
@@ -226,7 +290,13 @@ static void print_json(const struct status *s, const char *pin_dir)
 	jo_u64(&jo, "fragments", s->gs.fragments);
 	jo_u64(&jo, "conn_table_full", s->gs.conn_table_full);
 	jo_u64(&jo, "events_lost", s->gs.events_lost);
-	jo_u64(&jo, "rst_failed", s->gs.rst_failed);
+	/* Every refusal that did not reach its client, whatever the cause. */
+	jo_u64(&jo, "rst_failed", s->lost_build + s->lost_tx_dropped + s->lost_daemon_send);
+	jo_obj_begin(&jo, "rst_failed_by_cause");
+	jo_u64(&jo, "build", s->lost_build);
+	jo_u64(&jo, "xdp_tx_dropped", s->lost_tx_dropped);
+	jo_u64(&jo, "daemon_send", s->lost_daemon_send);
+	jo_obj_end(&jo);
 	jo_u64(&jo, "established", s->gs.established);
 	jo_u64(&jo, "released", s->gs.released);
 	jo_u64(&jo, "tickets_admitted", s->gs.tickets_admitted);
@@ -267,6 +337,19 @@ static void print_table(const struct status *s, const char *pin_dir)
 	if (!s->n_ifaces)
 		printf(" none: XDP is not attached%s", s->xdp_prog_id ? "" : " (no program pinned)");
 	printf("\n");
+	for (size_t i = 0; i < s->n_ifaces; i++) {
+		const struct status_refusals *r = refusals_of(s, (uint32_t)s->ifaces[i].ifindex);
+
+		if (!r)
+			continue;
+		printf("  %s refusals by %s (%s%s): xdp_tx %llu  handoff %llu  held SYNs in %llu  "
+		       "lost %llu\n", s->ifaces[i].ifname,
+		       r->e.flags & SLUICE_IF_RST_HANDOFF ? "tc hand-off" : "XDP_TX",
+		       sl_tx_reason_name(r->e.reason),
+		       r->e.flags & SLUICE_IF_HANDOFF_READY ? "" : ", no hand-off",
+		       (unsigned long long)r->st.rst_xdp_tx, (unsigned long long)r->st.rst_handoff,
+		       (unsigned long long)r->st.handoff_in, (unsigned long long)r->st.tx_dropped);
+	}
 	printf("%-24s %-8s %9s %7s %10s %10s %10s %8s %-4s\n", "LEVEL", "TYPE", "SEATS", "LIMIT",
 	       "ADMITTED", "DEFERRED", "REJECTED", "EXPIRED", "AT");
 	for (unsigned i = 0; i < s->n_levels; i++) {
@@ -302,12 +385,13 @@ static void print_table(const struct status *s, const char *pin_dir)
 		       gate_mode_name(g->g.mode), (long long)g->g.slots_held, limit, g->g.waiting);
 	}
 	printf("syns %llu  unprotected %llu  malformed %llu  fragments %llu  failsafe open/closed/static %llu/%llu/%llu"
-	       "  table full %llu  events lost %llu\n",
+	       "  table full %llu  events lost %llu  refusals lost %llu\n",
 	       (unsigned long long)s->gs.syns, (unsigned long long)s->gs.unprotected,
 	       (unsigned long long)s->gs.malformed, (unsigned long long)s->gs.fragments,
 	       (unsigned long long)s->gs.failsafe_open, (unsigned long long)s->gs.failsafe_closed,
 	       (unsigned long long)s->gs.failsafe_static,
-	       (unsigned long long)s->gs.conn_table_full, (unsigned long long)s->gs.events_lost);
+	       (unsigned long long)s->gs.conn_table_full, (unsigned long long)s->gs.events_lost,
+	       (unsigned long long)(s->lost_build + s->lost_tx_dropped + s->lost_daemon_send));
 }
 
 struct status_opts {

@@ -43,7 +43,7 @@ _Static_assert(SL_FALLBACK_NO_FRAME == (int)SL_FALLBACK_K_NO_FRAME && SL_FALLBAC
 enum level_metric_id {
 	LM_NOMINAL, LM_LIMIT, LM_LOWER, LM_UPPER, LM_DEMAND_AVG, LM_DEMAND_STDEV, LM_DEMAND_HWM,
 	LM_DEMAND_SMOOTHED, LM_SEATS, LM_SYNS, LM_DEFERRED, LM_RETRANSMITS, LM_CLOSED, LM_FAILSAFE,
-	LM_EXPIRED, LM_SHADOW, LM_HELD, LM_HELD_BYTES, LM_REINJECTED, LM_RESET_HELD,
+	LM_EXPIRED, LM_SHADOW, LM_HELD, LM_HELD_BYTES, LM_REINJECTED, LM_RESET_HELD, LM_RESET_FAILED,
 	LM_RELEASED_UNSEATED, LM_CLOSED_UNSERVED, LM_STALLS, LM_DROPPED_GONE, LM_AFTER_CLOSE,
 	LM_AFTER_CLOSE_1MS,
 };
@@ -75,6 +75,8 @@ static const struct level_metric {
 	{LM_HELD_BYTES, SL_PROM_GAUGE, "level_held_syn_bytes", "Bytes the held SYNs take (counted against heldSyns)."},
 	{LM_REINJECTED, SL_PROM_COUNTER, "level_reinjected_total", "Held SYNs re-injected when their turn came."},
 	{LM_RESET_HELD, SL_PROM_COUNTER, "level_reset_held_total", "Held SYNs answered with their RST when rejected."},
+	{LM_RESET_FAILED, SL_PROM_COUNTER, "level_reset_failed_total",
+	 "Held SYNs rejected whose RST could not be sent (a reject ticket answers their retransmit)."},
 	{LM_RELEASED_UNSEATED, SL_PROM_COUNTER, "level_released_unseated_total",
 	 "Connections deferred at their SYN whose turn came once the level seated at the ACK: let through without a seat."},
 	{LM_CLOSED_UNSERVED, SL_PROM_COUNTER, "level_closed_unserved_total",
@@ -115,6 +117,7 @@ static double level_value(enum level_metric_id id, const struct level_rt *l,
 	case LM_HELD_BYTES: return (double)s->held_bytes;
 	case LM_REINJECTED: return (double)s->seats.reinjected;
 	case LM_RESET_HELD: return (double)s->seats.reset_held;
+	case LM_RESET_FAILED: return (double)s->seats.reset_failed;
 	case LM_RELEASED_UNSEATED: return (double)l->released_unseated;
 	case LM_CLOSED_UNSERVED: return (double)s->st.closed_unserved;
 	case LM_STALLS: return (double)l->stalls;

@@ -64,7 +64,7 @@ static void hold_frame(struct sl_admission *adm, const struct sl_pending *p,
 		l->fallback[SL_FALLBACK_CHECKSUM]++;
 		return;
 	}
-	err = sl_held_put(adm->held, p->id, p->level, de->ifindex, de->rx_queue, frame,
+	err = sl_held_put(adm->held, p->id, p->level, de->ifindex, frame,
 			  de->frame_len);
 	/* -ENOSPC: a budget is full; -ENOMEM counts the same (no memory to
 	 * hold it); the event's length was checked above. */
@@ -132,7 +132,7 @@ static bool admit_held(struct level_rt *l, struct sl_pending *p, const struct sl
 	}
 	if (err)
 		return false;
-	err = sl_inject_syn(adm->dp, h->frame, h->len, h->ifindex, h->rx_queue);
+	err = sl_inject_syn(adm->dp, h->frame, h->len, h->ifindex);
 	if (err) {
 		l->fallback[SL_FALLBACK_INJECT]++;
 		if (!sl_conn_unadmit(adm->dp, &p->key)) {
@@ -166,12 +166,13 @@ static bool reset_held(struct level_rt *l, struct sl_pending *p)
 	bool sent = false;
 
 	if (h) {
-		if (!sl_inject_reset(l->adm->dp, h->frame, h->len, h->ifindex, h->rx_queue)) {
+		if (!sl_inject_reset(l->adm->dp, h->frame, h->len, h->ifindex)) {
 			l->reset_sent++;
 			sl_seats_count_reset(l->adm->dp, p->level);
 			sent = true;
 		} else {
 			l->fallback[SL_FALLBACK_INJECT]++;
+			sl_seats_count_reset_failed(l->adm->dp, p->level);
 		}
 		free(h);
 	}
@@ -232,7 +233,7 @@ static void release_unseated(struct level_rt *l, struct sl_pending *p, struct sl
 {
 	struct sl_admission *adm = l->adm;
 
-	if (h && sl_inject_syn(adm->dp, h->frame, h->len, h->ifindex, h->rx_queue))
+	if (h && sl_inject_syn(adm->dp, h->frame, h->len, h->ifindex))
 		l->fallback[SL_FALLBACK_INJECT]++;
 	if (reserved)
 		sl_seats_release(adm->dp, l->slot, p->seats);

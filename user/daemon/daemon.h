@@ -21,6 +21,7 @@
 #include "daemon/config_watch.h"
 #include "daemon/halfopen_rt.h"
 #include "daemon/request_server.h"
+#include "daemon/tx_path_rt.h"
 #include "daemon/service_manager.h"
 #include "dataplane/expiry.h"
 #include "dataplane/dataplane.h"
@@ -45,6 +46,7 @@ struct daemon_opts {
 	const char *control_path;
 	const char *metrics_address; /* --metrics-address: over Server spec.metricsAddress */
 	bool xdp_generic;
+	bool veth_peer_xdp;  /* --veth-peer-xdp */
 	bool keep_maps;
 	bool keep_attached;
 	bool keep_privileges;
@@ -84,6 +86,7 @@ struct daemon {
 	unsigned long long reconciled; /* connections released by reconcile() */
 	struct level_report report[SLUICE_MAX_LEVELS];
 	struct sl_halfopen_rt halfopen; /* half-open time-out, where levels seat */
+	struct sl_tx_path_rt tx_path;   /* how each interface's refusals leave */
 	struct sl_sock_dump sock_dump;  /* the periodic reconcile's listing, read a tick at a time */
 	struct sl_reconcile_pass reconcile_pass; /* then sl_conns against it, a tick at a time */
 	bool reconcile_walking;

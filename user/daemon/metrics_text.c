@@ -111,7 +111,7 @@ void daemon_render_metrics(void *ctx, FILE *f)
 		G(static_walks, "Runs of the kernel's half-open sweep that walked the whole connection table (failMode static)."),
 		G(conn_table_full, "Admissions that found the connection table full."),
 		G(events_lost, "Ring buffer events suppressed or not reserved."),
-		G(rst_failed, "RSTs that could not be built (SYN dropped)."),
+		G(rst_failed, "RSTs the data path could not build (SYN dropped; a RST the driver dropped: interface_refusals_lost_total, one the daemon could not send: level_reset_failed_total)."),
 		G(tickets_admitted, "Retransmits admitted on a daemon ticket."),
 		G(tickets_rejected, "Retransmits answered with a RST on a daemon ticket."),
 		G(established, "Tracked connections established (sock_ops)."),
@@ -186,6 +186,7 @@ void daemon_render_metrics(void *ctx, FILE *f)
 	render_clients(f, d);
 	render_cost(f, d);
 	sl_halfopen_rt_metrics(&d->halfopen, f);
+	sl_tx_path_rt_metrics(&d->tx_path, &d->dp, f);
 	sl_adm_metrics(d->adm, f);
 	sl_policies_metrics(d->policies, f, now);
 }

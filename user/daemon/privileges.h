@@ -3,8 +3,9 @@
  * Dropping what the daemon no longer needs once the data path is loaded,
  * attached and its sockets are open.  Kept: CAP_BPF (the kernel's checks on
  * map and program operations through fds it already holds) and
- * CAP_NET_ADMIN (re-injecting held SYNs with live-frame BPF_PROG_TEST_RUN,
- * and detaching XDP at stop).  Everything else goes from the effective,
+ * CAP_NET_ADMIN (detaching XDP and the tc hand-off at stop).  The packet
+ * socket held SYNs go through is opened before (CAP_NET_RAW), and sending
+ * on it needs nothing.  Everything else goes from the effective,
  * permitted, inheritable, ambient and bounding sets, and NoNewPrivs is set,
  * so nothing the daemon could be tricked into executing regains them.
  */

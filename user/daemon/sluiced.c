@@ -69,6 +69,10 @@ static void usage(FILE *f)
 		"                           (default: every one of Server spec.interfaces);\n"
 		"                           auto: the device of the default route\n"
 		"  -m, --xdp-mode MODE      native (default) or generic\n"
+		"      --veth-peer-xdp      every protected veth's peer runs an XDP program, so\n"
+		"                           native XDP_TX reaches the client (by default a veth's\n"
+		"                           refusals go by the tc hand-off: with only GRO on\n"
+		"                           the peer, XDP_TX frames are never delivered)\n"
 		"  -g, --cgroup PATH        cgroup v2 directory for sock_ops (default: the\n"
 		"                           cgroup2 mount found in /proc/mounts)\n"
 		"      --pin-dir DIR        where to pin maps, programs and links (default:\n"
@@ -105,6 +109,7 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		{"config", required_argument, NULL, 'c'},
 		{"iface", required_argument, NULL, 'i'},
 		{"xdp-mode", required_argument, NULL, 'm'},
+		{"veth-peer-xdp", no_argument, NULL, 'X'},
 		{"cgroup", required_argument, NULL, 'g'},
 		{"pin-dir", required_argument, NULL, 'p'},
 		{"keep-maps", no_argument, NULL, 'k'},
@@ -149,6 +154,7 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 		case 'k': o->keep_maps = true; break;
 		case 'K': o->keep_attached = o->keep_maps = true; break;
 		case 'P': o->keep_privileges = true; break;
+		case 'X': o->veth_peer_xdp = true; break;
 		case 'f': o->force = true; break;
 		case 'v': o->verbose = true; o->log_level = SL_LOG_DEBUG; break;
 		case 'W': o->watch_config = true; break;
@@ -333,6 +339,7 @@ static void tick(struct daemon *d)
 		for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++)
 			sl_adm_level_seating(d->adm, slot, sl_halfopen_rt_flags(&d->halfopen, slot));
 	}
+	sl_tx_path_rt_step(&d->tx_path, &d->dp, now);
 	daemon_reconcile_step(d, now);
 	if (now - d->last_report_ns >= REPORT_INTERVAL_NS) {
 		d->last_report_ns = now;
@@ -517,6 +524,7 @@ int main(int argc, char **argv)
 	if (err)
 		return 1;
 	sl_halfopen_rt_init(&d.halfopen, &d.cfg->server);
+	sl_tx_path_rt_init(&d.tx_path);
 	if (!d.opts.n_ifnames)
 		for (size_t i = 0; i < d.cfg->server.n_interfaces && i < SL_DP_MAX_IFACES; i++)
 			d.opts.ifnames[d.opts.n_ifnames++] = d.cfg->server.interfaces[i];
@@ -572,6 +580,7 @@ int main(int argc, char **argv)
 	dpo.ifnames = d.opts.ifnames;
 	dpo.n_ifnames = d.opts.n_ifnames;
 	dpo.xdp_generic = d.opts.xdp_generic;
+	dpo.veth_peer_xdp = d.opts.veth_peer_xdp;
 	dpo.cgroup = d.opts.cgroup;
 	dpo.force = d.opts.force;
 	dpo.conn_table_size = d.cfg->server.table_sizes.connections;

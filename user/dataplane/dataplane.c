@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #include "dataplane/dataplane.h"
 #include "dataplane/chain.h"
+#include "dataplane/ifaces.h"
+#include "dataplane/inject.h"
+#include "dataplane/tx_hooks.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -454,6 +457,8 @@ void sl_maps_from_skel(struct sluice *s, struct sl_maps *m)
 	m->fd[SL_MAP_HS_HIST] = bpf_map__fd(s->maps.sl_hs_hist);
 	m->fd[SL_MAP_FS_STATS] = bpf_map__fd(s->maps.sl_fs_stats);
 	m->fd[SL_MAP_FS_DUR] = bpf_map__fd(s->maps.sl_fs_dur);
+	m->fd[SL_MAP_IFACES] = bpf_map__fd(s->maps.sl_ifaces);
+	m->fd[SL_MAP_IF_STATS] = bpf_map__fd(s->maps.sl_if_stats);
 }
 
 static void remove_pins(struct sl_dataplane *dp, bool keep_maps)
@@ -490,8 +495,13 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 	memset(dp, 0, sizeof(*dp));
 	dp->lock_fd = -1;
 	dp->root_array_fd = -1;
+	dp->pkt_fd = -1;
+	dp->genl.fd = -1;
+	for (size_t i = 0; i < SL_DP_MAX_IFACES; i++)
+		dp->ifaces[i].tc_in_fd = dp->ifaces[i].tc_out_fd = -1;
 	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s", o->pin_dir);
 	dp->xdp_flags = o->xdp_generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
+	dp->veth_peer_xdp = o->veth_peer_xdp;
 	if (!o->n_ifnames || o->n_ifnames > SL_DP_MAX_IFACES) {
 		pr_err("%zu interfaces: between 1 and %d", o->n_ifnames, SL_DP_MAX_IFACES);
 		return -EINVAL;
@@ -564,6 +574,8 @@ int sl_dataplane_start(struct sl_dataplane *dp, const struct sl_dataplane_opts *
 		goto fail;
 	dp->own_old_xdp = sl_pinned_prog_id(dp->pin_dir, SLUICE_PROG_XDP);
 	err = pin_progs(dp);
+	if (!err)
+		err = sl_inject_open(dp);
 	if (err)
 		goto fail;
 	return 0;
@@ -579,6 +591,12 @@ int sl_dataplane_attach(struct sl_dataplane *dp, const struct sl_dataplane_opts 
 
 	/* The next program first, so that no frame passes without it. */
 	err = sl_chain_set_next(dp, o->xdp_next);
+	/* The ways out for refusals before the first one: a RST sent before
+	 * its interface's entry exists would go by XDP_TX, unproven. */
+	if (!err) {
+		sl_tx_hooks_attach(dp);
+		err = sl_ifaces_init(dp);
+	}
 	if (!err && o->root_array)
 		err = sl_chain_join_root(dp, o->root_array, o->root_slot, o->force);
 	for (size_t i = 0; i < dp->n_ifaces && !err && !o->root_array; i++)
@@ -602,13 +620,18 @@ void sl_dataplane_stop(struct sl_dataplane *dp, enum sl_stop_mode mode)
 		for (size_t i = 0; i < dp->n_ifaces; i++)
 			dp->ifaces[i].attached = false;
 		sl_chain_leave_root(dp, true);
+		sl_tx_hooks_detach(dp, true);
 	} else if (dp->skel) {
 		for (size_t i = 0; i < dp->n_ifaces; i++)
 			detach_xdp(dp, &dp->ifaces[i]);
 		sl_chain_leave_root(dp, false);
+		/* After XDP: no RST is handed off to a program that is gone. */
+		sl_tx_hooks_detach(dp, false);
 		detach_sockops(dp);
 		remove_pins(dp, mode == SL_STOP_KEEP_MAPS);
 	}
+	sl_inject_close(dp);
+	sl_genl_netdev_close(&dp->genl);
 	if (dp->seats) {
 		munmap(dp->seats, dp->seats_len);
 		dp->seats = NULL;

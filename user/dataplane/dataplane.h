@@ -2,7 +2,10 @@
 /*
  * The data plane adapter: load (or adopt) the BPF object, pin, attach XDP
  * and sock_ops, and take it all down again.  The one owner of the
- * skeleton (inject.c only reads its test-run programs' fds).
+ * skeleton; its rooms borrow it: tx_hooks.c attaches the hand-off and
+ * drop-counting programs, ifaces.c writes sl_ifaces, inject.c sends held
+ * frames (docs/ARCHITECTURE.md "Refusals and re-injection on any
+ * interface").
  */
 #ifndef SLUICE_DATAPLANE_H
 #define SLUICE_DATAPLANE_H
@@ -13,6 +16,7 @@
 #include <stdint.h>
 
 #include "dataplane/pinned_maps.h"
+#include "dataplane/xdp_features.h"
 
 struct sluice; /* the generated skeleton */
 struct bpf_link;
@@ -25,6 +29,8 @@ struct sl_dataplane_opts {
 	const char *const *ifnames; /* n_ifnames interfaces, each attached the same way */
 	size_t n_ifnames;
 	bool xdp_generic;          /* generic (skb) mode instead of native */
+	bool veth_peer_xdp;        /* the operator vouches that every veth's peer runs an XDP
+				    * program: native XDP_TX is delivered there (engine/tx_path.h) */
 	const char *cgroup;        /* NULL: the cgroup v2 root from /proc/mounts */
 	bool force;                /* replace an XDP program we did not attach */
 	uint32_t conn_table_size;  /* 0: the object's default */
@@ -39,6 +45,9 @@ struct sl_dp_iface {
 	char name[IFNAMSIZ];
 	int ifindex;
 	bool attached;
+	int tc_in_fd, tc_out_fd; /* tcx links of sluice_tc_in/out (tx_hooks.c), -1: none */
+	uint32_t cookie;         /* its hand-off frames carry it (ifaces.c) */
+	bool veth;               /* its driver is veth (ifaces.c) */
 };
 
 struct sl_dataplane {
@@ -49,6 +58,7 @@ struct sl_dataplane {
 	char ifnames[SL_DP_MAX_IFACES * (IFNAMSIZ + 2)]; /* "eth0, eth1": for messages */
 	char cgroup[256];
 	uint32_t xdp_flags;
+	bool veth_peer_xdp;         /* sl_dataplane_opts' */
 	struct bpf_link *sockops_link;
 	struct sl_maps maps;        /* borrowed from skel */
 	struct sluice_seats *seats; /* sl_seats mmapped: SLUICE_MAX_LEVELS entries */
@@ -60,6 +70,9 @@ struct sl_dataplane {
 	int lock_fd;
 	int root_array_fd;          /* xdpChain.rootArray joined (chain.c), -1: attached alone */
 	uint32_t root_slot;
+	struct bpf_link *tx_bulk_link, *tx_exc_link; /* tx_hooks.c */
+	int pkt_fd;                 /* AF_PACKET socket for held frames (inject.c), -1: none */
+	struct sl_genl_netdev genl; /* xdp-features (ifaces.c) */
 };
 
 /* Load the object, adopt or create and pin its maps, pin its programs:

@@ -59,23 +59,40 @@ static void detach_xdp(const char *pin_dir, struct sl_detach_report *r)
 	close(prog_fd);
 }
 
-/* The pinned link detaches the cgroup program now; unpinning alone would
- * leave it running until the last fd (none) and the pin went. */
-static void detach_sockops(const char *pin_dir, struct sl_detach_report *r)
+/* Every pinned link detaches its program now (the sock_ops link, the
+ * tcx hand-off links, the drop tracepoints); unpinning alone would leave
+ * it running until the last fd (none) and the pin went.  A link the
+ * kernel cannot detach (a tracepoint's, before Linux 6.x) goes with its
+ * pin, below.  The root-array markers are maps, not links. */
+static void detach_links(const char *pin_dir, struct sl_detach_report *r)
 {
-	char path[4096];
-	int fd;
+	struct dirent *e;
+	char dir[4096], path[4352];
+	DIR *d;
 
-	if (sl_pin_path(path, sizeof(path), pin_dir, "links", "sockops"))
+	if (snprintf(dir, sizeof(dir), "%s/links", pin_dir) >= (int)sizeof(dir) || !(d = opendir(dir)))
 		return;
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return;
-	if (bpf_link_detach(fd))
-		r->n_failed++;
-	else
-		r->sockops = true;
-	close(fd);
+	while ((e = readdir(d))) {
+		int fd;
+
+		if (e->d_name[0] == '.' || !strncmp(e->d_name, SL_ROOT_MARKER, strlen(SL_ROOT_MARKER)))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path))
+			continue;
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		if (!bpf_link_detach(fd)) {
+			if (!strcmp(e->d_name, "sockops"))
+				r->sockops = true;
+			else
+				r->n_links++;
+		} else if (errno != EOPNOTSUPP && errno != EINVAL) {
+			r->n_failed++;
+		}
+		close(fd);
+	}
+	closedir(d);
 }
 
 /* Slots sluice took in a root program's array: emptied where they still
@@ -162,7 +179,7 @@ int sl_detach_pinned(const char *pin_dir, struct sl_detach_report *r)
 	}
 	detach_xdp(pin_dir, r);
 	leave_root_arrays(pin_dir, r);
-	detach_sockops(pin_dir, r);
+	detach_links(pin_dir, r);
 	remove_pins(pin_dir, r);
 out:
 	close(fd);

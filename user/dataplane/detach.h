@@ -3,7 +3,8 @@
  * Take sluice off a host where no daemon runs (adapter): what a daemon
  * stopped with --keep-attached (or a crashed one) left behind.  XDP comes
  * off every interface of this network namespace that runs the pinned
- * program, the pinned sock_ops link is detached, and every pin under the
+ * program, the pinned links (sock_ops, the tc hand-off, the drop
+ * tracepoints) are detached, and every pin under the
  * pin directory goes, so the maps are freed with their last reference.
  * `sluicectl detach`, the unit's ExecStopPost and the package's prerm.
  */
@@ -22,6 +23,7 @@ struct sl_detach_report {
 	char xdp[SL_DETACH_MAX_IFACES][IF_NAMESIZE];
 	const char *xdp_mode[SL_DETACH_MAX_IFACES];
 	bool sockops;        /* the pinned sock_ops link was detached */
+	size_t n_links;      /* other pinned links detached (tcx hand-off, drop tracepoints) */
 	size_t n_root_slots; /* root programs' array slots left (xdpChain.rootArray) */
 	size_t n_pins;       /* pins removed */
 	size_t n_failed;     /* pins or attachments that could not be removed */

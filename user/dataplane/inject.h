@@ -1,15 +1,23 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * Putting a held SYN back (data plane): BPF_PROG_TEST_RUN on live frames
- * with the ingress device and queue the SYN came in on.  sluice_inject
- * returns XDP_PASS: the frame is built into an skb and delivered through
- * netif_receive_skb, as if it had just arrived.  sluice_reset builds the
- * data path's RST from it and returns XDP_TX: the RST goes out of that
- * same device.
+ * A held frame's way out of the daemon (adapter), on any interface
+ * (docs/ARCHITECTURE.md "Refusals and re-injection on any interface"):
+ * both go through the daemon's packet socket on the device the frame came
+ * in on, which every device has; neither through the device's XDP transmit
+ * (a veth drops that silently unless its peer has NAPI), nor through a
+ * live-frame BPF_PROG_TEST_RUN (EPERM to the daemon on Linux 6.18, and the
+ * same XDP transmit for its RSTs).
  *
- * In native mode the device's own XDP program does not see an injected
- * frame; in generic mode it does, and finds the connection already in
+ * sl_inject_syn: an admitted SYN, wrapped as a hand-off frame: sent out of
+ * the device, sluice_tc_out (tcx egress) takes it before it leaves,
+ * unwraps it and redirects it into the device's receive path, as if it
+ * had just arrived.  In native mode the device's XDP program does not see
+ * it; in generic mode it does, and finds the connection already in
  * sl_conns (the caller records it first): admitted exactly once either way.
+ *
+ * sl_inject_reset: the RST the data path would have sent (sluice_reset,
+ * run with BPF_PROG_TEST_RUN on a copy of the frame), sent out of the
+ * device as it is.
  */
 #ifndef SLUICE_INJECT_H
 #define SLUICE_INJECT_H
@@ -19,12 +27,15 @@
 
 #include "dataplane/dataplane.h"
 
-/* 0, -ENOTSUP without the programs (no data plane loaded), or the errno of
- * the run (a device that is gone: -ENODEV; a queue it does not have:
- * -EINVAL). */
-int sl_inject_syn(struct sl_dataplane *dp, const uint8_t *frame, size_t len, uint32_t ifindex,
-		  uint32_t rx_queue);
-int sl_inject_reset(struct sl_dataplane *dp, const uint8_t *frame, size_t len, uint32_t ifindex,
-		    uint32_t rx_queue);
+/* Open the packet socket (at start, before privileges are dropped: sending
+ * on it needs none; opening it, CAP_NET_RAW).  0 or -errno, logged. */
+int sl_inject_open(struct sl_dataplane *dp);
+void sl_inject_close(struct sl_dataplane *dp);
+
+/* 0; -ENOTSUP without the socket, the programs, or (a SYN) the interface's
+ * hand-off; -ENODEV for a device that is not one of ours; or the send's
+ * errno (-EAGAIN: the device's queue is full; never waits). */
+int sl_inject_syn(struct sl_dataplane *dp, const uint8_t *frame, size_t len, uint32_t ifindex);
+int sl_inject_reset(struct sl_dataplane *dp, const uint8_t *frame, size_t len, uint32_t ifindex);
 
 #endif

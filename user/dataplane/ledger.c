@@ -235,6 +235,7 @@ void sl_seats_read(const struct sl_dataplane *dp, unsigned level, struct sluice_
 	out->reset_held = __atomic_load_n(&s->reset_held, __ATOMIC_RELAXED);
 	out->held_syns = __atomic_load_n(&s->held_syns, __ATOMIC_RELAXED);
 	out->held_bytes = __atomic_load_n(&s->held_bytes, __ATOMIC_RELAXED);
+	out->reset_failed = __atomic_load_n(&s->reset_failed, __ATOMIC_RELAXED);
 	out->tickets = __atomic_load_n(&s->tickets, __ATOMIC_RELAXED);
 }
 
@@ -293,4 +294,12 @@ void sl_seats_count_reset(struct sl_dataplane *dp, unsigned level)
 
 	if (s)
 		add(&s->reset_held, 1);
+}
+
+void sl_seats_count_reset_failed(struct sl_dataplane *dp, unsigned level)
+{
+	struct sluice_seats *s = seats_of(dp, level);
+
+	if (s)
+		add(&s->reset_failed, 1);
 }

@@ -92,5 +92,7 @@ void sl_seats_publish_held(struct sl_dataplane *dp, unsigned level, uint64_t fra
 /* Count a held SYN re-injected (admitted) or answered with its RST. */
 void sl_seats_count_reinjected(struct sl_dataplane *dp, unsigned level);
 void sl_seats_count_reset(struct sl_dataplane *dp, unsigned level);
+/* ...or whose RST could not be sent (it falls back to a reject ticket). */
+void sl_seats_count_reset_failed(struct sl_dataplane *dp, unsigned level);
 
 #endif

@@ -33,6 +33,8 @@ const char *const sl_map_names[SL_MAP__COUNT] = {
 	[SL_MAP_HS_HIST]   = SLUICE_MAP_HS_HIST,
 	[SL_MAP_FS_STATS]  = SLUICE_MAP_FS_STATS,
 	[SL_MAP_FS_DUR]    = SLUICE_MAP_FS_DUR,
+	[SL_MAP_IFACES]    = SLUICE_MAP_IFACES,
+	[SL_MAP_IF_STATS]  = SLUICE_MAP_IF_STATS,
 };
 
 int sl_pin_path(char *buf, size_t len, const char *pin_dir, const char *kind, const char *name)
@@ -264,6 +266,34 @@ int sl_maps_policy_gate(const struct sl_maps *m, unsigned policy, struct sluice_
 int sl_maps_global_stats(const struct sl_maps *m, struct sluice_stats *out)
 {
 	return percpu_sum(m->fd[SL_MAP_STATS], 0, out, sizeof(*out));
+}
+
+int sl_maps_ifaces(const struct sl_maps *m, uint32_t *ifindex, struct sluice_iface *out, size_t cap,
+		   size_t *n)
+{
+	__u32 key, next;
+	int err = bpf_map_get_next_key(m->fd[SL_MAP_IFACES], NULL, &next);
+
+	*n = 0;
+	/* Bounded by the map's size, whatever the daemon does meanwhile. */
+	for (size_t i = 0; !err && i < SLUICE_MAX_IFACES && *n < cap; i++) {
+		key = next;
+		if (!bpf_map_lookup_elem(m->fd[SL_MAP_IFACES], &key, &out[*n]))
+			ifindex[(*n)++] = key;
+		err = bpf_map_get_next_key(m->fd[SL_MAP_IFACES], &key, &next);
+	}
+	return err && errno != ENOENT ? -errno : 0;
+}
+
+int sl_maps_if_stats(const struct sl_maps *m, unsigned slot, struct sluice_if_stats *out)
+{
+	int err;
+
+	if (slot >= SLUICE_MAX_IFACES)
+		return -EINVAL;
+	err = percpu_sum(m->fd[SL_MAP_IF_STATS], slot, out, sizeof(*out));
+	out->tx_drop_ns = 0;
+	return err;
 }
 
 int sl_maps_level_names(const struct sl_maps *m,

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/clock.h"
 #include "sluice_abi.h"
@@ -36,6 +37,8 @@ enum sl_map_id {
 	SL_MAP_HS_HIST,
 	SL_MAP_FS_STATS,
 	SL_MAP_FS_DUR,
+	SL_MAP_IFACES,
+	SL_MAP_IF_STATS,
 	SL_MAP__COUNT,
 };
 
@@ -87,6 +90,13 @@ int sl_maps_wl_stats(const struct sl_maps *m, unsigned policy, unsigned wl_slot,
 		     struct sluice_wl_stats *out);
 int sl_maps_policy_gate(const struct sl_maps *m, unsigned policy, struct sluice_policy_gate *out);
 int sl_maps_global_stats(const struct sl_maps *m, struct sluice_stats *out);
+/* The protected interfaces (sl_ifaces): up to cap of them, by ifindex, in
+ * the map's order; *n says how many.  0 or -errno. */
+int sl_maps_ifaces(const struct sl_maps *m, uint32_t *ifindex, struct sluice_iface *out, size_t cap,
+		   size_t *n);
+/* One interface's counters (sl_if_stats[slot]) summed over CPUs; tx_drop_ns,
+ * a per-CPU time, means nothing summed and reads 0. */
+int sl_maps_if_stats(const struct sl_maps *m, unsigned slot, struct sluice_if_stats *out);
 
 /* Names of the levels in the slots, removed ones included ("" = never used). */
 int sl_maps_level_names(const struct sl_maps *m,

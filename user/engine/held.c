@@ -80,7 +80,7 @@ void sl_held_drop(struct sl_held *h, uint64_t id)
 }
 
 int sl_held_put(struct sl_held *h, uint64_t id, unsigned level, uint32_t ifindex,
-		uint32_t rx_queue, const uint8_t *frame, size_t len)
+		const uint8_t *frame, size_t len)
 {
 	struct sl_held_frame *f, *old;
 	uint64_t c = cost(len);
@@ -103,7 +103,6 @@ int sl_held_put(struct sl_held *h, uint64_t id, unsigned level, uint32_t ifindex
 	f->id = id;
 	f->level = level;
 	f->ifindex = ifindex;
-	f->rx_queue = rx_queue;
 	f->len = (uint16_t)len;
 	memcpy(f->frame, frame, len);
 	sl_idx_put(&h->ids, f);

@@ -20,7 +20,6 @@ struct sl_held_frame {
 	uint64_t id;       /* the pending record's */
 	unsigned level;
 	uint32_t ifindex;  /* where it came in */
-	uint32_t rx_queue;
 	uint16_t len;
 	uint8_t frame[];   /* len bytes */
 };
@@ -49,7 +48,7 @@ void sl_held_set_limits(struct sl_held *h, const struct sl_held_limits *lim);
  * replacing what id held before.  0, -ENOSPC (a budget is full: nothing
  * held for id any more), -EINVAL, -ENOMEM. */
 int sl_held_put(struct sl_held *h, uint64_t id, unsigned level, uint32_t ifindex,
-		uint32_t rx_queue, const uint8_t *frame, size_t len);
+		const uint8_t *frame, size_t len);
 /* Take id's frame out (the caller frees it with free()), or NULL. */
 struct sl_held_frame *sl_held_take(struct sl_held *h, uint64_t id);
 bool sl_held_has(const struct sl_held *h, uint64_t id);

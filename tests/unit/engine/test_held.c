@@ -31,10 +31,10 @@ static void test_put_take_replace(void **state)
 	for (int i = 0; i < SLUICE_FRAME_MAX; i++)
 		frame[i] = (uint8_t)i;
 	assert_int_equal(sl_held_create(&h, &lim), 0);
-	assert_int_equal(sl_held_put(h, 7, 3, 5, 1, frame, 74), 0);
+	assert_int_equal(sl_held_put(h, 7, 3, 5, frame, 74), 0);
 	assert_true(sl_held_has(h, 7));
 	frame[0] = 0xaa; /* the retransmit's copy */
-	assert_int_equal(sl_held_put(h, 7, 3, 5, 0, frame, 78), 0);
+	assert_int_equal(sl_held_put(h, 7, 3, 5, frame, 78), 0);
 	sl_held_get_stats(h, &st);
 	assert_int_equal(st.frames, 1);
 	assert_int_equal(st.bytes, COST(78));
@@ -46,7 +46,6 @@ static void test_put_take_replace(void **state)
 	assert_int_equal(f->len, 78);
 	assert_int_equal(f->frame[0], 0xaa);
 	assert_int_equal(f->ifindex, 5);
-	assert_int_equal(f->rx_queue, 0);
 	assert_int_equal(f->level, 3);
 	free(f);
 	assert_null(sl_held_take(h, 7));
@@ -54,8 +53,8 @@ static void test_put_take_replace(void **state)
 	assert_int_equal(st.frames, 0);
 	assert_int_equal(st.bytes, 0);
 	assert_int_equal(st.level_bytes[3], 0);
-	assert_int_equal(sl_held_put(h, 8, 0, 1, 0, frame, SLUICE_FRAME_MAX + 1), -EINVAL);
-	assert_int_equal(sl_held_put(h, 8, SLUICE_MAX_LEVELS, 1, 0, frame, 10), -EINVAL);
+	assert_int_equal(sl_held_put(h, 8, 0, 1, frame, SLUICE_FRAME_MAX + 1), -EINVAL);
+	assert_int_equal(sl_held_put(h, 8, SLUICE_MAX_LEVELS, 1, frame, 10), -EINVAL);
 	sl_held_drop(h, 99); /* nothing held: nothing happens */
 	sl_held_free(h);
 }
@@ -71,22 +70,22 @@ static void test_budgets(void **state)
 	assert_int_equal(sl_held_create(&h, &lim), 0);
 	/* Level 1 holds 4, the fifth is refused. */
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(sl_held_put(h, id++, 1, 1, 0, frame, 100), 0);
-	assert_int_equal(sl_held_put(h, id++, 1, 1, 0, frame, 100), -ENOSPC);
+		assert_int_equal(sl_held_put(h, id++, 1, 1, frame, 100), 0);
+	assert_int_equal(sl_held_put(h, id++, 1, 1, frame, 100), -ENOSPC);
 	/* Levels 2 and 3 take 4 and 2: the total of 10 is reached. */
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(sl_held_put(h, id++, 2, 1, 0, frame, 100), 0);
+		assert_int_equal(sl_held_put(h, id++, 2, 1, frame, 100), 0);
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(sl_held_put(h, id++, 3, 1, 0, frame, 100), 0);
-	assert_int_equal(sl_held_put(h, id++, 3, 1, 0, frame, 100), -ENOSPC);
+		assert_int_equal(sl_held_put(h, id++, 3, 1, frame, 100), 0);
+	assert_int_equal(sl_held_put(h, id++, 3, 1, frame, 100), -ENOSPC);
 	sl_held_get_stats(h, &st);
 	assert_int_equal(st.frames, 10);
 	assert_int_equal(st.bytes, lim.max_bytes);
 	assert_int_equal(st.over_budget, 2);
 	/* A replacement of a held frame fits where a new one would not. */
-	assert_int_equal(sl_held_put(h, 1, 1, 1, 0, frame, 100), 0);
+	assert_int_equal(sl_held_put(h, 1, 1, 1, frame, 100), 0);
 	/* A replacement that does not fit leaves nothing held for its id. */
-	assert_int_equal(sl_held_put(h, 2, 1, 1, 0, frame, 200), -ENOSPC);
+	assert_int_equal(sl_held_put(h, 2, 1, 1, frame, 200), -ENOSPC);
 	assert_false(sl_held_has(h, 2));
 	/* Now level 1 holds 1, 3, 4; taking 3 out (a dispatch) leaves 8 in
 	 * all, room for two more. */
@@ -94,13 +93,13 @@ static void test_budgets(void **state)
 	sl_held_get_stats(h, &st);
 	assert_int_equal(st.frames, 8);
 	assert_int_equal(st.level_frames[1], 2);
-	assert_int_equal(sl_held_put(h, id++, 3, 1, 0, frame, 100), 0);
-	assert_int_equal(sl_held_put(h, id++, 1, 1, 0, frame, 100), 0);
-	assert_int_equal(sl_held_put(h, id++, 1, 1, 0, frame, 100), -ENOSPC); /* the total */
+	assert_int_equal(sl_held_put(h, id++, 3, 1, frame, 100), 0);
+	assert_int_equal(sl_held_put(h, id++, 1, 1, frame, 100), 0);
+	assert_int_equal(sl_held_put(h, id++, 1, 1, frame, 100), -ENOSPC); /* the total */
 	/* New budgets apply to what comes next. */
 	lim.max_bytes = lim.max_bytes_per_level = 0;
 	sl_held_set_limits(h, &lim);
-	assert_int_equal(sl_held_put(h, id++, 4, 1, 0, frame, 60), -ENOSPC);
+	assert_int_equal(sl_held_put(h, id++, 4, 1, frame, 60), -ENOSPC);
 	sl_held_free(h);
 }
 
