@@ -94,7 +94,7 @@ BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 SAN_ENV    := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
               SLUICE_DIFF_TUPLES=20000
 
-.PHONY: all programs deps test check test-sanitized demo bench fuzz fuzz-replay clean FORCE install uninstall man
+.PHONY: all programs deps test test-fast test-repeat check test-sanitized demo bench fuzz fuzz-replay clean FORCE install uninstall man
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -339,6 +339,20 @@ ifneq ($(SANITIZE),1)
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 test-sanitized
 	$(Q)$(MAKE) --no-print-directory fuzz-replay
 endif
+
+# The fast loop for development (under 3 minutes): unit, packet and one
+# e2e smoke test of admit, defer and refuse on the lab's bare client end.
+test-fast: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)BUILD=$(BUILD) tests/run-all.sh unit packet e2e/test_smoke
+
+# Proof of stability: the e2e suite N times (HOG=K: one core busy in run
+# K), and every test that ever failed, how often and with what.
+N ?= 3
+REPEAT_SUITES ?= e2e
+test-repeat: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)BUILD=$(BUILD) tests/repeat.sh $(if $(HOG),--hog $(HOG)) $(N) $(REPEAT_SUITES)
 
 # Unprivileged: the pure layers' unit tests (no BPF, no namespaces, no
 # packages installed), for a package build or a developer without root.

@@ -39,6 +39,9 @@ echo
 echo "== refusal paths: every RST delivered, on a bare client end too; sluice's programs' time per RST by path (about 30 s)"
 scripts/bench_refusal.sh
 echo
+echo "== the e2e tests' figures of speed, which they measure but do not assert (about 12 minutes)"
+scripts/bench_figures.sh
+echo
 echo "== lab: connect latency, protection against peers, a spoofed flood, a crash under load (about 20 minutes)"
 scripts/bench_lab.sh
 if [[ " ${BENCH_PARTS:-A A2 B F R S} " == *" S "* ]]; then

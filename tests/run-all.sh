@@ -6,8 +6,11 @@
 # CMOCKA_MESSAGE_OUTPUT=TAP.  A suite that crashes or exits non-zero
 # without reporting a failure counts as one failure: nothing skips to green.
 #
-#   tests/run-all.sh [unit|packet|e2e ...]     (default: all; root)
+#   tests/run-all.sh [unit|packet|e2e|e2e/test_NAME ...]   (default: all; root)
 #   tests/run-all.sh check                      (the pure layers' unit tests; any user)
+#
+# Each suite's seconds follow its results, and the slowest are listed at
+# the end, so a slow test is visible.  tests/repeat.sh runs suites N times.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +20,7 @@ LOG_DIR=${LOG_DIR:-$BUILD/test-logs}
 
 passed=0
 failed=0
+timings=()
 
 fail_loud() {
 	echo "FATAL: $*" >&2
@@ -27,11 +31,12 @@ fail_loud() {
 # run_suite NAME CMD...: run, tee the TAP to a log, count results.
 run_suite() {
 	local name=$1; shift
-	local log="$LOG_DIR/$name.log" rc p f
+	local log="$LOG_DIR/$name.log" rc p f start=$SECONDS secs
 	mkdir -p "$(dirname "$log")"
 	echo "== $name"
 	CMOCKA_MESSAGE_OUTPUT=TAP "$@" >"$log" 2>&1
 	rc=$?
+	secs=$((SECONDS - start))
 	p=$(grep -cE '^ok [0-9]+' "$log" || true)
 	f=$(grep -cE '^not ok [0-9]+' "$log" || true)
 	grep -E '^(not ok|ok) [0-9]+|^# ' "$log" | sed 's/^/   /'
@@ -44,6 +49,8 @@ run_suite() {
 		echo "   not ok - $name ran no test (see $log)"
 		f=1
 	fi
+	echo "   ($secs s)"
+	timings+=("$secs $name")
 	passed=$((passed + p))
 	failed=$((failed + f))
 }
@@ -102,10 +109,32 @@ fi
 if want packet; then
 	run_built packet
 fi
+run_e2e() {
+	run_suite "e2e/$(basename "$1" .sh)" timeout --kill-after=10 300 "$1"
+}
 if want e2e; then
 	for t in tests/e2e/test_*.sh; do
-		run_suite "e2e/$(basename "$t" .sh)" timeout --kill-after=10 300 "$t"
+		run_e2e "$t"
 	done
+fi
+# One e2e test by name (e2e/test_smoke): the fast loop's.
+for s in $SUITES; do
+	case $s in
+	e2e/test_*)
+		if [ -f "tests/$s.sh" ]; then
+			run_e2e "tests/$s.sh"
+		else
+			echo "== $s"
+			echo "   not ok - tests/$s.sh does not exist"
+			failed=$((failed + 1))
+		fi
+		;;
+	esac
+done
+
+if [ ${#timings[@]} -gt 1 ]; then
+	echo "slowest: $(printf '%s\n' "${timings[@]}" | sort -rn | head -n 5 |
+		awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $2, $1 }')"
 fi
 
 echo "$passed passed, $failed failed"

@@ -49,6 +49,10 @@ export -f jq
 ok()     { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
 not_ok() { T_N=$((T_N + 1)); T_FAIL=$((T_FAIL + 1)); echo "not ok $T_N - $*"; }
 diag()   { echo "# $*"; }
+# figure NAME VALUE [NOTE]: a figure of speed the test measures but does
+# not assert: a test asserts behaviour with margins noise cannot cross, and
+# the figure is make bench's (scripts/bench_figures.sh collects these lines).
+figure() { echo "# figure: $1 = $2${3:+ ($3)}"; }
 
 # check DESCRIPTION COMMAND...: ok when the command succeeds.
 check() {

@@ -44,13 +44,21 @@ mice_and_elephant() { # MODE
 			"level: $("$SLUICECTL" levels web --socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0] | {rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, stalls, dropped_gone}')"
 	fi
 	p99=$(pct_col 0.99 4 "$E2E_TMP"/mouse-"$mode"-*.csv)
-	check_num "$mode: mice connect without a SYN retransmit (p99 connect ms)" "$p99" -lt 500
+	# The margin is the client's: a connect that waited for its SYN
+	# retransmit takes 1 s.
+	check_num "$mode: mice connect without a SYN retransmit (p99 connect ms)" "$p99" -lt 900
+	figure "held $mode: mice p99 connect" "$p99" ms
 	# The service's completions while overloaded (seconds 2 to 7 of the
-	# elephant's run): at least 90 % of its capacity.
+	# elephant's run).  A deferral that stalls the service (held SYNs never
+	# re-injected: issue 23's collapse) completes a few per cent of its
+	# capacity; half separates the two whatever the machine's noise.  How
+	# close to capacity it stays is make bench's figure (bench_lab.sh part B: goodput).
 	local done_n
 	done_n=$(completions_in 2 7 "$el" "$E2E_TMP"/mouse-"$mode"-*.csv)
-	check_num "$mode: the service stays busy under deferral (completions/s over 5 s, capacity $CAPACITY)" \
-		"$(awk -v n="$done_n" 'BEGIN { printf "%.1f", n / 5 }')" -ge $((CAPACITY * 9 / 10))
+	figure "held $mode: service busy under deferral" \
+		"$(awk -v n="$done_n" -v c=$CAPACITY 'BEGIN { printf "%.2f", n / 5 / c }')" "x capacity"
+	check_num "$mode: the service stays busy under deferral (completions/s over 5 s, at least half its capacity $CAPACITY)" \
+		"$(awk -v n="$done_n" 'BEGIN { printf "%.1f", n / 5 }')" -ge $((CAPACITY / 2))
 	check "$mode: no seat left in use afterwards" wait_level_field web seats_in_use 0 10
 	r=$("$SLUICECTL" levels web --socket "$E2E_TMP/ctl.sock" --json)
 	check_num "$mode: queued connections were re-injected" "$(jq '.levels[0].reinjected' <<<"$r")" -gt 100
@@ -76,7 +84,7 @@ wait_level_field tiny seats_in_use 1 3
 sleep 0.2
 r=$(load --connect $SRV4 --port 9090 --rate 20 --count 4 --timeout 3)
 check_num "queue full: ECONNREFUSED" "$(jq .refused <<<"$r")" -eq 4
-check_num "... within 100 ms (max refused ms)" "$(jq .refused_ms.max <<<"$r")" -lt 100
+check_num "... at once, not at a retransmit (max refused ms)" "$(jq .refused_ms.max <<<"$r")" -lt 900
 [ "$(jq .refused <<<"$r")" = 4 ] ||
 	diag "queue full: $(jq -c '{ok, refused, timeout}' <<<"$r"); events lost meanwhile: $(( $(status_json | jq .stats.events_lost) - lost0 ));" \
 		"SYNs dropped while the daemon's heartbeat was late (undispatched): $(( $(status_json | jq .stats.undispatched) - undisp0 ));" \

@@ -93,17 +93,21 @@ TA=$(awk -v t="$T_SURGE" 'BEGIN { print t + 5 }')
 gold=$(adm "$TA" "$T_AFTER" gold)
 bronze=$(adm "$TA" "$T_AFTER" bronze)
 diag "throttled window: scheduler admitted gold $gold, bronze $bronze"
+figure "policy gate: gold/bronze admitted (scheduler; 4 nominal)" "$(awk -v g="$gold" -v b="$bronze" 'BEGIN { printf "%.2f", b ? g / b : 0 }')" x
 check "while throttled the policy stayed out of pass-through" \
 	jq -se --argjson a "$TA" --argjson b "$T_AFTER" '[.[] | select(.t >= $a and .t <= $b) | .pass_through] | all | not' "$S"
-check "gold (priority 4) admitted at 4x bronze's rate (scheduler, within 25%)" \
-	jq -en --argjson g "$gold" --argjson b "$bronze" '$b > 0 and ($g / $b) >= 3 and ($g / $b) <= 5'
+# Priority 4 against 1: the scheduler's 4x is make bench's figure; what a
+# defect breaks is the order (no priority: about 1x; bronze starved: 0).
+check "gold (priority 4) admitted well ahead of bronze (scheduler, 2x to 8x; 4x nominal)" \
+	jq -en --argjson g "$gold" --argjson b "$bronze" '$b > 0 and ($g / $b) >= 2 and ($g / $b) <= 8'
 # Client side: connections that got in during the same window.
 got() { awk -F, -v a=5000 -v b="$SURGE_S"000 'NR > 1 && $6 == "ok" { t = $3 + $4; if (t >= a && t < b) n++ } END { print n + 0 }' "$1"; }
 cg=$(got "$E2E_TMP/surge-gold.csv")
 cb=$(got "$E2E_TMP/surge-bronze.csv")
 diag "clients connected in the window: gold $cg, bronze $cb"
-check "gold's clients got in at 4x bronze's rate (within 25%)" \
-	jq -en --argjson g "$cg" --argjson b "$cb" '$b > 0 and ($g / $b) >= 3 and ($g / $b) <= 5'
+figure "policy gate: gold/bronze connected (clients; 4 nominal)" "$(awk -v g="$cg" -v b="$cb" 'BEGIN { printf "%.2f", b ? g / b : 0 }')" x
+check "gold's clients got in well ahead of bronze's (2x to 8x)" \
+	jq -en --argjson g "$cg" --argjson b "$cb" '$b > 0 and ($g / $b) >= 2 and ($g / $b) <= 8'
 
 # Latency back under the setpoint while the surge lasts.  AIMD probes
 # (the multiplier climbs until the latency crosses the setpoint, then is
@@ -122,10 +126,13 @@ svc=$(awk -F, -v a=$((SURGE_S * 500)) -v b=$((SURGE_S * 1000)) \
 	awk '{ v[NR] = $1 } END { printf "%.1f %.1f", v[int((NR + 1) / 2)], v[int(NR * 0.9)] }')
 peak=$(jq -s --argjson a "$T_SURGE" --argjson b "$TH" '[.[] | select(.t >= $a and .t <= $b) | .signal_ms // 0] | max' "$S")
 diag "setpoint $sp ms; surge peak signal $peak ms; second half: service time p50/p90 $svc ms, signal under the setpoint in $under of the periods"
+figure "policy gate: service time p50 in the surge's second half" "$(awk -v m="${svc%% *}" -v s="$sp" 'BEGIN { printf "%.2f", m / s }')" "x setpoint"
 check "during the surge the latency signal returns under the setpoint (>= 25% of the periods)" \
 	jq -en --argjson u "$under" '$u >= 0.25'
-check "and the service time the clients see stays near it (median <= 1.25 x setpoint)" \
-	jq -en --argjson m "${svc%% *}" --argjson sp "$sp" '$m <= 1.25 * $sp'
+# Unprotected, the service time grows with the backlog (seconds); how
+# near the setpoint it stays is make bench's figure (bench_surge.sh).
+check "and the service time the clients see stays near it (median <= 2 x setpoint)" \
+	jq -en --argjson m "${svc%% *}" --argjson sp "$sp" '$m <= 2 * $sp'
 
 # After the surge: the multiplier climbs back, the policy returns to
 # pass-through.

@@ -60,7 +60,12 @@ check_num "30 connections into 2 seats of 100 ms connections (1.5 s of work), al
 n=$(lvl narrow dispatched_after_close); fast=$(lvl narrow dispatched_after_close_within_1ms)
 check_num "... waiters were started by closes" "$n" -ge 20
 diag "started within a millisecond of the close: $fast of $n"
-check_num "... nearly every one within a millisecond of its close (>= 90 %)" "$((fast * 100))" -ge "$((n * 90))"
+figure "quiet: waiters started within 1 ms of a close" "$(awk -v f="$fast" -v n="$n" 'BEGIN { printf "%.2f", n ? f / n : 0 }')" "of $n"
+# A close that did not wake the daemon leaves the waiter to the loop's
+# next wake-up for something else: then almost none is within a
+# millisecond.  Half separates the two on a busy machine; the share
+# itself is the bench's.
+check_num "... most within a millisecond of its close (>= 50 %)" "$((fast * 100))" -ge "$((n * 50))"
 
 stop_daemon && ok "clean stop"
 e2e_finish
