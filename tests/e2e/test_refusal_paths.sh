@@ -116,4 +116,35 @@ check_num "the tc hand-off and the tracepoints are pinned links" "$(wc -w <<<"$l
 check "clean stop" stop_daemon
 check "... that detached them all" bash -c 'for id in $1; do bpftool link show id "$id" >/dev/null 2>&1 && exit 1; done; ! ls "$2"/links/* >/dev/null 2>&1' _ "$links" "$PIN_DIR"
 
+# ---- a held SYN's RST that cannot leave: counted and said ------------------------------
+# tiny (held.yaml): one seat held 2 s, two queue places.  While the device's
+# egress drops everything (a root pfifo of length 0: the packet socket's
+# send fails with ENOBUFS), three more are refused from their held SYN:
+# each RST lost is counted, the first said once.  The egress comes back
+# before their SYN retransmit (1 s), which a reject ticket answers.
+"$TOPO" up >/dev/null || not_ok "lost: lab up"
+start_service 9090 1 2000 || not_ok "lost: service starts"
+: >"$E2E_TMP/sluiced.log"
+start_daemon "$CONFIGS/held.yaml" || { not_ok "lost: sluiced starts"; e2e_finish; }
+load --connect $SRV4 --port 9090 --rate 1000 --count 3 --timeout 10 >"$E2E_TMP/lost-fill.json" &
+fill=$!
+wait_level_field tiny seats_in_use 1 3
+sleep 0.3
+tc qdisc add dev sl0 root pfifo limit 0
+load --connect $SRV4 --port 9090 --rate 100 --count 3 --timeout 5 >"$E2E_TMP/lost.json" &
+lp=$!
+sleep 0.3
+tc qdisc del dev sl0 root
+wait $lp
+r=$(cat "$E2E_TMP/lost.json")
+diag "lost: $(jq -c '{ok, refused, timeout, refused_ms}' <<<"$r"); $(status_json | jq -c '.stats | {rst_failed, rst_failed_by_cause}')"
+check_num "lost: each RST the packet socket could not send counted (daemon_send)" \
+	"$(status_json | jq .stats.rst_failed_by_cause.daemon_send)" -ge 3
+check_num "... in rst_failed" "$(status_json | jq .stats.rst_failed)" -ge 3
+check_num "... said once, naming the interface and the cause" \
+	"$(grep -c 'event=held_send_failed iface=sl0 frame=RST err=No buffer space available' "$E2E_TMP/sluiced.log")" -eq 1
+check_num "... and the clients refused at their retransmit, none timed out" "$(jq .refused <<<"$r")" -eq 3
+wait $fill
+check "clean stop (lost)" stop_daemon
+
 e2e_finish

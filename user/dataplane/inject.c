@@ -50,18 +50,32 @@ static int iface_of(const struct sl_dataplane *dp, uint32_t ifindex)
 	return -ENODEV;
 }
 
-/* Out of the device, as is: proto is the frame's outermost EtherType
- * (network order), which the kernel sets as the skb's protocol. */
-static int send_frame(const struct sl_dataplane *dp, const uint8_t *frame, size_t len,
-		      uint32_t ifindex, uint16_t proto)
+/* Out of device i, as is: proto is the frame's outermost EtherType
+ * (network order), which the kernel sets as the skb's protocol.  The first
+ * send that fails on a device is said, with its cause (the caller counts
+ * every one): a full or dropping egress queue (ENOBUFS), a device gone
+ * down (ENETDOWN, ENXIO).  what: "RST" or "SYN". */
+static int send_frame(struct sl_dataplane *dp, size_t i, const uint8_t *frame, size_t len,
+		      uint16_t proto, const char *what)
 {
+	struct sl_dp_iface *ifc = &dp->ifaces[i];
 	struct sockaddr_ll to = {
-		.sll_family = AF_PACKET, .sll_ifindex = (int)ifindex, .sll_protocol = proto,
+		.sll_family = AF_PACKET, .sll_ifindex = ifc->ifindex, .sll_protocol = proto,
 	};
+	int err;
 
-	if (sendto(dp->pkt_fd, frame, len, MSG_DONTWAIT, (struct sockaddr *)&to, sizeof(to)) < 0)
-		return -errno;
-	return 0;
+	if (sendto(dp->pkt_fd, frame, len, MSG_DONTWAIT, (struct sockaddr *)&to, sizeof(to)) >= 0)
+		return 0;
+	err = -errno;
+	if (!ifc->said_send_failed) {
+		ifc->said_send_failed = true;
+		pr_warn("event=held_send_failed iface=%s frame=%s err=%s (the packet socket could not "
+			"send a held %s out of the device: a refused client gets its RST at its next "
+			"retransmit, an admitted one connects then; counted in sluicectl status "
+			"rst_failed_by_cause.daemon_send; said once per interface)",
+			ifc->name, what, strerror(-err), what);
+	}
+	return err;
 }
 
 int sl_inject_syn(struct sl_dataplane *dp, const uint8_t *frame, size_t len, uint32_t ifindex)
@@ -76,7 +90,7 @@ int sl_inject_syn(struct sl_dataplane *dp, const uint8_t *frame, size_t len, uin
 	n = sl_handoff_wrap(frame, len, dp->ifaces[i].cookie, SLUICE_HANDOFF_IN, buf, sizeof(buf));
 	if (n < 0)
 		return n;
-	return send_frame(dp, buf, (size_t)n, ifindex, htons(SLUICE_ETH_P_HANDOFF));
+	return send_frame(dp, (size_t)i, buf, (size_t)n, htons(SLUICE_ETH_P_HANDOFF), "SYN");
 }
 
 int sl_inject_reset(struct sl_dataplane *dp, const uint8_t *frame, size_t len, uint32_t ifindex)
@@ -90,10 +104,10 @@ int sl_inject_reset(struct sl_dataplane *dp, const uint8_t *frame, size_t len, u
 		.repeat = 1,
 	);
 	uint16_t proto;
-	int err = iface_of(dp, ifindex);
+	int i = iface_of(dp, ifindex);
 
-	if (err < 0)
-		return err;
+	if (i < 0)
+		return i;
 	if (dp->pkt_fd < 0 || !dp->skel || len < 14)
 		return -ENOTSUP;
 	if (bpf_prog_test_run_opts(bpf_program__fd(dp->skel->progs.sluice_reset), &opts))
@@ -101,5 +115,5 @@ int sl_inject_reset(struct sl_dataplane *dp, const uint8_t *frame, size_t len, u
 	if (opts.retval != XDP_TX || opts.data_size_out < 14)
 		return -EINVAL; /* not a frame a RST can answer */
 	memcpy(&proto, rst + 12, sizeof(proto));
-	return send_frame(dp, rst, opts.data_size_out, ifindex, proto);
+	return send_frame(dp, (size_t)i, rst, opts.data_size_out, proto, "RST");
 }
