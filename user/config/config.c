@@ -57,6 +57,7 @@ _Static_assert((int)SL_RESP_QUEUE == SLUICE_RESP_QUEUE &&
 
 struct kind_desc {
 	const char *name;
+	bool apf;           /* a Kubernetes flow-control kind: its apiVersions are accepted */
 	bool spec_required;
 	/* validates metadata.name beyond "a non-empty string"; may be NULL */
 	bool (*check_name)(struct ctx *c, const struct sl_ynode *n, const char *name);
@@ -64,27 +65,66 @@ struct kind_desc {
 };
 
 static const struct kind_desc kinds[] = {
-	{ "Server", false, NULL, cd_decode_server },
-	{ "PriorityLevelConfiguration", true, cd_check_name, cd_decode_level },
-	{ "FlowSchema", true, cd_check_name, cd_decode_flow_schema },
-	{ "ConnectionLabels", true, cd_check_name, cd_decode_label_object },
-	{ "AverageLatencySchedulingPolicy", true, cd_check_name, cd_decode_policy },
+	{ "Server", false, false, NULL, cd_decode_server },
+	{ "PriorityLevelConfiguration", true, true, cd_check_name, cd_decode_level },
+	{ "FlowSchema", true, true, cd_check_name, cd_decode_flow_schema },
+	{ "ConnectionLabels", false, true, cd_check_name, cd_decode_label_object },
+	{ "AverageLatencySchedulingPolicy", false, true, cd_check_name, cd_decode_policy },
 };
 
-enum { TOP_API, TOP_KIND, TOP_META, TOP_SPEC, TOP_N };
+/* The apiVersions an object may carry.  Kubernetes' flow-control objects
+ * paste as kubectl prints them: v1 reads as sluice/v1; v1beta3 differs in
+ * one meaning (said at the object); v1beta2 and v1beta1 name the shares
+ * differently and are refused with the way to convert them. */
+#define BETA_REFUSED \
+	"is not read: write apiVersion flowcontrol.apiserver.k8s.io/v1 and rename " \
+	"limited.assuredConcurrencyShares to nominalConcurrencyShares (the same number; v1 adds " \
+	"lendablePercent and borrowingLimitPercent, 0 and unset by default), as kube-apiserver converts it"
+static const struct api_version {
+	const char *name;
+	enum cd_api api;
+	bool apf_only;          /* for PriorityLevelConfiguration and FlowSchema */
+	const char *refused;    /* not read: why, and what to write instead */
+} api_versions[] = {
+	{ SL_API_VERSION, CD_API_SLUICE, false, NULL },
+	{ "flowcontrol.apiserver.k8s.io/v1", CD_API_K8S_V1, true, NULL },
+	{ "flowcontrol.apiserver.k8s.io/v1beta3", CD_API_K8S_V1BETA3, true, NULL },
+	{ "flowcontrol.apiserver.k8s.io/v1beta2", 0, true,
+	  BETA_REFUSED },
+	{ "flowcontrol.apiserver.k8s.io/v1beta1", 0, true,
+	  BETA_REFUSED },
+};
+
+enum { TOP_API, TOP_KIND, TOP_META, TOP_SPEC, TOP_STATUS, TOP_N };
 static const struct fdesc top_fields[TOP_N] = {
-	[TOP_API] = F_CUSTOM("apiVersion", .required = true, .type = "sluice/v1"),
+	[TOP_API] = F_CUSTOM("apiVersion", .required = true,
+			     .type = "sluice/v1; also flowcontrol.apiserver.k8s.io/v1 or v1beta3 for PriorityLevelConfiguration and FlowSchema"),
 	[TOP_KIND] = F_CUSTOM("kind", .required = true,
 			      .type = "Server, PriorityLevelConfiguration, FlowSchema, ConnectionLabels or AverageLatencySchedulingPolicy"),
 	[TOP_META] = F_CUSTOM("metadata", .required = true, .type = "mapping"),
 	[TOP_SPEC] = F_CUSTOM("spec", .type = "mapping (required but in Server)"),
+	[TOP_STATUS] = F_CUSTOM("status", .type = "ignored (the server's, as kubectl prints it)"),
 };
 
-enum { MD_NAME, MD_LABELS, MD_ANNOTATIONS, MD_N };
+/* What kubectl prints of an object's metadata beyond its name, labels and
+ * annotations is the server's own, and ignored; so is a namespace (sluice's
+ * kinds are cluster-wide; kustomize adds one to every object). */
+enum {
+	MD_NAME, MD_LABELS, MD_ANNOTATIONS, MD_NAMESPACE, MD_UID, MD_RESOURCE_VERSION,
+	MD_GENERATION, MD_CREATION, MD_MANAGED_FIELDS, MD_SELF_LINK, MD_N
+};
+#define SERVER_SET "ignored (set by the Kubernetes API server)"
 static const struct fdesc meta_fields[MD_N] = {
 	[MD_NAME] = F_CUSTOM("name", .required = true, .type = "DNS-1123 subdomain, at most 47 characters"),
 	[MD_LABELS] = F_CUSTOM("labels", .type = "string map (kept, unused)"),
 	[MD_ANNOTATIONS] = F_CUSTOM("annotations", .type = "string map (kept, unused)"),
+	[MD_NAMESPACE] = F_CUSTOM("namespace", .type = "ignored (sluice's objects are cluster-wide)"),
+	[MD_UID] = F_CUSTOM("uid", .type = SERVER_SET),
+	[MD_RESOURCE_VERSION] = F_CUSTOM("resourceVersion", .type = SERVER_SET),
+	[MD_GENERATION] = F_CUSTOM("generation", .type = SERVER_SET),
+	[MD_CREATION] = F_CUSTOM("creationTimestamp", .type = SERVER_SET),
+	[MD_MANAGED_FIELDS] = F_CUSTOM("managedFields", .type = SERVER_SET),
+	[MD_SELF_LINK] = F_CUSTOM("selfLink", .type = SERVER_SET),
 };
 
 const struct cd_schema cd_schema_object[] = {
@@ -104,11 +144,11 @@ static const struct kind_desc *find_kind(const struct sl_ynode *k)
 }
 
 /* Sets c->object: "Kind/name", "Kind (document N)" or "document N". */
-static void set_object(struct ctx *c, const struct sl_ydoc *doc)
+static void set_object(struct ctx *c, const struct sl_ynode *root, const struct sl_ydoc *doc)
 {
-	const struct sl_ynode *kind = sl_ymap_get(doc->root, "kind");
+	const struct sl_ynode *kind = sl_ymap_get(root, "kind");
 	const struct sl_ynode *name =
-		sl_ymap_get(sl_ymap_get(doc->root, "metadata"), "name");
+		sl_ymap_get(sl_ymap_get(root, "metadata"), "name");
 	char k[SL_YQUOTE_MAX], n[SL_YQUOTE_MAX];
 
 	if (!sl_ynode_str(kind) || !kind->len) {
@@ -125,38 +165,59 @@ static void set_object(struct ctx *c, const struct sl_ydoc *doc)
 	}
 }
 
-static void decode_document(struct load *L, const struct sl_ydoc *doc)
+/* The object's apiVersion, once its kind is known (kd, or NULL). */
+static void check_api_version(struct ctx *c, const struct fhit *h, const struct kind_desc *kd,
+			      struct object *o)
+{
+	const struct sl_ynode *v = h->value;
+	const struct api_version *av = NULL;
+	QBUF;
+
+	if (!v && !h->key)
+		return; /* missing: reported as a required field */
+	cd_path_set(c, "apiVersion");
+	if (!v) {
+		cd_err(c, h->key, "must not be empty; expected '%s'", SL_API_VERSION);
+	} else if (v->type != SL_Y_STR) {
+		cd_err(c, v, "expected '%s', got %s", SL_API_VERSION, cd_describe(v).s);
+	} else {
+		for (size_t i = 0; i < ARRAY_SIZE(api_versions); i++)
+			if (strlen(api_versions[i].name) == v->len && !strcmp(v->str, api_versions[i].name))
+				av = &api_versions[i];
+		if (!av)
+			cd_err(c, v, "unsupported apiVersion '%s'; expected '%s' (PriorityLevelConfiguration "
+			       "and FlowSchema also take flowcontrol.apiserver.k8s.io/v1 or v1beta3)",
+			       Q(v), SL_API_VERSION);
+		else if (av->refused)
+			cd_err(c, v, "apiVersion '%s' %s", Q(v), av->refused);
+		else if (kd && av->apf_only && !kd->apf)
+			cd_err(c, v, "apiVersion '%s' has no kind %s (it has PriorityLevelConfiguration and "
+			       "FlowSchema); sluice's own kinds take '%s'", Q(v), kd->name, SL_API_VERSION);
+		else
+			o->api = av->api;
+	}
+	cd_path_pop(c, 0);
+}
+
+static void decode_object(struct load *L, const struct sl_ydoc *doc, const struct sl_ynode *root)
 {
 	struct ctx *c = L->c;
 	struct fhit h[TOP_N], mh[MD_N];
 	const struct kind_desc *kd = NULL;
-	struct object o = { .doc = doc, .root = doc->root };
+	struct object o = { .doc = doc, .root = root };
 	const struct sl_ynode *v;
 	QBUF;
 
-	set_object(c, doc);
+	set_object(c, root, doc);
 	cd_path_pop(c, 0);
-	if (doc->root->type != SL_Y_MAP) {
-		cd_err(c, doc->root,
+	if (root->type != SL_Y_MAP) {
+		cd_err(c, root,
 		    "expected an object (a mapping with apiVersion, kind, metadata and spec), got %s",
-		    cd_describe(doc->root).s);
+		    cd_describe(root).s);
 		return;
 	}
-	cd_decode_fields(c, doc->root, top_fields, TOP_N, NULL, h);
+	cd_decode_fields(c, root, top_fields, TOP_N, NULL, h);
 
-	if ((v = h[TOP_API].value) || h[TOP_API].key) {
-		cd_path_set(c, "apiVersion");
-		if (!v)
-			cd_err(c, h[TOP_API].key, "must not be empty; expected '%s'",
-			    SL_API_VERSION);
-		else if (v->type != SL_Y_STR)
-			cd_err(c, v, "expected '%s', got %s", SL_API_VERSION,
-			    cd_describe(v).s);
-		else if (strcmp(v->str, SL_API_VERSION) || v->len != strlen(SL_API_VERSION))
-			cd_err(c, v, "unsupported apiVersion '%s'; expected '%s'",
-			    Q(v), SL_API_VERSION);
-		cd_path_pop(c, 0);
-	}
 	if ((v = h[TOP_KIND].value) || h[TOP_KIND].key) {
 		cd_path_set(c, "kind");
 		o.kind = v ? v : h[TOP_KIND].key;
@@ -185,6 +246,7 @@ static void decode_document(struct load *L, const struct sl_ydoc *doc)
 		}
 		cd_path_pop(c, 0);
 	}
+	check_api_version(c, &h[TOP_API], kd, &o);
 	if ((v = h[TOP_META].value) || h[TOP_META].key) {
 		cd_path_set(c, "metadata");
 		if (!v) {
@@ -224,11 +286,53 @@ static void decode_document(struct load *L, const struct sl_ydoc *doc)
 	o.spec = h[TOP_SPEC].value;
 	if (!o.spec && kd->spec_required) {
 		cd_path_set(c, "spec");
-		cd_err(c, doc->root, "missing required field 'spec'");
+		cd_err(c, root, "missing required field 'spec'");
 		cd_path_pop(c, 0);
 	}
 	kd->decode(L, &o);
 	cd_path_pop(c, 0);
+}
+
+/* kubectl's output of several objects: kind List (apiVersion v1), or a
+ * kind's own list (FlowSchemaList, PriorityLevelConfigurationList), with
+ * the objects under items.  Returns false when doc is not a list. */
+static bool decode_list(struct load *L, const struct sl_ydoc *doc)
+{
+	const struct sl_ynode *kind = sl_ymap_get(doc->root, "kind");
+	const struct sl_ynode *items = sl_ymap_get(doc->root, "items");
+	const char *k = sl_ynode_str(kind);
+	struct ctx *c = L->c;
+
+	if (!k || !sl_ymap_get_key(doc->root, "items") || kind->len < 4 ||
+	    strcmp(k + kind->len - 4, "List"))
+		return false;
+	if (kind->len > 4) { /* FlowSchemaList: one of ours, or not a list */
+		bool known = false;
+
+		for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+			known |= strlen(kinds[i].name) == kind->len - 4 &&
+				 !strncmp(kinds[i].name, k, kind->len - 4);
+		if (!known)
+			return false;
+	}
+	if (!items || items->type != SL_Y_SEQ) {
+		snprintf(c->object, sizeof(c->object), "%s (document %u)", k, doc->index);
+		cd_path_set(c, "items");
+		cd_err(c, items ? items : kind, "expected the list's objects, got %s",
+		       cd_describe(items).s);
+		cd_path_pop(c, 0);
+		return true;
+	}
+	for (size_t i = 0; i < items->n_items; i++)
+		decode_object(L, doc, items->items[i]);
+	return true;
+}
+
+static void decode_document(struct load *L, const struct sl_ydoc *doc)
+{
+	if (doc->root->type == SL_Y_MAP && decode_list(L, doc))
+		return;
+	decode_object(L, doc, doc->root);
 }
 
 /* ---- public API ----------------------------------------------------------- */

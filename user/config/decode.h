@@ -257,11 +257,21 @@ struct load {
 	size_t n_refs, refs_cap;
 };
 
+/* The apiVersion an object was written under (config.c's api_versions[]):
+ * Kubernetes' flow-control objects are read with their own version's
+ * meaning where it differs from sluice/v1's. */
+enum cd_api {
+	CD_API_SLUICE = 0,      /* sluice/v1 */
+	CD_API_K8S_V1,          /* flowcontrol.apiserver.k8s.io/v1: sluice/v1's names and meaning */
+	CD_API_K8S_V1BETA3,     /* ...v1beta3: nominalConcurrencyShares 0 means the default */
+};
+
 /* What the document decoder found at the top of an object. */
 struct object {
 	const struct sl_ydoc *doc;
 	const struct sl_ynode *root, *kind, *name_node, *spec;
 	const char *name; /* NULL unless metadata.name is a valid name */
+	enum cd_api api;
 };
 
 /* ---- shared value decoders (net.c) ---------------------------------- */

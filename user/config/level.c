@@ -543,6 +543,26 @@ out:
 	cd_path_pop(c, old);
 }
 
+/* flowcontrol.apiserver.k8s.io/v1beta3 read a Limited level's
+ * nominalConcurrencyShares of 0 as unset: kube-apiserver stores the default
+ * unless the annotation flowcontrol.k8s.io/v1beta3-preserve-zero keeps 0
+ * (v1 reads 0 as 0, as sluice/v1 does). */
+static void v1beta3_zero_shares(struct ctx *c, const struct object *o, struct sl_level_cfg *l)
+{
+	const struct sl_ynode *s = node_at(o->spec, "limited", "nominalConcurrencyShares", NULL);
+	int64_t v;
+
+	if (o->api != CD_API_K8S_V1BETA3 || l->type != SL_LEVEL_LIMITED || !s || sl_ynode_int(s, &v) ||
+	    v != 0 || node_at(o->root, "metadata", "annotations", "flowcontrol.k8s.io/v1beta3-preserve-zero", NULL))
+		return;
+	l->shares = DEF_LIMITED_SHARES;
+	cd_path_set(c, "spec.limited.nominalConcurrencyShares");
+	cd_warn(c, s, "0 under flowcontrol.apiserver.k8s.io/v1beta3 means the default, %d, as "
+		"kube-apiserver reads it (the annotation flowcontrol.k8s.io/v1beta3-preserve-zero keeps 0; "
+		"under v1, 0 is 0)", DEF_LIMITED_SHARES);
+	cd_path_pop(c, 0);
+}
+
 void cd_decode_level(struct load *L, const struct object *o)
 {
 	struct ctx *c = L->c;
@@ -560,8 +580,10 @@ void cd_decode_level(struct load *L, const struct object *o)
 		which = 0;
 	else if (o->name && !strcmp(o->name, SL_CATCH_ALL_NAME))
 		which = 1;
-	if (o->spec)
+	if (o->spec) {
 		decode_level_spec(L, o, &tmp);
+		v1beta3_zero_shares(c, o, &tmp);
+	}
 	if (which >= 0) {
 		struct sl_level_cfg *l = &cfg->levels[which];
 

@@ -22,6 +22,7 @@
 #include "engine/limits.h"
 
 #include "apf_defaults.h"
+#include "load_config.h"
 
 static void test_limits_default_config_vectors(void **state)
 {
@@ -65,6 +66,47 @@ static void test_limits_default_config_vectors(void **state)
 			assert_int_equal(sum, json_integer_value(json_object_get(c, "nominalCLSum")));
 	}
 	assert_true(checked >= (int)N_DEFAULT);
+	json_decref(root);
+}
+
+/* The built-in levels pasted as kubectl prints them (a List of v1 objects
+ * with the server's metadata and status: tests/unit/configs/pasted/, its
+ * source cited there) load, and their limits at serverConcurrencyLimit 600
+ * are kube-apiserver's (spec/vectors/apf.json), level by level. */
+static void test_limits_of_pasted_kubectl_levels(void **state)
+{
+	const char *dir = getenv("SLUICE_TEST_DATA");
+	char path[512];
+	struct sl_config *cfg;
+	json_t *root = load_vectors("apf.json"), *per;
+	struct sl_limit_input in[SL_MAX_LEVELS] = {0};
+	struct sl_level_limits out[SL_MAX_LEVELS];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/pasted/kubectl-builtin-levels-list.yaml",
+		 dir ? dir : "tests/unit/configs");
+	cfg = load_config_file(path);
+	per = json_object_get(json_object_get(json_object_get(json_object_get(root, "concurrency"),
+							      "defaultConfigLimits"), "600"), "perLevel");
+	assert_non_null(per);
+	assert_int_equal(cfg->n_levels, N_DEFAULT);
+	for (size_t i = 0; i < cfg->n_levels; i++) {
+		in[i].exempt = cfg->levels[i].type == SL_LEVEL_EXEMPT;
+		in[i].shares = (uint32_t)cfg->levels[i].shares;
+		in[i].lendable_percent = (uint32_t)cfg->levels[i].lendable_percent;
+		in[i].borrowing_limit_percent = cfg->levels[i].borrowing_limit_percent;
+	}
+	assert_int_equal(sl_limits_compute(600, in, cfg->n_levels, out), 0);
+	for (size_t i = 0; i < cfg->n_levels; i++) {
+		json_t *v = json_object_get(per, cfg->levels[i].name);
+
+		assert_non_null(v);
+		assert_int_equal(out[i].nominal, json_integer_value(json_object_get(v, "nominalCL")));
+		assert_int_equal(out[i].lendable, json_integer_value(json_object_get(v, "lendableCL")));
+		assert_int_equal(out[i].min, json_integer_value(json_object_get(v, "minCL")));
+		assert_int_equal(out[i].max, json_integer_value(json_object_get(v, "maxCL")));
+	}
+	sl_config_free(cfg);
 	json_decref(root);
 }
 
@@ -206,6 +248,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_limits_default_config_vectors),
+		cmocka_unit_test(test_limits_of_pasted_kubectl_levels),
 		cmocka_unit_test(test_limits_borrowing_percent_and_errors),
 		cmocka_unit_test(test_level_slots_keep_and_fill),
 		cmocka_unit_test(test_level_slots_full),

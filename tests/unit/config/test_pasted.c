@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Configuration loader tests: Kubernetes flow-control objects pasted as
+ * kubectl prints them (issue 39).  flowcontrol.apiserver.k8s.io/v1 and
+ * v1beta3 are read (v1beta3's "0 shares means the default" said at the
+ * field), v1beta2 and v1beta1 refused with the conversion; the server's
+ * metadata, a namespace and status are ignored; kind List and a kind's own
+ * list (FlowSchemaList) are unwrapped, each item checked at its own lines.
+ * The fixtures under tests/unit/configs/pasted/ cite their sources.
+ */
+#include "config_helpers.h"
+
+#include "apf_defaults.h"
+
+#define K8S_V1 "apiVersion: flowcontrol.apiserver.k8s.io/v1\n"
+#define K8S_V1BETA3 "apiVersion: flowcontrol.apiserver.k8s.io/v1beta3\n"
+#define LIMITED(shares) \
+	"spec:\n  type: Limited\n  limited:\n    nominalConcurrencyShares: " shares "\n" \
+	"    limitResponse: {type: Reject}\n"
+
+static const struct sl_level_cfg *level(const struct sl_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->n_levels; i++)
+		if (!strcmp(cfg->levels[i].name, name))
+			return &cfg->levels[i];
+	fail_msg("no level %s", name);
+	return NULL;
+}
+
+/* What the API server adds to an object, and a namespace kustomize adds,
+ * are ignored; so is status. */
+static void test_server_metadata_and_status_ignored(void **state)
+{
+	struct sl_config *cfg;
+
+	(void)state;
+	cfg = load_ok(K8S_V1 "kind: PriorityLevelConfiguration\n"
+		      "metadata:\n"
+		      "  annotations: {apf.kubernetes.io/autoupdate-spec: \"true\"}\n"
+		      "  creationTimestamp: \"2025-11-03T08:12:41Z\"\n"
+		      "  generation: 3\n"
+		      "  managedFields:\n"
+		      "  - {apiVersion: flowcontrol.apiserver.k8s.io/v1, manager: kubectl, operation: Update}\n"
+		      "  name: batch\n"
+		      "  namespace: default\n"
+		      "  resourceVersion: \"4711\"\n"
+		      "  selfLink: /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/batch\n"
+		      "  uid: 0f6f4c1e-2b55-4b0c-9d6a-3c2e5d1a7b10\n"
+		      LIMITED("12")
+		      "status:\n  conditions: []\n");
+	assert_int_equal(level(cfg, "batch")->shares, 12);
+	sl_config_free(cfg);
+}
+
+/* v1 reads 0 as 0; v1beta3 as the default 30, unless the object keeps its
+ * 0 with the annotation kube-apiserver honours. */
+static void test_v1beta3_zero_shares(void **state)
+{
+	struct sl_config *cfg;
+
+	(void)state;
+	cfg = load_ok(K8S_V1 "kind: PriorityLevelConfiguration\nmetadata: {name: batch}\n" LIMITED("0"));
+	assert_int_equal(level(cfg, "batch")->shares, 0);
+	sl_config_free(cfg);
+
+	cfg = load_warned(K8S_V1BETA3 "kind: PriorityLevelConfiguration\nmetadata: {name: batch}\n"
+			  LIMITED("0"), 1);
+	assert_int_equal(level(cfg, "batch")->shares, 30);
+	sl_config_free(cfg);
+
+	cfg = load_ok(K8S_V1BETA3 "kind: PriorityLevelConfiguration\nmetadata:\n  name: batch\n"
+		      "  annotations: {flowcontrol.k8s.io/v1beta3-preserve-zero: \"\"}\n" LIMITED("0"));
+	assert_int_equal(level(cfg, "batch")->shares, 0);
+	sl_config_free(cfg);
+
+	cfg = load_ok(K8S_V1BETA3 "kind: PriorityLevelConfiguration\nmetadata: {name: batch}\n" LIMITED("7"));
+	assert_int_equal(level(cfg, "batch")->shares, 7);
+	sl_config_free(cfg);
+}
+
+static void test_v1beta3_zero_shares_said(void **state)
+{
+	(void)state;
+	expect_one(K8S_V1BETA3 "kind: PriorityLevelConfiguration\nmetadata: {name: batch}\n" LIMITED("0"),
+		   SL_SEV_WARNING, 7, 31, "PriorityLevelConfiguration/batch",
+		   "spec.limited.nominalConcurrencyShares",
+		   "0 under flowcontrol.apiserver.k8s.io/v1beta3 means the default, 30");
+}
+
+/* kubectl get a b -o yaml: kind List; kubectl get flowschemas -o yaml:
+ * FlowSchemaList.  Both unwrapped, every item read. */
+static void test_lists_unwrapped(void **state)
+{
+	struct sl_config *cfg;
+
+	(void)state;
+	cfg = load_ok("apiVersion: v1\nkind: List\nmetadata: {resourceVersion: \"\"}\nitems:\n"
+		      "- " K8S_V1 "  kind: PriorityLevelConfiguration\n  metadata: {name: batch}\n"
+		      "  spec: {type: Limited, limited: {nominalConcurrencyShares: 9, limitResponse: {type: Reject}}}\n"
+		      "- " K8S_V1 "  kind: FlowSchema\n  metadata: {name: batch}\n"
+		      "  spec:\n    priorityLevelConfiguration: {name: batch}\n"
+		      "    rules: [{subjects: [{kind: Network, network: {cidrs: [10.0.0.0/8]}}], destinations: [{}]}]\n");
+	assert_int_equal(level(cfg, "batch")->shares, 9);
+	assert_int_equal(cfg->n_schemas, 3); /* batch, and the mandatory exempt and catch-all */
+	sl_config_free(cfg);
+
+	cfg = load_ok(K8S_V1 "kind: FlowSchemaList\nmetadata: {resourceVersion: \"99\"}\nitems:\n"
+		      "- " K8S_V1 "  kind: FlowSchema\n  metadata: {name: probes, uid: x}\n"
+		      "  spec:\n    priorityLevelConfiguration: {name: exempt}\n    matchingPrecedence: 2\n"
+		      "    rules: [{subjects: [{kind: Network, network: {cidrs: [10.0.0.0/8]}}], destinations: [{}]}]\n"
+		      "  status: {conditions: [{type: Dangling, status: \"False\"}]}\n");
+	assert_int_equal(cfg->n_schemas, 3);
+	sl_config_free(cfg);
+}
+
+/* The built-in levels as kubectl lists them (the fixture cites its
+ * source): every one loads with kube-apiserver's shares and lendable
+ * percent (test_engines checks their limits at 600 seats). */
+static void test_builtin_levels_fixture(void **state)
+{
+	char path[512];
+	struct sl_diags d = SL_DIAGS_INIT;
+	struct sl_config *cfg = NULL;
+
+	(void)state;
+	fixture(path, sizeof(path), "pasted/kubectl-builtin-levels-list.yaml");
+	assert_int_equal(sl_config_load_file(path, &cfg, &d), 0);
+	assert_int_equal(d.count, 0);
+	assert_int_equal(cfg->n_levels, N_DEFAULT);
+	for (size_t i = 0; i < N_DEFAULT; i++) {
+		const struct sl_level_cfg *l = level(cfg, default_levels[i].name);
+
+		assert_int_equal(l->type == SL_LEVEL_EXEMPT, default_levels[i].exempt);
+		assert_int_equal(l->shares, default_levels[i].shares);
+		assert_int_equal(l->lendable_percent, default_levels[i].lendable);
+	}
+	sl_config_free(cfg);
+	sl_diags_free(&d);
+}
+
+#define LIST_HEAD "apiVersion: v1\nkind: List\nitems:\n"
+
+static const struct bad_case bad_cases[] = {
+	{ "bad_v1beta2", "apiVersion: flowcontrol.apiserver.k8s.io/v1beta2\nkind: PriorityLevelConfiguration\n"
+	  "metadata: {name: batch}\nspec:\n  type: Limited\n  limited: {limitResponse: {type: Reject}}\n",
+	  1, 13, "PriorityLevelConfiguration/batch", "apiVersion",
+	  "apiVersion 'flowcontrol.apiserver.k8s.io/v1beta2' is not read: write apiVersion "
+	  "flowcontrol.apiserver.k8s.io/v1 and rename limited.assuredConcurrencyShares to nominalConcurrencyShares" },
+	{ "bad_v1beta1", "apiVersion: flowcontrol.apiserver.k8s.io/v1beta1\nkind: FlowSchema\n"
+	  "metadata: {name: batch}\nspec:\n  priorityLevelConfiguration: {name: catch-all}\n" RULES_ANY,
+	  1, 13, "FlowSchema/batch", "apiVersion", "is not read: write apiVersion flowcontrol.apiserver.k8s.io/v1" },
+	{ "bad_list_items_not_a_list", LIST_HEAD "  kind: FlowSchema\n", 4, 3, "List (document 1)", "items",
+	  "expected the list's objects, got a mapping" },
+	/* An item's error is at its own line, in its own name. */
+	{ "bad_list_item_field", LIST_HEAD "- " K8S_V1 "  kind: PriorityLevelConfiguration\n  metadata: {name: a}\n"
+	  "  spec: {type: Exempt}\n"
+	  "- " K8S_V1 "  kind: PriorityLevelConfiguration\n  metadata: {name: b}\n"
+	  "  spec: {type: Limited, limited: {limitResponse: {type: Reject}, nominalShares: 3}}\n",
+	  11, 66, "PriorityLevelConfiguration/b", "spec.limited.nominalShares", "unknown field 'nominalShares'" },
+};
+
+int main(void)
+{
+	static const struct CMUnitTest fixed[] = {
+		cmocka_unit_test(test_server_metadata_and_status_ignored),
+		cmocka_unit_test(test_v1beta3_zero_shares),
+		cmocka_unit_test(test_v1beta3_zero_shares_said),
+		cmocka_unit_test(test_lists_unwrapped),
+		cmocka_unit_test(test_builtin_levels_fixture),
+	};
+
+	return run_config_suite("config_pasted", fixed, N_OF(fixed), bad_cases, N_OF(bad_cases));
+}
