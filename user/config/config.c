@@ -57,7 +57,6 @@ _Static_assert((int)SL_RESP_QUEUE == SLUICE_RESP_QUEUE &&
 
 struct kind_desc {
 	const char *name;
-	bool apf;           /* a Kubernetes flow-control kind: its apiVersions are accepted */
 	bool spec_required;
 	/* validates metadata.name beyond "a non-empty string"; may be NULL */
 	bool (*check_name)(struct ctx *c, const struct sl_ynode *n, const char *name);
@@ -65,17 +64,20 @@ struct kind_desc {
 };
 
 static const struct kind_desc kinds[] = {
-	{ "Server", false, false, NULL, cd_decode_server },
-	{ "PriorityLevelConfiguration", true, true, cd_check_name, cd_decode_level },
-	{ "FlowSchema", true, true, cd_check_name, cd_decode_flow_schema },
-	{ "ConnectionLabels", false, true, cd_check_name, cd_decode_label_object },
-	{ "AverageLatencySchedulingPolicy", false, true, cd_check_name, cd_decode_policy },
+	{ "Server", false, NULL, cd_decode_server },
+	{ "PriorityLevelConfiguration", true, cd_check_name, cd_decode_level },
+	{ "FlowSchema", true, cd_check_name, cd_decode_flow_schema },
+	{ "ConnectionLabels", true, cd_check_name, cd_decode_label_object },
+	{ "AverageLatencySchedulingPolicy", true, cd_check_name, cd_decode_policy },
 };
 
 /* The apiVersions an object may carry.  Kubernetes' flow-control objects
  * paste as kubectl prints them: v1 reads as sluice/v1; v1beta3 differs in
  * one meaning (said at the object); v1beta2 and v1beta1 name the shares
- * differently and are refused with the way to convert them. */
+ * differently and are refused with the way to convert them.  ASM's policy
+ * under its own apiVersion runs Aperture's AIMD unless spec.mode says
+ * otherwise (policy.c). */
+#define APF_KINDS "PriorityLevelConfiguration and FlowSchema"
 #define BETA_REFUSED \
 	"is not read: write apiVersion flowcontrol.apiserver.k8s.io/v1 and rename " \
 	"limited.assuredConcurrencyShares to nominalConcurrencyShares (the same number; v1 adds " \
@@ -83,22 +85,32 @@ static const struct kind_desc kinds[] = {
 static const struct api_version {
 	const char *name;
 	enum cd_api api;
-	bool apf_only;          /* for PriorityLevelConfiguration and FlowSchema */
+	const char *kinds;      /* the kinds it has ("A and B"), NULL: every kind */
 	const char *refused;    /* not read: why, and what to write instead */
 } api_versions[] = {
-	{ SL_API_VERSION, CD_API_SLUICE, false, NULL },
-	{ "flowcontrol.apiserver.k8s.io/v1", CD_API_K8S_V1, true, NULL },
-	{ "flowcontrol.apiserver.k8s.io/v1beta3", CD_API_K8S_V1BETA3, true, NULL },
-	{ "flowcontrol.apiserver.k8s.io/v1beta2", 0, true,
-	  BETA_REFUSED },
-	{ "flowcontrol.apiserver.k8s.io/v1beta1", 0, true,
-	  BETA_REFUSED },
+	{ SL_API_VERSION, CD_API_SLUICE, NULL, NULL },
+	{ "flowcontrol.apiserver.k8s.io/v1", CD_API_K8S_V1, APF_KINDS, NULL },
+	{ "flowcontrol.apiserver.k8s.io/v1beta3", CD_API_K8S_V1BETA3, APF_KINDS, NULL },
+	{ "flowcontrol.apiserver.k8s.io/v1beta2", 0, APF_KINDS, BETA_REFUSED },
+	{ "flowcontrol.apiserver.k8s.io/v1beta1", 0, APF_KINDS, BETA_REFUSED },
+	{ "istio.alibabacloud.com/v1", CD_API_ASM, "AverageLatencySchedulingPolicy", NULL },
 };
+
+/* Whether kind is one of the kinds "A and B" names. */
+static bool api_has_kind(const char *kinds, const char *kind)
+{
+	size_t n = strlen(kind);
+
+	for (const char *p = kinds; (p = strstr(p, kind)); p += n)
+		if ((p == kinds || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return true;
+	return false;
+}
 
 enum { TOP_API, TOP_KIND, TOP_META, TOP_SPEC, TOP_STATUS, TOP_N };
 static const struct fdesc top_fields[TOP_N] = {
 	[TOP_API] = F_CUSTOM("apiVersion", .required = true,
-			     .type = "sluice/v1; also flowcontrol.apiserver.k8s.io/v1 or v1beta3 for PriorityLevelConfiguration and FlowSchema"),
+			     .type = "sluice/v1; also flowcontrol.apiserver.k8s.io/v1 or v1beta3 for PriorityLevelConfiguration and FlowSchema, istio.alibabacloud.com/v1 for AverageLatencySchedulingPolicy"),
 	[TOP_KIND] = F_CUSTOM("kind", .required = true,
 			      .type = "Server, PriorityLevelConfiguration, FlowSchema, ConnectionLabels or AverageLatencySchedulingPolicy"),
 	[TOP_META] = F_CUSTOM("metadata", .required = true, .type = "mapping"),
@@ -186,13 +198,14 @@ static void check_api_version(struct ctx *c, const struct fhit *h, const struct 
 				av = &api_versions[i];
 		if (!av)
 			cd_err(c, v, "unsupported apiVersion '%s'; expected '%s' (PriorityLevelConfiguration "
-			       "and FlowSchema also take flowcontrol.apiserver.k8s.io/v1 or v1beta3)",
+			       "and FlowSchema also take flowcontrol.apiserver.k8s.io/v1 or v1beta3, "
+			       "AverageLatencySchedulingPolicy istio.alibabacloud.com/v1)",
 			       Q(v), SL_API_VERSION);
 		else if (av->refused)
 			cd_err(c, v, "apiVersion '%s' %s", Q(v), av->refused);
-		else if (kd && av->apf_only && !kd->apf)
-			cd_err(c, v, "apiVersion '%s' has no kind %s (it has PriorityLevelConfiguration and "
-			       "FlowSchema); sluice's own kinds take '%s'", Q(v), kd->name, SL_API_VERSION);
+		else if (kd && av->kinds && !api_has_kind(av->kinds, kd->name))
+			cd_err(c, v, "apiVersion '%s' has no kind %s (it has %s); sluice's own kinds take '%s'",
+			       Q(v), kd->name, av->kinds, SL_API_VERSION);
 		else
 			o->api = av->api;
 	}

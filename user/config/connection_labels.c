@@ -507,6 +507,88 @@ static bool dup_into(struct ctx *c, char **dst, const char *s)
 	return false;
 }
 
+/* One {label, regex} of label_matches into e (SL_LE_MATCHES). */
+static bool decode_matches(struct load *L, const struct sl_ynode *n, struct sl_lm_expr *e)
+{
+	struct ctx *c = L->c;
+	struct fhit mh[MA_N];
+	const char *key = NULL, *re = NULL;
+	char why[256];
+	size_t o2;
+
+	e->kind = SL_LE_MATCHES;
+	if (!cd_decode_fields(c, n, matches_fields, MA_N, NULL, mh))
+		return false;
+	if (mh[MA_LABEL].value) {
+		o2 = cd_path_push(c, "label");
+		key = label_key(c, mh[MA_LABEL].value);
+		if (key)
+			cd_note_label_ref(L, key, mh[MA_LABEL].value);
+		cd_path_pop(c, o2);
+	}
+	if (mh[MA_REGEX].value) {
+		const struct sl_ynode *rv = mh[MA_REGEX].value;
+		QBUF;
+
+		o2 = cd_path_push(c, "regex");
+		/* compiling (and JIT-compiling) costs more than a node */
+		if (cd_get_string(c, rv, &re) && !*re) {
+			cd_err(c, rv, "must not be empty (an empty regex matches every value; use label_exists)");
+			re = NULL;
+		} else if (re && !cd_budget(c, rv, 64 + strlen(re) / 8)) {
+			re = NULL;
+		} else if (re) {
+			if (!dup_into(c, &e->regex, re)) {
+				re = NULL;
+			} else if (sl_lm_compile_regex(e, why, sizeof(why))) {
+				cd_err(c, rv, "regex '%s' does not compile: %s", Q(rv), why);
+				re = NULL;
+			}
+		}
+		cd_path_pop(c, o2);
+	} else if (mh[MA_REGEX].key) {
+		o2 = cd_path_push(c, "regex");
+		cd_err(c, mh[MA_REGEX].key, "must not be empty");
+		cd_path_pop(c, o2);
+	}
+	return key && re && dup_into(c, &e->label, key);
+}
+
+/* label_matches: one {label, regex}, or (as ASM's reference writes it) a
+ * list of them, all of which must match. */
+static bool decode_matches_expr(struct load *L, const struct sl_ynode *n, struct sl_lm_expr *e)
+{
+	struct ctx *c = L->c;
+	bool ok = true;
+
+	if (n->type != SL_Y_SEQ)
+		return decode_matches(L, n, e);
+	e->kind = SL_LE_ALL;
+	if (!cd_budget(c, n, n->n_items))
+		return false;
+	if (n->n_items && !(e->children = calloc(n->n_items, sizeof(*e->children)))) {
+		cd_oom(c);
+		return false;
+	}
+	for (size_t i = 0; i < n->n_items; i++) {
+		size_t old = cd_path_push_index(c, i);
+
+		memset(&e->children[e->n_children], 0, sizeof(*e->children));
+		if (decode_matches(L, n->items[i], &e->children[e->n_children])) {
+			e->n_children++;
+		} else {
+			sl_lm_expr_free(&e->children[e->n_children]);
+			ok = false;
+		}
+		cd_path_pop(c, old);
+	}
+	if (!n->n_items) {
+		cd_err(c, n, "must not be empty: give {label, regex}, or a list of them that must all match");
+		ok = false;
+	}
+	return ok;
+}
+
 static bool decode_expr(struct load *L, const struct sl_ynode *n,
 			struct sl_lm_expr *e, unsigned depth)
 {
@@ -606,50 +688,9 @@ static bool decode_expr(struct load *L, const struct sl_ynode *n,
 		     dup_into(c, &e->value, val);
 		break;
 	}
-	case EX_MATCHES: {
-		struct fhit mh[MA_N];
-		const char *key = NULL, *re = NULL;
-		char why[256];
-		size_t o2;
-
-		e->kind = SL_LE_MATCHES;
-		if (!cd_decode_fields(c, h[which].value, matches_fields, MA_N, NULL, mh))
-			break;
-		if (mh[MA_LABEL].value) {
-			o2 = cd_path_push(c, "label");
-			key = label_key(c, mh[MA_LABEL].value);
-			if (key)
-				cd_note_label_ref(L, key, mh[MA_LABEL].value);
-			cd_path_pop(c, o2);
-		}
-		if (mh[MA_REGEX].value) {
-			const struct sl_ynode *rv = mh[MA_REGEX].value;
-			QBUF;
-
-			o2 = cd_path_push(c, "regex");
-			/* compiling (and JIT-compiling) costs more than a node */
-			if (cd_get_string(c, rv, &re) && !*re) {
-				cd_err(c, rv, "must not be empty (an empty regex matches every value; use label_exists)");
-				re = NULL;
-			} else if (re && !cd_budget(c, rv, 64 + strlen(re) / 8)) {
-				re = NULL;
-			} else if (re) {
-				if (!dup_into(c, &e->regex, re)) {
-					re = NULL;
-				} else if (sl_lm_compile_regex(e, why, sizeof(why))) {
-					cd_err(c, rv, "regex '%s' does not compile: %s", Q(rv), why);
-					re = NULL;
-				}
-			}
-			cd_path_pop(c, o2);
-		} else if (mh[MA_REGEX].key) {
-			o2 = cd_path_push(c, "regex");
-			cd_err(c, mh[MA_REGEX].key, "must not be empty");
-			cd_path_pop(c, o2);
-		}
-		ok = key && re && dup_into(c, &e->label, key);
+	case EX_MATCHES:
+		ok = decode_matches_expr(L, h[which].value, e);
 		break;
-	}
 	}
 out:
 	cd_path_pop(c, old);

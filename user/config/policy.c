@@ -759,14 +759,19 @@ static void check_sluice_mode(struct ctx *c, const struct sl_ynode *spec, const 
 	}
 }
 
-/* The mode that runs the policy: spec.mode, else Aperture's for a signal
- * other than duration (sluice's mode judges durations), else sluice's. */
-static enum sl_policy_mode effective_mode(const struct sl_policy_cfg *p, const struct fhit *h)
+/* The mode that runs the policy: spec.mode, else Aperture's for a policy
+ * pasted under ASM's apiVersion (what its author expects to run) or for a
+ * signal other than duration (sluice's mode judges durations), else
+ * sluice's. */
+static enum sl_policy_mode effective_mode(const struct sl_policy_cfg *p, const struct fhit *h,
+					  enum cd_api api)
 {
 	const struct sl_ynode *t = h[SP_SIGNAL].value ? sl_ymap_get(h[SP_SIGNAL].value, "type") : NULL;
 
 	if (h[SP_MODE].key)
 		return p->mode;
+	if (api == CD_API_ASM)
+		return SL_POLICY_APERTURE;
 	if (t && t->type == SL_Y_STR && strcmp(t->str, "duration"))
 		return SL_POLICY_APERTURE;
 	return SL_POLICY_SLUICE;
@@ -896,7 +901,7 @@ void cd_decode_policy(struct load *L, const struct object *o)
 	old = cd_path_push(c, "spec");
 	if (!cd_decode_fields(c, o->spec, spec_fields, SP_N, p, h))
 		goto out;
-	p->mode = effective_mode(p, h);
+	p->mode = effective_mode(p, h, o->api);
 	if (h[SP_CORE].value) {
 		size_t o2 = cd_path_push(c, "load_scheduling_core");
 

@@ -76,6 +76,32 @@ static void diags_json(struct json_out *jo, const struct sl_diags *d)
 	jo_arr_end(jo);
 }
 
+/* Which controller each policy of a valid file runs: the mode is decided
+ * by spec.mode, else by the apiVersion and the signal (config/policy.c),
+ * and an operator should not have to work it out. */
+struct policy_modes {
+	size_t n;
+	struct { char name[SL_LEVEL_NAME_SIZE]; bool aperture; } *p;
+};
+
+static void keep_policy_modes(struct policy_modes *pm, const struct sl_config *cfg)
+{
+	pm->p = calloc(cfg->n_policies ? cfg->n_policies : 1, sizeof(*pm->p));
+	if (!pm->p)
+		return;
+	pm->n = cfg->n_policies;
+	for (size_t k = 0; k < cfg->n_policies; k++) {
+		snprintf(pm->p[k].name, sizeof(pm->p[k].name), "%s", cfg->policies[k].name);
+		pm->p[k].aperture = cfg->policies[k].mode == SL_POLICY_APERTURE;
+	}
+}
+
+static const char *mode_words(bool aperture)
+{
+	return aperture ? "Aperture's AIMD load multiplier (mode aperture)" :
+			  "sluice's gradient on a limit in flight (mode sluice)";
+}
+
 int ctl_validate(int argc, char **argv)
 {
 	struct validate_opts o = {0};
@@ -84,6 +110,7 @@ int ctl_validate(int argc, char **argv)
 	struct json_out jo;
 	bool valid = true;
 	size_t *errors, *warnings;
+	struct policy_modes *modes;
 	int rc, nfiles;
 
 	rc = ctl_parse_options(&validate_doc, validate_options, &o, argc, argv, &parsed);
@@ -93,9 +120,11 @@ int ctl_validate(int argc, char **argv)
 	nfiles = argc - parsed.first_arg;
 	errors = calloc((size_t)nfiles, sizeof(*errors));
 	warnings = calloc((size_t)nfiles, sizeof(*warnings));
-	if (!errors || !warnings) {
+	modes = calloc((size_t)nfiles, sizeof(*modes));
+	if (!errors || !warnings || !modes) {
 		free(errors);
 		free(warnings);
+		free(modes);
 		return CTL_FAIL;
 	}
 	for (int i = 0; i < nfiles; i++) {
@@ -118,6 +147,7 @@ int ctl_validate(int argc, char **argv)
 				sl_plan_check_interfaces(cfg, &plan, ifs, cfg->server.n_interfaces, &all);
 			}
 			sl_plan_free(&plan);
+			keep_policy_modes(&modes[i], cfg);
 			sl_config_free(cfg);
 		}
 		errors[i] = sl_diags_error_count(&all) - e0;
@@ -136,6 +166,14 @@ int ctl_validate(int argc, char **argv)
 			jo_bool(&jo, "valid", errors[i] == 0);
 			jo_u64(&jo, "errors", errors[i]);
 			jo_u64(&jo, "warnings", warnings[i]);
+			jo_arr_begin(&jo, "policies");
+			for (size_t k = 0; k < modes[i].n; k++) {
+				jo_obj_begin(&jo, NULL);
+				jo_str(&jo, "name", modes[i].p[k].name);
+				jo_str(&jo, "mode", modes[i].p[k].aperture ? "aperture" : "sluice");
+				jo_obj_end(&jo);
+			}
+			jo_arr_end(&jo);
 			jo_obj_end(&jo);
 		}
 		jo_arr_end(&jo);
@@ -152,8 +190,14 @@ int ctl_validate(int argc, char **argv)
 			else
 				printf("%s: valid (%zu warning%s)\n", argv[i], warnings[i],
 				       warnings[i] == 1 ? "" : "s");
+			for (size_t k = 0; !errors[i] && k < modes[i].n; k++)
+				printf("  AverageLatencySchedulingPolicy/%s runs %s\n", modes[i].p[k].name,
+				       mode_words(modes[i].p[k].aperture));
 		}
 	}
+	for (int i = 0; i < nfiles; i++)
+		free(modes[i].p);
+	free(modes);
 	free(errors);
 	free(warnings);
 	sl_diags_free(&all);

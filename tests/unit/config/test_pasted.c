@@ -11,6 +11,7 @@
 #include "config_helpers.h"
 
 #include "apf_defaults.h"
+#include "lib/labels.h"
 
 #define K8S_V1 "apiVersion: flowcontrol.apiserver.k8s.io/v1\n"
 #define K8S_V1BETA3 "apiVersion: flowcontrol.apiserver.k8s.io/v1beta3\n"
@@ -138,6 +139,68 @@ static void test_builtin_levels_fixture(void **state)
 	sl_diags_free(&d);
 }
 
+#define ASM_V1 "apiVersion: istio.alibabacloud.com/v1\n"
+#define ASM_POLICY(api, mode) api "kind: AverageLatencySchedulingPolicy\nmetadata: {name: p}\nspec:\n" mode \
+	"  load_scheduling_core:\n    aimd_load_scheduler:\n      load_scheduler:\n        selectors: [{}]\n"
+
+static enum sl_policy_mode mode_of(const char *yaml)
+{
+	struct sl_diags d = SL_DIAGS_INIT;
+	struct sl_config *cfg = NULL;
+	enum sl_policy_mode m;
+
+	if (load(yaml, &cfg, &d)) {
+		sl_diags_print(&d, stderr);
+		fail_msg("did not load");
+	}
+	assert_int_equal(cfg->n_policies, 1);
+	m = cfg->policies[0].mode;
+	sl_config_free(cfg);
+	sl_diags_free(&d);
+	return m;
+}
+
+/* A policy pasted under ASM's apiVersion runs what its author expects,
+ * Aperture's AIMD, unless spec.mode says otherwise; under sluice/v1 it
+ * runs sluice's own mode by default, as before. */
+static void test_asm_policy_runs_aperture(void **state)
+{
+	(void)state;
+	assert_int_equal(mode_of(ASM_POLICY(ASM_V1, "")), SL_POLICY_APERTURE);
+	assert_int_equal(mode_of(ASM_POLICY(ASM_V1, "  mode: sluice\n")), SL_POLICY_SLUICE);
+	assert_int_equal(mode_of(ASM_POLICY(API, "")), SL_POLICY_SLUICE);
+	assert_int_equal(mode_of(ASM_POLICY(API, "  mode: aperture\n")), SL_POLICY_APERTURE);
+}
+
+/* ASM's reference writes label_matches as a list: every one must match. */
+static void test_label_matches_list(void **state)
+{
+	struct sl_config *cfg;
+	const struct sl_lm_expr *e;
+	struct sl_labels l = {0};
+
+	(void)state;
+	cfg = load_ok(API "kind: AverageLatencySchedulingPolicy\nmetadata: {name: p}\nspec:\n"
+		      "  load_scheduling_core:\n    aimd_load_scheduler:\n      load_scheduler:\n"
+		      "        selectors:\n        - label_matcher:\n            expression:\n"
+		      "              label_matches:\n"
+		      "              - {label: src.ip, regex: \"^10\\\\.\"}\n"
+		      "              - {label: dst.port, regex: \"^80$\"}\n");
+	e = cfg->policies[0].selectors[0].matcher.expr;
+	assert_non_null(e);
+	assert_int_equal(e->kind, SL_LE_ALL);
+	assert_int_equal(e->n_children, 2);
+	assert_int_equal(e->children[0].kind, SL_LE_MATCHES);
+	assert_int_equal(e->children[1].kind, SL_LE_MATCHES);
+	assert_int_equal(sl_labels_set(&l, "src.ip", "10.1.2.3"), 0);
+	assert_int_equal(sl_labels_set(&l, "dst.port", "80"), 0);
+	assert_true(sl_lm_expr_eval(e, &l));
+	assert_int_equal(sl_labels_set(&l, "dst.port", "8080"), 0);
+	assert_false(sl_lm_expr_eval(e, &l));
+	sl_labels_free(&l);
+	sl_config_free(cfg);
+}
+
 #define LIST_HEAD "apiVersion: v1\nkind: List\nitems:\n"
 
 static const struct bad_case bad_cases[] = {
@@ -149,6 +212,14 @@ static const struct bad_case bad_cases[] = {
 	{ "bad_v1beta1", "apiVersion: flowcontrol.apiserver.k8s.io/v1beta1\nkind: FlowSchema\n"
 	  "metadata: {name: batch}\nspec:\n  priorityLevelConfiguration: {name: catch-all}\n" RULES_ANY,
 	  1, 13, "FlowSchema/batch", "apiVersion", "is not read: write apiVersion flowcontrol.apiserver.k8s.io/v1" },
+	{ "bad_asm_version_on_level", ASM_V1 "kind: PriorityLevelConfiguration\nmetadata: {name: x}\n"
+	  "spec: {type: Exempt}\n", 1, 13, "PriorityLevelConfiguration/x", "apiVersion",
+	  "apiVersion 'istio.alibabacloud.com/v1' has no kind PriorityLevelConfiguration (it has AverageLatencySchedulingPolicy)" },
+	{ "bad_label_matches_empty_list", API "kind: AverageLatencySchedulingPolicy\nmetadata: {name: p}\nspec:\n"
+	  "  load_scheduling_core:\n    aimd_load_scheduler:\n      load_scheduler:\n"
+	  "        selectors: [{label_matcher: {expression: {label_matches: []}}}]\n", 8, 66, POL_OBJ,
+	  "spec.load_scheduling_core.aimd_load_scheduler.load_scheduler.selectors[0].label_matcher.expression.label_matches",
+	  "must not be empty: give {label, regex}, or a list of them that must all match" },
 	{ "bad_list_items_not_a_list", LIST_HEAD "  kind: FlowSchema\n", 4, 3, "List (document 1)", "items",
 	  "expected the list's objects, got a mapping" },
 	/* An item's error is at its own line, in its own name. */
@@ -167,6 +238,8 @@ int main(void)
 		cmocka_unit_test(test_v1beta3_zero_shares_said),
 		cmocka_unit_test(test_lists_unwrapped),
 		cmocka_unit_test(test_builtin_levels_fixture),
+		cmocka_unit_test(test_asm_policy_runs_aperture),
+		cmocka_unit_test(test_label_matches_list),
 	};
 
 	return run_config_suite("config_pasted", fixed, N_OF(fixed), bad_cases, N_OF(bad_cases));
