@@ -635,9 +635,16 @@ int sl_config_load_file(const char *path, struct sl_config **out,
 		/* A file truncated to nothing (a write cut short, a copy gone
 		 * wrong) would otherwise run the host on the built-in objects
 		 * alone, and a watched file would apply it (issue 26). */
-		sl_diags_add(diags, SL_SEV_ERROR, path, 0, 0, NULL, NULL,
-			     "the file holds no configuration object (empty, comments only, or truncated): "
-			     "refused, nothing is applied");
+		if (cfg->n_skipped)
+			sl_diags_add(diags, SL_SEV_ERROR, path, 0, 0, NULL, NULL,
+				     "every object of the file was skipped (%zu dangling FlowSchema%s: "
+				     "see the warning%s above), so it would apply nothing: refused",
+				     cfg->n_skipped, cfg->n_skipped == 1 ? "" : "s",
+				     cfg->n_skipped == 1 ? "" : "s");
+		else
+			sl_diags_add(diags, SL_SEV_ERROR, path, 0, 0, NULL, NULL,
+				     "the file holds no configuration object (empty, comments only, or "
+				     "truncated): refused, nothing is applied");
 		rc = -EINVAL;
 	}
 	if (!rc && out)

@@ -375,6 +375,7 @@ struct sl_config {
 	struct sl_policy_cfg *policies;      /* file order (a reload keeps kept ones' indices) */
 	size_t n_policies;
 	char *source_file;                   /* display name given to the loader */
+	size_t n_skipped;                    /* objects read but skipped (dangling FlowSchemas) */
 };
 
 /*

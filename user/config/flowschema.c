@@ -770,26 +770,67 @@ static int cmp_order(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* The levels kube-apiserver suggests (bootstrap/default.go), which every
+ * cluster has, so real FlowSchemas name them.  sluice does not add them
+ * (their shares would change every level's seats): a schema naming one
+ * that the file lacks is an error that says how to add it. */
+static const struct suggested_level {
+	const char *name;
+	int shares, lendable, queues, hand, length;
+} suggested_levels[] = {
+	{ "system", 30, 33, 64, 6, 50 },
+	{ "node-high", 40, 25, 64, 6, 50 },
+	{ "leader-election", 10, 0, 16, 4, 50 },
+	{ "workload-high", 40, 50, 128, 6, 50 },
+	{ "workload-low", 100, 90, 128, 6, 50 },
+	{ "global-default", 20, 50, 128, 6, 50 },
+};
+
+static const struct suggested_level *suggested(const char *name)
+{
+	for (size_t k = 0; k < sizeof(suggested_levels) / sizeof(suggested_levels[0]); k++)
+		if (!strcmp(suggested_levels[k].name, name))
+			return &suggested_levels[k];
+	return NULL;
+}
+
 static void dangling(struct load *L, size_t i)
 {
 	struct ctx *c = L->c;
 	struct sl_flow_schema *fs = &L->cfg->schemas[i];
 	const struct sl_ynode *at = L->schema_src[i].level_ref;
-	const char **names = calloc(L->cfg->n_levels, sizeof(*names));
+	const struct suggested_level *s = suggested(fs->level_name);
+	const char **names;
 	const char *sug = NULL;
+
+	snprintf(c->object, sizeof(c->object), "%s", L->schema_src[i].object);
+	if (s) {
+		cd_path_set(c, "spec.priorityLevelConfiguration.name");
+		cd_err(c, at, "PriorityLevelConfiguration '%s' is one of Kubernetes' suggested levels, which "
+		       "every cluster has but sluice does not add (its shares would change every level's "
+		       "seats): paste it (kubectl get prioritylevelconfiguration %s -o yaml), or add "
+		       "{apiVersion: sluice/v1, kind: PriorityLevelConfiguration, metadata: {name: %s}, spec: "
+		       "{type: Limited, limited: {nominalConcurrencyShares: %d, lendablePercent: %d, "
+		       "limitResponse: {type: Queue, queuing: {queues: %d, handSize: %d, queueLengthLimit: %d}}}}} "
+		       "as kube-apiserver defines it", s->name, s->name, s->name, s->shares, s->lendable,
+		       s->queues, s->hand, s->length);
+		L->schema_src[i].dropped = true;
+		return;
+	}
+	names = calloc(L->cfg->n_levels, sizeof(*names));
 
 	if (names) {
 		for (size_t k = 0; k < L->cfg->n_levels; k++)
 			names[k] = L->cfg->levels[k].name;
 		sug = cd_closest(fs->level_name, names, L->cfg->n_levels);
 	}
-	snprintf(c->object, sizeof(c->object), "%s", L->schema_src[i].object);
 	cd_path_set(c, "spec.priorityLevelConfiguration.name");
 	cd_warn(c, at, "PriorityLevelConfiguration '%s' does not exist; this FlowSchema is dangling and is skipped (it classifies no connection)%s%s%s",
 		fs->level_name, sug ? "; did you mean '" : "", sug ? sug : "",
 		sug ? "'?" : "");
 	free(names);
 	L->schema_src[i].dropped = true;
+	L->cfg->n_skipped++;
 }
 
 void cd_finish_flow_schemas(struct load *L)

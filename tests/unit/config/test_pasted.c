@@ -8,6 +8,8 @@
  * list (FlowSchemaList) are unwrapped, each item checked at its own lines.
  * The fixtures under tests/unit/configs/pasted/ cite their sources.
  */
+#include <unistd.h>
+
 #include "config_helpers.h"
 
 #include "apf_defaults.h"
@@ -201,6 +203,33 @@ static void test_label_matches_list(void **state)
 	sl_config_free(cfg);
 }
 
+/* A file whose only object was skipped says so, not "empty, comments
+ * only, or truncated". */
+static void test_only_dangling_file(void **state)
+{
+	static const char yaml[] = FSN("a") "  priorityLevelConfiguration: {name: nowhere}\n" RULES_ANY;
+	char path[] = "/tmp/sluice-test-pasted.XXXXXX";
+	struct sl_diags d = SL_DIAGS_INIT;
+	struct sl_config *cfg = NULL;
+	int fd = mkstemp(path);
+	bool said = false;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, yaml, sizeof(yaml) - 1), (ssize_t)(sizeof(yaml) - 1));
+	close(fd);
+	assert_int_equal(sl_config_load_file(path, &cfg, &d), -EINVAL);
+	unlink(path);
+	assert_null(cfg);
+	for (size_t i = 0; i < d.count; i++) {
+		assert_null(strstr(d.items[i].message, "comments only"));
+		said |= d.items[i].severity == SL_SEV_ERROR &&
+			strstr(d.items[i].message, "every object of the file was skipped (1 dangling FlowSchema") != NULL;
+	}
+	assert_true(said);
+	sl_diags_free(&d);
+}
+
 #define LIST_HEAD "apiVersion: v1\nkind: List\nitems:\n"
 
 static const struct bad_case bad_cases[] = {
@@ -220,6 +249,15 @@ static const struct bad_case bad_cases[] = {
 	  "        selectors: [{label_matcher: {expression: {label_matches: []}}}]\n", 8, 66, POL_OBJ,
 	  "spec.load_scheduling_core.aimd_load_scheduler.load_scheduler.selectors[0].label_matcher.expression.label_matches",
 	  "must not be empty: give {label, regex}, or a list of them that must all match" },
+	/* Every cluster has the suggested levels, so real FlowSchemas name them. */
+	{ "bad_suggested_level_missing", FSN("service-accounts") "  priorityLevelConfiguration: {name: workload-low}\n"
+	  RULES_ANY, 5, 38, "FlowSchema/service-accounts", "spec.priorityLevelConfiguration.name",
+	  "PriorityLevelConfiguration 'workload-low' is one of Kubernetes' suggested levels, which every cluster has "
+	  "but sluice does not add (its shares would change every level's seats): paste it (kubectl get "
+	  "prioritylevelconfiguration workload-low -o yaml), or add {apiVersion: sluice/v1, kind: "
+	  "PriorityLevelConfiguration, metadata: {name: workload-low}, spec: {type: Limited, limited: "
+	  "{nominalConcurrencyShares: 100, lendablePercent: 90, limitResponse: {type: Queue, queuing: "
+	  "{queues: 128, handSize: 6, queueLengthLimit: 50}}}}}" },
 	{ "bad_list_items_not_a_list", LIST_HEAD "  kind: FlowSchema\n", 4, 3, "List (document 1)", "items",
 	  "expected the list's objects, got a mapping" },
 	/* An item's error is at its own line, in its own name. */
@@ -240,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_builtin_levels_fixture),
 		cmocka_unit_test(test_asm_policy_runs_aperture),
 		cmocka_unit_test(test_label_matches_list),
+		cmocka_unit_test(test_only_dangling_file),
 	};
 
 	return run_config_suite("config_pasted", fixed, N_OF(fixed), bad_cases, N_OF(bad_cases));
