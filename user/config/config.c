@@ -73,27 +73,22 @@ static const struct kind_desc kinds[] = {
 
 /* The apiVersions an object may carry.  Kubernetes' flow-control objects
  * paste as kubectl prints them: v1 reads as sluice/v1; v1beta3 differs in
- * one meaning (said at the object); v1beta2 and v1beta1 name the shares
- * differently and are refused with the way to convert them.  ASM's policy
+ * one meaning (said at the object); v1beta2 and v1beta1 with their own
+ * names (assuredConcurrencyShares, level.c).  ASM's policy
  * under its own apiVersion runs Aperture's AIMD unless spec.mode says
  * otherwise (policy.c). */
 #define APF_KINDS "PriorityLevelConfiguration and FlowSchema"
-#define BETA_REFUSED \
-	"is not read: write apiVersion flowcontrol.apiserver.k8s.io/v1 and rename " \
-	"limited.assuredConcurrencyShares to nominalConcurrencyShares (the same number; v1 adds " \
-	"lendablePercent and borrowingLimitPercent, 0 and unset by default), as kube-apiserver converts it"
 static const struct api_version {
 	const char *name;
 	enum cd_api api;
 	const char *kinds;      /* the kinds it has ("A and B"), NULL: every kind */
-	const char *refused;    /* not read: why, and what to write instead */
 } api_versions[] = {
-	{ SL_API_VERSION, CD_API_SLUICE, NULL, NULL },
-	{ "flowcontrol.apiserver.k8s.io/v1", CD_API_K8S_V1, APF_KINDS, NULL },
-	{ "flowcontrol.apiserver.k8s.io/v1beta3", CD_API_K8S_V1BETA3, APF_KINDS, NULL },
-	{ "flowcontrol.apiserver.k8s.io/v1beta2", 0, APF_KINDS, BETA_REFUSED },
-	{ "flowcontrol.apiserver.k8s.io/v1beta1", 0, APF_KINDS, BETA_REFUSED },
-	{ "istio.alibabacloud.com/v1", CD_API_ASM, "AverageLatencySchedulingPolicy", NULL },
+	{ SL_API_VERSION, CD_API_SLUICE, NULL },
+	{ "flowcontrol.apiserver.k8s.io/v1", CD_API_K8S_V1, APF_KINDS },
+	{ "flowcontrol.apiserver.k8s.io/v1beta3", CD_API_K8S_V1BETA3, APF_KINDS },
+	{ "flowcontrol.apiserver.k8s.io/v1beta2", CD_API_K8S_V1BETA12, APF_KINDS },
+	{ "flowcontrol.apiserver.k8s.io/v1beta1", CD_API_K8S_V1BETA12, APF_KINDS },
+	{ "istio.alibabacloud.com/v1", CD_API_ASM, "AverageLatencySchedulingPolicy" },
 };
 
 /* Whether kind is one of the kinds "A and B" names. */
@@ -110,7 +105,7 @@ static bool api_has_kind(const char *kinds, const char *kind)
 enum { TOP_API, TOP_KIND, TOP_META, TOP_SPEC, TOP_STATUS, TOP_N };
 static const struct fdesc top_fields[TOP_N] = {
 	[TOP_API] = F_CUSTOM("apiVersion", .required = true,
-			     .type = "sluice/v1; also flowcontrol.apiserver.k8s.io/v1 or v1beta3 for PriorityLevelConfiguration and FlowSchema, istio.alibabacloud.com/v1 for AverageLatencySchedulingPolicy"),
+			     .type = "sluice/v1; also flowcontrol.apiserver.k8s.io/v1, v1beta3, v1beta2 or v1beta1 for PriorityLevelConfiguration and FlowSchema, istio.alibabacloud.com/v1 for AverageLatencySchedulingPolicy"),
 	[TOP_KIND] = F_CUSTOM("kind", .required = true,
 			      .type = "Server, PriorityLevelConfiguration, FlowSchema, ConnectionLabels or AverageLatencySchedulingPolicy"),
 	[TOP_META] = F_CUSTOM("metadata", .required = true, .type = "mapping"),
@@ -198,11 +193,9 @@ static void check_api_version(struct ctx *c, const struct fhit *h, const struct 
 				av = &api_versions[i];
 		if (!av)
 			cd_err(c, v, "unsupported apiVersion '%s'; expected '%s' (PriorityLevelConfiguration "
-			       "and FlowSchema also take flowcontrol.apiserver.k8s.io/v1 or v1beta3, "
+			       "and FlowSchema also take flowcontrol.apiserver.k8s.io/v1, v1beta3, v1beta2 or v1beta1, "
 			       "AverageLatencySchedulingPolicy istio.alibabacloud.com/v1)",
 			       Q(v), SL_API_VERSION);
-		else if (av->refused)
-			cd_err(c, v, "apiVersion '%s' %s", Q(v), av->refused);
 		else if (kd && av->kinds && !api_has_kind(av->kinds, kd->name))
 			cd_err(c, v, "apiVersion '%s' has no kind %s (it has %s); sluice's own kinds take '%s'",
 			       Q(v), kd->name, av->kinds, SL_API_VERSION);

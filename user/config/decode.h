@@ -264,6 +264,7 @@ enum cd_api {
 	CD_API_SLUICE = 0,      /* sluice/v1 */
 	CD_API_K8S_V1,          /* flowcontrol.apiserver.k8s.io/v1: sluice/v1's names and meaning */
 	CD_API_K8S_V1BETA3,     /* ...v1beta3: nominalConcurrencyShares 0 means the default */
+	CD_API_K8S_V1BETA12,    /* ...v1beta2 and v1beta1: assuredConcurrencyShares, no lending */
 	CD_API_ASM,             /* istio.alibabacloud.com/v1: a policy runs Aperture's AIMD by default */
 };
 

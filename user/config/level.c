@@ -76,6 +76,15 @@ static const struct fdesc limited_fields[LM_N] = {
 	[LM_RESPONSE] = F_CUSTOM("limitResponse", .type = "mapping (required)"),
 };
 
+/* flowcontrol.apiserver.k8s.io/v1beta1 and v1beta2: the shares are
+ * assuredConcurrencyShares (the same number, renamed in v1beta3), and
+ * there is no lending nor borrowing (0 and unset, the defaults). */
+enum { LB_SHARES, LB_RESPONSE, LB_N };
+static const struct fdesc limited_fields_beta[LB_N] = {
+	[LB_SHARES] = F_INT("assuredConcurrencyShares", LVL, shares, 1, INT32_MAX),
+	[LB_RESPONSE] = F_CUSTOM("limitResponse", .type = "mapping (required)"),
+};
+
 enum { LR_TYPE, LR_QUEUING, LR_N };
 static const struct fdesc response_fields[LR_N] = {
 	[LR_TYPE] = F_ENUM("type", LVL, limit_response, limit_responses, .required = true),
@@ -331,20 +340,24 @@ const struct cd_schema cd_schema_level[] = {
  * not a mandatory level, whose restatement check_mandatory_level judges):
  * a missing limitResponse is an error. */
 static void decode_limited(struct ctx *c, const struct sl_ynode *n,
-			   struct sl_level_cfg *l, bool required)
+			   struct sl_level_cfg *l, bool required, enum cd_api api)
 {
+	bool beta = api == CD_API_K8S_V1BETA12;
+	const struct fdesc *fields = beta ? limited_fields_beta : limited_fields;
+	size_t n_fields = beta ? LB_N : LM_N;
 	struct fhit h[LM_N];
+	const struct fhit *response = &h[beta ? LB_RESPONSE : LM_RESPONSE];
 	size_t old = cd_path_push(c, "limited");
 
-	if (cd_decode_fields(c, n, limited_fields, LM_N, l, h)) {
-		if (h[LM_RESPONSE].value) {
-			decode_limit_response(c, h[LM_RESPONSE].value, l);
+	if (cd_decode_fields(c, n, fields, n_fields, l, h)) {
+		if (response->value) {
+			decode_limit_response(c, response->value, l);
 		} else if (required) {
 			/* Kubernetes refuses it (limitResponse.type: Unsupported
 			 * value ""); sluice used to make it Reject silently. */
 			size_t o2 = cd_path_push(c, "limitResponse");
 
-			cd_err(c, h[LM_RESPONSE].key ? h[LM_RESPONSE].key : n,
+			cd_err(c, response->key ? response->key : n,
 			       "required: a Limited level says what happens over its limit, "
 			       "limitResponse: {type: Reject} or {type: Queue, queuing: {...}}");
 			cd_path_pop(c, o2);
@@ -511,7 +524,7 @@ static void decode_level_spec(struct load *L, const struct object *o,
 			dst = &scratch;
 			c->mute_warnings++;
 		}
-		decode_limited(c, h[PL_LIMITED].value, dst, dst == l && !mandatory);
+		decode_limited(c, h[PL_LIMITED].value, dst, dst == l && !mandatory, o->api);
 		if (dst == &scratch)
 			c->mute_warnings--;
 	}

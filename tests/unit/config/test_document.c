@@ -25,7 +25,7 @@ static const struct bad_case bad_cases[] = {
 	  SRV_OBJ, "apiVersion", "missing required field 'apiVersion'" },
 	{ "bad_api_version", "apiVersion: sluice/v2\nkind: Server\nmetadata: {name: main}\n",
 	  1, 13, SRV_OBJ, "apiVersion",
-	  "unsupported apiVersion 'sluice/v2'; expected 'sluice/v1' (PriorityLevelConfiguration and FlowSchema also take flowcontrol.apiserver.k8s.io/v1 or v1beta3, AverageLatencySchedulingPolicy istio.alibabacloud.com/v1)" },
+	  "unsupported apiVersion 'sluice/v2'; expected 'sluice/v1' (PriorityLevelConfiguration and FlowSchema also take flowcontrol.apiserver.k8s.io/v1, v1beta3, v1beta2 or v1beta1, AverageLatencySchedulingPolicy istio.alibabacloud.com/v1)" },
 	{ "bad_api_version_kind", "apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: Server\nmetadata: {name: main}\n",
 	  1, 13, SRV_OBJ, "apiVersion",
 	  "apiVersion 'flowcontrol.apiserver.k8s.io/v1' has no kind Server (it has PriorityLevelConfiguration and FlowSchema); sluice's own kinds take 'sluice/v1'" },

@@ -3,7 +3,7 @@
  * Configuration loader tests: Kubernetes flow-control objects pasted as
  * kubectl prints them (issue 39).  flowcontrol.apiserver.k8s.io/v1 and
  * v1beta3 are read (v1beta3's "0 shares means the default" said at the
- * field), v1beta2 and v1beta1 refused with the conversion; the server's
+ * field), v1beta2 and v1beta1 with their own assuredConcurrencyShares; the server's
  * metadata, a namespace and status are ignored; kind List and a kind's own
  * list (FlowSchemaList) are unwrapped, each item checked at its own lines.
  * The fixtures under tests/unit/configs/pasted/ cite their sources.
@@ -17,6 +17,7 @@
 
 #define K8S_V1 "apiVersion: flowcontrol.apiserver.k8s.io/v1\n"
 #define K8S_V1BETA3 "apiVersion: flowcontrol.apiserver.k8s.io/v1beta3\n"
+#define K8S_V1BETA2 "apiVersion: flowcontrol.apiserver.k8s.io/v1beta2\n"
 #define LIMITED(shares) \
 	"spec:\n  type: Limited\n  limited:\n    nominalConcurrencyShares: " shares "\n" \
 	"    limitResponse: {type: Reject}\n"
@@ -78,6 +79,23 @@ static void test_v1beta3_zero_shares(void **state)
 
 	cfg = load_ok(K8S_V1BETA3 "kind: PriorityLevelConfiguration\nmetadata: {name: batch}\n" LIMITED("7"));
 	assert_int_equal(level(cfg, "batch")->shares, 7);
+	sl_config_free(cfg);
+}
+
+/* v1beta2 and v1beta1 name the shares assuredConcurrencyShares: the same
+ * number, as kube-apiserver converts it. */
+static void test_v1beta12_assured_shares(void **state)
+{
+	struct sl_config *cfg;
+
+	(void)state;
+	cfg = load_ok(K8S_V1BETA2 "kind: PriorityLevelConfiguration\nmetadata: {name: batch}\n"
+		      "spec:\n  type: Limited\n  limited:\n    assuredConcurrencyShares: 17\n"
+		      "    limitResponse: {type: Queue, queuing: {queues: 16, handSize: 4, queueLengthLimit: 50}}\n");
+	assert_int_equal(level(cfg, "batch")->shares, 17);
+	assert_int_equal(level(cfg, "batch")->lendable_percent, 0);
+	assert_true(level(cfg, "batch")->borrowing_limit_percent < 0);
+	assert_int_equal(level(cfg, "batch")->queues, 16);
 	sl_config_free(cfg);
 }
 
@@ -233,14 +251,15 @@ static void test_only_dangling_file(void **state)
 #define LIST_HEAD "apiVersion: v1\nkind: List\nitems:\n"
 
 static const struct bad_case bad_cases[] = {
-	{ "bad_v1beta2", "apiVersion: flowcontrol.apiserver.k8s.io/v1beta2\nkind: PriorityLevelConfiguration\n"
-	  "metadata: {name: batch}\nspec:\n  type: Limited\n  limited: {limitResponse: {type: Reject}}\n",
-	  1, 13, "PriorityLevelConfiguration/batch", "apiVersion",
-	  "apiVersion 'flowcontrol.apiserver.k8s.io/v1beta2' is not read: write apiVersion "
-	  "flowcontrol.apiserver.k8s.io/v1 and rename limited.assuredConcurrencyShares to nominalConcurrencyShares" },
-	{ "bad_v1beta1", "apiVersion: flowcontrol.apiserver.k8s.io/v1beta1\nkind: FlowSchema\n"
-	  "metadata: {name: batch}\nspec:\n  priorityLevelConfiguration: {name: catch-all}\n" RULES_ANY,
-	  1, 13, "FlowSchema/batch", "apiVersion", "is not read: write apiVersion flowcontrol.apiserver.k8s.io/v1" },
+	/* v1beta2 and v1beta1 have their own names, and no lending. */
+	{ "bad_v1beta2_nominal", "apiVersion: flowcontrol.apiserver.k8s.io/v1beta2\nkind: PriorityLevelConfiguration\n"
+	  "metadata: {name: batch}\nspec:\n  type: Limited\n  limited:\n    nominalConcurrencyShares: 5\n"
+	  "    limitResponse: {type: Reject}\n", 7, 5, "PriorityLevelConfiguration/batch",
+	  "spec.limited.nominalConcurrencyShares", "unknown field 'nominalConcurrencyShares'" },
+	{ "bad_v1beta1_lendable", "apiVersion: flowcontrol.apiserver.k8s.io/v1beta1\nkind: PriorityLevelConfiguration\n"
+	  "metadata: {name: batch}\nspec:\n  type: Limited\n  limited:\n    lendablePercent: 5\n"
+	  "    limitResponse: {type: Reject}\n", 7, 5, "PriorityLevelConfiguration/batch",
+	  "spec.limited.lendablePercent", "unknown field 'lendablePercent'" },
 	{ "bad_asm_version_on_level", ASM_V1 "kind: PriorityLevelConfiguration\nmetadata: {name: x}\n"
 	  "spec: {type: Exempt}\n", 1, 13, "PriorityLevelConfiguration/x", "apiVersion",
 	  "apiVersion 'istio.alibabacloud.com/v1' has no kind PriorityLevelConfiguration (it has AverageLatencySchedulingPolicy)" },
@@ -274,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_server_metadata_and_status_ignored),
 		cmocka_unit_test(test_v1beta3_zero_shares),
 		cmocka_unit_test(test_v1beta3_zero_shares_said),
+		cmocka_unit_test(test_v1beta12_assured_shares),
 		cmocka_unit_test(test_lists_unwrapped),
 		cmocka_unit_test(test_builtin_levels_fixture),
 		cmocka_unit_test(test_asm_policy_runs_aperture),
