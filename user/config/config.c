@@ -205,6 +205,27 @@ static void check_api_version(struct ctx *c, const struct fhit *h, const struct 
 	cd_path_pop(c, 0);
 }
 
+/* An Aperture blueprint's values file (blueprint, uri, policy: ...) is no
+ * object: one error that says where its policy goes, instead of every
+ * field it lacks and has. */
+static bool is_blueprint_values(struct ctx *c, const struct sl_ynode *root)
+{
+	const struct sl_ynode *bp = sl_ymap_get(root, "blueprint");
+	QBUF;
+
+	if (!bp || sl_ymap_get_key(root, "kind") || sl_ymap_get_key(root, "apiVersion"))
+		return false;
+	snprintf(c->object, sizeof(c->object), "Aperture blueprint values");
+	cd_path_set(c, "blueprint");
+	cd_err(c, bp, "this is the values file of Aperture's blueprint '%s', not an object: write "
+	       "{apiVersion: sluice/v1 (or istio.alibabacloud.com/v1), kind: AverageLatencySchedulingPolicy, "
+	       "metadata: {name: <policy.policy_name>}, spec: {load_scheduling_core: "
+	       "<policy.load_scheduling_core>, ...}}, the blueprint's policy.load_scheduling_core under "
+	       "spec.load_scheduling_core", sl_ynode_str(bp) ? Q(bp) : "?");
+	cd_path_pop(c, 0);
+	return true;
+}
+
 static void decode_object(struct load *L, const struct sl_ydoc *doc, const struct sl_ynode *root)
 {
 	struct ctx *c = L->c;
@@ -222,6 +243,8 @@ static void decode_object(struct load *L, const struct sl_ydoc *doc, const struc
 		    cd_describe(root).s);
 		return;
 	}
+	if (is_blueprint_values(c, root))
+		return;
 	cd_decode_fields(c, root, top_fields, TOP_N, NULL, h);
 
 	if ((v = h[TOP_KIND].value) || h[TOP_KIND].key) {

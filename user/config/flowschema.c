@@ -62,8 +62,8 @@ static const struct fdesc dist_fields[DI_N] = {
 
 enum { RU_SUBJECTS, RU_DESTINATIONS, RU_RESOURCE, RU_NONRESOURCE, RU_N };
 static const struct fdesc rule_fields[RU_N] = {
-	[RU_SUBJECTS] = F_CUSTOM("subjects", .type = "list of mappings (none: every client)"),
-	[RU_DESTINATIONS] = F_CUSTOM("destinations", .type = "list of mappings (none: every destination)"),
+	[RU_SUBJECTS] = F_CUSTOM("subjects", .type = "list of mappings, at least one: a rule without one never matches (every client: kind Network, cidrs [0.0.0.0/0, ::/0])"),
+	[RU_DESTINATIONS] = F_CUSTOM("destinations", .type = "list of mappings, at least one: a rule without one never matches ([{}]: every destination)"),
 	[RU_RESOURCE] = F_CUSTOM("resourceRules", .type = "not at layer 4: use destinations"),
 	[RU_NONRESOURCE] = F_CUSTOM("nonResourceRules", .type = "not at layer 4: use destinations"),
 };

@@ -13,6 +13,7 @@
 #include "config_helpers.h"
 
 #include "apf_defaults.h"
+#include "config/schema.h"
 #include "lib/labels.h"
 
 #define K8S_V1 "apiVersion: flowcontrol.apiserver.k8s.io/v1\n"
@@ -248,6 +249,39 @@ static void test_only_dangling_file(void **state)
 	sl_diags_free(&d);
 }
 
+static void rule_list_type(const struct sl_schema_field *f, void *arg)
+{
+	char **types = arg;
+
+	if (strcmp(f->kind, "FlowSchema") || strcmp(f->parent, "spec.rules[]"))
+		return;
+	if (!strcmp(f->name, "subjects"))
+		types[0] = strdup(f->type);
+	else if (!strcmp(f->name, "destinations"))
+		types[1] = strdup(f->type);
+}
+
+/* sluicectl schema (and sluice.yaml(5)) and validate agree on a rule's
+ * subjects and destinations: at least one of each, or the rule never
+ * matches (the schema said "none: every destination"). */
+static void test_schema_and_validate_agree_on_rules(void **state)
+{
+	char *types[2] = {NULL, NULL};
+
+	(void)state;
+	assert_int_equal(sl_schema_walk(rule_list_type, types), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_non_null(types[i]);
+		assert_non_null(strstr(types[i], "at least one"));
+		assert_null(strstr(types[i], "none:"));
+		free(types[i]);
+	}
+	expect_one(FSP "  rules: [{subjects: [" NET("10.0.0.0/8") "]}]\n", SL_SEV_ERROR, 6, 11, FS_OBJ,
+		   "spec.rules[0].destinations", "a rule needs at least one destination");
+	expect_one(FSP "  rules: [{destinations: [{}]}]\n", SL_SEV_ERROR, 6, 11, FS_OBJ,
+		   "spec.rules[0].subjects", "a rule needs at least one subject");
+}
+
 #define LIST_HEAD "apiVersion: v1\nkind: List\nitems:\n"
 
 static const struct bad_case bad_cases[] = {
@@ -277,6 +311,14 @@ static const struct bad_case bad_cases[] = {
 	  "PriorityLevelConfiguration, metadata: {name: workload-low}, spec: {type: Limited, limited: "
 	  "{nominalConcurrencyShares: 100, lendablePercent: 90, limitResponse: {type: Queue, queuing: "
 	  "{queues: 128, handSize: 6, queueLengthLimit: 50}}}}}" },
+	/* An Aperture blueprint's values file, named as one, with where its
+	 * policy goes (not seven errors about the fields an object has). */
+	{ "bad_blueprint_values", "blueprint: load-scheduling/average-latency\n"
+	  "uri: github.com/fluxninja/aperture/blueprints@latest\npolicy:\n  policy_name: svc\n"
+	  "  load_scheduling_core:\n    aimd_load_scheduler: {load_scheduler: {selectors: [{}]}}\n",
+	  1, 12, "Aperture blueprint values", "blueprint",
+	  "this is the values file of Aperture's blueprint 'load-scheduling/average-latency', not an object: "
+	  "write {apiVersion: sluice/v1 (or istio.alibabacloud.com/v1), kind: AverageLatencySchedulingPolicy" },
 	{ "bad_list_items_not_a_list", LIST_HEAD "  kind: FlowSchema\n", 4, 3, "List (document 1)", "items",
 	  "expected the list's objects, got a mapping" },
 	/* An item's error is at its own line, in its own name. */
@@ -299,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_asm_policy_runs_aperture),
 		cmocka_unit_test(test_label_matches_list),
 		cmocka_unit_test(test_only_dangling_file),
+		cmocka_unit_test(test_schema_and_validate_agree_on_rules),
 	};
 
 	return run_config_suite("config_pasted", fixed, N_OF(fixed), bad_cases, N_OF(bad_cases));
