@@ -282,6 +282,32 @@ static void test_schema_and_validate_agree_on_rules(void **state)
 		   "spec.rules[0].subjects", "a rule needs at least one subject");
 }
 
+/* ASM's own reference example (cited in the fixture), pasted under ASM's
+ * apiVersion with a namespace: it loads, runs Aperture's AIMD, and the
+ * only complaints are the two HTTP labels no connection has at layer 4. */
+static void test_asm_reference_fixture(void **state)
+{
+	char path[512];
+	struct sl_diags d = SL_DIAGS_INIT;
+	struct sl_config *cfg = NULL;
+	const struct sl_lm_expr *e;
+
+	(void)state;
+	fixture(path, sizeof(path), "pasted/asm-selector-reference.yaml");
+	assert_int_equal(sl_config_load_file(path, &cfg, &d), 0);
+	assert_int_equal(d.count, 2);
+	assert_non_null(strstr(d.items[0].message, "label 'query' is not built-in"));
+	assert_non_null(strstr(d.items[1].message, "label 'user_agent' is not built-in"));
+	assert_int_equal(cfg->n_policies, 1);
+	assert_int_equal(cfg->policies[0].mode, SL_POLICY_APERTURE);
+	e = cfg->policies[0].selectors[0].matcher.expr;
+	assert_int_equal(e->kind, SL_LE_ALL);
+	assert_int_equal(e->n_children, 1);
+	assert_string_equal(e->children[0].label, "user_agent");
+	sl_config_free(cfg);
+	sl_diags_free(&d);
+}
+
 #define LIST_HEAD "apiVersion: v1\nkind: List\nitems:\n"
 
 static const struct bad_case bad_cases[] = {
@@ -342,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_label_matches_list),
 		cmocka_unit_test(test_only_dangling_file),
 		cmocka_unit_test(test_schema_and_validate_agree_on_rules),
+		cmocka_unit_test(test_asm_reference_fixture),
 	};
 
 	return run_config_suite("config_pasted", fixed, N_OF(fixed), bad_cases, N_OF(bad_cases));
