@@ -433,16 +433,4 @@ const struct sl_policy_cfg *sl_config_find_policy(const struct sl_config *cfg,
 int sl_config_keep_policy_indices(struct sl_config *cfg, const char (*in_use)[SL_LEVEL_NAME_SIZE],
 				  size_t n_in_use);
 
-/*
- * Go-style durations ("250ms", "1m30s", "1.5s", "-" not allowed), units ns,
- * us, µs, ms, s, m, h; at least one number+unit.  A bare number (even "0")
- * is rejected: it needs a unit.  Returns 0, -EINVAL (syntax) or -ERANGE
- * (more than 2^63-1 ns, as in Go).
- */
-int sl_parse_duration(const char *s, uint64_t *ns);
-
-/* Shortest Go-style spelling of ns ("1m30s", "250ms", "0s"). snprintf
- * semantics. */
-int sl_format_duration(uint64_t ns, char *buf, size_t size);
-
 #endif /* SLUICE_CONFIG_H */

@@ -25,15 +25,10 @@
 
 #include "config/config.h"
 #include "config/diag.h"
+#include "config/duration.h"
 #include "lib/labels.h"
 #include "config/yaml_doc.h"
 
-#define NSEC ((int64_t)1)
-#define USEC (1000 * NSEC)
-#define MSEC (1000 * USEC)
-#define SEC  (1000 * MSEC)
-#define MIN  (60 * SEC)
-#define HOUR (60 * MIN)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -88,12 +83,6 @@ void cd_path_set(struct ctx *c, const char *path);
 struct cd_desc { char s[SL_YQUOTE_MAX + 32]; };
 struct cd_desc cd_describe(const struct sl_ynode *n);
 
-/* Go's time.ParseDuration, minus negative values and bare numbers
- * (duration.c); on failure -EINVAL and a short reason, to follow
- * "duration 'x' ", in why. */
-int cd_parse_duration(const char *s, uint64_t *out, char *why, size_t whylen);
-struct cd_durstr { char s[48]; };
-struct cd_durstr cd_dur(uint64_t ns);
 
 /* ---- suggestions --------------------------------------------------------- */
 

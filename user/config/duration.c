@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/*
- * Durations as the configuration writes them (config/decode.h,
- * config.h): Go's time.ParseDuration, and the shortest text that parses
- * back to the same value.
- */
+/* Durations as the configuration writes them.  See duration.h. */
+#include "config/duration.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "config/config.h"
-#include "config/decode.h"
+#include "config/yaml_doc.h" /* sl_yquote */
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- durations ---------------------------------------------------------- */
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "config/duration.h"
 #include "ctl/ctl.h"
 #include "ctl/options.h"
 #include "ctl/plot.h"

@@ -137,8 +137,12 @@ void daemon_reconcile_all(struct daemon *d, const char *when);
 void daemon_reconcile_step(struct daemon *d, uint64_t now);
 
 /* The metrics listener's address: --metrics-address, else the
- * configuration's metricsAddress, else NULL (none). */
-const char *daemon_metrics_address(const struct daemon *d, const struct sl_config *cfg);
+ * configuration's metricsAddress, else NULL (none).  Inline: the loop
+ * (sluiced.c) and a reload (reload.c) both ask, and neither owns it. */
+static inline const char *daemon_metrics_address(const struct daemon *d, const struct sl_config *cfg)
+{
+	return d->opts.metrics_address ? d->opts.metrics_address : cfg->server.metrics_address;
+}
 
 /* control_answers.c: the request server's handlers (request_server.h). */
 extern const struct sl_reqsrv_limits daemon_control_limits;

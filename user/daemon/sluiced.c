@@ -236,11 +236,6 @@ static int resolve_auto_iface(struct daemon_opts *o)
 	return 0;
 }
 
-const char *daemon_metrics_address(const struct daemon *d, const struct sl_config *cfg)
-{
-	return d->opts.metrics_address ? d->opts.metrics_address : cfg->server.metrics_address;
-}
-
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct daemon *d = ctx;

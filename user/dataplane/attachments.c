@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dataplane/pinned_maps.h"
+#include "dataplane/prog_stats.h"
 #include "sluice_abi.h"
 
 static const char *mode_name(__u8 mode)

@@ -1,8 +1,19 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The data path's life cycle (struct sl_dataplane, dataplane.h): load the
+ * object, adopt or create and pin its maps (a lock on the pin directory,
+ * one daemon at a time), pin its programs, attach XDP to every interface,
+ * sock_ops to the cgroup, the tc hand-off and the drop watch
+ * (tx_hooks.c), open the packet socket (inject.c), and take all of it off
+ * again at a stop, or leave it for the next daemon.  What the maps hold
+ * is other files' (ledger.c, settings.c, ifaces.c, expiry.c, ...).
+ */
 #include "dataplane/dataplane.h"
 #include "dataplane/chain.h"
 #include "dataplane/ifaces.h"
 #include "dataplane/inject.h"
+#include "dataplane/pinned_maps.h"
+#include "dataplane/prog_stats.h"
 #include "dataplane/tx_hooks.h"
 
 #include <bpf/bpf.h>

@@ -16,6 +16,7 @@
 #include "dataplane/attachments.h"
 #include "dataplane/chain.h"
 #include "dataplane/pinned_maps.h"
+#include "dataplane/prog_stats.h"
 #include "sluice_abi.h"
 
 static __u32 mode_flag(const char *mode)

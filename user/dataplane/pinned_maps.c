@@ -10,7 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dataplane/prog_stats.h"
 
 const char *const sl_map_names[SL_MAP__COUNT] = {
 	[SL_MAP_CONFIG]    = SLUICE_MAP_CONFIG,
@@ -312,13 +311,6 @@ int sl_maps_level_names(const struct sl_maps *m,
 		names[s][SLUICE_LEVEL_NAME_LEN - 1] = '\0';
 	}
 	return 0;
-}
-
-uint32_t sl_pinned_prog_id(const char *pin_dir, const char *name)
-{
-	struct sl_prog_stats ps;
-
-	return sl_prog_stats_read(pin_dir, name, &ps) ? 0 : ps.id;
 }
 
 /* ---- the one walk of sl_conns ------------------------------------------------ */

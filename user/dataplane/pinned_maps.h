@@ -55,8 +55,6 @@ int sl_pin_path(char *buf, size_t len, const char *pin_dir, const char *kind, co
 /* The connection table's capacity, from the map itself. */
 size_t sl_conns_capacity(const struct sl_maps *m);
 
-/* Id of the program pinned at <pin_dir>/progs/<name>, 0 if none. */
-uint32_t sl_pinned_prog_id(const char *pin_dir, const char *name);
 
 /* The map ABI the pinned maps were written by (sl_config's abi_version),
  * 0 when there is none to read (nothing pinned, or never configured). */

@@ -61,3 +61,10 @@ int sl_prog_stats_enable(void)
 
 	return fd < 0 ? -errno : fd;
 }
+
+uint32_t sl_pinned_prog_id(const char *pin_dir, const char *name)
+{
+	struct sl_prog_stats ps;
+
+	return sl_prog_stats_read(pin_dir, name, &ps) ? 0 : ps.id;
+}

@@ -22,6 +22,9 @@ struct sl_prog_stats {
  * (-ENOENT: none pinned). */
 int sl_prog_stats_read(const char *pin_dir, const char *name, struct sl_prog_stats *out);
 
+/* Id of the program pinned at <pin_dir>/progs/<name>, 0 if none. */
+uint32_t sl_pinned_prog_id(const char *pin_dir, const char *name);
+
 /* The running daemon's own programs, as sl_cost_prog_names lists them
  * (its metrics).  0, or a negative errno. */
 struct sl_dataplane;

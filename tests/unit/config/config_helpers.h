@@ -19,10 +19,10 @@
 
 #include "config/config.h"
 #include "config/diag.h"
+#include "config/duration.h"
 #include "config/yaml_doc.h"
 
-#define MS  1000000ULL
-#define SEC 1000000000ULL
+#define MS  ((uint64_t)MSEC) /* SEC and the other units: config/duration.h */
 
 /* ---- YAML heads ------------------------------------------------------------- */
 
