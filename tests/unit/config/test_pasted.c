@@ -23,13 +23,14 @@
 	"spec:\n  type: Limited\n  limited:\n    nominalConcurrencyShares: " shares "\n" \
 	"    limitResponse: {type: Reject}\n"
 
+/* sl_config_find_level, which must find it. */
 static const struct sl_level_cfg *level(const struct sl_config *cfg, const char *name)
 {
-	for (size_t i = 0; i < cfg->n_levels; i++)
-		if (!strcmp(cfg->levels[i].name, name))
-			return &cfg->levels[i];
-	fail_msg("no level %s", name);
-	return NULL;
+	const struct sl_level_cfg *l = sl_config_find_level(cfg, name);
+
+	if (!l)
+		fail_msg("no level %s", name);
+	return l;
 }
 
 /* What the API server adds to an object, and a namespace kustomize adds,
