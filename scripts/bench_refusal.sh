@@ -86,9 +86,10 @@ sluice_arm generic bare generic
 printf '%-9s %9s %9s %9s %14s %11s  %s\n' arm SYNs RSTs arrived "BPF ns/RST" "vs xdp_tx" "sluice's path"
 base=$(awk '$1 == "xdp_tx" { print $4 / ($3 ? $3 : 1) }' "$TMP/arms")
 while read -r arm sent got ns; do
-	printf '%-9s %9d %9d %8.1f%% %14.0f %10.2fx  %s\n' "$arm" "$sent" "$got" \
+	# The closed port runs none of sluice's programs: no figure, not 0.
+	printf '%-9s %9d %9d %8.1f%% %14s %11s  %s\n' "$arm" "$sent" "$got" \
 		"$(awk -v g="$got" -v s="$sent" 'BEGIN { print s ? 100 * g / s : 0 }')" \
-		"$(awk -v n="$ns" -v g="$got" 'BEGIN { print g ? n / g : 0 }')" \
-		"$(awk -v n="$ns" -v g="$got" -v b="$base" 'BEGIN { print (g && b) ? n / g / b : 0 }')" \
+		"$(awk -v a="$arm" -v n="$ns" -v g="$got" 'BEGIN { print (a == "closed" || !g) ? "-" : sprintf("%.0f", n / g) }')" \
+		"$(awk -v a="$arm" -v n="$ns" -v g="$got" -v b="$base" 'BEGIN { print (a == "closed" || !g || !b) ? "-" : sprintf("%.2fx", n / g / b) }')" \
 		"$(cat "$TMP/status-$arm" 2>/dev/null || echo -)"
 done <"$TMP/arms"
