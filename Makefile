@@ -365,9 +365,12 @@ PURE_UNIT_TESTS := $(filter $(foreach l,lib config engine ctl,$(BUILD)/tests/uni
 check: $(PURE_UNIT_TESTS)
 	$(Q)BUILD=$(BUILD) tests/run-all.sh check
 
+# test_fail_static is 21 s of waiting on the kernel's BPF timer; the
+# harness code it runs is sanitized in the other packet suites.
+SAN_EXCEPT := --except packet/test_fail_static
 test-sanitized: $(BPF_OBJ) $(TEST_BPF) $(UNIT_TESTS) $(PKT_TESTS)
 	$(Q)echo "== unit and packet suites again, with ASan + UBSan ($(BUILD))"
-	$(Q)BUILD=$(BUILD) $(SAN_ENV) tests/run-all.sh unit packet
+	$(Q)BUILD=$(BUILD) $(SAN_ENV) tests/run-all.sh $(SAN_EXCEPT) unit packet
 
 demo: deps
 	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all

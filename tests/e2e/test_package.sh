@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # The Debian package, as a distribution builds it and a host installs it:
-# `dpkg-buildpackage -b -us -uc` on a fresh clone (with make check), lintian
+# `dpkg-buildpackage -b -us -uc -jauto` on a fresh clone (with make check; in
+# parallel, as sbuild builds), lintian
 # without an error, the files it ships (/etc/sluice/sluice.yaml a
 # conffile), then under a real systemd (lib_systemd.sh): installed, not
 # started; started, it protects; `dpkg -r` stops it and the data path is
@@ -23,12 +24,13 @@ installed=
 trap '[ -n "$installed" ] && dpkg --purge sluice >/dev/null 2>&1; e2e_cleanup' EXIT
 
 git clone -q "$E2E_ROOT" "$E2E_TMP/src" || { not_ok "git clone"; e2e_finish; }
-if (cd "$E2E_TMP/src" && dpkg-buildpackage -b -us -uc) >"$E2E_TMP/build.log" 2>&1; then
-	ok "dpkg-buildpackage -b -us -uc on a fresh clone"
+if (cd "$E2E_TMP/src" && dpkg-buildpackage -b -us -uc -jauto) >"$E2E_TMP/build.log" 2>&1; then
+	ok "dpkg-buildpackage -b -us -uc -jauto on a fresh clone"
 else
-	not_ok "dpkg-buildpackage -b -us -uc on a fresh clone"; tail -30 "$E2E_TMP/build.log" | sed 's/^/#   /'; e2e_finish
+	not_ok "dpkg-buildpackage -b -us -uc -jauto on a fresh clone"; tail -30 "$E2E_TMP/build.log" | sed 's/^/#   /'; e2e_finish
 fi
 check "... ran make check (the pure layers' unit tests)" grep -q "make.* check$" "$E2E_TMP/build.log"
+check "... and passed the builder's parallel=N on to make (debian/rules)" grep -Eq "make.* -j[0-9]+ programs man$" "$E2E_TMP/build.log"
 deb=$(ls "$E2E_TMP"/sluice_*_*.deb)
 lint=$(lintian --tag-display-limit 0 "$E2E_TMP"/sluice_*.changes 2>&1 | grep -v "running with root privileges")
 check "lintian: no error ($(grep -c '^E:' <<<"$lint") errors; $(grep -c '^W:' <<<"$lint") warnings)" \

@@ -22,7 +22,7 @@ e2e_init "$@"
 # round runs both arms back to back, in alternating order (nothing first,
 # then sluice first), one round in native XDP and one in generic.  The
 # figure (2026-12-04: 0.88x to 1.0x) is the bench's; the check is that no
-# round is deadlocked, which two rounds of 15 s show.  What to expect (2026-12-04, five
+# round is deadlocked, which two rounds of 10 s show.  What to expect (2026-12-04, five
 # rounds of 30 s: 0.945, 1.002, 0.942, 0.891, 0.964): pgbench -P 1 shows
 # sluice's storm losing most of its first one or two seconds, while the
 # fresh daemon's stall breaker refuses the clients beyond its 31 seats
@@ -33,7 +33,7 @@ e2e_init "$@"
 ROUNDS=2
 # The lab server has no TLS and no Kerberos: no negotiation round trips.
 export PGSSLMODE=disable PGGSSENCMODE=disable
-SECS=15
+SECS=10
 
 start_postgres 40 || { not_ok "PostgreSQL 15 starts in the lab"; e2e_finish; }
 ok "PostgreSQL 15 starts in the lab (max_connections 40)"
