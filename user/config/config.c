@@ -205,23 +205,43 @@ static void check_api_version(struct ctx *c, const struct fhit *h, const struct 
 	cd_path_pop(c, 0);
 }
 
-/* An Aperture blueprint's values file (blueprint, uri, policy: ...) is no
- * object: one error that says where its policy goes, instead of every
- * field it lacks and has. */
+/* An Aperture blueprint's values file (blueprint, uri, policy: ...; the
+ * guides' own files may lack the first two) is no object: one error that
+ * says where each of its parts goes, in the names the file uses, instead
+ * of every field it lacks and has.  Older blueprints called the core
+ * service_protection_core and its scheduler adaptive_load_scheduler. */
 static bool is_blueprint_values(struct ctx *c, const struct sl_ynode *root)
 {
 	const struct sl_ynode *bp = sl_ymap_get(root, "blueprint");
-	QBUF;
+	const struct sl_ynode *pol = sl_ymap_get(root, "policy");
+	const struct sl_ynode *name = pol && pol->type == SL_Y_MAP ? sl_ymap_get(pol, "policy_name") : NULL;
+	const struct sl_ynode *at = bp ? bp : sl_ymap_get_key(root, "policy");
+	const char *core = "load_scheduling_core", *sched = NULL;
+	char qb[SL_YQUOTE_MAX], qn[SL_YQUOTE_MAX];
+	const struct sl_ynode *cn;
 
-	if (!bp || sl_ymap_get_key(root, "kind") || sl_ymap_get_key(root, "apiVersion"))
+	if (sl_ymap_get_key(root, "kind") || sl_ymap_get_key(root, "apiVersion") || (!bp && !name))
 		return false;
+	if (pol && pol->type == SL_Y_MAP && !sl_ymap_get(pol, core) && sl_ymap_get(pol, "service_protection_core"))
+		core = "service_protection_core";
+	cn = pol && pol->type == SL_Y_MAP ? sl_ymap_get(pol, core) : NULL;
+	if (cn && cn->type == SL_Y_MAP && !sl_ymap_get(cn, "aimd_load_scheduler") &&
+	    sl_ymap_get(cn, "adaptive_load_scheduler"))
+		sched = "adaptive_load_scheduler";
 	snprintf(c->object, sizeof(c->object), "Aperture blueprint values");
-	cd_path_set(c, "blueprint");
-	cd_err(c, bp, "this is the values file of Aperture's blueprint '%s', not an object: write "
+	cd_path_set(c, bp ? "blueprint" : "policy");
+	cd_err(c, at, "this is the values file of Aperture's blueprint '%s', not an object: write "
 	       "{apiVersion: sluice/v1 (or istio.alibabacloud.com/v1), kind: AverageLatencySchedulingPolicy, "
-	       "metadata: {name: <policy.policy_name>}, spec: {load_scheduling_core: "
-	       "<policy.load_scheduling_core>, ...}}, the blueprint's policy.load_scheduling_core under "
-	       "spec.load_scheduling_core", sl_ynode_str(bp) ? Q(bp) : "?");
+	       "metadata: {name: %s}, spec: {load_scheduling_core: <policy.%s>%s}}%s%s%s",
+	       sl_ynode_str(bp) ? sl_yquote(bp->str, bp->len, qb, sizeof(qb)) : "load-scheduling/average-latency",
+	       sl_ynode_str(name) ? sl_yquote(name->str, name->len, qn, sizeof(qn)) : "<policy.policy_name>",
+	       core,
+	       pol && pol->type == SL_Y_MAP && sl_ymap_get(pol, "latency_baseliner") ?
+		       ", latency_baseliner: <policy.latency_baseliner>" : ", ...",
+	       strcmp(core, "load_scheduling_core") ? "; service_protection_core is the blueprint's older "
+						     "name for load_scheduling_core" : "",
+	       sched ? "; rename adaptive_load_scheduler, its older name, to aimd_load_scheduler" : "",
+	       "");
 	cd_path_pop(c, 0);
 	return true;
 }

@@ -770,8 +770,10 @@ static int cmp_order(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* The levels kube-apiserver suggests (bootstrap/default.go), which every
- * cluster has, so real FlowSchemas name them.  sluice does not add them
+/* The levels kube-apiserver suggests (bootstrap/default.go, as of
+ * flowcontrol v1: shares, lendable percent, queues, hand size and queue
+ * length as defined there), which every cluster has, so real FlowSchemas
+ * name them.  sluice does not add them
  * (their shares would change every level's seats): a schema naming one
  * that the file lacks is an error that says how to add it. */
 static const struct suggested_level {
@@ -794,6 +796,25 @@ static const struct suggested_level *suggested(const char *name)
 	return NULL;
 }
 
+/* A reference that is a level's name behind a "something-" prefix, as a
+ * kustomize base's raw files have it (Kueue's FlowSchema names
+ * kueue-visibility, its level is visibility): the prefix's length, and the
+ * level in *level; 0 if none. */
+static size_t kustomize_prefix(const char *ref, const char **names, size_t n, const char **level)
+{
+	size_t rl = strlen(ref);
+
+	for (size_t k = 0; names && k < n; k++) {
+		size_t nl = strlen(names[k]);
+
+		if (nl && nl + 1 < rl && ref[rl - nl - 1] == '-' && !strcmp(ref + rl - nl, names[k])) {
+			*level = names[k];
+			return rl - nl;
+		}
+	}
+	return 0;
+}
+
 static void dangling(struct load *L, size_t i)
 {
 	struct ctx *c = L->c;
@@ -802,6 +823,7 @@ static void dangling(struct load *L, size_t i)
 	const struct suggested_level *s = suggested(fs->level_name);
 	const char **names;
 	const char *sug = NULL;
+	size_t prefix;
 
 	snprintf(c->object, sizeof(c->object), "%s", L->schema_src[i].object);
 	if (s) {
@@ -824,10 +846,18 @@ static void dangling(struct load *L, size_t i)
 			names[k] = L->cfg->levels[k].name;
 		sug = cd_closest(fs->level_name, names, L->cfg->n_levels);
 	}
+	prefix = sug ? 0 : kustomize_prefix(fs->level_name, names, L->cfg->n_levels, &sug);
 	cd_path_set(c, "spec.priorityLevelConfiguration.name");
-	cd_warn(c, at, "PriorityLevelConfiguration '%s' does not exist; this FlowSchema is dangling and is skipped (it classifies no connection)%s%s%s",
-		fs->level_name, sug ? "; did you mean '" : "", sug ? sug : "",
-		sug ? "'?" : "");
+	if (prefix)
+		cd_warn(c, at, "PriorityLevelConfiguration '%s' does not exist; this FlowSchema is dangling "
+			"and is skipped (it classifies no connection); the file has '%s': a kustomize "
+			"namePrefix '%.*s' gives the level that name when built, so paste "
+			"`kubectl kustomize` output, or give both the same name",
+			fs->level_name, sug, (int)prefix, fs->level_name);
+	else
+		cd_warn(c, at, "PriorityLevelConfiguration '%s' does not exist; this FlowSchema is dangling and is skipped (it classifies no connection)%s%s%s",
+			fs->level_name, sug ? "; did you mean '" : "", sug ? sug : "",
+			sug ? "'?" : "");
 	free(names);
 	L->schema_src[i].dropped = true;
 	L->cfg->n_skipped++;

@@ -133,7 +133,7 @@ static const struct fdesc signal_fields[SG_N] = {
 	[SG_WINDOW] = F_DUR("window", POL, signal_window_ns, 1 * MSEC, 24 * HOUR),
 };
 
-enum { BL_TOLERANCE, BL_WINDOW, BL_PERIOD, BL_INCLUDE, BL_N };
+enum { BL_TOLERANCE, BL_WINDOW, BL_PERIOD, BL_INCLUDE, BL_FLUX, BL_N };
 static const struct fdesc baseliner_fields[BL_N] = {
 	[BL_TOLERANCE] = F_NUM("latency_tolerance_multiplier", POL, tolerance, 0, 1e9,
 			       .dmin_open = true),
@@ -144,6 +144,8 @@ static const struct fdesc baseliner_fields[BL_N] = {
 	/* sluice's: true gives Aperture's baseline exactly, overloaded periods
 	 * included (`sluicectl replay -B` shows the difference). */
 	[BL_INCLUDE] = F_BOOL("include_overloaded_periods", POL, baseline_includes_overload),
+	/* Aperture's blueprints require one; pasted, it is said and not read. */
+	[BL_FLUX] = F_CUSTOM("flux_meter", .type = "mapping"),
 };
 #undef POL
 #undef WP
@@ -668,6 +670,13 @@ static void decode_baseliner(struct ctx *c, const struct sl_ynode *n,
 		cd_warn(c, h[BL_TOLERANCE].value,
 			"%g is below 1: latency counts as overloaded whenever it is at its own long-term mean",
 			p->tolerance);
+		cd_path_pop(c, o2);
+	}
+	if (h[BL_FLUX].key) {
+		size_t o2 = cd_path_push(c, "flux_meter");
+
+		cd_warn(c, h[BL_FLUX].key, "not read: the latency a policy follows is that of the "
+			"connections its selectors select (spec.signal), not a flux meter's");
 		cd_path_pop(c, o2);
 	}
 	cd_path_pop(c, old);

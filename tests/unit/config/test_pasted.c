@@ -6,7 +6,10 @@
  * field), v1beta2 and v1beta1 with their own assuredConcurrencyShares; the server's
  * metadata, a namespace and status are ignored; kind List and a kind's own
  * list (FlowSchemaList) are unwrapped, each item checked at its own lines.
- * The fixtures under tests/unit/configs/pasted/ cite their sources.
+ * The fixtures under tests/unit/configs/pasted/ cite their sources:
+ * kubectl's output of the built-in levels, the Kubernetes website's
+ * examples, Kueue's and OpenShift's shipped objects, ASM's reference and
+ * Aperture's guides' values files, each pasted whole.
  */
 #include <unistd.h>
 
@@ -309,6 +312,207 @@ static void test_asm_reference_fixture(void **state)
 	sl_diags_free(&d);
 }
 
+/* ---- published objects, pasted whole ------------------------------------------ */
+
+/* One diagnostic a published fixture must produce, in file order. */
+struct want_diag {
+	enum sl_severity sev;
+	unsigned line, col;
+	const char *object, *path, *msg;
+};
+
+#define L4_URLS "nonResourceRules do not exist at layer 4"
+#define L4_RESOURCES "resourceRules do not exist at layer 4"
+#define L4_GROUP "Group subjects do not exist at layer 4"
+#define L4_SA "ServiceAccount subjects do not exist at layer 4"
+#define BY_USER "ByUser is read as BySource"
+#define RULE0 "spec.rules[0]."
+
+/* Loads a fixture (or several, pasted one after another) and checks every
+ * diagnostic, and the outcome: an error fails the load. */
+static struct sl_config *load_published(const char *const *names, const struct want_diag *want, size_t n_want)
+{
+	struct sl_diags d = SL_DIAGS_INIT;
+	struct sl_config *cfg = NULL;
+	char path[512], *buf = NULL;
+	size_t len = 0, errors = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	assert_non_null(out);
+	for (size_t i = 0; names[i]; i++) {
+		char chunk[4096];
+		size_t n;
+		FILE *f;
+
+		fixture(path, sizeof(path), names[i]);
+		f = fopen(path, "r");
+		if (!f)
+			fail_msg("cannot read %s", path);
+		if (i)
+			fputs("---\n", out);
+		while ((n = fread(chunk, 1, sizeof(chunk), f)))
+			fwrite(chunk, 1, n, out);
+		fclose(f);
+	}
+	assert_int_equal(fclose(out), 0);
+	(void)sl_config_load_buffer(names[0], buf, len, &cfg, &d);
+	if (d.count != n_want)
+		sl_diags_print(&d, stderr);
+	assert_int_equal(d.count, n_want);
+	for (size_t i = 0; i < n_want; i++) {
+		check_diag(&d.items[i], want[i].sev, want[i].line, want[i].col, want[i].object,
+			   want[i].path, want[i].msg);
+		errors += want[i].sev == SL_SEV_ERROR;
+	}
+	assert_int_equal(cfg == NULL, errors > 0);
+	free(buf);
+	sl_diags_free(&d);
+	return cfg;
+}
+
+/* A Queue level as published: its shares, lendable percent and queuing. */
+static void check_queuing(const struct sl_level_cfg *l, uint32_t shares, uint32_t lendable, uint32_t queues,
+			  uint32_t hand, uint32_t length)
+{
+	assert_int_equal(l->shares, shares);
+	assert_int_equal(l->lendable_percent, lendable);
+	assert_int_equal(l->queues, queues);
+	assert_int_equal(l->hand_size, hand);
+	assert_int_equal(l->queue_length_limit, length);
+}
+
+#define LOAD_PUBLISHED(want, ...) \
+	load_published((const char *const[]){ __VA_ARGS__, NULL }, want, N_OF(want))
+
+/* The Kubernetes website's two examples, JSON-like flow YAML with trailing
+ * commas: only what layer 4 cannot see fails. */
+static void test_k8s_website_examples(void **state)
+{
+	static const struct want_diag strangers[] = {
+		{ SL_SEV_ERROR, 21, 7, "FlowSchema/health-for-strangers", RULE0 "nonResourceRules", L4_URLS },
+		{ SL_SEV_ERROR, 32, 15, "FlowSchema/health-for-strangers", RULE0 "subjects[0].kind", L4_GROUP },
+	};
+	static const struct want_diag events[] = {
+		{ SL_SEV_WARNING, 16, 13, "FlowSchema/list-events-default-service-account",
+		  "spec.distinguisherMethod.type", BY_USER },
+		{ SL_SEV_ERROR, 23, 7, "FlowSchema/list-events-default-service-account", RULE0 "resourceRules",
+		  L4_RESOURCES },
+		{ SL_SEV_ERROR, 38, 15, "FlowSchema/list-events-default-service-account", RULE0 "subjects[0].kind",
+		  L4_SA },
+	};
+
+	(void)state;
+	assert_null(LOAD_PUBLISHED(strangers, "pasted/k8s-website-health-for-strangers.yaml"));
+	assert_null(LOAD_PUBLISHED(events, "pasted/k8s-website-list-events-default-service-account.yaml"));
+}
+
+/* Kueue's kustomize base: the level loads as published (its namespace
+ * ignored); its FlowSchema, pasted before it, names the level as the
+ * built output does, and is told so. */
+static void test_kueue_visibility(void **state)
+{
+	static const struct want_diag none[] = {};
+	static const struct want_diag pair[] = {
+		{ SL_SEV_WARNING, 15, 11, "FlowSchema/visibility", "spec.distinguisherMethod.type", BY_USER },
+		{ SL_SEV_WARNING, 18, 11, "FlowSchema/visibility", "spec.priorityLevelConfiguration.name",
+		  "PriorityLevelConfiguration 'kueue-visibility' does not exist; this FlowSchema is dangling and is "
+		  "skipped (it classifies no connection); the file has 'visibility': a kustomize namePrefix "
+		  "'kueue-' gives the level that name when built, so paste `kubectl kustomize` output" },
+		{ SL_SEV_ERROR, 20, 7, "FlowSchema/visibility", RULE0 "resourceRules", L4_RESOURCES },
+		{ SL_SEV_ERROR, 33, 17, "FlowSchema/visibility", RULE0 "subjects[0].kind", L4_GROUP },
+		{ SL_SEV_ERROR, 36, 17, "FlowSchema/visibility", RULE0 "subjects[1].kind", L4_GROUP },
+	};
+	struct sl_config *cfg;
+
+	(void)state;
+	cfg = LOAD_PUBLISHED(none, "pasted/kueue-visibility-level.yaml");
+	check_queuing(level(cfg, "visibility"), 10, 90, 16, 4, 50);
+	sl_config_free(cfg);
+	assert_null(LOAD_PUBLISHED(pair, "pasted/kueue-visibility-flowschema.yaml",
+				   "pasted/kueue-visibility-level.yaml"));
+}
+
+/* OpenShift's v1beta1 manifest: the level with assuredConcurrencyShares
+ * loads (the first document alone shows it); the schemas fail only on
+ * what layer 4 cannot see, and on a suggested level the file lacks. */
+static void test_openshift_v1beta1(void **state)
+{
+	static const struct want_diag want[] = {
+		{ SL_SEV_WARNING, 38, 11, "FlowSchema/openshift-monitoring-metrics", "spec.distinguisherMethod.type",
+		  BY_USER },
+		{ SL_SEV_ERROR, 41, 11, "FlowSchema/openshift-monitoring-metrics", "spec.priorityLevelConfiguration.name",
+		  "'workload-high' is one of Kubernetes' suggested levels" },
+		{ SL_SEV_ERROR, 43, 5, "FlowSchema/openshift-monitoring-metrics", RULE0 "nonResourceRules", L4_URLS },
+		{ SL_SEV_ERROR, 49, 13, "FlowSchema/openshift-monitoring-metrics", RULE0 "subjects[0].kind", L4_SA },
+		{ SL_SEV_WARNING, 64, 11, "FlowSchema/openshift-kube-apiserver-operator",
+		  "spec.distinguisherMethod.type", BY_USER },
+		{ SL_SEV_ERROR, 69, 5, "FlowSchema/openshift-kube-apiserver-operator", RULE0 "resourceRules",
+		  L4_RESOURCES },
+		{ SL_SEV_ERROR, 80, 13, "FlowSchema/openshift-kube-apiserver-operator", RULE0 "subjects[0].kind", L4_SA },
+		{ SL_SEV_WARNING, 93, 11, "FlowSchema/probes", "spec.distinguisherMethod.type", BY_USER },
+		{ SL_SEV_ERROR, 98, 7, "FlowSchema/probes", RULE0 "nonResourceRules", L4_URLS },
+		{ SL_SEV_ERROR, 108, 17, "FlowSchema/probes", RULE0 "subjects[0].kind", L4_GROUP },
+		{ SL_SEV_ERROR, 111, 17, "FlowSchema/probes", RULE0 "subjects[1].kind", L4_GROUP },
+	};
+	char path[512], *yaml = NULL, *end;
+	size_t cap = 0;
+	struct sl_config *cfg;
+	FILE *f;
+
+	(void)state;
+	assert_null(LOAD_PUBLISHED(want, "pasted/openshift-v1beta1-flowschema.yaml"));
+	/* Its first document, the level, alone. */
+	fixture(path, sizeof(path), "pasted/openshift-v1beta1-flowschema.yaml");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_true(getdelim(&yaml, &cap, '\0', f) > 0);
+	fclose(f);
+	end = strstr(yaml, "\n---\n");
+	assert_non_null(end);
+	end[1] = '\0';
+	cfg = load_ok(yaml);
+	check_queuing(level(cfg, "openshift-control-plane-operators"), 10, 0, 128, 6, 50);
+	sl_config_free(cfg);
+	free(yaml);
+}
+
+/* Aperture's guides' values files: one error each, in the names the file
+ * uses (its policy's name, the core's older name). */
+static void test_aperture_guide_values(void **state)
+{
+	static const struct want_diag prioritization[] = {
+		{ SL_SEV_ERROR, 12, 12, "Aperture blueprint values", "blueprint",
+		  "metadata: {name: workload-prioritization}, spec: {load_scheduling_core: "
+		  "<policy.service_protection_core>, latency_baseliner: <policy.latency_baseliner>}}; "
+		  "service_protection_core is the blueprint's older name for load_scheduling_core" },
+	};
+	static const struct want_diag feedback[] = {
+		{ SL_SEV_ERROR, 7, 1, "Aperture blueprint values", "policy",
+		  "metadata: {name: basic-service-protection}" },
+	};
+	struct sl_diags d = SL_DIAGS_INIT;
+	struct sl_config *cfg = NULL;
+	char path[512];
+
+	(void)state;
+	assert_null(LOAD_PUBLISHED(prioritization, "pasted/aperture-workload-prioritization-values.yaml"));
+	assert_null(LOAD_PUBLISHED(feedback, "pasted/aperture-average-latency-feedback-values.yaml"));
+	/* ... and says to rename the scheduler. */
+	fixture(path, sizeof(path), "pasted/aperture-average-latency-feedback-values.yaml");
+	assert_int_not_equal(sl_config_load_file(path, &cfg, &d), 0);
+	assert_non_null(strstr(d.items[0].message,
+			       "rename adaptive_load_scheduler, its older name, to aimd_load_scheduler"));
+	sl_diags_free(&d);
+	/* Translated as it says, the flux meter the blueprint requires is said
+	 * and not read. */
+	expect_one(ASM_V1 "kind: AverageLatencySchedulingPolicy\nmetadata: {name: p}\nspec:\n"
+		   "  load_scheduling_core:\n    aimd_load_scheduler:\n      load_scheduler:\n"
+		   "        selectors: [{}]\n  latency_baseliner:\n    latency_tolerance_multiplier: 1.1\n"
+		   "    flux_meter: {selectors: [{control_point: ingress}]}\n",
+		   SL_SEV_WARNING, 11, 5, "AverageLatencySchedulingPolicy/p", "spec.latency_baseliner.flux_meter",
+		   "not read: the latency a policy follows is that of the connections its selectors select");
+}
+
 #define LIST_HEAD "apiVersion: v1\nkind: List\nitems:\n"
 
 static const struct bad_case bad_cases[] = {
@@ -370,6 +574,10 @@ int main(void)
 		cmocka_unit_test(test_only_dangling_file),
 		cmocka_unit_test(test_schema_and_validate_agree_on_rules),
 		cmocka_unit_test(test_asm_reference_fixture),
+		cmocka_unit_test(test_k8s_website_examples),
+		cmocka_unit_test(test_kueue_visibility),
+		cmocka_unit_test(test_openshift_v1beta1),
+		cmocka_unit_test(test_aperture_guide_values),
 	};
 
 	return run_config_suite("config_pasted", fixed, N_OF(fixed), bad_cases, N_OF(bad_cases));

@@ -135,8 +135,8 @@ static const struct bad_case bad_cases[] = {
 	  "must be between 1ms and 1h, got 0s" },
 	{ "bad_pol_tolerance", POLSPEC "  latency_baseliner: {latency_tolerance_multiplier: 0}\n", 9, 53, POL_OBJ,
 	  "spec.latency_baseliner.latency_tolerance_multiplier", "must be greater than 0, got 0" },
-	{ "bad_pol_baseliner_unknown", POLSPEC "  latency_baseliner: {flux_meter: {}}\n", 9, 23, POL_OBJ,
-	  "spec.latency_baseliner.flux_meter", "unknown field 'flux_meter'" },
+	{ "bad_pol_baseliner_unknown", POLSPEC "  latency_baseliner: {latency_tolerance: 1.1}\n", 9, 23, POL_OBJ,
+	  "spec.latency_baseliner.latency_tolerance", "unknown field 'latency_tolerance'" },
 	{ "bad_pol_name", POLN("P") "  load_scheduling_core: {aimd_load_scheduler: {load_scheduler: {selectors: [{}]}}}\n", 3, 18, "AverageLatencySchedulingPolicy/P",
 	  "metadata.name", "invalid name 'P'" },
 
