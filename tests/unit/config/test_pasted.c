@@ -381,6 +381,34 @@ static void check_queuing(const struct sl_level_cfg *l, uint32_t shares, uint32_
 	assert_int_equal(l->queue_length_limit, length);
 }
 
+/* Document `index` (from 0) of a fixture, alone: it must load cleanly. */
+static struct sl_config *load_document(const char *name, unsigned index)
+{
+	char path[512], *yaml = NULL, *doc, *end;
+	size_t cap = 0;
+	struct sl_config *cfg;
+	FILE *f;
+
+	fixture(path, sizeof(path), name);
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("cannot read %s", path);
+	assert_true(getdelim(&yaml, &cap, '\0', f) > 0);
+	fclose(f);
+	doc = yaml;
+	for (unsigned i = 0; i < index; i++) {
+		doc = strstr(doc, "\n---\n");
+		assert_non_null(doc);
+		doc += 5;
+	}
+	end = strstr(doc, "\n---\n");
+	if (end)
+		end[1] = '\0';
+	cfg = load_ok(doc);
+	free(yaml);
+	return cfg;
+}
+
 #define LOAD_PUBLISHED(want, ...) \
 	load_published((const char *const[]){ __VA_ARGS__, NULL }, want, N_OF(want))
 
@@ -454,26 +482,32 @@ static void test_openshift_v1beta1(void **state)
 		{ SL_SEV_ERROR, 108, 17, "FlowSchema/probes", RULE0 "subjects[0].kind", L4_GROUP },
 		{ SL_SEV_ERROR, 111, 17, "FlowSchema/probes", RULE0 "subjects[1].kind", L4_GROUP },
 	};
-	char path[512], *yaml = NULL, *end;
-	size_t cap = 0;
 	struct sl_config *cfg;
-	FILE *f;
 
 	(void)state;
 	assert_null(LOAD_PUBLISHED(want, "pasted/openshift-v1beta1-flowschema.yaml"));
-	/* Its first document, the level, alone. */
-	fixture(path, sizeof(path), "pasted/openshift-v1beta1-flowschema.yaml");
-	f = fopen(path, "r");
-	assert_non_null(f);
-	assert_true(getdelim(&yaml, &cap, '\0', f) > 0);
-	fclose(f);
-	end = strstr(yaml, "\n---\n");
-	assert_non_null(end);
-	end[1] = '\0';
-	cfg = load_ok(yaml);
+	cfg = load_document("pasted/openshift-v1beta1-flowschema.yaml", 0);
 	check_queuing(level(cfg, "openshift-control-plane-operators"), 10, 0, 128, 6, 50);
 	sl_config_free(cfg);
-	free(yaml);
+}
+
+/* A live cluster's global-default pair as kubectl printed it. */
+static void test_kubectl_capture(void **state)
+{
+	static const struct want_diag want[] = {
+		{ SL_SEV_WARNING, 15, 11, "FlowSchema/global-default", "spec.distinguisherMethod.type", BY_USER },
+		{ SL_SEV_ERROR, 20, 5, "FlowSchema/global-default", RULE0 "nonResourceRules", L4_URLS },
+		{ SL_SEV_ERROR, 25, 5, "FlowSchema/global-default", RULE0 "resourceRules", L4_RESOURCES },
+		{ SL_SEV_ERROR, 38, 13, "FlowSchema/global-default", RULE0 "subjects[0].kind", L4_GROUP },
+		{ SL_SEV_ERROR, 41, 13, "FlowSchema/global-default", RULE0 "subjects[1].kind", L4_GROUP },
+	};
+	struct sl_config *cfg;
+
+	(void)state;
+	assert_null(LOAD_PUBLISHED(want, "pasted/kubectl-capture-global-default.yaml"));
+	cfg = load_document("pasted/kubectl-capture-global-default.yaml", 1);
+	check_queuing(level(cfg, "global-default"), 20, 50, 128, 6, 50);
+	sl_config_free(cfg);
 }
 
 /* Aperture's guides' values files: one error each, in the names the file
@@ -577,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_k8s_website_examples),
 		cmocka_unit_test(test_kueue_visibility),
 		cmocka_unit_test(test_openshift_v1beta1),
+		cmocka_unit_test(test_kubectl_capture),
 		cmocka_unit_test(test_aperture_guide_values),
 	};
 
