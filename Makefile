@@ -75,6 +75,7 @@ DP_LIBS    := $(call layer_lib,dataplane) $(CORE_LIBS)
 BPF_OBJ    := bpf/sluice.bpf.o
 SKEL       := $(BUILD)/sluice.skel.h
 BPF_HDRS   := $(wildcard bpf/*.h) include/sluice_abi.h $(wildcard include/*.h)
+BPF_HDR_CHECKS := $(patsubst bpf/%.h,$(BUILD)/bpf-headers/%.ok,$(wildcard bpf/*.h))
 # Test-only BPF objects: a one-line pass program (the veth peer, "a foreign
 # program"), the benchmark baselines, and the empty hooks of bench_cost.sh.
 TEST_BPF   := $(BUILD)/tests/xdp_pass.bpf.o $(BUILD)/tests/xdp_count.bpf.o $(BUILD)/tests/xdp_root.bpf.o $(BUILD)/tests/bench_baseline.bpf.o $(BUILD)/tests/hooks_empty.bpf.o
@@ -98,13 +99,22 @@ SAN_ENV    := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_s
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(BPF_OBJ) $(TEST_BPF) $(BINS) $(LAB_BINS) $(UNIT_TESTS) $(PKT_TESTS) $(BENCH_BINS)
+all: $(BPF_OBJ) $(BPF_HDR_CHECKS) $(TEST_BPF) $(BINS) $(LAB_BINS) $(UNIT_TESTS) $(PKT_TESTS) $(BENCH_BINS)
 
 # Only what ships (the Debian package builds this, not the lab and tests).
 programs: $(BINS)
 
 deps:
 	$(Q)scripts/install-deps.sh
+
+# Every BPF header compiles when included first, on its own: each includes
+# what it uses, so the include graph of bpf/ is one a reader can follow
+# (scripts/check_includes.sh: and has no cycle).
+$(BUILD)/bpf-headers/%.ok: bpf/%.h $(BPF_HDRS)
+	@mkdir -p $(@D)
+	$(call msg,HDR,$<)
+	$(Q)printf '#include "%s"\n' $*.h | $(CLANG) $(BPF_CFLAGS) -Wno-unused-function -fsyntax-only -x c -
+	$(Q)touch $@
 
 # BPF: compile, then let bpftool link and strip (-g kept in BTF only).
 bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
@@ -339,6 +349,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 # make test SANITIZE=1: their timing bounds are for the real build).
 test: deps
 	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
+	$(Q)scripts/check_includes.sh
 	$(Q)BUILD=$(BUILD) tests/run-all.sh
 ifneq ($(SANITIZE),1)
 	$(Q)$(MAKE) -j$(JOBS) --no-print-directory SANITIZE=1 test-sanitized

@@ -10,8 +10,7 @@
  * it runs once a second, deletes the entries admitted longer than
  * halfopen_timeout_ns ago that never established, and returns their seats
  * (whoever deletes the entry releases them, as everywhere), until a
- * heartbeat is fresh again.  A section of sluice.bpf.c, kept apart by
- * concern; it costs nothing while the daemon runs.
+ * heartbeat is fresh again.  It costs nothing while the daemon runs.
  *
  * What a run costs is bounded by what is due, not by the table: a walk of
  * sl_conns visits every bucket (a 16M-entry table is a long softirq
@@ -30,42 +29,13 @@
 #ifndef SLUICE_BPF_FAIL_STATIC_H
 #define SLUICE_BPF_FAIL_STATIC_H
 
+#include "clock.h"
+#include "conns.h"
+#include "heartbeat.h"
 #include "maps.h"
+#include "stats.h"
 
-#define CLOCK_MONOTONIC 1
 #define STATIC_SWEEP_PERIOD_NS NSEC_PER_SEC
-#define STATIC_DUE_ENTRIES 65536 /* 3 MB; an overflow costs a whole walk */
-
-struct static_sweep {
-	struct bpf_timer timer;
-	__u32 armed;    /* a sweep is scheduled (set by the arming SYN, cleared by
-			 * the sweep that finds the heartbeat fresh) */
-	__u32 overflow; /* sl_static_due refused an admission since the last check */
-	__u64 walks;    /* whole walks still to do this outage */
-	__u64 walk_at_ns; /* the next one, not before */
-};
-
-struct static_due {
-	struct sluice_conn_key key;
-	__u64 admitted_ns;
-};
-
-/* The static failsafe's admissions, oldest first (XDP pushes, the timer
- * pops). */
-struct {
-	__uint(type, BPF_MAP_TYPE_QUEUE);
-	__uint(max_entries, STATIC_DUE_ENTRIES);
-	__type(value, struct static_due);
-} sl_static_due SEC(".maps");
-
-/* Pinned with the other maps: a timer lives only while its map has a user
- * reference, and the pin is what outlives the daemon. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct static_sweep);
-} sl_static_sweep SEC(".maps");
 
 struct bpf_map;
 
@@ -88,12 +58,9 @@ static long static_expire_one(struct bpf_map *map, struct sluice_conn_key *key,
 	/* The walk resumes by bucket: deleting the entry in hand is safe. */
 	if (bpf_map_delete_elem(map, key))
 		return 0; /* closed or established meanwhile: not ours */
-	seats = bpf_map_lookup_elem(&sl_seats, &level);
-	if (seats) {
-		__sync_fetch_and_sub(&seats->seats_in_use, n);
+	seats = release_seats(level, n, policy, flags);
+	if (seats)
 		__sync_fetch_and_add(&seats->expired, 1);
-	}
-	release_policy_slot(policy, flags);
 	w->expired++;
 	return 0;
 }
@@ -102,7 +69,7 @@ static long static_expire_one(struct bpf_map *map, struct sluice_conn_key *key,
  * is still the half-open one that was queued.  1 stops the loop. */
 static long static_pop_one(__u32 i, struct static_walk *w)
 {
-	struct static_due d;
+	struct sluice_static_due d;
 	struct sluice_conn *c;
 
 	if (bpf_map_peek_elem(&sl_static_due, &d))
@@ -120,7 +87,7 @@ static long static_pop_one(__u32 i, struct static_walk *w)
 }
 
 /* Whole walks: due ones, and one for what an overflow lost. */
-static __always_inline void static_walk_if_due(struct static_sweep *s, struct static_walk *w)
+static __always_inline void static_walk_if_due(struct sluice_static_sweep *s, struct static_walk *w)
 {
 	if (s->overflow && !s->walks) {
 		/* What the FIFO refused is due a time-out after it was refused. */
@@ -137,7 +104,7 @@ static __always_inline void static_walk_if_due(struct static_sweep *s, struct st
 	w->walked = 1;
 }
 
-static int static_sweep_run(void *map, __u32 *key, struct static_sweep *s)
+static int static_sweep_run(void *map, __u32 *key, struct sluice_static_sweep *s)
 {
 	struct static_walk w = { .now = bpf_ktime_get_ns() };
 	struct sluice_settings *cfg;
@@ -150,14 +117,14 @@ static int static_sweep_run(void *map, __u32 *key, struct static_sweep *s)
 		/* A daemon is back (or the mode changed): its sweep.  What the
 		 * FIFO holds is the daemon's to expire; drop it, so that the
 		 * next outage starts empty. */
-		bpf_loop(STATIC_DUE_ENTRIES, static_pop_one, &w, 0);
+		bpf_loop(SLUICE_STATIC_DUE, static_pop_one, &w, 0);
 		s->armed = 0;
 		return 0;
 	}
 	w.timeout = cfg->halfopen_timeout_ns;
 	if (w.timeout) {
 		static_walk_if_due(s, &w);
-		bpf_loop(STATIC_DUE_ENTRIES, static_pop_one, &w, 0);
+		bpf_loop(SLUICE_STATIC_DUE, static_pop_one, &w, 0);
 	}
 	gs = global_stats();
 	if (gs) {
@@ -173,7 +140,7 @@ static int static_sweep_run(void *map, __u32 *key, struct static_sweep *s)
 /* The first SYN of an outage arms the sweep; the others find it armed. */
 static __always_inline void arm_static_sweep(void)
 {
-	struct static_sweep *s;
+	struct sluice_static_sweep *s;
 	__u32 zero = 0;
 
 	s = bpf_map_lookup_elem(&sl_static_sweep, &zero);
@@ -193,8 +160,8 @@ static __always_inline void arm_static_sweep(void)
  * A full FIFO asks for a whole walk instead. */
 static __always_inline void static_due_push(const struct sluice_conn_key *key, __u64 now)
 {
-	struct static_due d = { .admitted_ns = now };
-	struct static_sweep *s;
+	struct sluice_static_due d = { .admitted_ns = now };
+	struct sluice_static_sweep *s;
 	__u32 zero = 0;
 
 	__builtin_memcpy(&d.key, key, sizeof(d.key));
@@ -212,13 +179,6 @@ static __always_inline void static_outage_admitted(const struct sluice_conn_key 
 {
 	arm_static_sweep();
 	static_due_push(key, now);
-}
-
-/* Whether the static failsafe decides now (a stale heartbeat). */
-static __always_inline bool static_outage_now(const struct sluice_settings *cfg, __u64 now)
-{
-	return cfg->fail_mode == SLUICE_FAIL_STATIC &&
-	       older_than(heartbeat_age(now), cfg->heartbeat_timeout_ns);
 }
 
 #endif /* SLUICE_BPF_FAIL_STATIC_H */

@@ -19,6 +19,8 @@
 
 #include <linux/pkt_cls.h>
 
+#include <stdbool.h>
+
 #include "maps.h"
 #include "parse.h"
 #include "rst.h"

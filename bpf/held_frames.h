@@ -5,8 +5,8 @@
  * device.  sluice_reset turns a refused SYN (or ACK) into the RST the data
  * path would have sent and returns it as the run's output; the daemon sends
  * it through its packet socket.  (An admitted held SYN goes back in through
- * sluice_tc_out: handoff.h.)  A section of sluice.bpf.c, kept apart as the
- * end of a deferred SYN's walk (docs/ARCHITECTURE.md).
+ * sluice_tc_out: handoff.h.)  The end of a deferred SYN's walk
+ * (docs/ARCHITECTURE.md).
  */
 #ifndef SLUICE_BPF_HELD_FRAMES_H
 #define SLUICE_BPF_HELD_FRAMES_H

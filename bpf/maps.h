@@ -195,4 +195,19 @@ struct {
 	__type(value, struct sluice_if_stats);
 } sl_if_stats SEC(".maps");
 
+/* The static failsafe's sweep: its timer, and the FIFO of what the outage
+ * admitted (layouts and why: sluice_abi.h; the code: fail_static.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sluice_static_sweep);
+} sl_static_sweep SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, SLUICE_STATIC_DUE);
+	__type(value, struct sluice_static_due);
+} sl_static_due SEC(".maps");
+
 #endif /* SLUICE_BPF_MAPS_H */

@@ -12,6 +12,7 @@
 #ifndef SLUICE_BPF_TX_WATCH_H
 #define SLUICE_BPF_TX_WATCH_H
 
+#include <linux/bpf.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 

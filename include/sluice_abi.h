@@ -20,6 +20,7 @@
 #include <linux/types.h>
 #include <stdint.h>
 #endif
+#include <linux/bpf.h> /* struct bpf_timer */
 
 #define SLUICE_ABI_VERSION 15
 
@@ -436,6 +437,28 @@ struct sluice_conn {
 	__be32 syn_seq;       /* the client's SYN sequence number: a RST for the
 			       * half-open connection carries syn_seq + 1 */
 	__u32 pad2;
+};
+
+/*
+ * The static failsafe's half-open sweep (failMode static, bpf/fail_static.h):
+ * sl_static_sweep holds its BPF timer (one entry; pinned, so the timer
+ * outlives the daemon that is gone), sl_static_due a FIFO of what the
+ * outage admitted, oldest first.  The daemon adopts both and reads neither.
+ */
+#define SLUICE_STATIC_DUE 65536 /* FIFO entries (3 MB); an overflow costs a whole walk */
+
+struct sluice_static_sweep {
+	struct bpf_timer timer;
+	__u32 armed;      /* a sweep is scheduled (set by the arming SYN, cleared by
+			   * the sweep that finds the heartbeat fresh) */
+	__u32 overflow;   /* sl_static_due refused an admission since the last check */
+	__u64 walks;      /* whole walks still to do this outage */
+	__u64 walk_at_ns; /* the next one, not before */
+};
+
+struct sluice_static_due {
+	struct sluice_conn_key key;
+	__u64 admitted_ns;
 };
 
 /*

@@ -61,4 +61,11 @@ static __always_inline bool sluice_hold_slot(__s64 *held, __s64 limit)
 	return false;
 }
 
+/* Give back what sluice_reserve kept (a connection's seats when it ends,
+ * or a reservation its caller could not use). */
+static __always_inline void sluice_release(__u64 *counter, __u64 amount)
+{
+	__sync_fetch_and_sub(counter, amount);
+}
+
 #endif

@@ -238,10 +238,7 @@ static void test_fifo_expires_without_walks(void **state)
 static void test_fifo_overflow_walks_once(void **state)
 {
 	int fd_due = bpf_map__fd(skel->maps.sl_static_due);
-	struct {
-		struct sluice_conn_key key;
-		uint64_t admitted_ns;
-	} fake = {.admitted_ns = mono_ns()};
+	struct sluice_static_due fake = {.admitted_ns = mono_ns()};
 	struct sluice_stats g0, g;
 	struct sluice_conn_key a;
 	struct sluice_conn c;

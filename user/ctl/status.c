@@ -117,7 +117,7 @@ static int read_status(const struct sl_maps *m, const char *pin_dir, struct stat
 	if (now < s->hb.mono_ns)
 		now = s->hb.mono_ns;
 	s->heartbeat_age_ms = s->hb.mono_ns ? (long long)(now - s->hb.mono_ns) / 1000000 : -1;
-	/* The same tests the data path makes (sluice.bpf.c older_than). */
+	/* The same tests the data path makes (bpf/heartbeat.h older_than). */
 	s->stale = older_than(s->hb.mono_ns, now, s->cfg.heartbeat_timeout_ns);
 	s->undispatched = older_than(s->hb.mono_ns, now, s->cfg.dispatch_timeout_ns);
 	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {

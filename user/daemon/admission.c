@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "daemon/policy_rt.h"
+#include "sluice_conn.h"
 #include "dataplane/inject.h"
 #include "dataplane/ledger.h"
 #include "engine/classifier.h"
@@ -105,20 +106,17 @@ static bool admit_held(struct level_rt *l, struct sl_pending *p, const struct sl
 		       uint64_t now, bool *reserved)
 {
 	struct sl_admission *adm = l->adm;
-	struct sluice_conn c = {
-		.admitted_ns = now, .level = p->level, .seats = p->seats,
-		.state = SLUICE_CONN_ADMITTED, .schema = p->schema, .policy = p->policy,
-		.workload = p->workload,
-	};
+	struct sluice_conn c;
 	struct sl_frame f;
 	int err;
 
 	if (sl_frame_parse(h->frame, h->len, &f))
 		return false;
-	/* A held ACK carries the client's SYN sequence + 1. */
-	c.syn_seq = htonl(f.ack ? f.seq - 1 : f.seq);
-	/* Its close event comes back to this record (SLUICE_CONNF_DAEMON). */
-	c.flags = (uint16_t)((f.ack ? SLUICE_CONNF_AT_ACK : 0) | slot_flags(p) | SLUICE_CONNF_DAEMON);
+	/* A held ACK carries the client's SYN sequence + 1.  Its close event
+	 * comes back to this record (SLUICE_CONNF_DAEMON). */
+	sluice_conn_admitted(&c, now, p->level, p->seats, p->schema, p->policy, p->workload,
+			     (uint16_t)((f.ack ? SLUICE_CONNF_AT_ACK : 0) | slot_flags(p) | SLUICE_CONNF_DAEMON),
+			     htonl(f.ack ? f.seq - 1 : f.seq));
 	err = sl_conn_admit(adm->dp, &p->key, &c, *reserved);
 	*reserved = false; /* given back on failure; the connection's on success */
 	if (err == -EEXIST) {

@@ -2,7 +2,6 @@
 #include "dataplane/expiry.h"
 #include "dataplane/ledger.h"
 
-#include <bpf/bpf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,22 +36,6 @@ struct expire_visit {
 	int expired;
 };
 
-/* Deleting the entry in hand is safe: the walk resumes by bucket, not by
- * key.  Whoever deletes an entry releases its seats: if sock_ops closed or
- * established it first, we do nothing. */
-static bool expire_one(struct expire_visit *v, const struct sluice_conn_key *key)
-{
-	int fd = v->dp->maps.fd[SL_MAP_CONNS];
-	struct sluice_conn c;
-
-	if (bpf_map_lookup_elem(fd, key, &c) || c.state != SLUICE_CONN_ADMITTED ||
-	    bpf_map_delete_elem(fd, key))
-		return false;
-	sl_conn_expired(v->dp, &c);
-	sl_seats_count_expired(v->dp, c.level);
-	return true;
-}
-
 static int expire_visit(void *ctx, const struct sluice_conn_key *key, const struct sluice_conn *c)
 {
 	struct expire_visit *v = ctx;
@@ -63,7 +46,10 @@ static int expire_visit(void *ctx, const struct sluice_conn_key *key, const stru
 		unsigned lv = c->level < SLUICE_MAX_LEVELS ? c->level : 0;
 
 		if (age > v->timeout_ns[lv]) {
-			if (expire_one(v, key)) {
+			/* Deleting the entry in hand is safe: the walk
+			 * resumes by bucket, not by key.  The ledger
+			 * deletes it and returns what it held. */
+			if (sl_conn_expire(v->dp, key)) {
 				v->expired++;
 				return 0; /* gone: neither lingering nor counted */
 			}

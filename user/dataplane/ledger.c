@@ -135,6 +135,15 @@ int sl_conn_admit(struct sl_dataplane *dp, const struct sluice_conn_key *key,
 	return err;
 }
 
+/* The handshake sweep expired one of the level's connections. */
+static void count_expired(struct sl_dataplane *dp, unsigned level)
+{
+	struct sluice_seats *s = seats_of(dp, level);
+
+	if (s)
+		__atomic_fetch_add(&s->expired, 1, __ATOMIC_RELAXED);
+}
+
 bool sl_conn_release(struct sl_dataplane *dp, const struct sluice_conn_key *key,
 		     const struct sluice_conn *seen)
 {
@@ -162,9 +171,17 @@ bool sl_conn_unadmit(struct sl_dataplane *dp, const struct sluice_conn_key *key)
 	return true;
 }
 
-void sl_conn_expired(struct sl_dataplane *dp, const struct sluice_conn *c)
+bool sl_conn_expire(struct sl_dataplane *dp, const struct sluice_conn_key *key)
 {
-	give_back(dp, c->level, c->seats, c->policy, c->flags);
+	int fd = dp->maps.fd[SL_MAP_CONNS];
+	struct sluice_conn c;
+
+	if (bpf_map_lookup_elem(fd, key, &c) || c.state != SLUICE_CONN_ADMITTED ||
+	    bpf_map_delete_elem(fd, key))
+		return false;
+	give_back(dp, c.level, c.seats, c.policy, c.flags);
+	count_expired(dp, c.level);
+	return true;
 }
 
 bool sl_conn_tracked(const struct sl_dataplane *dp, const struct sluice_conn_key *key)
@@ -237,14 +254,6 @@ void sl_seats_read(const struct sl_dataplane *dp, unsigned level, struct sluice_
 	out->held_bytes = __atomic_load_n(&s->held_bytes, __ATOMIC_RELAXED);
 	out->reset_failed = __atomic_load_n(&s->reset_failed, __ATOMIC_RELAXED);
 	out->tickets = __atomic_load_n(&s->tickets, __ATOMIC_RELAXED);
-}
-
-void sl_seats_count_expired(struct sl_dataplane *dp, unsigned level)
-{
-	struct sluice_seats *s = seats_of(dp, level);
-
-	if (s)
-		__atomic_fetch_add(&s->expired, 1, __ATOMIC_RELAXED);
 }
 
 uint64_t sl_seats_in_use(const struct sl_dataplane *dp, unsigned level)

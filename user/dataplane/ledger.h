@@ -57,9 +57,11 @@ int sl_conn_admit(struct sl_dataplane *dp, const struct sluice_conn_key *key,
  * false when the data path had taken it already (a close, the expiry
  * sweep, a RST). */
 bool sl_conn_unadmit(struct sl_dataplane *dp, const struct sluice_conn_key *key);
-/* The expiry sweep deleted this half-open entry: its seats and policy
- * slot go back. */
-void sl_conn_expired(struct sl_dataplane *dp, const struct sluice_conn *c);
+/* The expiry sweep's verdict on a half-open entry: true when it was still
+ * admitted and not established, and we deleted it, returned its seats and
+ * policy slot and counted it expired; false when sock_ops established or
+ * closed it first (whoever deletes the entry releases it). */
+bool sl_conn_expire(struct sl_dataplane *dp, const struct sluice_conn_key *key);
 /* Release a tracked connection that is gone (the kernel has no socket for
  * it): true when we deleted the entry `seen` describes and returned its
  * seats; false when it closed meanwhile or the 4-tuple is a newer
@@ -79,8 +81,6 @@ void sl_seats_release(struct sl_dataplane *dp, unsigned level, uint32_t seats);
  * without a data path): every read of sl_seats outside this file is one
  * of these accessors. */
 void sl_seats_read(const struct sl_dataplane *dp, unsigned level, struct sluice_seats *out);
-/* The handshake sweep expired one of the level's connections. */
-void sl_seats_count_expired(struct sl_dataplane *dp, unsigned level);
 uint64_t sl_seats_in_use(const struct sl_dataplane *dp, unsigned level);
 uint64_t sl_seats_unclaimed(const struct sl_dataplane *dp, unsigned level);
 /* Deferred connections of the level waiting in the daemon (the data path
