@@ -6,7 +6,7 @@
 # CMOCKA_MESSAGE_OUTPUT=TAP.  A suite that crashes or exits non-zero
 # without reporting a failure counts as one failure: nothing skips to green.
 #
-#   tests/run-all.sh [--except SUITE]... [unit|packet|e2e|e2e/test_NAME ...]   (default: all; root)
+#   tests/run-all.sh [unit|packet|e2e|e2e/test_NAME ...]   (default: all; root)
 #   tests/run-all.sh check                      (the pure layers' unit tests; any user)
 #
 # Each suite's seconds follow its results, and the slowest are listed at
@@ -55,15 +55,6 @@ run_suite() {
 	failed=$((failed + f))
 }
 
-# --except NAME (repeatable): a suite another run covers, named and not
-# run (the sanitized run leaves out packet/test_fail_static, which waits
-# on the kernel's timer with the harness code the others sanitize).
-EXCEPT=" "
-while [ "${1:-}" = --except ]; do
-	[ -n "${2:-}" ] || fail_loud "--except needs a suite name (e.g. packet/test_fail_static)"
-	EXCEPT+="$2 "
-	shift 2
-done
 want() { [ $# -eq 0 ] || [[ " $SUITES " == *" $1 "* ]]; }
 SUITES="${*:-unit packet e2e}"
 
@@ -91,10 +82,7 @@ run_built() {
 		name=${src#tests/}
 		name=${name%.c}
 		bin=$BUILD/tests/$name
-		if [[ "$EXCEPT" == *" $name "* ]]; then
-			echo "== $name"
-			echo "   # not run here (--except $name): another run covers it"
-		elif [ -x "$bin" ] && [ -f "$bin" ]; then
+		if [ -x "$bin" ] && [ -f "$bin" ]; then
 			run_suite "$name" "$bin"
 		else
 			echo "== $name"
