@@ -39,29 +39,40 @@
 #define SLUICE_FS_STATS        16384  /* FlowSchemas counted one by one (sl_fs_stats) */
 #define SLUICE_MAX_IFACES      32     /* interfaces one daemon protects (sl_ifaces, sl_if_stats) */
 
-/* Map names (pinned under <pin-dir>/maps/<name>). */
-#define SLUICE_MAP_CONFIG    "sl_config"
-#define SLUICE_MAP_HEARTBEAT "sl_heartbeat"
-#define SLUICE_MAP_LEVELS    "sl_levels"
-#define SLUICE_MAP_SEATS     "sl_seats"
-#define SLUICE_MAP_LVL_STATS "sl_lvl_stats"
-#define SLUICE_MAP_STATS     "sl_stats"
-#define SLUICE_MAP_SRC_CLS   "sl_src_cls"
-#define SLUICE_MAP_DST_CLS   "sl_dst_cls"
-#define SLUICE_MAP_PORT_CLS  "sl_port_cls"
-#define SLUICE_MAP_CLASSES   "sl_classes"
-#define SLUICE_MAP_CONNS     "sl_conns"
-#define SLUICE_MAP_EVENTS    "sl_events"
-#define SLUICE_MAP_TICKETS   "sl_tickets"
-#define SLUICE_MAP_EVLIMIT   "sl_ev_limit"
-#define SLUICE_MAP_POL_GATE  "sl_pol_gate"
-#define SLUICE_MAP_WL_TOKENS "sl_wl_tokens"
-#define SLUICE_MAP_WL_STATS  "sl_wl_stats"
-#define SLUICE_MAP_HS_HIST   "sl_hs_hist"
-#define SLUICE_MAP_FS_STATS  "sl_fs_stats"
-#define SLUICE_MAP_FS_DUR    "sl_fs_dur"
-#define SLUICE_MAP_IFACES    "sl_ifaces"
-#define SLUICE_MAP_IF_STATS  "sl_if_stats"
+/*
+ * Every map userspace reaches by name or descriptor, once: X(ID, name),
+ * the name being the map's in bpf/maps.h, pinned under
+ * <pin-dir>/maps/<name>.  The daemon's and the CLI's enum sl_map_id, their
+ * table of names and the descriptors taken from a loaded object are
+ * generated from this list (user/dataplane/pinned_maps.h): adding a map
+ * is a row here and its definition in bpf/maps.h.  (sl_xdp_next, which
+ * the daemon sets through the loaded object, and sl_static_sweep and
+ * sl_static_due, the kernel's alone, are adopted with the object and
+ * never opened by name.)
+ */
+#define SLUICE_MAPS(X)            \
+	X(CONFIG,    sl_config)    \
+	X(HEARTBEAT, sl_heartbeat) \
+	X(LEVELS,    sl_levels)    \
+	X(SEATS,     sl_seats)     \
+	X(LVL_STATS, sl_lvl_stats) \
+	X(STATS,     sl_stats)     \
+	X(SRC_CLS,   sl_src_cls)   \
+	X(DST_CLS,   sl_dst_cls)   \
+	X(PORT_CLS,  sl_port_cls)  \
+	X(CLASSES,   sl_classes)   \
+	X(CONNS,     sl_conns)     \
+	X(EVENTS,    sl_events)    \
+	X(TICKETS,   sl_tickets)   \
+	X(EV_LIMIT,  sl_ev_limit)  \
+	X(POL_GATE,  sl_pol_gate)  \
+	X(WL_TOKENS, sl_wl_tokens) \
+	X(WL_STATS,  sl_wl_stats)  \
+	X(HS_HIST,   sl_hs_hist)   \
+	X(FS_STATS,  sl_fs_stats)  \
+	X(FS_DUR,    sl_fs_dur)    \
+	X(IFACES,    sl_ifaces)    \
+	X(IF_STATS,  sl_if_stats)
 
 /* Program names (pinned under <pin-dir>/progs/<name> by bpftool loadall). */
 #define SLUICE_PROG_XDP     "sluice_xdp"

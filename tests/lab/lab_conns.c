@@ -86,7 +86,7 @@ static void key_of(uint64_t i, struct sluice_conn_key *k)
 /* The slot of the level named name, from D/maps/sl_levels. */
 static unsigned level_slot(const char *pin_dir, const char *name)
 {
-	int fd = open_map(pin_dir, SLUICE_MAP_LEVELS);
+	int fd = open_map(pin_dir, "sl_levels");
 	struct sluice_level lvl;
 
 	for (__u32 slot = 0; slot < SLUICE_MAX_LEVELS; slot++)
@@ -101,7 +101,7 @@ static unsigned level_slot(const char *pin_dir, const char *name)
 
 static int fill(const char *pin_dir, long count, long stale, unsigned level)
 {
-	int fd = open_map(pin_dir, SLUICE_MAP_CONNS);
+	int fd = open_map(pin_dir, "sl_conns");
 	struct sluice_conn_key *keys = calloc(FILL_BATCH, sizeof(*keys));
 	struct sluice_conn *vals = calloc(FILL_BATCH, sizeof(*vals));
 	uint64_t now = mono_ns(), hour = 3600ULL * 1000000000ULL;
@@ -147,7 +147,7 @@ static int fill(const char *pin_dir, long count, long stale, unsigned level)
 
 static int heartbeat(const char *pin_dir, double seconds, bool json)
 {
-	int fd = open_map(pin_dir, SLUICE_MAP_HEARTBEAT);
+	int fd = open_map(pin_dir, "sl_heartbeat");
 	uint64_t end = mono_ns() + (uint64_t)(seconds * 1e9), max_age = 0, first_seq = 0;
 	struct sluice_heartbeat hb;
 	unsigned long samples = 0;

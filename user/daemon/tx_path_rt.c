@@ -50,7 +50,7 @@ void sl_tx_path_rt_step(struct sl_tx_path_rt *rt, struct sl_dataplane *dp, uint6
 			int err = sl_iface_publish(dp, i, &c, r.xdp_features);
 
 			if (err)
-				pr_err("write %s for %s: %s", SLUICE_MAP_IFACES, ifc->name, strerror(-err));
+				pr_err("write %s for %s: %s", sl_map_names[SL_MAP_IFACES], ifc->name, strerror(-err));
 			else
 				pr_info("event=refusal_path iface=%s path=%s reason=%s xdp_features=0x%llx",
 					ifc->name, c.rst_handoff ? "handoff" : "xdp_tx",

@@ -448,28 +448,9 @@ static int map_seats(struct sl_dataplane *dp)
 void sl_maps_from_skel(struct sluice *s, struct sl_maps *m)
 {
 	m->owned = false;
-	m->fd[SL_MAP_CONFIG] = bpf_map__fd(s->maps.sl_config);
-	m->fd[SL_MAP_HEARTBEAT] = bpf_map__fd(s->maps.sl_heartbeat);
-	m->fd[SL_MAP_LEVELS] = bpf_map__fd(s->maps.sl_levels);
-	m->fd[SL_MAP_SEATS] = bpf_map__fd(s->maps.sl_seats);
-	m->fd[SL_MAP_LVL_STATS] = bpf_map__fd(s->maps.sl_lvl_stats);
-	m->fd[SL_MAP_STATS] = bpf_map__fd(s->maps.sl_stats);
-	m->fd[SL_MAP_SRC_CLS] = bpf_map__fd(s->maps.sl_src_cls);
-	m->fd[SL_MAP_DST_CLS] = bpf_map__fd(s->maps.sl_dst_cls);
-	m->fd[SL_MAP_PORT_CLS] = bpf_map__fd(s->maps.sl_port_cls);
-	m->fd[SL_MAP_CLASSES] = bpf_map__fd(s->maps.sl_classes);
-	m->fd[SL_MAP_CONNS] = bpf_map__fd(s->maps.sl_conns);
-	m->fd[SL_MAP_EVENTS] = bpf_map__fd(s->maps.sl_events);
-	m->fd[SL_MAP_TICKETS] = bpf_map__fd(s->maps.sl_tickets);
-	m->fd[SL_MAP_EV_LIMIT] = bpf_map__fd(s->maps.sl_ev_limit);
-	m->fd[SL_MAP_POL_GATE] = bpf_map__fd(s->maps.sl_pol_gate);
-	m->fd[SL_MAP_WL_TOKENS] = bpf_map__fd(s->maps.sl_wl_tokens);
-	m->fd[SL_MAP_WL_STATS] = bpf_map__fd(s->maps.sl_wl_stats);
-	m->fd[SL_MAP_HS_HIST] = bpf_map__fd(s->maps.sl_hs_hist);
-	m->fd[SL_MAP_FS_STATS] = bpf_map__fd(s->maps.sl_fs_stats);
-	m->fd[SL_MAP_FS_DUR] = bpf_map__fd(s->maps.sl_fs_dur);
-	m->fd[SL_MAP_IFACES] = bpf_map__fd(s->maps.sl_ifaces);
-	m->fd[SL_MAP_IF_STATS] = bpf_map__fd(s->maps.sl_if_stats);
+#define SL_MAP_FD(id, name) m->fd[SL_MAP_##id] = bpf_map__fd(s->maps.name);
+	SLUICE_MAPS(SL_MAP_FD)
+#undef SL_MAP_FD
 }
 
 static void remove_pins(struct sl_dataplane *dp, bool keep_maps)

@@ -138,7 +138,7 @@ int sl_ifaces_init(struct sl_dataplane *dp)
 		c = sl_tx_choose(&r, false);
 		err = sl_iface_publish(dp, i, &c, r.xdp_features);
 		if (err) {
-			pr_err("write %s for %s: %s", SLUICE_MAP_IFACES, ifc->name, strerror(-err));
+			pr_err("write %s for %s: %s", sl_map_names[SL_MAP_IFACES], ifc->name, strerror(-err));
 			return err;
 		}
 	}

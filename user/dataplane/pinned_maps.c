@@ -12,28 +12,9 @@
 
 
 const char *const sl_map_names[SL_MAP__COUNT] = {
-	[SL_MAP_CONFIG]    = SLUICE_MAP_CONFIG,
-	[SL_MAP_HEARTBEAT] = SLUICE_MAP_HEARTBEAT,
-	[SL_MAP_LEVELS]    = SLUICE_MAP_LEVELS,
-	[SL_MAP_SEATS]     = SLUICE_MAP_SEATS,
-	[SL_MAP_LVL_STATS] = SLUICE_MAP_LVL_STATS,
-	[SL_MAP_STATS]     = SLUICE_MAP_STATS,
-	[SL_MAP_SRC_CLS]   = SLUICE_MAP_SRC_CLS,
-	[SL_MAP_DST_CLS]   = SLUICE_MAP_DST_CLS,
-	[SL_MAP_PORT_CLS]  = SLUICE_MAP_PORT_CLS,
-	[SL_MAP_CLASSES]   = SLUICE_MAP_CLASSES,
-	[SL_MAP_CONNS]     = SLUICE_MAP_CONNS,
-	[SL_MAP_EVENTS]    = SLUICE_MAP_EVENTS,
-	[SL_MAP_TICKETS]   = SLUICE_MAP_TICKETS,
-	[SL_MAP_EV_LIMIT]  = SLUICE_MAP_EVLIMIT,
-	[SL_MAP_POL_GATE]  = SLUICE_MAP_POL_GATE,
-	[SL_MAP_WL_TOKENS] = SLUICE_MAP_WL_TOKENS,
-	[SL_MAP_WL_STATS]  = SLUICE_MAP_WL_STATS,
-	[SL_MAP_HS_HIST]   = SLUICE_MAP_HS_HIST,
-	[SL_MAP_FS_STATS]  = SLUICE_MAP_FS_STATS,
-	[SL_MAP_FS_DUR]    = SLUICE_MAP_FS_DUR,
-	[SL_MAP_IFACES]    = SLUICE_MAP_IFACES,
-	[SL_MAP_IF_STATS]  = SLUICE_MAP_IF_STATS,
+#define SL_MAP_NAME(id, name) [SL_MAP_##id] = #name,
+	SLUICE_MAPS(SL_MAP_NAME)
+#undef SL_MAP_NAME
 };
 
 int sl_pin_path(char *buf, size_t len, const char *pin_dir, const char *kind, const char *name)
@@ -90,7 +71,7 @@ unsigned sl_pinned_abi(const char *pin_dir)
 	uint8_t *val;
 	int fd;
 
-	if (sl_pin_path(path, sizeof(path), pin_dir, "maps", SLUICE_MAP_CONFIG))
+	if (sl_pin_path(path, sizeof(path), pin_dir, "maps", sl_map_names[SL_MAP_CONFIG]))
 		return 0;
 	fd = bpf_obj_get_opts(path, &ro);
 	if (fd < 0)

@@ -87,7 +87,7 @@ static int write_ports(int fd, const struct sl_compiled *c, __u8 gen)
 	}
 	if (bpf_map_update_batch(fd, keys, vals, &count, &opts)) {
 		err = -errno;
-		pr_err("update %s: %s", SLUICE_MAP_PORT_CLS, strerror(-err));
+		pr_err("update %s: %s", sl_map_names[SL_MAP_PORT_CLS], strerror(-err));
 	}
 out:
 	free(keys);
@@ -102,7 +102,7 @@ static int write_classes(int fd, const struct sl_compiled *c, __u8 gen)
 		int err;
 
 		k.gen = gen;
-		if ((err = update(fd, &k, &c->entries[i].val, SLUICE_MAP_CLASSES)))
+		if ((err = update(fd, &k, &c->entries[i].val, sl_map_names[SL_MAP_CLASSES])))
 			return err;
 	}
 	return 0;
@@ -131,9 +131,9 @@ int sl_apply_stage(const struct sl_maps *m, const struct sl_plan *plan, uint8_t 
 	clear_gen(m->fd[SL_MAP_CLASSES], sizeof(struct sluice_class_key), offsetof(struct sluice_class_key, gen),
 		  gen);
 	if ((err = write_lpm(m->fd[SL_MAP_SRC_CLS], plan->classes.src, plan->classes.n_src, gen,
-			     SLUICE_MAP_SRC_CLS)) ||
+			     sl_map_names[SL_MAP_SRC_CLS])) ||
 	    (err = write_lpm(m->fd[SL_MAP_DST_CLS], plan->classes.dst, plan->classes.n_dst, gen,
-			     SLUICE_MAP_DST_CLS)) ||
+			     sl_map_names[SL_MAP_DST_CLS])) ||
 	    (err = write_ports(m->fd[SL_MAP_PORT_CLS], &plan->classes, gen)) ||
 	    (err = write_classes(m->fd[SL_MAP_CLASSES], &plan->classes, gen)))
 		return err;
@@ -166,7 +166,7 @@ int sl_apply_commit(const struct sl_maps *m, const struct sl_plan *plan, uint8_t
 	for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++) {
 		if (plan->levels[slot].type == SLUICE_LEVEL_UNUSED)
 			continue;
-		if ((err = update(m->fd[SL_MAP_LEVELS], &slot, &plan->levels[slot], SLUICE_MAP_LEVELS)))
+		if ((err = update(m->fd[SL_MAP_LEVELS], &slot, &plan->levels[slot], sl_map_names[SL_MAP_LEVELS])))
 			return err;
 	}
 
@@ -174,7 +174,7 @@ int sl_apply_commit(const struct sl_maps *m, const struct sl_plan *plan, uint8_t
 	 * until the next stage clears it: the tables hold two, and no packet
 	 * can still be reading what is deleted. */
 	next.generation = gen;
-	if ((err = update(m->fd[SL_MAP_CONFIG], &zero, &next, SLUICE_MAP_CONFIG)))
+	if ((err = update(m->fd[SL_MAP_CONFIG], &zero, &next, sl_map_names[SL_MAP_CONFIG])))
 		return err;
 
 	/* A removed level keeps its name in its slot: connections it
@@ -189,7 +189,7 @@ int sl_apply_commit(const struct sl_maps *m, const struct sl_plan *plan, uint8_t
 			continue;
 		unused = (struct sluice_level){.type = SLUICE_LEVEL_UNUSED};
 		memcpy(unused.name, l.name, sizeof(unused.name));
-		update(m->fd[SL_MAP_LEVELS], &slot, &unused, SLUICE_MAP_LEVELS);
+		update(m->fd[SL_MAP_LEVELS], &slot, &unused, sl_map_names[SL_MAP_LEVELS]);
 	}
 	return 0;
 }
