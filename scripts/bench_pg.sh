@@ -13,11 +13,18 @@
 # test_postgres asserts sluice against nothing in front); every load is
 # bounded in time.
 #
-#   scripts/bench_pg.sh            (root; PG_SECS, 30: each storm's length)
+# Then PG_ROUNDS (3) more pairs, nothing and sluice back to back in
+# alternating order, sluice in native XDP and generic in turn (the lab's
+# client end is a bare veth): the ratio of each pair, and their median,
+# since this VM's throughput drifts between storms.
+#
+#   scripts/bench_pg.sh            (root; PG_SECS, 30: each storm's length;
+#                                   PG_ROUNDS, 3: the paired rounds)
 source "$(dirname "$0")/../tests/e2e/lib.sh"
 e2e_init "$@"
 
 SECS=${PG_SECS:-30}
+ROUNDS=${PG_ROUNDS:-3}
 # The lab server has no TLS and no Kerberos: no negotiation round trips.
 export PGSSLMODE=disable PGGSSENCMODE=disable
 
@@ -103,4 +110,39 @@ for arm in none haproxy sluice; do
 done
 echo "(pgbench -C -c 80 -j 2 -S -T $SECS; health: psql 'select 1' every 0.5 s from another address, the served)"
 echo "sluice's level: $(jq -c '.levels[0] | {admitted, deferred, reinjected, rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, stalls}' "$E2E_TMP/levels.json")"
+
+# Paired rounds: nothing and sluice back to back, the order alternating.
+tx() { awk '/actually processed/ { print $NF }' "$E2E_TMP/pgbench-$1.out"; }
+sluice_round() {
+	start_daemon "$CONFIGS/postgres.yaml" --xdp-mode "$2" || { echo "bench_pg: sluiced did not start" >&2; exit 1; }
+	storm "$1" 5432
+	stop_daemon
+}
+printf '
+| round | XDP | first | nothing | sluice | sluice / nothing | sluice health ok | sluice health p90 | connect time-outs |
+'
+printf '|---:|---|---|---:|---:|---:|---:|---:|---:|
+'
+for r in $(seq "$ROUNDS"); do
+	mode=native
+	[ $((r % 2)) -eq 0 ] && mode=generic
+	echo "bench_pg: round $r of $ROUNDS ($mode)" >&2
+	if [ $((r % 2)) -eq 1 ]; then
+		storm "none-$r" 5432
+		sluice_round "sluice-$r" "$mode"
+		first=nothing
+	else
+		sluice_round "sluice-$r" "$mode"
+		storm "none-$r" 5432
+		first=sluice
+	fi
+	n=$(tx "none-$r") s=$(tx "sluice-$r")
+	ratio=$(awk -v a="$s" -v b="$n" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
+	echo "$ratio" >>"$E2E_TMP/ratios"
+	printf '| %d | %s | %s | %s | %s | %s | %s / %s | %s ms | %s |
+' "$r" "$mode" "$first" "$n" "$s" "$ratio" \
+		"$(awk '$1 == 0' "$E2E_TMP/health-sluice-$r" | wc -l)" "$(wc -l <"$E2E_TMP/health-sluice-$r")" \
+		"$(pct 0.9 "$E2E_TMP/health-sluice-$r")" "$(grep -c 'timeout expired' "$E2E_TMP/pgbench-sluice-$r.err")"
+done
+[ -s "$E2E_TMP/ratios" ] && echo "median of the rounds' sluice / nothing: $(median <"$E2E_TMP/ratios")x (rounds: $(paste -sd' ' "$E2E_TMP/ratios"))"
 exit 0
