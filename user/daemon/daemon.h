@@ -3,7 +3,11 @@
  * The daemon's state, shared by the rooms of sluiced (internal to
  * user/daemon/; nothing outside it includes this):
  *
- *   sluiced.c          options, start-up, the loop and the tick
+ *   sluiced.c          main: options, configuration, start, loop, stop
+ *   daemon_opts.c      the command line, completed from the configuration
+ *   startup.c          start-up and stop, in the order that keeps the host safe
+ *   loop.c             the epoll loop: signals, timer, events, sockets
+ *   tick.c             what each tick does (heartbeat, sweeps, reports)
  *   reload.c           configurations into the data path: at start, a
  *                      reload's result (its job runs off the loop,
  *                      reload_job.c), and again when a removed level drained
@@ -78,6 +82,7 @@ struct daemon {
 	struct sl_reqsrv *control;  /* the control socket's clients */
 	int control_fd;             /* listening, until the request server takes it */
 	bool control_listening;     /* the socket file is ours to remove */
+	bool dp_started;            /* the data path was loaded: daemon_stop takes it down */
 	int sig_fd, timer_fd, epoll_fd;
 	unsigned long long ticks;
 	unsigned long long last_sweep_ns, last_report_ns, last_reconcile_ns;
@@ -112,6 +117,26 @@ struct daemon {
 	int read_gid;                   /* Server spec.readGroup at start, -1: none */
 	char status[768];               /* what STATUS= said last when ready */
 };
+
+/* daemon_opts.c: the command line (2: exit with it; --help and --version
+ * exit 0 themselves), then what the configuration completes: interfaces,
+ * pin directory, control socket (0, or a negative errno, logged). */
+int daemon_parse_args(int argc, char **argv, struct daemon_opts *o);
+int daemon_complete_opts(struct daemon_opts *o, const struct sl_config *cfg);
+
+/* startup.c: start (0, or a negative errno, logged) and stop (err: how
+ * the run ended; only a clean one keeps the programs attached). */
+int daemon_start(struct daemon *d);
+void daemon_stop(struct daemon *d, int err);
+
+/* loop.c: signals blocked from the first change to the host on; the loop's
+ * descriptors; the loop itself (0 on a stop signal). */
+int daemon_block_signals(void);
+int daemon_setup_loop(struct daemon *d);
+int daemon_run_loop(struct daemon *d);
+
+/* tick.c */
+void daemon_tick(struct daemon *d);
 
 /* reload.c */
 /* Load a config; every diagnostic is logged and left in diags. */
