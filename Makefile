@@ -352,6 +352,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 test: deps
 	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
 	$(Q)scripts/check_includes.sh
+	$(Q)scripts/check_cycles.sh $(BUILD)
 ifneq ($(SANITIZE),1)
 	$(Q)$(MAKE) -j$(JOBS) --no-print-directory SANITIZE=1 test-sanitized
 	$(Q)BUILD=$(BUILD) tests/run-all.sh e2e

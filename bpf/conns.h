@@ -10,6 +10,7 @@
 #define SLUICE_BPF_CONNS_H
 
 #include <stdbool.h>
+#include <linux/errno.h>
 
 #include "events.h"
 #include "lifetimes.h"

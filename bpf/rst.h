@@ -55,8 +55,9 @@ static __always_inline void fill_tcp_rst(struct tcphdr *th, const struct syn_pkt
 	th->ack = 1;
 }
 
-/* Returns the reply's length and leaves the frame ready for XDP_TX, or a
- * negative errno (the caller then drops the segment instead).  room: bytes left after
+/* Returns the reply's length and leaves the frame ready for XDP_TX, or -1
+ * (the frame could not be grown or read: the caller then drops the
+ * segment instead).  room: bytes left after
  * the reply for a trailer (0, or a hand-off's SLUICE_HANDOFF_TRAILER; the
  * frame grows if it was shorter).  A subprogram of its own: it runs only on
  * the refusal path, and inlined at each of its callers it would take stack

@@ -174,7 +174,7 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 		return XDP_PASS;
 	}
 	sluice_release(&seats->seats_in_use, need);
-	if (err == -17 /* EEXIST: another CPU admitted this 4-tuple */) {
+	if (err == -EEXIST) { /* another CPU admitted this 4-tuple */
 		ls->retransmits++;
 		goto refund;
 	}

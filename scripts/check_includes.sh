@@ -7,6 +7,7 @@
 #    the Makefile's bpf-headers check) after what it includes, never
 #    before it.  (Cycles between modules, a .c calling another that calls
 #    it back, are scripts/check_cycles.sh's, over the built objects.)
+# Both run in make test, before the suites.
 # Prints every violation, one line each, and exits 1 if there was one.
 #
 #   scripts/check_includes.sh        (from anywhere; reads the source tree)

@@ -85,44 +85,6 @@ static const struct ctl_command *find_command(const char *name, const struct ctl
 	return found;
 }
 
-int ctl_open_maps(const char *pin_dir, struct sl_maps *m)
-{
-	char what[4096] = "";
-	int err = sl_maps_open_pinned(pin_dir, m, what, sizeof(what));
-
-	if (!err)
-		return 0;
-	if (err == -ENOENT)
-		fprintf(stderr, "sluicectl: %s: no such pinned map; is sluiced running "
-				"(or were its maps kept with --keep-maps)? Use --pin-dir if it "
-				"pins elsewhere.\n", what);
-	else if (err == -EPROTO)
-		fprintf(stderr, "sluicectl: %s: use the sluicectl of the sluiced that pinned them\n",
-			what);
-	else
-		fprintf(stderr, "sluicectl: %s: %s\n", what, strerror(-err));
-	return err;
-}
-
-int ctl_request(const char *cmd, const char *socket_path, enum sl_control_cmd req, const char *arg,
-		char **answer)
-{
-	char line[SL_CONTROL_REQUEST_MAX];
-	const char *why = NULL;
-	int err = sl_control_format(line, sizeof(line), req, arg, &why);
-
-	if (err) {
-		fprintf(stderr, "sluicectl %s: %s\n", cmd, why);
-		return err;
-	}
-	err = sl_control_request(socket_path, line, answer);
-
-	if (err)
-		fprintf(stderr, "sluicectl %s: %s: %s (is sluiced running? --socket)\n", cmd, socket_path,
-			strerror(-err));
-	return err;
-}
-
 static bool is_json_flag(const char *a) { return !strcmp(a, "-j") || !strcmp(a, "--json"); }
 static bool is_pretty_flag(const char *a) { return !strcmp(a, "-p") || !strcmp(a, "--pretty"); }
 

@@ -2,8 +2,9 @@
 /*
  * A stalled level's verdicts (admission.h; the rule: engine/stall.h):
  * when a full level with waiters has closed nothing for long enough, the
- * waiters of the flows that hold its seats are refused.  Part of
- * admission: it shares admission_int.h.
+ * waiters of the flows that hold its seats are refused.  A room of
+ * admission (admission_int.h): admission calls it, and it reaches back
+ * only through the hooks it is given.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,20 +21,29 @@
  * tick. */
 #define STALL_WALK_BUDGET_NS (10ull * 1000000ULL)
 
+/* The walk's and the verdict's context: the level, and admission's hooks. */
+struct stall_walk {
+	struct level_rt *l;
+	const struct adm_stall_hooks *h;
+};
+
 static void on_stalled(void *ctx, uint64_t id)
 {
-	adm_refuse_removed(ctx, id, SL_REJ_STALLED);
+	const struct stall_walk *w = ctx;
+
+	w->h->refuse(w->l, id);
 }
 
 static int collect_seat_flow(void *ctx, const struct sluice_conn_key *key, const struct sluice_conn *c)
 {
-	struct seat_flows *sf = ctx;
+	const struct stall_walk *w = ctx;
+	struct seat_flows *sf = &w->l->stall_flows;
 
 	if (c->level != sf->level)
 		return 0;
 	if (sl_grow((void **)&sf->hash, &sf->cap, sf->n + 1, sizeof(*sf->hash)))
 		return -ENOMEM;
-	sf->hash[sf->n++] = adm_flow_hash(sf->adm, c->schema, key);
+	sf->hash[sf->n++] = w->h->flow_hash(sf->adm, c->schema, key);
 	return 0;
 }
 
@@ -58,16 +68,17 @@ static bool holds_seats(void *ctx, uint64_t flow_hash)
  * and releases what it holds.  A waiter whose flow holds no seat here (a
  * health check beside a pool) cannot be part of the deadlock and keeps
  * its place; the first seat freed is its. */
-void adm_stall_step(struct level_rt *l, uint64_t now)
+size_t adm_stall_step(struct level_rt *l, uint64_t now, const struct adm_stall_hooks *h)
 {
 	struct seat_flows *sf = &l->stall_flows;
+	struct stall_walk w = {.l = l, .h = h};
 	bool again = sl_stall_stalled(&l->stall);
 	uint64_t after = sl_stall_after_ns(&l->stall);
 	size_t n;
 
 	if (!l->qs || !sl_stall_due(&l->stall, now)) {
 		sf->collecting = false; /* over before the walk ended */
-		return;
+		return 0;
 	}
 	/* Still stalled since the last verdict: nothing has closed and no seat
 	 * was granted, the flows holding seats are the ones seen then.  So one
@@ -85,9 +96,9 @@ void adm_stall_step(struct level_rt *l, uint64_t now)
 			sf->collecting = true;
 		}
 		rc = sl_conns_walk(&l->adm->dp->maps, &sf->cur, sl_mono_ns() + STALL_WALK_BUDGET_NS,
-				   collect_seat_flow, sf);
+				   collect_seat_flow, &w);
 		if (rc == 1)
-			return;
+			return 0;
 		sf->collecting = false;
 		/* A walk cut short (memory, a churning table) counts every flow
 		 * as holding a seat: refusing a bystander beats missing the
@@ -96,9 +107,9 @@ void adm_stall_step(struct level_rt *l, uint64_t now)
 		if (sf->n) /* none collected: no array, and qsort wants one */
 			qsort(sf->hash, sf->n, sizeof(*sf->hash), cmp_u64);
 	}
-	n = sl_qs_shed_flows(l->qs, now, holds_seats, sf, on_stalled, l);
+	n = sl_qs_shed_flows(l->qs, now, holds_seats, sf, on_stalled, &w);
 	if (!n)
-		return; /* busy with long connections, not stalled by its waiters */
+		return 0; /* busy with long connections, not stalled by its waiters */
 	l->stalls++;
 	/* The first verdict of an episode at info; the released clients'
 	 * next connects, refused while it lasts, at debug. */
@@ -107,34 +118,5 @@ void adm_stall_step(struct level_rt *l, uint64_t now)
 	       "(full, and nothing closed %s: waiters whose flows hold its seats may be what holds them)",
 	       l->name, n, (double)after / 1e6, again ? "yes" : "no",
 	       again ? "since the last verdict" : "for several typical lifetimes");
-	/* The refused waiters' places go to the next in line. */
-	adm_level_settle(l, now);
-}
-
-uint64_t sl_adm_next_deadline(const struct sl_admission *adm)
-{
-	uint64_t next = UINT64_MAX;
-
-	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
-		const struct level_rt *l = &adm->levels[s];
-		uint64_t due = l->qs ? sl_stall_due_ns(&l->stall) : UINT64_MAX;
-
-		if (due < next)
-			next = due;
-	}
-	return next;
-}
-
-void sl_adm_deadlines(struct sl_admission *adm, uint64_t now)
-{
-	now = adm_clock(adm, now);
-	adm->now = now;
-	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
-		adm_stall_step(&adm->levels[s], now);
-}
-
-void sl_adm_level_seating(struct sl_admission *adm, unsigned slot, uint32_t flags)
-{
-	if (slot < SLUICE_MAX_LEVELS)
-		sl_stall_set_retransmit_waits(&adm->levels[slot].stall, flags & SLUICE_LVL_SEAT_AT_ACK);
+	return n;
 }

@@ -757,6 +757,16 @@ static void sweep_one(struct sl_pending *p, void *ctx)
 	}
 }
 
+static void refuse_stalled(struct level_rt *l, uint64_t id)
+{
+	adm_refuse_removed(l, id, SL_REJ_STALLED);
+}
+
+static const struct adm_stall_hooks stall_hooks = {
+	.flow_hash = adm_flow_hash,
+	.refuse = refuse_stalled,
+};
+
 void sl_adm_tick(struct sl_admission *adm, uint64_t now)
 {
 	struct sluice_stats gs;
@@ -780,8 +790,10 @@ void sl_adm_tick(struct sl_admission *adm, uint64_t now)
 		if (l->qs) /* controlled delay: a standing backlog is shed */
 			sl_qs_shed(l->qs, now, on_shed, l);
 		adm_level_settle(l, now);
-		/* The stall breaker reads the clock just published. */
-		adm_stall_step(l, now);
+		/* The stall breaker reads the clock just published; the
+		 * refused waiters' places go to the next in line. */
+		if (adm_stall_step(l, now, &stall_hooks))
+			adm_level_settle(l, now);
 		/* A removed level whose queues have drained goes away. */
 		if (!l->active && l->qs && !sl_qs_waiting(l->qs) && !sl_qs_seats_in_use(l->qs)) {
 			sl_qs_free(l->qs);
@@ -823,4 +835,33 @@ void sl_adm_tick(struct sl_admission *adm, uint64_t now)
 		adm->last_borrow_ns = now;
 		adm_settle_levels(adm, lr_borrow(adm, now, true), now);
 	}
+}
+
+uint64_t sl_adm_next_deadline(const struct sl_admission *adm)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++) {
+		const struct level_rt *l = &adm->levels[s];
+		uint64_t due = l->qs ? sl_stall_due_ns(&l->stall) : UINT64_MAX;
+
+		if (due < next)
+			next = due;
+	}
+	return next;
+}
+
+void sl_adm_deadlines(struct sl_admission *adm, uint64_t now)
+{
+	now = adm_clock(adm, now);
+	adm->now = now;
+	for (unsigned s = 0; s < SLUICE_MAX_LEVELS; s++)
+		if (adm_stall_step(&adm->levels[s], now, &stall_hooks))
+			adm_level_settle(&adm->levels[s], now);
+}
+
+void sl_adm_level_seating(struct sl_admission *adm, unsigned slot, uint32_t flags)
+{
+	if (slot < SLUICE_MAX_LEVELS)
+		sl_stall_set_retransmit_waits(&adm->levels[slot].stall, flags & SLUICE_LVL_SEAT_AT_ACK);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * Inside the daemon's admission (daemon/admission.c, level_rt.c,
- * adm_report.c): the state they share.  Not for anyone else: the rest of
+ * Inside the daemon's admission (daemon/admission.c, adm_configure.c,
+ * adm_stall.c, level_rt.c, adm_report.c): the state they share.  Not for anyone else: the rest of
  * the daemon goes through admission.h.
  */
 #ifndef SLUICE_ADMISSION_INT_H
@@ -41,7 +41,7 @@ enum sl_fallback {
 };
 
 /* The flows that held seats of a level when it was found stalled, sorted
- * (admission.c stall_step). */
+ * (adm_stall.c adm_stall_step). */
 struct seat_flows {
 	const struct sl_admission *adm;
 	unsigned level;
@@ -156,7 +156,7 @@ void lr_write_limit(struct sl_admission *adm, struct level_rt *l);
 uint64_t lr_borrow(struct sl_admission *adm, uint64_t now, bool period_end);
 void lr_qs_config_of(const struct sl_level_cfg *lc, struct sl_qs_config *qc);
 
-/* ---- shared by admission.c and adm_stall.c ------------------------------------ */
+/* ---- admission.c's, for its rooms ------------------------------------------------ */
 
 /* APF's flow of a connection: its FlowSchema and distinguisher. */
 uint64_t adm_flow_hash(const struct sl_admission *adm, unsigned schema,
@@ -169,8 +169,21 @@ void adm_refuse_removed(struct level_rt *l, uint64_t id, enum sl_reject_reason w
 void adm_level_settle(struct level_rt *l, uint64_t now);
 /* adm_level_settle for each level whose bit is set (lr_borrow's result). */
 void adm_settle_levels(struct sl_admission *adm, uint64_t changed, uint64_t now);
-/* The level's stall verdict, when one is due (adm_stall.c); it settles
- * the level when it refuses anyone. */
-void adm_stall_step(struct level_rt *l, uint64_t now);
+
+/* ---- adm_stall.c: the stall verdict ---------------------------------------------- */
+
+/* What the verdict does through admission, which calls it (so that the
+ * stall room calls nothing of admission's back). */
+struct adm_stall_hooks {
+	/* the flow a connection holding the level's seats belongs to */
+	uint64_t (*flow_hash)(const struct sl_admission *adm, unsigned schema,
+			      const struct sluice_conn_key *key);
+	/* a waiter the verdict removed: refuse it now */
+	void (*refuse)(struct level_rt *l, uint64_t id);
+};
+
+/* The level's stall verdict, when one is due: how many waiters it
+ * refused (the caller then settles the level). */
+size_t adm_stall_step(struct level_rt *l, uint64_t now, const struct adm_stall_hooks *h);
 
 #endif

@@ -3,9 +3,10 @@
  * The policy runtime (policy_rt.h): the set of policies a configuration
  * names, its reloads, and each flow's way through its policy.  Each
  * policy runs in its mode behind one interface (policy_rt_int.h:
- * policy_aperture.c, policy_sluice.c); what is here is what every mode
- * shares: the data path's gate, the external signal's socket, and the
- * handover of a reload.
+ * policy_aperture.c, policy_sluice.c); what is here runs the set: the
+ * data path's gates, the external signal's sockets, and the handover of a
+ * reload.  What the modes call is in policy_common.c, so that the modes
+ * depend on it and this file on them, never round.
  */
 #include "daemon/policy_rt.h"
 
@@ -25,48 +26,6 @@
  * (sl_workload_wait_limit_ns: queue_timeout, else SL_DEFERRED_WAIT_NS):
  * then it is rejected while its client still waits (Aperture bounds a
  * request's queue time by its caller's deadline as well). */
-
-/* ---- what every mode shares ------------------------------------------------------ */
-
-bool policy_has_gate(const struct policy_rt *p)
-{
-	return sl_gate_present(p->ps->dp, p->index);
-}
-
-int policy_ls_workload(unsigned workload)
-{
-	return workload == SLUICE_NONE16 || workload >= SLUICE_MAX_WORKLOADS ? -1 : (int)workload;
-}
-
-const struct sl_workload_params *policy_workload_params(const struct sl_policy_cfg *pc,
-							 unsigned workload)
-{
-	int w = policy_ls_workload(workload);
-
-	return w >= 0 && (size_t)w < pc->n_workloads ? &pc->workloads[w].params : &pc->default_params;
-}
-
-unsigned policy_wl_slot(int workload)
-{
-	return workload < 0 ? SLUICE_WL_DEFAULT : (unsigned)workload;
-}
-
-void policy_read_wl_stats(const struct policy_rt *p, unsigned slot, struct sluice_wl_stats *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (p->ps->dp)
-		sl_maps_wl_stats(&p->ps->dp->maps, p->index, slot, out);
-}
-
-const char *policy_workload_name(const struct policy_rt *p, size_t w, size_t n, char *buf)
-{
-	if (w + 1 == n)
-		return "default";
-	if (p->cfg->workloads[w].name)
-		return p->cfg->workloads[w].name;
-	snprintf(buf, 24, "%zu", w);
-	return buf;
-}
 
 static void gate_open(struct sl_policies *ps, unsigned index)
 {
@@ -100,16 +59,6 @@ static void ext_close(struct policy_rt *p)
 	p->ext_fd = -1;
 	if (p->cfg && p->cfg->external_socket)
 		unlink(p->cfg->external_socket);
-}
-
-/* Everything the application sent since the last tick. */
-void policy_ext_drain(struct policy_rt *p)
-{
-	if (sl_ext_drain(p->ext_fd, &p->ext_sum, &p->ext_n) && !p->external_warned) {
-		pr_warn("policy %s: external signal: ignoring a datagram that is not a number of ms",
-			p->name);
-		p->external_warned = true;
-	}
 }
 
 /* ---- life cycle ------------------------------------------------------------------- */

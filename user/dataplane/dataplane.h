@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The data plane adapter: load (or adopt) the BPF object, pin, attach XDP
- * and sock_ops, and take it all down again.  The one owner of the
- * skeleton; its rooms borrow it: tx_hooks.c attaches the hand-off and
- * drop-counting programs, ifaces.c writes sl_ifaces, inject.c sends held
- * frames (docs/ARCHITECTURE.md "Refusals and re-injection on any
- * interface").
+ * and sock_ops, and take it all down again.  It owns the skeleton; the
+ * folder's rooms borrow it: tx_hooks.c attaches the hand-off and
+ * drop-counting programs, chain.c sets the next program in sl_xdp_next,
+ * prog_stats.c reads the programs' run-time statistics, inject.c runs
+ * sluice_reset on held frames (docs/ARCHITECTURE.md "Refusals and
+ * re-injection on any interface"); ifaces.c writes sl_ifaces by fd.
+ * Nothing outside user/dataplane/ reaches the skeleton.
  */
 #ifndef SLUICE_DATAPLANE_H
 #define SLUICE_DATAPLANE_H
