@@ -7,7 +7,8 @@
  *   daemon_opts.c      the command line, completed from the configuration
  *   startup.c          start-up and stop, in the order that keeps the host safe
  *   loop.c             the epoll loop: signals, timer, events, sockets
- *   tick.c             what each tick does (heartbeat, sweeps, reports)
+ *   tick.c             what each tick does (heartbeat, events, reports)
+ *   sweep.c            the handshake sweep, a little of sl_conns a tick
  *   reload.c           configurations into the data path: at start, a
  *                      reload's result (its job runs off the loop,
  *                      reload_job.c), and again when a removed level drained
@@ -137,6 +138,9 @@ int daemon_run_loop(struct daemon *d);
 
 /* tick.c */
 void daemon_tick(struct daemon *d);
+/* sweep.c: go on with the handshake sweep's pass, or start one when it is
+ * due (force: now). */
+void daemon_sweep(struct daemon *d, uint64_t now, bool force);
 
 /* reload.c */
 /* Load a config; every diagnostic is logged and left in diags. */

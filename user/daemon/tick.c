@@ -18,8 +18,8 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 
-#define SWEEP_INTERVAL_NS 1000000000ULL
 #define REPORT_INTERVAL_NS 1000000000ULL
+#define HALFOPEN_INTERVAL_NS 1000000000ULL
 
 /* One line per level whose numbers moved since the last report. */
 static void report(struct daemon *d)
@@ -49,35 +49,6 @@ static void report(struct daemon *d)
 	}
 }
 
-/* A pass of the handshake sweep reads the connection table for at most
- * this long a tick (about 24,000 entries: a million take some 40 ticks),
- * so no table size makes the heartbeat late. */
-#define SWEEP_BUDGET_NS (10ull * 1000000ULL)
-
-/* Go on with the sweep's pass, or start one when it is due (force: now). */
-static void sweep(struct daemon *d, uint64_t now, bool force)
-{
-	int n = 0, r;
-
-	if (!d->expiry.running) {
-		if (!force && !d->sweep_again && now - d->last_sweep_ns < SWEEP_INTERVAL_NS)
-			return;
-		d->last_sweep_ns = now;
-		d->sweep_again = false;
-	} else if (force) {
-		d->sweep_again = true; /* what the running pass passed is seen next pass */
-	}
-	r = sl_expiry_step(&d->expiry, &d->dp, now, now + SWEEP_BUDGET_NS,
-			   d->halfopen.level_timeout_ns, d->cfg->server.half_open.min_timeout_ns,
-			   d->halfopen.lingering, d->census.conns ? &d->census : NULL, &n);
-	if (r < 0)
-		pr_warn("handshake sweep: %s", strerror(-r));
-	else if (r == 1 && d->census.conns)
-		sl_adm_census(d->adm, &d->census);
-	if (n > 0)
-		pr_info("expired %d admitted connection%s that never established", n, n == 1 ? "" : "s");
-}
-
 void daemon_tick(struct daemon *d)
 {
 	unsigned long long now = sl_mono_ns();
@@ -100,14 +71,14 @@ void daemon_tick(struct daemon *d)
 	sl_reqsrv_sweep(d->control, now);
 	/* The sweep first: the seating decision reads what it found
 	 * lingering. */
-	sweep(d, now, false);
-	if (now - d->last_halfopen_ns >= SWEEP_INTERVAL_NS) {
+	daemon_sweep(d, now, false);
+	if (now - d->last_halfopen_ns >= HALFOPEN_INTERVAL_NS) {
 		d->last_halfopen_ns = now;
 		/* A level that moved to the ACK: its half-open seats older
 		 * than minTimeout go now (a late ACK is seated there), not at
 		 * the next sweep, and its queue drains with them. */
 		if (sl_halfopen_rt_step(&d->halfopen, &d->dp, &d->cfg->server, now) > 0)
-			sweep(d, now, true);
+			daemon_sweep(d, now, true);
 		for (unsigned slot = 0; slot < SLUICE_MAX_LEVELS; slot++)
 			sl_adm_level_seating(d->adm, slot, sl_halfopen_rt_flags(&d->halfopen, slot));
 	}
