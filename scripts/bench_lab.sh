@@ -14,8 +14,10 @@
 #  B. Protection under a real overload against peers: elephants at 10x a
 #     service's capacity (80/s) from four sources and mice from twenty, 60 s
 #     (BENCH_SECS), with nothing, nftables `ct count over 8`, HAProxy
-#     `maxconn 8` with a 5 s queue, sluice on configs/default.yaml, and
-#     sluice without held SYNs (the ticket path alone, overbooking 1 and 8).
+#     `maxconn 8` with a 5 s queue, sluice on configs/default.yaml (native
+#     XDP and generic, on the lab's bare client end), and sluice without
+#     held SYNs (the ticket path alone, overbooking 1 and 8); BENCH_B_ARMS
+#     picks some.
 #     Goodput, mice served and their total-time percentiles, elephants
 #     served; PNGs of the mice's CDF and completions per second (gnuplot).
 #  F. A spoofed SYN flood into the legitimate clients' own level (8 seats,
@@ -48,8 +50,10 @@ start_service() { # PORT WORKERS MS [LISTEN [BACKLOG]]
 }
 stop_service() { kill -TERM "$SERVICE" 2>/dev/null; wait "$SERVICE" 2>/dev/null; }
 
-start_sluiced() { # CONFIG
-	"$B/sluiced" --config "$1" --iface sl0 >"$TMP/sluiced.log" 2>&1 &
+start_sluiced() { # CONFIG [SLUICED OPTION...]
+	local cfg=$1
+	shift
+	"$B/sluiced" --config "$cfg" --iface sl0 "$@" >"$TMP/sluiced.log" 2>&1 &
 	DAEMON=$!
 	PIDS+=($DAEMON)
 	for _ in $(seq 100); do
@@ -208,13 +212,20 @@ echo
 echo "B. overload: elephants $EL_RATE/s (10x capacity, 4 sources) + mice $MICE_RATE/s (20 sources) for ${SECS}s;"
 echo "   the service serves $CAPACITY/s (8 workers x 100 ms)"
 ARMS=""
+# BENCH_B_ARMS: which protectors part B runs (default all; sluice runs
+# native XDP, sluice-generic generic, on the lab's bare client end).
+b_arm() { [[ " ${BENCH_B_ARMS:-none nftables haproxy sluice sluice-generic tickets} " == *" $1 "* ]]; }
 for PATIENCE in ${BENCH_TIMEOUTS:-10 3}; do
 	echo "   clients give up after ${PATIENCE} s"
-	ARMS+=" none-t$PATIENCE nftables-t$PATIENCE haproxy-t$PATIENCE sluice-t$PATIENCE"
+	if b_arm none; then
+	ARMS+=" none-t$PATIENCE"
 	start_service 8080 8 100
 	drive "none-t$PATIENCE" 8080
 	stop_service
+	fi
 
+	if b_arm nftables; then
+	ARMS+=" nftables-t$PATIENCE"
 	start_service 8080 8 100
 	nft -f - <<'NFT'
 	table inet sluice_bench {
@@ -227,7 +238,10 @@ NFT
 	drive "nftables-t$PATIENCE" 8080
 	nft delete table inet sluice_bench
 	stop_service
+	fi
 
+	if b_arm haproxy; then
+	ARMS+=" haproxy-t$PATIENCE"
 	start_service 8081 8 100 127.0.0.1
 	cat >"$TMP/haproxy.cfg" <<'CFG'
 	global
@@ -254,12 +268,19 @@ CFG
 	kill "$HAP" 2>/dev/null
 	wait "$HAP" 2>/dev/null
 	stop_service
+	fi
 
-	start_service 8080 8 100
-	start_sluiced "$ROOT/configs/default.yaml"
-	drive "sluice-t$PATIENCE" 8080
-	stop_sluiced
-	stop_service
+	for mode in native generic; do
+		arm=sluice
+		[ $mode = generic ] && arm=sluice-generic
+		b_arm $arm || continue
+		ARMS+=" $arm-t$PATIENCE"
+		start_service 8080 8 100
+		start_sluiced "$ROOT/configs/default.yaml" --xdp-mode $mode
+		drive "$arm-t$PATIENCE" 8080
+		stop_sluiced
+		stop_service
+	done
 done
 PATIENCE=10
 # Without held SYNs (the ticket path alone), with the default overbooking
@@ -270,6 +291,7 @@ derive() { # NAME LINES: configs/default.yaml with LINES after serverConcurrency
 		"$ROOT/configs/default.yaml" >"$TMP/$1.yaml"
 	grep -q "heldSyns" "$TMP/$1.yaml" || { echo "bench_lab: could not derive $1" >&2; exit 1; }
 }
+if b_arm tickets; then
 derive tickets '  heldSyns: {maxBytes: 0}'
 derive tickets-ob8 '  heldSyns: {maxBytes: 0}\n  ticketOverbooking: 8'
 for arm in tickets tickets-ob8; do
@@ -281,6 +303,7 @@ for arm in tickets tickets-ob8; do
 done
 
 ARMS+=" sluice-tickets-t10 sluice-tickets-ob8-t10"
+fi
 # Per arm: completions (service replies) per second over the run, mice
 # percentiles of the total time of the served.
 printf '%-24s %8s %11s %9s %9s %9s %13s %13s %9s\n' "protector, -t: timeout s" goodput "mice served" "p50 ms" "p90 ms" \
