@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * Inside the daemon's admission (daemon/admission.c, adm_configure.c,
+ * Inside the daemon's admission (daemon/admission.c, which decides;
+ * adm_carry.c, which carries the verdicts out; adm_configure.c,
  * adm_stall.c, level_rt.c, adm_report.c): the state they share.  Not for anyone else: the rest of
  * the daemon goes through admission.h.
  */
@@ -169,6 +170,29 @@ void adm_refuse_removed(struct level_rt *l, uint64_t id, enum sl_reject_reason w
 void adm_level_settle(struct level_rt *l, uint64_t now);
 /* adm_level_settle for each level whose bit is set (lr_borrow's result). */
 void adm_settle_levels(struct sl_admission *adm, uint64_t changed, uint64_t now);
+
+/* ---- adm_carry.c: carrying out the verdicts ---------------------------------------- */
+
+/* The connection's per-FlowSchema series, and how long it has waited. */
+struct sl_flow_series *adm_series_of(struct sl_admission *adm, const struct sl_pending *p);
+double adm_waited_s(const struct sl_pending *p, uint64_t now);
+/* A deferred connection is done with: its record and its held frame. */
+void adm_forget(struct sl_admission *adm, struct sl_pending *p);
+/* Keep a deferral's frame with its connection, its TCP checksum made
+ * whole (without one it queues all the same, and its retransmit claims a
+ * ticket). */
+void adm_hold_frame(struct sl_admission *adm, const struct sl_pending *p,
+		    const struct sluice_defer_event *de);
+/* Its policy admitted it; what the policy gave goes back if it is refused
+ * or dropped after (Aperture's tokens, or sluice's slot). */
+void adm_policy_admitted(struct sl_admission *adm, struct sl_pending *p, uint64_t now);
+void adm_policy_give_back(struct sl_admission *adm, struct sl_pending *p, uint64_t now);
+/* Admit: its held SYN back in with its record, else its seats reserved
+ * (unless already) and a ticket for its retransmit; a gone client's is
+ * dropped, an unproved one released unseated. */
+void adm_admit(struct level_rt *l, struct sl_pending *p, uint64_t now, bool reserved);
+/* Refuse: its RST from its held SYN, else a reject ticket. */
+void adm_reject(struct level_rt *l, struct sl_pending *p, uint64_t now, enum sl_reject_reason why);
 
 /* ---- adm_stall.c: the stall verdict ---------------------------------------------- */
 
