@@ -287,6 +287,13 @@ $(BUILD)/tests/unit/daemon/test_flow_metrics: tests/unit/daemon/test_flow_metric
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
 
+# sluiced's command line: its table through lib/'s parser.
+$(BUILD)/tests/unit/daemon/test_daemon_opts: tests/unit/daemon/test_daemon_opts.c \
+		$(BUILD)/daemon/daemon_opts.o $(CORE_LIBS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
+
 $(BUILD)/tests/unit/daemon/test_control: tests/unit/daemon/test_control.c $(BUILD)/daemon/control.o \
 		$(CORE_LIBS)
 	$(call msg,CC,$@)
@@ -299,7 +306,7 @@ $(BUILD)/tests/unit/config/test_%: tests/unit/config/test_%.c tests/unit/config/
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson
 
-# The option parser is sluicectl's; it needs nothing else of the CLI.
+# The option parser (lib/) with sluicectl's globals; nothing else of the CLI.
 $(BUILD)/tests/unit/ctl/test_options: tests/unit/ctl/test_options.c $(BUILD)/ctl/options.o $(CORE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -425,7 +432,7 @@ $(BUILD)/fuzz_control: tests/fuzz/fuzz_control.c user/daemon/control.c user/lib/
 $(BUILD)/fuzz_trace: tests/fuzz/fuzz_trace.c user/ctl/trace.c
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(FUZZ_CC) $(LINK_INPUTS) -o $@ -lm
-$(BUILD)/fuzz_options: tests/fuzz/fuzz_options.c user/ctl/options.c
+$(BUILD)/fuzz_options: tests/fuzz/fuzz_options.c user/ctl/options.c user/lib/options.c
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(FUZZ_CC) $(LINK_INPUTS) -o $@ -lm
 $(BUILD)/fuzz_http: tests/fuzz/fuzz_http.c user/lib/http_request.c

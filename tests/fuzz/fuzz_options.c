@@ -25,24 +25,24 @@ struct opts {
 	double interval;
 };
 
-static const struct ctl_opt table[] = {
-	CTL_STRING('c', "config", struct opts, config, "FILE", "a file", CTL_OPT_REQUIRED),
+static const struct sl_opt table[] = {
+	SL_ROW_STRING('c', "config", struct opts, config, "FILE", "a file", SL_OPT_REQUIRED),
 	CTL_JSON(struct opts, json, "JSON"),
-	CTL_NUMBER(CTL_OPT_U16, 'P', "port", struct opts, port, "PORT", 0, 65535, "a port", 0),
-	CTL_NUMBER(CTL_OPT_U32, 'n', "count", struct opts, count, "N", 1, 100, "a count", 0),
-	CTL_NUMBER(CTL_OPT_U64, 'x', "hash", struct opts, hash, "V", 0, (double)UINT64_MAX, "a hash", 0),
-	CTL_NUMBER(CTL_OPT_DOUBLE, 'i', "interval", struct opts, interval, "S", 0.5, 10, "seconds", 0),
-	CTL_OPT_END,
+	SL_ROW_NUMBER(SL_OPT_U16, 'P', "port", struct opts, port, "PORT", 0, 65535, "a port", 0),
+	SL_ROW_NUMBER(SL_OPT_U32, 'n', "count", struct opts, count, "N", 1, 100, "a count", 0),
+	SL_ROW_NUMBER(SL_OPT_U64, 'x', "hash", struct opts, hash, "V", 0, (double)UINT64_MAX, "a hash", 0),
+	SL_ROW_NUMBER(SL_OPT_DOUBLE, 'i', "interval", struct opts, interval, "S", 0.5, 10, "seconds", 0),
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc doc = {.name = "fuzz", .args = "[ARG]", .max_args = 2,
+static const struct sl_opt_doc doc = {.prog = "sluicectl", .command = "fuzz", .args = "[ARG]", .max_args = 2,
 					   .description = "fuzzing\n"};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size + 1), *argv[34];
 	struct opts o = {.count = 1, .interval = 1};
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	int argc = 1, rc;
 
 	if (!buf)

@@ -31,18 +31,18 @@ struct validate_opts {
 	bool json;
 };
 
-static const struct ctl_opt validate_options[] = {
+static const struct sl_opt validate_options[] = {
 	CTL_JSON(struct validate_opts, json,
 		 "{\"valid\": bool, \"files\": [...], \"diagnostics\": [{file, line,\n"
 		 "column, object, path, severity, message}]}"),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc validate_doc = {
-	.name = "validate",
+static const struct sl_opt_doc validate_doc = {
+	.prog = "sluicectl", .command = "validate",
 	.args = "FILE...",
 	.min_args = 1,
-	.max_args = CTL_ARGS_ANY,
+	.max_args = SL_OPT_ARGS_ANY,
 	.description =
 		"Check configuration files the way sluiced would load them.  Every error\n"
 		"and warning names file:line:column, the object, the field and the cause.\n",
@@ -106,7 +106,7 @@ int ctl_validate(int argc, char **argv)
 {
 	struct validate_opts o = {0};
 	struct sl_diags all = SL_DIAGS_INIT;
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	struct json_out jo;
 	bool valid = true;
 	size_t *errors, *warnings;
@@ -226,19 +226,19 @@ struct limits_opts {
 	bool json;
 };
 
-static const struct ctl_opt limits_options[] = {
-	CTL_STRING('c', "config", struct limits_opts, config, "FILE", "the configuration", CTL_OPT_REQUIRED),
-	CTL_NUMBER(CTL_OPT_U32, 0, "server-concurrency", struct limits_opts, server_concurrency, "N",
+static const struct sl_opt limits_options[] = {
+	SL_ROW_STRING('c', "config", struct limits_opts, config, "FILE", "the configuration", SL_OPT_REQUIRED),
+	SL_ROW_NUMBER(SL_OPT_U32, 0, "server-concurrency", struct limits_opts, server_concurrency, "N",
 		   1, INT32_MAX, "override the Server's serverConcurrencyLimit", 0),
 	CTL_JSON(struct limits_opts, json,
 		 "{\"server_concurrency_limit\": N, \"levels\": [{\"name\",\n"
 		 "\"type\", \"shares\", \"nominal\", \"lendable\", \"borrowing\",\n"
 		 "\"min\", \"max\"}]}"),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc limits_doc = {
-	.name = "limits",
+static const struct sl_opt_doc limits_doc = {
+	.prog = "sluicectl", .command = "limits",
 	.description =
 		"Per priority level, the seats it is entitled to (Kubernetes APF):\n"
 		"nominal = ceil(serverConcurrencyLimit x shares / sum of shares), lendable,\n"
@@ -250,7 +250,7 @@ int ctl_limits(int argc, char **argv)
 	struct limits_opts o = {0};
 	struct sl_limit_input *in = NULL;
 	struct sl_level_limits *out = NULL;
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	struct sl_config *cfg;
 	struct json_out jo;
 	long server_cl;
@@ -375,29 +375,29 @@ struct explain_opts {
 	bool json;
 };
 
-static const struct ctl_opt explain_options[] = {
-	CTL_STRING('c', "config", struct explain_opts, config, "FILE", "the configuration", CTL_OPT_REQUIRED),
-	CTL_CUSTOM(0, "src", struct explain_opts, src, "ADDR", parse_addr_opt, "the client's address",
-		   CTL_OPT_REQUIRED),
-	CTL_NUMBER(CTL_OPT_U16, 'S', "sport", struct explain_opts, sport, "PORT", 0, 65535,
+static const struct sl_opt explain_options[] = {
+	SL_ROW_STRING('c', "config", struct explain_opts, config, "FILE", "the configuration", SL_OPT_REQUIRED),
+	SL_ROW_CUSTOM(0, "src", struct explain_opts, src, "ADDR", parse_addr_opt, "the client's address",
+		   SL_OPT_REQUIRED),
+	SL_ROW_NUMBER(SL_OPT_U16, 'S', "sport", struct explain_opts, sport, "PORT", 0, 65535,
 		   "the client's port (default 40000)", 0),
-	CTL_CUSTOM('d', "dst", struct explain_opts, dst, "ADDR", parse_addr_opt,
-		   "the local address it connects to", CTL_OPT_REQUIRED),
-	CTL_NUMBER(CTL_OPT_U16, 'D', "dport", struct explain_opts, dport, "PORT", 0, 65535,
-		   "the local port it connects to", CTL_OPT_REQUIRED),
-	CTL_CUSTOM('i', "iface", struct explain_opts, iface, "IFNAME", parse_ifname_opt,
+	SL_ROW_CUSTOM('d', "dst", struct explain_opts, dst, "ADDR", parse_addr_opt,
+		   "the local address it connects to", SL_OPT_REQUIRED),
+	SL_ROW_NUMBER(SL_OPT_U16, 'D', "dport", struct explain_opts, dport, "PORT", 0, 65535,
+		   "the local port it connects to", SL_OPT_REQUIRED),
+	SL_ROW_CUSTOM('i', "iface", struct explain_opts, iface, "IFNAME", parse_ifname_opt,
 		   "the interface the SYN arrives on", 0),
-	CTL_CUSTOM(0, "hash-key", struct explain_opts, hash_key, "HEX32", parse_hex_key,
+	SL_ROW_CUSTOM(0, "hash-key", struct explain_opts, hash_key, "HEX32", parse_hex_key,
 		   "the 128-bit flow-hash key as 32 hex digits (the daemon\n"
 		   "draws its own at random; default: ask the daemon, else\n"
 		   "all zero)", 0),
 	CTL_SOCKET(struct explain_opts, socket),
 	CTL_JSON(struct explain_opts, json, "one JSON object"),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc explain_doc = {
-	.name = "explain",
+static const struct sl_opt_doc explain_doc = {
+	.prog = "sluicectl", .command = "explain",
 	.description =
 		"Why a connection lands where it does: its labels, the FlowSchema that matches\n"
 		"it (which rule, subject and destination), the priority level, the flow\n"
@@ -587,7 +587,7 @@ int ctl_explain(int argc, char **argv)
 {
 	struct explain_opts o = {.sport = 40000, .socket = SL_DEFAULT_CONTROL_SOCKET};
 	struct explain e = {.labels = SL_LABELS_INIT};
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	struct sl_config *cfg;
 	int rc;
 
@@ -622,7 +622,7 @@ int ctl_explain(int argc, char **argv)
 		    l->queues > 1 && !sl_shuffle_deal(l->queues, l->hand_size, e.hash, e.hand))
 			e.hand_size = l->hand_size;
 		e.socket = o.socket;
-		if (ctl_option_given(explain_options, &parsed, "hash-key"))
+		if (sl_opt_given(explain_options, &parsed, "hash-key"))
 			e.source = HASH_GIVEN;
 		else if (ask_daemon(&e, fs->name, o.socket))
 			e.source = HASH_DAEMON;

@@ -27,17 +27,17 @@ struct conns_opts {
 	bool json;
 };
 
-static const struct ctl_opt conns_options[] = {
+static const struct sl_opt conns_options[] = {
 	CTL_PIN_DIR(struct conns_opts, pin_dir),
-	CTL_STRING('l', "level", struct conns_opts, level, "NAME", "only connections holding seats of this level", 0),
-	CTL_NUMBER(CTL_OPT_U32, 0, "limit", struct conns_opts, limit, "N", 0, UINT32_MAX,
+	SL_ROW_STRING('l', "level", struct conns_opts, level, "NAME", "only connections holding seats of this level", 0),
+	SL_ROW_NUMBER(SL_OPT_U32, 0, "limit", struct conns_opts, limit, "N", 0, UINT32_MAX,
 		   "show at most N connections (default 50; 0 = all)", 0),
 	CTL_JSON(struct conns_opts, json, "one JSON object: {\"total\", \"shown\", \"conns\": [...]}"),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc conns_doc = {
-	.name = "conns",
+static const struct sl_opt_doc conns_doc = {
+	.prog = "sluicectl", .command = "conns",
 	.description =
 		"The connections sluice admitted and tracks until they close: client and\n"
 		"local endpoint, priority level, seats, state (admitted: handshake pending;\n"
@@ -116,7 +116,7 @@ int ctl_conns(int argc, char **argv)
 	unsigned long long now = sl_mono_ns();
 	struct conn_row *rows = NULL;
 	size_t n = 0, shown = 0, total = 0;
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	struct sl_maps m;
 	int err;
 

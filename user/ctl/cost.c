@@ -27,17 +27,17 @@ struct cost_opts {
 	bool json;
 };
 
-static const struct ctl_opt cost_options[] = {
+static const struct sl_opt cost_options[] = {
 	CTL_PIN_DIR(struct cost_opts, pin_dir),
-	CTL_NUMBER(CTL_OPT_DOUBLE, 0, "interval", struct cost_opts, interval, "SECONDS", 0.2, 3600,
+	SL_ROW_NUMBER(SL_OPT_DOUBLE, 0, "interval", struct cost_opts, interval, "SECONDS", 0.2, 3600,
 		   "how long to measure (default 10)", 0),
 	CTL_JSON(struct cost_opts, json, "one JSON object: {\"seconds\", \"connections\", \"programs\": [...],\n"
 		 "\"daemon\", \"bpf_ns_per_connection\", \"ns_per_connection\"}"),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc cost_doc = {
-	.name = "cost",
+static const struct sl_opt_doc cost_doc = {
+	.prog = "sluicectl", .command = "cost",
 	.description =
 		"What sluice costs this host per connection, measured now.  For SECONDS it\n"
 		"holds the kernel's BPF run-time statistics on (BPF_ENABLE_STATS: they cost\n"
@@ -219,7 +219,7 @@ int ctl_cost(int argc, char **argv)
 {
 	struct cost_opts o = {.pin_dir = SL_DEFAULT_PIN_DIR, .interval = 10};
 	struct sl_cost_reading a, b;
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	bool by_sysctl;
 	struct sl_maps m;
 	struct sl_cost c;

@@ -19,14 +19,14 @@ struct detach_opts {
 	bool json;
 };
 
-static const struct ctl_opt detach_options[] = {
+static const struct sl_opt detach_options[] = {
 	CTL_PIN_DIR(struct detach_opts, pin_dir),
 	CTL_JSON(struct detach_opts, json, "{\"found\", \"xdp\": [{\"ifname\", \"mode\"}], \"root_slots\", \"sockops\", \"links\", \"pins_removed\", \"failed\"}"),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc detach_doc = {
-	.name = "detach",
+static const struct sl_opt_doc detach_doc = {
+	.prog = "sluicectl", .command = "detach",
 	.max_args = 0,
 	.description =
 		"Take sluice off this host, when no sluiced runs: XDP comes off every\n"
@@ -89,7 +89,7 @@ int ctl_detach(int argc, char **argv)
 {
 	struct detach_opts o = {.pin_dir = SL_DEFAULT_PIN_DIR};
 	struct sl_detach_report r;
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	int rc, err;
 
 	rc = ctl_parse_options(&detach_doc, detach_options, &o, argc, argv, &parsed);

@@ -21,14 +21,14 @@ struct dump_opts {
 	bool json;
 };
 
-static const struct ctl_opt dump_options[] = {
+static const struct sl_opt dump_options[] = {
 	CTL_SOCKET(struct dump_opts, socket),
 	CTL_JSON(struct dump_opts, json, "the daemon's JSON answer"),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc dump_docs[] = {
-	{.name = "levels", .args = "[LEVEL]", .max_args = 1, .description =
+static const struct sl_opt_doc dump_docs[] = {
+	{.prog = "sluicectl", .command = "levels", .args = "[LEVEL]", .max_args = 1, .description =
 		"Per priority level: type, nominal / lendable / min / max seats, the current\n"
 		"limit after borrowing, seats in use, connections waiting, admitted,\n"
 		"deferred, rejected, dispatched from the queues, and measured demand.\n"
@@ -36,16 +36,16 @@ static const struct ctl_command_doc dump_docs[] = {
 		"queueWaitLimit, shed by controlled delay, stalled), held SYNs dropped\n"
 		"because their client had gone (no retransmit), admitted connections that\n"
 		"never established (no latency sample), and the wait bounds.\n"},
-	{.name = "queues", .args = "[LEVEL]", .max_args = 1, .description =
+	{.prog = "sluicectl", .command = "queues", .args = "[LEVEL]", .max_args = 1, .description =
 		"Per queue of each Queue-type level: waiting and executing connections,\n"
 		"seats in use, the virtual dispatch time and the work waiting\n"
 		"(Kubernetes dump_queues).\n"},
-	{.name = "flows", .args = "[LEVEL]", .max_args = 1, .description =
+	{.prog = "sluicectl", .command = "flows", .args = "[LEVEL]", .max_args = 1, .description =
 		"Every connection a QueueSet holds, waiting or executing: client, FlowSchema,\n"
 		"queue and position, whether its SYN is held (re-injected the moment its\n"
 		"turn comes; otherwise its client's retransmit claims a ticket), flow\n"
 		"hash, seats (Kubernetes dump_requests).\n"},
-	{.name = "controller", .description =
+	{.prog = "sluicectl", .command = "controller", .description =
 		"Per AverageLatencySchedulingPolicy: the latency signal and setpoint, overload,\n"
 		"gradient, integrator, load multiplier and pass-through of its gradient\n"
 		"controller; its scheduler (incoming token rate, fill rate, tokens\n"
@@ -219,11 +219,11 @@ static void print_controller(json_t *root)
 		printf("(no AverageLatencySchedulingPolicy configured)\n");
 }
 
-static int dump(int argc, char **argv, const struct ctl_command_doc *doc, enum sl_control_cmd req)
+static int dump(int argc, char **argv, const struct sl_opt_doc *doc, enum sl_control_cmd req)
 {
 	struct dump_opts o = {.socket = SL_DEFAULT_CONTROL_SOCKET};
-	const char *cmd = doc->name;
-	struct ctl_parsed parsed;
+	const char *cmd = doc->command;
+	struct sl_opt_parsed parsed;
 	char *answer = NULL;
 	json_t *root;
 	int rc;

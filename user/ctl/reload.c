@@ -17,16 +17,16 @@ struct reload_opts {
 	bool json;
 };
 
-static const struct ctl_opt reload_options[] = {
+static const struct sl_opt reload_options[] = {
 	CTL_SOCKET(struct reload_opts, socket),
-	CTL_NUMBER(CTL_OPT_DOUBLE, 't', "timeout", struct reload_opts, timeout, "SECONDS", 0.1, 86400,
+	SL_ROW_NUMBER(SL_OPT_DOUBLE, 't', "timeout", struct reload_opts, timeout, "SECONDS", 0.1, 86400,
 		   "how long to wait for the outcome (default 600)", 0),
 	CTL_JSON(struct reload_opts, json, "print the daemon's answer as JSON"),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc reload_doc = {
-	.name = "reload",
+static const struct sl_opt_doc reload_doc = {
+	.prog = "sluicectl", .command = "reload",
 	.description =
 		"Make sluiced reload its configuration file (like SIGHUP) and report the\n"
 		"outcome.  An invalid file changes nothing: the old configuration keeps\n"
@@ -104,7 +104,7 @@ static char *wait_outcome(const struct reload_opts *o, char *answer)
 int ctl_reload(int argc, char **argv)
 {
 	struct reload_opts o = {.socket = SL_DEFAULT_CONTROL_SOCKET, .timeout = 600};
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	char *answer = NULL;
 	bool ok;
 	int rc;

@@ -28,10 +28,10 @@ struct replay_opts {
 	bool baseline_includes_overload, verbose, json;
 };
 
-static const struct ctl_opt replay_options[] = {
-	CTL_STRING('P', "policy", struct replay_opts, policy, "FILE",
-		   "a sluice configuration holding an AverageLatencySchedulingPolicy", CTL_OPT_REQUIRED),
-	CTL_STRING(0, "trace", struct replay_opts, trace, "CSV",
+static const struct sl_opt replay_options[] = {
+	SL_ROW_STRING('P', "policy", struct replay_opts, policy, "FILE",
+		   "a sluice configuration holding an AverageLatencySchedulingPolicy", SL_OPT_REQUIRED),
+	SL_ROW_STRING(0, "trace", struct replay_opts, trace, "CSV",
 		   "header t_s,signal,setpoint (any order; setpoint optional),\n"
 		   "one row per period; an empty cell means no valid value.\n"
 		   "Without a setpoint column the setpoint is the baseline the\n"
@@ -40,24 +40,24 @@ static const struct ctl_opt replay_options[] = {
 		   "refreshed every long_term_query_periodic_interval, times\n"
 		   "latency_tolerance_multiplier.  '-' reads standard input.\n"
 		   "Replays Aperture's controller (mode aperture).", 0),
-	CTL_STRING(0, "connections", struct replay_opts, connections, "CSV",
+	SL_ROW_STRING(0, "connections", struct replay_opts, connections, "CSV",
 		   "replay sluice's own controller (mode sluice) instead, over\n"
 		   "a trace of connections: header admitted_s,duration_ms (any\n"
 		   "order, other columns ignored), one row per connection; every\n"
 		   "100 ms tick, the closed ones are its completions and the open\n"
 		   "ones its count in flight.  Prints the decisions that moved the\n"
 		   "limit (-v: every decision).", 0),
-	CTL_STRING('n', "name", struct replay_opts, name, "NAME", "which policy, when FILE holds several", 0),
-	CTL_NUMBER(CTL_OPT_U32, 0, "observed-window", struct replay_opts, observed_window, "N", 1,
+	SL_ROW_STRING('n', "name", struct replay_opts, name, "NAME", "which policy, when FILE holds several", 0),
+	SL_ROW_NUMBER(SL_OPT_U32, 0, "observed-window", struct replay_opts, observed_window, "N", 1,
 		   MAX_OBS_WINDOW,
 		   "OBSERVED of period k = mean of min(1, applied) over periods\n"
 		   "k-N .. k-1 (applied = 1 in pass-through, else the published\n"
 		   "multiplier; periods before the first count as 1).  Default 1.", 0),
-	CTL_FLAG('B', "baseline-includes-overload", struct replay_opts, baseline_includes_overload,
+	SL_ROW_FLAG('B', "baseline-includes-overload", struct replay_opts, baseline_includes_overload,
 		 "Aperture's baseline (overloaded periods included; it can\n"
 		 "ratchet up under sustained overload)."),
-	CTL_FLAG('v', "verbose", struct replay_opts, verbose, "also print signal, setpoint and observed"),
-	CTL_STRING('o', "plot", struct replay_opts, plot, "FILE.png",
+	SL_ROW_FLAG('v', "verbose", struct replay_opts, verbose, "also print signal, setpoint and observed"),
+	SL_ROW_STRING('o', "plot", struct replay_opts, plot, "FILE.png",
 		   "also draw it (gnuplot): latency against setpoint with the\n"
 		   "overloaded periods, the load multiplier applied, and the\n"
 		   "trace's admitted/deferred/rejected per second if it has them", 0),
@@ -66,11 +66,11 @@ static const struct ctl_opt replay_options[] = {
 		 "load_multiplier, pass_through} with every digit (shortest\n"
 		 "round-trip); invalid numbers are null.  The table shows 6\n"
 		 "significant digits and '-' for invalid numbers."),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc replay_doc = {
-	.name = "replay",
+static const struct sl_opt_doc replay_doc = {
+	.prog = "sluicectl", .command = "replay",
 	.description =
 		"Run the daemon's controller code offline: Aperture's (--trace, a latency\n"
 		"trace, one row per control period: its decision for each period) or\n"
@@ -122,7 +122,7 @@ int ctl_replay(int argc, char **argv)
 	struct sl_config *cfg = NULL;
 	const struct sl_policy_cfg *pol;
 	struct sl_aimd_params params;
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	struct sl_aimd st;
 	struct ctl_trace_row *rows = NULL;
 	struct ctl_plot_point *pts = NULL;

@@ -17,14 +17,14 @@ struct schema_opts {
 	bool json, man;
 };
 
-static const struct ctl_opt schema_options[] = {
+static const struct sl_opt schema_options[] = {
 	CTL_JSON(struct schema_opts, json, "[{\"kind\", \"field\", \"type\", \"range\", \"default\", \"required\"}]"),
-	CTL_FLAG(0, "man", struct schema_opts, man, "roff for sluice.yaml(5) (its FIELDS section)"),
-	CTL_OPT_END,
+	SL_ROW_FLAG(0, "man", struct schema_opts, man, "roff for sluice.yaml(5) (its FIELDS section)"),
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc schema_doc = {
-	.name = "schema",
+static const struct sl_opt_doc schema_doc = {
+	.prog = "sluicectl", .command = "schema",
 	.args = "[KIND]",
 	.max_args = 1,
 	.description =
@@ -134,7 +134,7 @@ static void one(const struct sl_schema_field *f, void *arg)
 int ctl_schema(int argc, char **argv)
 {
 	struct schema_opts o = {0};
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	struct walk w = {.o = &o};
 	int rc;
 

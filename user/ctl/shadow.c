@@ -19,15 +19,15 @@ struct shadow_opts {
 	bool json;
 };
 
-static const struct ctl_opt shadow_options[] = {
+static const struct sl_opt shadow_options[] = {
 	CTL_SOCKET(struct shadow_opts, socket),
 	CTL_PIN_DIR(struct shadow_opts, pin_dir),
 	CTL_JSON(struct shadow_opts, json, "{\"shadow\": true|false, ...}"),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc shadow_doc = {
-	.name = "shadow",
+static const struct sl_opt_doc shadow_doc = {
+	.prog = "sluicectl", .command = "shadow",
 	.args = "[on|off]",
 	.max_args = 1,
 	.description =
@@ -69,7 +69,7 @@ static int show(const char *pin_dir, bool json)
 int ctl_shadow(int argc, char **argv)
 {
 	struct shadow_opts o = {.socket = SL_DEFAULT_CONTROL_SOCKET, .pin_dir = SL_DEFAULT_PIN_DIR};
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	char *answer = NULL;
 	const char *arg;
 	json_t *root;

@@ -50,23 +50,23 @@ struct shuffle_opts {
 	bool json;
 };
 
-#define SHUFFLE_QUEUES(H) CTL_NUMBER(CTL_OPT_U32, 'q', "queues", struct shuffle_opts, queues, "N", \
-				     0, UINT32_MAX, H, CTL_OPT_REQUIRED)
+#define SHUFFLE_QUEUES(H) SL_ROW_NUMBER(SL_OPT_U32, 'q', "queues", struct shuffle_opts, queues, "N", \
+				     0, UINT32_MAX, H, SL_OPT_REQUIRED)
 #define SHUFFLE_HAND \
-	CTL_NUMBER(CTL_OPT_U32, 'H', "hand-size", struct shuffle_opts, hand_size, "H", 0, UINT32_MAX, \
-		   "cards per hand (handSize)", CTL_OPT_REQUIRED)
+	SL_ROW_NUMBER(SL_OPT_U32, 'H', "hand-size", struct shuffle_opts, hand_size, "H", 0, UINT32_MAX, \
+		   "cards per hand (handSize)", SL_OPT_REQUIRED)
 
-static const struct ctl_opt odds_options[] = {
+static const struct sl_opt odds_options[] = {
 	SHUFFLE_QUEUES("queues in the level (queues)"),
 	SHUFFLE_HAND,
-	CTL_CUSTOM('e', "elephants", struct shuffle_opts, elephants, "K", parse_elephants,
-		   "elephant flows: a count or a comma-separated list (1,4,16)", CTL_OPT_REQUIRED),
+	SL_ROW_CUSTOM('e', "elephants", struct shuffle_opts, elephants, "K", parse_elephants,
+		   "elephant flows: a count or a comma-separated list (1,4,16)", SL_OPT_REQUIRED),
 	CTL_JSON(struct shuffle_opts, json, "{\"queues\", \"hand_size\", \"odds\": [{\"elephants\", \"probability\"}]}"),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc odds_doc = {
-	.name = "odds",
+static const struct sl_opt_doc odds_doc = {
+	.prog = "sluicectl", .command = "odds",
 	.description =
 		"The probability that a mouse flow is crushed by K elephant flows: that its\n"
 		"whole hand of H queues (out of N) lies inside the union of the elephants'\n"
@@ -77,7 +77,7 @@ static const struct ctl_command_doc odds_doc = {
 int ctl_odds(int argc, char **argv)
 {
 	struct shuffle_opts o = {0};
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	char why[160];
 	int rc;
 
@@ -116,17 +116,17 @@ int ctl_odds(int argc, char **argv)
 	return CTL_OK;
 }
 
-static const struct ctl_opt deal_options[] = {
+static const struct sl_opt deal_options[] = {
 	SHUFFLE_QUEUES("the deck: queues in the level"),
 	SHUFFLE_HAND,
-	CTL_NUMBER(CTL_OPT_U64, 0, "hash", struct shuffle_opts, hash, "V", 0, (double)UINT64_MAX,
-		   "the flow's 64-bit hash, decimal or 0x hex", CTL_OPT_REQUIRED),
+	SL_ROW_NUMBER(SL_OPT_U64, 0, "hash", struct shuffle_opts, hash, "V", 0, (double)UINT64_MAX,
+		   "the flow's 64-bit hash, decimal or 0x hex", SL_OPT_REQUIRED),
 	CTL_JSON(struct shuffle_opts, json, "{\"queues\", \"hand_size\", \"hash\", \"hand\": [...]}"),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc deal_doc = {
-	.name = "deal",
+static const struct sl_opt_doc deal_doc = {
+	.prog = "sluicectl", .command = "deal",
 	.description =
 		"The hand of queues dealt to a flow whose hash is V, as comma-separated\n"
 		"queue indices in deal order (Kubernetes shufflesharding.go DealIntoHand).\n"
@@ -137,7 +137,7 @@ int ctl_deal(int argc, char **argv)
 {
 	struct shuffle_opts o = {0};
 	uint32_t cards[SL_SHUFFLE_MAX_HAND];
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	char why[160];
 	int rc;
 

@@ -23,18 +23,18 @@ struct signal_opts {
 	bool json;
 };
 
-static const struct ctl_opt signal_options[] = {
-	CTL_STRING(0, "socket", struct signal_opts, socket, "PATH", "the policy's external_socket",
-		   CTL_OPT_REQUIRED),
+static const struct sl_opt signal_options[] = {
+	SL_ROW_STRING(0, "socket", struct signal_opts, socket, "PATH", "the policy's external_socket",
+		   SL_OPT_REQUIRED),
 	CTL_JSON(struct signal_opts, json, "{\"socket\", \"sent\": N, \"samples_ms\": [...]}"),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc signal_doc = {
-	.name = "signal",
+static const struct sl_opt_doc signal_doc = {
+	.prog = "sluicectl", .command = "signal",
 	.args = "MS [MS ...]",
 	.min_args = 1,
-	.max_args = CTL_ARGS_ANY,
+	.max_args = SL_OPT_ARGS_ANY,
 	.description =
 		"Send latency samples (milliseconds, >= 0) to the Unix datagram socket a\n"
 		"policy with `signal: {type: external, external_socket: PATH}` listens on,\n"
@@ -46,7 +46,7 @@ int ctl_signal(int argc, char **argv)
 {
 	struct signal_opts o = {0};
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	const char *path;
 	int fd, rc;
 

@@ -130,36 +130,36 @@ static int parse_patience(const char *arg, void *field, char *why, size_t len)
 	return 0;
 }
 
-static const struct ctl_opt simulate_options[] = {
-	CTL_STRING('P', "policy", struct simulate_opts, policy, "FILE",
-		   "a sluice configuration holding an AverageLatencySchedulingPolicy", CTL_OPT_REQUIRED),
-	CTL_STRING('n', "name", struct simulate_opts, name, "NAME", "which policy, when FILE holds several", 0),
-	CTL_CUSTOM(0, "phases", struct simulate_opts, phases, "LIST", parse_phases,
+static const struct sl_opt simulate_options[] = {
+	SL_ROW_STRING('P', "policy", struct simulate_opts, policy, "FILE",
+		   "a sluice configuration holding an AverageLatencySchedulingPolicy", SL_OPT_REQUIRED),
+	SL_ROW_STRING('n', "name", struct simulate_opts, name, "NAME", "which policy, when FILE holds several", 0),
+	SL_ROW_CUSTOM(0, "phases", struct simulate_opts, phases, "LIST", parse_phases,
 		   "the offered load: DURATION@RATE[/CORES],... in order, RATE\n"
 		   "connections/s arriving as a Poisson process, CORES the\n"
 		   "service's cores in that phase (default --cores), e.g.\n"
-		   "40s@80,60s@480,60s@80 (1 h in all at most)", CTL_OPT_REQUIRED),
-	CTL_NUMBER(CTL_OPT_DOUBLE, 0, "cores", struct simulate_opts, cores, "N", 0.001, 4096,
+		   "40s@80,60s@480,60s@80 (1 h in all at most)", SL_OPT_REQUIRED),
+	SL_ROW_NUMBER(SL_OPT_DOUBLE, 0, "cores", struct simulate_opts, cores, "N", 0.001, 4096,
 		   "the service's cores, shared among what it runs (default 8)", 0),
-	CTL_CUSTOM(0, "work", struct simulate_opts, work_ns, "DURATION", parse_work,
+	SL_ROW_CUSTOM(0, "work", struct simulate_opts, work_ns, "DURATION", parse_work,
 		   "one connection's work, of one core (default 50ms)", 0),
-	CTL_CUSTOM(0, "patience", struct simulate_opts, patience_ns, "DURATION", parse_patience,
+	SL_ROW_CUSTOM(0, "patience", struct simulate_opts, patience_ns, "DURATION", parse_patience,
 		   "how long a connection waits for a slot before its client\n"
 		   "gives up (default: the policy's default workload's\n"
 		   "queue_timeout, at most 15s, as the daemon waits)", 0),
-	CTL_NUMBER(CTL_OPT_U64, 0, "seed", struct simulate_opts, seed, "N", 1, 1.8e19,
+	SL_ROW_NUMBER(SL_OPT_U64, 0, "seed", struct simulate_opts, seed, "N", 1, 1.8e19,
 		   "the arrivals' random seed (default 42: runs repeat)", 0),
-	CTL_STRING('o', "plot", struct simulate_opts, plot, "FILE.png",
+	SL_ROW_STRING('o', "plot", struct simulate_opts, plot, "FILE.png",
 		   "also draw it (gnuplot): completions/s, median time in\n"
 		   "service and connections in flight, with sluice and without", 0),
 	CTL_JSON(struct simulate_opts, json,
 		 "one JSON object: the phases, and for each arm (none,\n"
 		 "sluice) a summary per phase and a row per second"),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc simulate_doc = {
-	.name = "simulate",
+static const struct sl_opt_doc simulate_doc = {
+	.prog = "sluicectl", .command = "simulate",
 	.description =
 		"Run a policy's limit in flight (mode sluice, the daemon's controller code)\n"
 		"in closed loop with a modelled CPU-bound service: CORES shared among the\n"
@@ -409,7 +409,7 @@ int ctl_simulate(int argc, char **argv)
 	struct sim_arm arms[2] = {{.name = "none"}, {.name = "sluice"}};
 	struct sl_config *cfg = NULL;
 	const struct sl_policy_cfg *pol;
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	struct sl_sg_params sp;
 	struct sl_sg sg;
 	int rc, err = 0;
@@ -423,7 +423,7 @@ int ctl_simulate(int argc, char **argv)
 	if (pol->mode != SL_POLICY_SLUICE)
 		fprintf(stderr, "sluicectl simulate: note: policy %s runs mode aperture; this simulates mode "
 			"sluice with its parameters (spec.adaptive)\n", pol->name);
-	if (!ctl_option_given(simulate_options, &parsed, "patience"))
+	if (!sl_opt_given(simulate_options, &parsed, "patience"))
 		o.patience_ns = sl_workload_wait_limit_ns(&pol->default_params); /* as the daemon bounds a wait */
 	{
 		struct sl_psm_params mp = {.work_ms = (double)o.work_ns / 1e6, .patience_ns = o.patience_ns,

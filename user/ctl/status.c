@@ -401,18 +401,18 @@ struct status_opts {
 	uint32_t count;
 };
 
-static const struct ctl_opt status_options[] = {
+static const struct sl_opt status_options[] = {
 	CTL_PIN_DIR(struct status_opts, pin_dir),
 	CTL_JSON(struct status_opts, json, "one JSON object (with --watch: one per line and interval)"),
-	CTL_NUMBER(CTL_OPT_DOUBLE, 'w', "watch", struct status_opts, watch, "SECONDS", 0.01, 86400,
+	SL_ROW_NUMBER(SL_OPT_DOUBLE, 'w', "watch", struct status_opts, watch, "SECONDS", 0.01, 86400,
 		   "redraw every SECONDS until interrupted (live view)", 0),
-	CTL_NUMBER(CTL_OPT_U32, 0, "count", struct status_opts, count, "N", 1, UINT32_MAX,
+	SL_ROW_NUMBER(SL_OPT_U32, 0, "count", struct status_opts, count, "N", 1, UINT32_MAX,
 		   "with --watch, stop after N updates", 0),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc status_doc = {
-	.name = "status",
+static const struct sl_opt_doc status_doc = {
+	.prog = "sluicectl", .command = "status",
 	.description =
 		"Per priority level: seats in use and limit, connections admitted, deferred\n"
 		"(SYN dropped, client retransmits) and rejected (RST); the daemon heartbeat\n"
@@ -429,7 +429,7 @@ static const struct ctl_command_doc status_doc = {
 int ctl_status(int argc, char **argv)
 {
 	struct status_opts o = {.pin_dir = SL_DEFAULT_PIN_DIR};
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	struct sl_maps m;
 	struct status s;
 	int err;

@@ -33,10 +33,10 @@ struct top_opts {
 	bool json;
 };
 
-static const struct ctl_opt top_options[] = {
-	CTL_NUMBER(CTL_OPT_DOUBLE, 0, "interval", struct top_opts, interval, "SECONDS", 0.01, 86400,
+static const struct sl_opt top_options[] = {
+	SL_ROW_NUMBER(SL_OPT_DOUBLE, 0, "interval", struct top_opts, interval, "SECONDS", 0.01, 86400,
 		   "refresh period (default 1)", 0),
-	CTL_NUMBER(CTL_OPT_U32, 0, "count", struct top_opts, count, "N", 1, UINT32_MAX,
+	SL_ROW_NUMBER(SL_OPT_U32, 0, "count", struct top_opts, count, "N", 1, UINT32_MAX,
 		   "stop after N refreshes (default: until interrupted)", 0),
 	CTL_PIN_DIR(struct top_opts, pin_dir),
 	CTL_SOCKET(struct top_opts, socket),
@@ -44,11 +44,11 @@ static const struct ctl_opt top_options[] = {
 		 "one JSON object per refresh, one per line: {\"time\", \"interval_s\",\n"
 		 "\"shadow\", \"levels\": [...], \"policies\": [...] or null}\n"
 		 "(rates are null in the first, which has no interval yet)"),
-	CTL_OPT_END,
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc top_doc = {
-	.name = "top",
+static const struct sl_opt_doc top_doc = {
+	.prog = "sluicectl", .command = "top",
 	.description =
 		"A live view, refreshed every interval: per priority level the seats in\n"
 		"use against the limit, connections waiting, and admissions, deferrals\n"
@@ -210,7 +210,7 @@ int ctl_top(int argc, char **argv)
 	struct top_opts o = {.interval = 1, .pin_dir = SL_DEFAULT_PIN_DIR, .socket = SL_DEFAULT_CONTROL_SOCKET};
 	struct level_snap *prev, *cur, *tmp;
 	unsigned long long t_prev = 0;
-	struct ctl_parsed parsed;
+	struct sl_opt_parsed parsed;
 	struct sl_maps m;
 	int err;
 

@@ -44,7 +44,7 @@ struct sl_reload_job;
 
 struct daemon_opts {
 	const char *config_path;
-	const char *ifnames[SL_DP_MAX_IFACES]; /* --iface, repeated; else Server spec.interfaces */
+	const char *ifnames[SL_DP_MAX_IFACES + 1]; /* --iface, repeated; else Server spec.interfaces; NULL-terminated */
 	size_t n_ifnames;
 	const char *pin_dir;
 	const char *cgroup;
@@ -58,6 +58,7 @@ struct daemon_opts {
 	bool force;
 	bool verbose;
 	bool watch_config;
+	bool version;        /* --version: print it and stop */
 	enum sl_log_level log_level;
 };
 
@@ -119,8 +120,8 @@ struct daemon {
 	char status[768];               /* what STATUS= said last when ready */
 };
 
-/* daemon_opts.c: the command line (2: exit with it; --help and --version
- * exit 0 themselves), then what the configuration completes: interfaces,
+/* daemon_opts.c: the command line (0: run; 1: --help or --version said
+ * what was asked, exit 0; a negative errno: a line on stderr, exit 2), then what the configuration completes: interfaces,
  * pin directory, control socket (0, or a negative errno, logged). */
 int daemon_parse_args(int argc, char **argv, struct daemon_opts *o);
 int daemon_complete_opts(struct daemon_opts *o, const struct sl_config *cfg);

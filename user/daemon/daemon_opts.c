@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * sluiced's command line, and the options the configuration completes:
+ * sluiced's command line (a table read by lib/options.c, the parser
+ * sluicectl's commands use), and the options the configuration completes:
  * the interfaces (Server spec.interfaces, --iface auto: the default
  * route's device), the pin directory and the control socket.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,154 +17,149 @@
 #include "lib/default_route.h"
 #include "lib/hostport.h"
 #include "lib/log.h"
+#include "lib/options.h"
 #include "lib/read_file.h"
 #include "lib/version.h"
 
-static void usage(FILE *f)
+/* --iface: appended to the NULL-terminated list. */
+static int parse_iface(const char *arg, void *field, char *why, size_t len)
 {
-	fprintf(f,
-		"Usage: sluiced --config FILE --iface IFNAME [OPTIONS]\n\n"
+	const char **names = field;
+	size_t n = 0;
+
+	while (names[n])
+		n++;
+	if (n == SL_DP_MAX_IFACES) {
+		snprintf(why, len, "at most %d interfaces", SL_DP_MAX_IFACES);
+		return -EINVAL;
+	}
+	names[n] = arg;
+	return 0;
+}
+
+static int parse_xdp_mode(const char *arg, void *field, char *why, size_t len)
+{
+	bool *generic = field;
+
+	if (!strcmp(arg, "generic") || !strcmp(arg, "skb"))
+		*generic = true;
+	else if (!strcmp(arg, "native") || !strcmp(arg, "drv"))
+		*generic = false;
+	else {
+		snprintf(why, len, "'%s' is not native or generic", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_log_level(const char *arg, void *field, char *why, size_t len)
+{
+	if (sl_log_parse_level(arg, field)) {
+		snprintf(why, len, "'%s' is not error, warning, info or debug", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_metrics_address(const char *arg, void *field, char *why, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t ss_len;
+	char reason[128];
+
+	if (sl_parse_hostport(arg, &ss, &ss_len, reason, sizeof(reason))) {
+		snprintf(why, len, "'%s': %s", arg, reason);
+		return -EINVAL;
+	}
+	*(const char **)field = arg;
+	return 0;
+}
+
+#define T struct daemon_opts
+static const struct sl_opt daemon_options[] = {
+	SL_ROW_STRING('c', "config", T, config_path, "FILE", "YAML configuration", SL_OPT_REQUIRED),
+	SL_ROW_CUSTOM('i', "iface", T, ifnames, "IFNAME", parse_iface,
+		      "an interface to attach XDP to; repeat it for more\n"
+		      "(default: every one of Server spec.interfaces);\n"
+		      "auto: the device of the default route", 0),
+	SL_ROW_CUSTOM('m', "xdp-mode", T, xdp_generic, "MODE", parse_xdp_mode,
+		      "native (default) or generic", 0),
+	SL_ROW_FLAG(0, "veth-peer-xdp", T, veth_peer_xdp,
+		    "every protected veth's peer runs an XDP program, so\n"
+		    "native XDP_TX reaches the client (by default a veth's\n"
+		    "refusals go by the tc hand-off: with only GRO on\n"
+		    "the peer, XDP_TX frames are never delivered)"),
+	SL_ROW_STRING('g', "cgroup", T, cgroup, "PATH",
+		      "cgroup v2 directory for sock_ops (default: the\n"
+		      "cgroup2 mount found in /proc/mounts)", 0),
+	SL_ROW_STRING(0, "pin-dir", T, pin_dir, "DIR",
+		      "where to pin maps, programs and links (default:\n"
+		      "Server spec.pinDir, else " SL_DEFAULT_PIN_DIR ")", 0),
+	SL_ROW_FLAG('k', "keep-maps", T, keep_maps,
+		    "leave the maps pinned on exit, so a restarted\n"
+		    "daemon keeps seat counts and counters"),
+	SL_ROW_FLAG('K', "keep-attached", T, keep_attached,
+		    "leave XDP and sock_ops attached on exit too (and\n"
+		    "every pin): for a planned restart; while no daemon\n"
+		    "runs the heartbeat rules decide (no deferral,\n"
+		    "then the failsafe), and closes still return seats"),
+	SL_ROW_STRING('s', "control", T, control_path, "PATH",
+		      "control socket for `sluicectl reload` (default:\n"
+		      "Server spec.controlSocket, else " SL_DEFAULT_CONTROL_SOCKET ")", 0),
+	SL_ROW_CUSTOM(0, "metrics-address", T, metrics_address, "HOST:PORT", parse_metrics_address,
+		      "serve /metrics, /healthz and /readyz there (over\n"
+		      "Server spec.metricsAddress): the node's own address\n"
+		      "under Kubernetes, e.g. $(NODE_IP):9464", 0),
+	SL_ROW_FLAG('f', "force", T, force, "replace an XDP program that sluice did not attach"),
+	SL_ROW_FLAG(0, "keep-privileges", T, keep_privileges,
+		    "keep every capability (by default, once started,\n"
+		    "only CAP_BPF and CAP_NET_ADMIN remain, NoNewPrivs)"),
+	SL_ROW_FLAG('W', "watch-config", T, watch_config,
+		    "reload when FILE changes (a Kubernetes ConfigMap\n"
+		    "volume's update, an editor's save); unchanged\n"
+		    "bytes are not reloaded"),
+	SL_ROW_CUSTOM(0, "log-level", T, log_level, "LEVEL", parse_log_level,
+		      "error, warning, info (default) or debug; under\n"
+		      "systemd each line carries its priority (<3>...)", 0),
+	SL_ROW_FLAG('v', "verbose", T, verbose,
+		    "debug logging, including libbpf's messages\n"
+		    "(unless --log-level says otherwise)"),
+	{.name = "version", .short_name = 'V', .kind = SL_OPT_FLAG, .offset = offsetof(T, version),
+	 .help = "the version, the commit built and the map ABI", .flags = SL_OPT_ANSWERS},
+	SL_ROW_END,
+};
+#undef T
+
+static const struct sl_opt_doc daemon_doc = {
+	.prog = "sluiced",
+	.description =
 		"Protect the TCP services of this host from connection overload: load the\n"
 		"sluice data path (XDP on IFNAME, sock_ops on the cgroup v2 root), apply the\n"
 		"configuration, and keep it running.  SIGHUP reloads FILE (all or nothing);\n"
-		"SIGTERM/SIGINT detach and remove the pins.\n\n"
-		"  -c, --config FILE        YAML configuration (required)\n"
-		"  -i, --iface IFNAME       an interface to attach XDP to; repeat it for more\n"
-		"                           (default: every one of Server spec.interfaces);\n"
-		"                           auto: the device of the default route\n"
-		"  -m, --xdp-mode MODE      native (default) or generic\n"
-		"      --veth-peer-xdp      every protected veth's peer runs an XDP program, so\n"
-		"                           native XDP_TX reaches the client (by default a veth's\n"
-		"                           refusals go by the tc hand-off: with only GRO on\n"
-		"                           the peer, XDP_TX frames are never delivered)\n"
-		"  -g, --cgroup PATH        cgroup v2 directory for sock_ops (default: the\n"
-		"                           cgroup2 mount found in /proc/mounts)\n"
-		"      --pin-dir DIR        where to pin maps, programs and links (default:\n"
-		"                           Server spec.pinDir, else %s)\n"
-		"  -k, --keep-maps          leave the maps pinned on exit, so a restarted\n"
-		"                           daemon keeps seat counts and counters\n"
-		"  -K, --keep-attached      leave XDP and sock_ops attached on exit too (and\n"
-		"                           every pin): for a planned restart; while no daemon\n"
-		"                           runs the heartbeat rules decide (no deferral,\n"
-		"                           then the failsafe), and closes still return seats\n"
-		"  -s, --control PATH       control socket for `sluicectl reload` (default:\n"
-		"                           Server spec.controlSocket, else %s)\n"
-		"      --metrics-address HOST:PORT\n"
-		"                           serve /metrics, /healthz and /readyz there (over\n"
-		"                           Server spec.metricsAddress): the node's own address\n"
-		"                           under Kubernetes, e.g. $(NODE_IP):9464\n"
-		"  -f, --force              replace an XDP program that sluice did not attach\n"
-		"      --keep-privileges    keep every capability (by default, once started,\n"
-		"                           only CAP_BPF and CAP_NET_ADMIN remain, NoNewPrivs)\n"
-		"  -W, --watch-config       reload when FILE changes (a Kubernetes ConfigMap\n"
-		"                           volume's update, an editor's save); unchanged\n"
-		"                           bytes are not reloaded\n"
-		"      --log-level LEVEL    error, warning, info (default) or debug; under\n"
-		"                           systemd each line carries its priority (<3>...)\n"
-		"  -v, --verbose            debug logging, including libbpf's messages\n"
-		"  -h, --help               this text\n"
-		"  -V, --version            the version, the commit built and the map ABI\n",
-		SL_DEFAULT_PIN_DIR, SL_DEFAULT_CONTROL_SOCKET);
-}
+		"SIGTERM/SIGINT detach and remove the pins.\n",
+	.epilogue = "Exit status: 0 after a clean stop, 1 when start-up or the loop failed,\n"
+		    "2 for a bad command line.\n",
+};
 
 int daemon_parse_args(int argc, char **argv, struct daemon_opts *o)
 {
-	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"iface", required_argument, NULL, 'i'},
-		{"xdp-mode", required_argument, NULL, 'm'},
-		{"veth-peer-xdp", no_argument, NULL, 'X'},
-		{"cgroup", required_argument, NULL, 'g'},
-		{"pin-dir", required_argument, NULL, 'p'},
-		{"keep-maps", no_argument, NULL, 'k'},
-		{"keep-attached", no_argument, NULL, 'K'},
-		{"control", required_argument, NULL, 's'},
-		{"force", no_argument, NULL, 'f'},
-		{"keep-privileges", no_argument, NULL, 'P'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"log-level", required_argument, NULL, 'l'},
-		{"watch-config", no_argument, NULL, 'W'},
-		{"metrics-address", required_argument, NULL, 'M'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{},
-	};
-	int c;
+	struct sl_opt_parsed parsed;
+	int rc = sl_opt_parse(&daemon_doc, daemon_options, o, NULL, argc, argv, &parsed);
 
-	opterr = 0; /* our messages, below */
-	while ((c = getopt_long(argc, argv, ":c:i:m:g:s:kKfvhVW", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c': o->config_path = optarg; break;
-		case 'i':
-			if (o->n_ifnames == SL_DP_MAX_IFACES) {
-				fprintf(stderr, "sluiced: --iface: at most %d interfaces\n", SL_DP_MAX_IFACES);
-				return -EINVAL;
-			}
-			o->ifnames[o->n_ifnames++] = optarg;
-			break;
-		case 'm':
-			if (!strcmp(optarg, "generic") || !strcmp(optarg, "skb")) {
-				o->xdp_generic = true;
-			} else if (!strcmp(optarg, "native") || !strcmp(optarg, "drv")) {
-				o->xdp_generic = false;
-			} else {
-				fprintf(stderr, "sluiced: --xdp-mode: '%s' is not native or generic\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'g': o->cgroup = optarg; break;
-		case 'p': o->pin_dir = optarg; break;
-		case 's': o->control_path = optarg; break;
-		case 'k': o->keep_maps = true; break;
-		case 'K': o->keep_attached = o->keep_maps = true; break;
-		case 'P': o->keep_privileges = true; break;
-		case 'X': o->veth_peer_xdp = true; break;
-		case 'f': o->force = true; break;
-		case 'v': o->verbose = true; o->log_level = SL_LOG_DEBUG; break;
-		case 'W': o->watch_config = true; break;
-		case 'M': {
-			struct sockaddr_storage ss;
-			socklen_t len;
-			char why[128];
-
-			if (sl_parse_hostport(optarg, &ss, &len, why, sizeof(why))) {
-				fprintf(stderr, "sluiced: --metrics-address: '%s': %s\n", optarg, why);
-				return -EINVAL;
-			}
-			o->metrics_address = optarg;
-			break;
-		}
-		case 'l':
-			if (sl_log_parse_level(optarg, &o->log_level)) {
-				fprintf(stderr, "sluiced: --log-level: '%s' is not error, warning, info or debug\n",
-					optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'h': usage(stdout); exit(0);
-		case 'V': printf("sluiced %s (%s, map ABI %d)\n", sl_version(), sl_version_git(),
-				 SLUICE_ABI_VERSION); exit(0);
-		case ':':
-			fprintf(stderr, "sluiced: option '%s' needs a value (see --help)\n", argv[optind - 1]);
-			return -EINVAL;
-		default:
-			/* One line that starts with our name, not getopt's argv[0]
-			 * and forty lines of help. */
-			if (optopt && optopt != '?')
-				fprintf(stderr, "sluiced: unknown option '-%c' (see --help)\n", optopt);
-			else
-				fprintf(stderr, "sluiced: unknown option '%s' (see --help)\n", argv[optind - 1]);
-			return -EINVAL;
-		}
+	if (rc == SL_OPT_HELPED)
+		return 1;
+	if (rc < 0)
+		return rc;
+	if (o->version) {
+		printf("sluiced %s (%s, map ABI %d)\n", sl_version(), sl_version_git(), SLUICE_ABI_VERSION);
+		return 1;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "sluiced: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
-	if (!o->config_path) {
-		fprintf(stderr, "sluiced: --config FILE is required (see --help)\n");
-		return -EINVAL;
-	}
+	while (o->n_ifnames < SL_DP_MAX_IFACES && o->ifnames[o->n_ifnames])
+		o->n_ifnames++;
+	if (o->keep_attached)
+		o->keep_maps = true; /* attached programs need their maps */
+	if (o->verbose && !sl_opt_given(daemon_options, &parsed, "log-level"))
+		o->log_level = SL_LOG_DEBUG;
 	return 0;
 }
 

@@ -24,8 +24,9 @@ int main(int argc, char **argv)
 
 	sl_log_init("sluiced", SL_LOG_INFO);
 	d.opts.log_level = SL_LOG_INFO;
-	if (daemon_parse_args(argc, argv, &d.opts))
-		return 2;
+	err = daemon_parse_args(argc, argv, &d.opts);
+	if (err)
+		return err > 0 ? 0 : 2;
 	sl_log_set_level(d.opts.log_level);
 	sl_journal_fields_init();
 	sl_libbpf_log(d.opts.verbose);

@@ -40,20 +40,20 @@ struct t_opts {
 	struct pair pair;
 };
 
-static const struct ctl_opt table[] = {
-	CTL_STRING('c', "config", struct t_opts, config, "FILE", "the configuration", CTL_OPT_REQUIRED),
+static const struct sl_opt table[] = {
+	SL_ROW_STRING('c', "config", struct t_opts, config, "FILE", "the configuration", SL_OPT_REQUIRED),
 	CTL_JSON(struct t_opts, json, "JSON"),
-	CTL_FLAG('v', "verbose", struct t_opts, verbose, "more"),
-	CTL_NUMBER(CTL_OPT_U16, 'P', "port", struct t_opts, port, "PORT", 0, 65535, "a port", 0),
-	CTL_NUMBER(CTL_OPT_U32, 'n', "count", struct t_opts, count, "N", 1, 100, "a count\nsecond line", 0),
-	CTL_NUMBER(CTL_OPT_U64, 'x', "hash", struct t_opts, hash, "V", 0, (double)UINT64_MAX, "a hash", 0),
-	CTL_NUMBER(CTL_OPT_DOUBLE, 'i', "interval", struct t_opts, interval, "S", 0.5, 10, "seconds", 0),
-	CTL_CUSTOM(0, "pair", struct t_opts, pair, "A:B", parse_pair, "two numbers", 0),
-	CTL_OPT_END,
+	SL_ROW_FLAG('v', "verbose", struct t_opts, verbose, "more"),
+	SL_ROW_NUMBER(SL_OPT_U16, 'P', "port", struct t_opts, port, "PORT", 0, 65535, "a port", 0),
+	SL_ROW_NUMBER(SL_OPT_U32, 'n', "count", struct t_opts, count, "N", 1, 100, "a count\nsecond line", 0),
+	SL_ROW_NUMBER(SL_OPT_U64, 'x', "hash", struct t_opts, hash, "V", 0, (double)UINT64_MAX, "a hash", 0),
+	SL_ROW_NUMBER(SL_OPT_DOUBLE, 'i', "interval", struct t_opts, interval, "S", 0.5, 10, "seconds", 0),
+	SL_ROW_CUSTOM(0, "pair", struct t_opts, pair, "A:B", parse_pair, "two numbers", 0),
+	SL_ROW_END,
 };
 
-static const struct ctl_command_doc doc = {
-	.name = "try",
+static const struct sl_opt_doc doc = {
+	.prog = "sluicectl", .command = "try",
 	.args = "[ARG...]",
 	.max_args = 3,
 	.description = "A command for the tests.\n",
@@ -63,7 +63,7 @@ static const struct ctl_command_doc doc = {
 /* Run the parser over a NULL-terminated word list; stderr goes to err_text. */
 static char err_text[1024];
 
-static int run(struct t_opts *o, struct ctl_parsed *p, char **words)
+static int run(struct t_opts *o, struct sl_opt_parsed *p, char **words)
 {
 	int argc = 0, saved, rc;
 	FILE *tmp = tmpfile();
@@ -89,7 +89,7 @@ static int run(struct t_opts *o, struct ctl_parsed *p, char **words)
 static void test_every_kind_lands_in_its_field(void **state)
 {
 	struct t_opts o = {.count = 7};
-	struct ctl_parsed p;
+	struct sl_opt_parsed p;
 
 	(void)state;
 	assert_int_equal(run(&o, &p, WORDS("--config", "a.yaml", "-jv", "--port=443", "-x", "0xdeadbeef",
@@ -103,15 +103,15 @@ static void test_every_kind_lands_in_its_field(void **state)
 	assert_true(o.interval == 2.5);
 	assert_int_equal(o.pair.a, 3);
 	assert_int_equal(o.pair.b, 4);
-	assert_true(ctl_option_given(table, &p, "port"));
-	assert_false(ctl_option_given(table, &p, "count"));
-	assert_false(ctl_option_given(table, &p, "no-such-option"));
+	assert_true(sl_opt_given(table, &p, "port"));
+	assert_false(sl_opt_given(table, &p, "count"));
+	assert_false(sl_opt_given(table, &p, "no-such-option"));
 }
 
 static void test_positionals_anywhere_in_order(void **state)
 {
 	struct t_opts o = {0};
-	struct ctl_parsed p;
+	struct sl_opt_parsed p;
 	char **w = WORDS("one", "-c", "f", "two", "--json", "--", "--three");
 
 	(void)state;
@@ -126,7 +126,7 @@ static void test_positionals_anywhere_in_order(void **state)
 static void test_too_many_or_too_few_arguments(void **state)
 {
 	struct t_opts o = {0};
-	struct ctl_parsed p;
+	struct sl_opt_parsed p;
 
 	(void)state;
 	assert_int_equal(run(&o, &p, WORDS("-c", "f", "1", "2", "3", "4")), CTL_USAGE);
@@ -156,7 +156,7 @@ static void test_values_out_of_bounds_are_refused_by_name(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct t_opts o = {0};
-		struct ctl_parsed p;
+		struct sl_opt_parsed p;
 		char *w[] = {"try", "-c", "f", (char *)cases[i].opt, (char *)cases[i].value, NULL};
 
 		assert_int_equal(run(&o, &p, w), CTL_USAGE);
@@ -170,7 +170,7 @@ static void test_values_out_of_bounds_are_refused_by_name(void **state)
 static void test_usage_errors(void **state)
 {
 	struct t_opts o = {0};
-	struct ctl_parsed p;
+	struct sl_opt_parsed p;
 
 	(void)state;
 	assert_int_equal(run(&o, &p, WORDS("--json")), CTL_USAGE);
@@ -181,7 +181,7 @@ static void test_usage_errors(void **state)
 	assert_non_null(strstr(err_text, "unknown option '-Z'"));
 	assert_int_equal(run(&o, &p, WORDS("-c", "f", "--port")), CTL_USAGE);
 	assert_non_null(strstr(err_text, "option '--port' needs a value"));
-	assert_non_null(strstr(err_text, "sluicectl try --help"));
+	assert_non_null(strstr(err_text, "sluicectl try: option '--port' needs a value (see --help)\n"));
 }
 
 /* A parse that stops inside a bundle of short options (-hv: --help
@@ -189,7 +189,7 @@ static void test_usage_errors(void **state)
 static void test_parses_are_independent(void **state)
 {
 	struct t_opts o = {0};
-	struct ctl_parsed p;
+	struct sl_opt_parsed p;
 
 	(void)state;
 	assert_int_equal(run(&o, &p, WORDS("-hv")), CTL_OK);
@@ -202,7 +202,7 @@ static void test_parses_are_independent(void **state)
 static void test_help_lists_every_row(void **state)
 {
 	struct t_opts o = {0};
-	struct ctl_parsed p;
+	struct sl_opt_parsed p;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
