@@ -8,7 +8,7 @@
  * list (FlowSchemaList) are unwrapped, each item checked at its own lines.
  * The fixtures under tests/unit/configs/pasted/ cite their sources:
  * kubectl's output of the built-in levels, the Kubernetes website's
- * examples, Kueue's and OpenShift's shipped objects, ASM's reference and
+ * examples (as published at v1, v1beta3 and v1beta2), Kueue's and OpenShift's shipped objects, ASM's reference and
  * Aperture's guides' values files, each pasted whole.
  */
 #include <unistd.h>
@@ -434,6 +434,34 @@ static void test_k8s_website_examples(void **state)
 	assert_null(LOAD_PUBLISHED(events, "pasted/k8s-website-list-events-default-service-account.yaml"));
 }
 
+/* The same examples as the website published them at v1beta2 and v1beta3:
+ * each version's object is read, and fails only on what layer 4 cannot
+ * see, at its own lines. */
+static void test_k8s_website_examples_beta(void **state)
+{
+	static const struct want_diag strangers_v1beta2[] = {
+		{ SL_SEV_ERROR, 17, 5, "FlowSchema/health-for-strangers", RULE0 "nonResourceRules", L4_URLS },
+		{ SL_SEV_ERROR, 25, 13, "FlowSchema/health-for-strangers", RULE0 "subjects[0].kind", L4_GROUP },
+	};
+	static const struct want_diag strangers_v1beta3[] = {
+		{ SL_SEV_ERROR, 17, 7, "FlowSchema/health-for-strangers", RULE0 "nonResourceRules", L4_URLS },
+		{ SL_SEV_ERROR, 25, 17, "FlowSchema/health-for-strangers", RULE0 "subjects[0].kind", L4_GROUP },
+	};
+	static const struct want_diag events_v1beta3[] = {
+		{ SL_SEV_WARNING, 14, 11, "FlowSchema/list-events-default-service-account",
+		  "spec.distinguisherMethod.type", BY_USER },
+		{ SL_SEV_ERROR, 19, 7, "FlowSchema/list-events-default-service-account", RULE0 "resourceRules",
+		  L4_RESOURCES },
+		{ SL_SEV_ERROR, 29, 17, "FlowSchema/list-events-default-service-account", RULE0 "subjects[0].kind",
+		  L4_SA },
+	};
+
+	(void)state;
+	assert_null(LOAD_PUBLISHED(strangers_v1beta2, "pasted/k8s-website-health-for-strangers-v1beta2.yaml"));
+	assert_null(LOAD_PUBLISHED(strangers_v1beta3, "pasted/k8s-website-health-for-strangers-v1beta3.yaml"));
+	assert_null(LOAD_PUBLISHED(events_v1beta3, "pasted/k8s-website-list-events-v1beta3.yaml"));
+}
+
 /* Kueue's kustomize base: the level loads as published (its namespace
  * ignored); its FlowSchema, pasted before it, names the level as the
  * built output does, and is told so. */
@@ -609,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_schema_and_validate_agree_on_rules),
 		cmocka_unit_test(test_asm_reference_fixture),
 		cmocka_unit_test(test_k8s_website_examples),
+		cmocka_unit_test(test_k8s_website_examples_beta),
 		cmocka_unit_test(test_kueue_visibility),
 		cmocka_unit_test(test_openshift_v1beta1),
 		cmocka_unit_test(test_kubectl_capture),
