@@ -8,8 +8,9 @@
  * list (FlowSchemaList) are unwrapped, each item checked at its own lines.
  * The fixtures under tests/unit/configs/pasted/ cite their sources:
  * kubectl's output of the built-in levels, the Kubernetes website's
- * examples (as published at v1, v1beta3 and v1beta2), Kueue's and OpenShift's shipped objects, ASM's reference and
- * Aperture's guides' values files, each pasted whole.
+ * examples (as published at v1, v1beta3 and v1beta2), Kueue's and
+ * OpenShift's shipped objects, ASM's reference and Aperture's guides'
+ * values files, each pasted whole.
  */
 #include <unistd.h>
 
