@@ -315,6 +315,15 @@ void cd_decode_level(struct load *L, const struct object *o);
  * defines it.  0 or -ENOMEM. */
 int cd_mandatory_level(struct sl_level_cfg *l, int which);
 void cd_decode_flow_schema(struct load *L, const struct object *o);
+/* fs_mandatory.c, the mandatory FlowSchemas: 0 exempt, 1 catch-all, -1 any
+ * other name; the schema `which` as Kubernetes defines it (0 or -ENOMEM;
+ * release it either way); and the check of a restated one (an error at
+ * each field that differs: kube-apiserver would restore it). */
+#define CD_MAX_PRECEDENCE 10000
+int cd_mandatory_schema_index(const char *name);
+int cd_mandatory_schema(struct sl_flow_schema *fs, int which);
+void cd_check_mandatory_schema(struct load *L, const struct sl_flow_schema *fs, int which,
+			       const struct sl_ynode *root);
 void cd_finish_flow_schemas(struct load *L);   /* after all documents */
 void cd_decode_label_object(struct load *L, const struct object *o);
 void cd_decode_policy(struct load *L, const struct object *o);

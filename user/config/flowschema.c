@@ -18,12 +18,12 @@
  * After all documents: FlowSchemas naming a missing level are skipped with
  * a warning (Kubernetes marks them dangling), the mandatory exempt and
  * catch-all schemas are added unless the file restates them (unchanged:
- * Kubernetes registry/flowcontrol/ensurer), and the list is sorted by (precedence, name).
+ * Kubernetes registry/flowcontrol/ensurer; fs_mandatory.c), and the list is
+ * sorted by (precedence, name).
  */
 #include "config/decode.h"
 #include "lib/grow.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +31,6 @@
 #include <strings.h>
 
 #define DEF_PRECEDENCE 1000
-#define MAX_PRECEDENCE 10000
 
 /* ---- tables --------------------------------------------------------------- */
 
@@ -40,7 +39,7 @@
 enum { FS_PLC, FS_PRECEDENCE, FS_DIST, FS_RULES, FS_SEATS, FS_N };
 static const struct fdesc fs_fields[FS_N] = {
 	[FS_PLC] = F_CUSTOM("priorityLevelConfiguration", .required = true, .type = "mapping"),
-	[FS_PRECEDENCE] = F_INT("matchingPrecedence", FS, precedence, 1, MAX_PRECEDENCE, .dflt = "1000"),
+	[FS_PRECEDENCE] = F_INT("matchingPrecedence", FS, precedence, 1, CD_MAX_PRECEDENCE, .dflt = "1000"),
 	[FS_DIST] = F_CUSTOM("distinguisherMethod", .type = "mapping", .dflt = "none: one flow"),
 	[FS_RULES] = F_CUSTOM("rules", .type = "list of mappings (none: matches nothing)"),
 	[FS_SEATS] = F_INT("seatsPerConnection", FS, seats_per_conn, 1, 100, .dflt = "1"),
@@ -441,15 +440,6 @@ out:
 		fs->prefix_len_v4 = fs->prefix_len_v6 = 0;
 }
 
-static int mandatory_index(const char *name)
-{
-	if (!strcmp(name, SL_EXEMPT_NAME))
-		return 0;
-	if (!strcmp(name, SL_CATCH_ALL_NAME))
-		return 1;
-	return -1;
-}
-
 void cd_decode_flow_schema(struct load *L, const struct object *o)
 {
 	struct ctx *c = L->c;
@@ -483,7 +473,7 @@ void cd_decode_flow_schema(struct load *L, const struct object *o)
 		snprintf(fs->name, sizeof(fs->name), "%s", o->name);
 		src->name_line = o->name_node->line;
 		src->name_col = o->name_node->column;
-		fs->mandatory = mandatory_index(o->name) >= 0;
+		fs->mandatory = cd_mandatory_schema_index(o->name) >= 0;
 	} else {
 		src->dropped = true; /* the error is reported; keep it out of the list */
 	}
@@ -563,192 +553,6 @@ void cd_decode_flow_schema(struct load *L, const struct object *o)
 	}
 out:
 	cd_path_pop(c, old);
-}
-
-/* ---- mandatory schemas (Kubernetes bootstrap/default.go, registry/flowcontrol/ensurer) --------------------------------------------- */
-
-struct mandatory_fs {
-	const char *name;
-	uint32_t precedence;
-	enum sl_distinguisher dist;
-	const char *cidrs[2];
-	const char *rules_text;
-};
-
-static const struct mandatory_fs mandatory_fs[2] = {
-	{ SL_EXEMPT_NAME, 1, SL_DIST_NONE, { "127.0.0.0/8", "::1/128" },
-	  "one rule: subjects [{kind: Network, network: {cidrs: [127.0.0.0/8, \"::1/128\"]}}], destinations [{}]" },
-	{ SL_CATCH_ALL_NAME, MAX_PRECEDENCE, SL_DIST_BY_SOURCE, { "0.0.0.0/0", "::/0" },
-	  "one rule: subjects [{kind: Network, network: {cidrs: [0.0.0.0/0, \"::/0\"]}}], destinations [{}]" },
-};
-
-static void cidr_of(const char *text, struct sl_cidr *out)
-{
-	char buf[64];
-	char *slash;
-	int plen;
-
-	snprintf(buf, sizeof(buf), "%s", text);
-	slash = strchr(buf, '/');
-	*slash = '\0';
-	plen = atoi(slash + 1);
-	memset(out, 0, sizeof(*out));
-	if (inet_pton(AF_INET, buf, out->addr + 12) == 1) {
-		out->addr[10] = out->addr[11] = 0xff;
-		out->prefix_len = (uint8_t)(96 + plen);
-	} else {
-		inet_pton(AF_INET6, buf, out->addr);
-		out->prefix_len = (uint8_t)plen;
-	}
-}
-
-static int build_mandatory(struct sl_flow_schema *fs, int which)
-{
-	const struct mandatory_fs *m = &mandatory_fs[which];
-	struct sl_fs_rule *r;
-
-	memset(fs, 0, sizeof(*fs));
-	snprintf(fs->name, sizeof(fs->name), "%s", m->name);
-	snprintf(fs->level_name, sizeof(fs->level_name), "%s", m->name);
-	fs->level = (size_t)which; /* cfg->levels[0] exempt, [1] catch-all */
-	fs->precedence = m->precedence;
-	fs->distinguisher = m->dist;
-	if (m->dist == SL_DIST_BY_SOURCE) {
-		fs->prefix_len_v4 = 32;
-		fs->prefix_len_v6 = 128;
-	}
-	fs->seats_per_conn = 1;
-	fs->mandatory = true;
-	fs->builtin = true;
-	fs->rules = r = calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	fs->n_rules = 1;
-	r->subjects = calloc(1, sizeof(*r->subjects));
-	r->destinations = calloc(1, sizeof(*r->destinations));
-	if (!r->subjects || !r->destinations)
-		return -ENOMEM;
-	r->n_subjects = r->n_destinations = 1;
-	r->subjects[0].kind = SL_SUBJECT_NETWORK;
-	r->subjects[0].cidrs = calloc(2, sizeof(*r->subjects[0].cidrs));
-	if (!r->subjects[0].cidrs)
-		return -ENOMEM;
-	r->subjects[0].n_cidrs = 2;
-	for (int i = 0; i < 2; i++)
-		cidr_of(m->cidrs[i], &r->subjects[0].cidrs[i]);
-	return 0;
-}
-
-static bool same_cidr_set(const struct sl_cidr *a, size_t na,
-			  const struct sl_cidr *b, size_t nb)
-{
-	/* every a in b and every b in a (the built-in lists have 2) */
-	if (na != nb)
-		return false;
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < na; i++) {
-			size_t j;
-
-			for (j = 0; j < nb; j++)
-				if (a[i].prefix_len == b[j].prefix_len &&
-				    !memcmp(a[i].addr, b[j].addr, 16))
-					break;
-			if (j == nb)
-				return false;
-		}
-		const struct sl_cidr *t = a;
-		size_t tn = na;
-
-		a = b, na = nb, b = t, nb = tn;
-	}
-	return true;
-}
-
-static bool rules_equal(const struct sl_flow_schema *x, const struct sl_flow_schema *y)
-{
-	if (x->n_rules != y->n_rules)
-		return false;
-	for (size_t i = 0; i < x->n_rules; i++) {
-		const struct sl_fs_rule *a = &x->rules[i], *b = &y->rules[i];
-
-		if (a->n_subjects != b->n_subjects || a->n_destinations != b->n_destinations)
-			return false;
-		for (size_t s = 0; s < a->n_subjects; s++)
-			if (a->subjects[s].kind != b->subjects[s].kind ||
-			    a->subjects[s].kind != SL_SUBJECT_NETWORK ||
-			    !same_cidr_set(a->subjects[s].cidrs, a->subjects[s].n_cidrs,
-					   b->subjects[s].cidrs, b->subjects[s].n_cidrs))
-				return false;
-		for (size_t d = 0; d < a->n_destinations; d++)
-			if (a->destinations[d].n_ports || a->destinations[d].n_addresses ||
-			    b->destinations[d].n_ports || b->destinations[d].n_addresses)
-				return false;
-	}
-	return true;
-}
-
-static const char *dist_name(enum sl_distinguisher d)
-{
-	return d == SL_DIST_BY_SOURCE ? "BySource" :
-	       d == SL_DIST_BY_DESTINATION ? "ByDestination" : "none";
-}
-
-/* A file restating a mandatory schema must not change it. */
-static void check_mandatory_schema(struct load *L, const struct sl_flow_schema *fs,
-				   int which, const struct sl_ynode *root)
-{
-	struct ctx *c = L->c;
-	const struct mandatory_fs *m = &mandatory_fs[which];
-	struct sl_flow_schema want;
-	const struct sl_ynode *spec = sl_ymap_get(root, "spec");
-	const struct sl_ynode *at_spec = spec ? spec : root;
-	const struct sl_ynode *n;
-	const char *tail = "and a file may not change it (kube-apiserver restores it)";
-
-	if (build_mandatory(&want, which)) {
-		cd_flow_schema_release(&want);
-		cd_oom(c);
-		return;
-	}
-	if (fs->precedence != m->precedence) {
-		n = sl_ymap_get(spec, "matchingPrecedence");
-		cd_path_set(c, "spec.matchingPrecedence");
-		cd_err(c, n ? n : at_spec, "the mandatory FlowSchema %s has matchingPrecedence %u %s, got %s%u",
-		       m->name, m->precedence, tail, n ? "" : "the default ", fs->precedence);
-	}
-	if (fs->level_name[0] && strcmp(fs->level_name, m->name)) {
-		n = sl_ymap_get(sl_ymap_get(spec, "priorityLevelConfiguration"), "name");
-		cd_path_set(c, "spec.priorityLevelConfiguration.name");
-		cd_err(c, n ? n : at_spec, "the mandatory FlowSchema %s uses the priority level %s %s, got '%s'",
-		       m->name, m->name, tail, fs->level_name);
-	}
-	if (fs->distinguisher != m->dist ||
-	    (m->dist == SL_DIST_BY_SOURCE &&
-	     (fs->prefix_len_v4 != 32 || fs->prefix_len_v6 != 128))) {
-		n = sl_ymap_get(spec, "distinguisherMethod");
-		cd_path_set(c, "spec.distinguisherMethod");
-		if (m->dist == SL_DIST_NONE)
-			cd_err(c, n ? n : at_spec, "the mandatory FlowSchema %s has no distinguisherMethod %s",
-			       m->name, tail);
-		else
-			cd_err(c, n ? n : at_spec, "the mandatory FlowSchema %s has distinguisherMethod {type: %s} (whole addresses) %s, got %s%s",
-			       m->name, dist_name(m->dist), tail,
-			       n ? "" : "none", n ? dist_name(fs->distinguisher) : "");
-	}
-	if (fs->seats_per_conn != 1) {
-		n = sl_ymap_get(spec, "seatsPerConnection");
-		cd_path_set(c, "spec.seatsPerConnection");
-		cd_err(c, n ? n : at_spec, "the mandatory FlowSchema %s has seatsPerConnection 1 %s, got %u",
-		       m->name, tail, fs->seats_per_conn);
-	}
-	if (!rules_equal(fs, &want)) {
-		n = sl_ymap_get(spec, "rules");
-		cd_path_set(c, "spec.rules");
-		cd_err(c, n ? n : at_spec, "the mandatory FlowSchema %s has fixed rules (%s) %s",
-		       m->name, m->rules_text, "and a file may not change them (kube-apiserver restores them)");
-	}
-	cd_flow_schema_release(&want);
-	cd_path_pop(c, 0);
 }
 
 /* ---- after all documents ------------------------------------------------------------------- */
@@ -880,7 +684,7 @@ void cd_finish_flow_schemas(struct load *L)
 		if (src->dropped)
 			continue;
 		if (fs->mandatory) {
-			int which = mandatory_index(fs->name);
+			int which = cd_mandatory_schema_index(fs->name);
 
 			if (L->mandatory_schema_in_file[which]) {
 				src->dropped = true; /* duplicate: reported with the names */
@@ -888,9 +692,9 @@ void cd_finish_flow_schemas(struct load *L)
 			}
 			L->mandatory_schema_in_file[which] = true;
 			snprintf(c->object, sizeof(c->object), "%s", src->object ? src->object : "");
-			check_mandatory_schema(L, fs, which, src->root);
+			cd_check_mandatory_schema(L, fs, which, src->root);
 			fs->level = (size_t)which;
-			if (strcmp(fs->level_name, mandatory_fs[which].name))
+			if (strcmp(fs->level_name, fs->name)) /* its level is its namesake */
 				src->dropped = true; /* reported */
 			continue;
 		}
@@ -920,7 +724,7 @@ void cd_finish_flow_schemas(struct load *L)
 			return;
 		}
 		L->schema_src[cfg->n_schemas] = (struct obj_src){ 0 };
-		if (build_mandatory(&cfg->schemas[cfg->n_schemas++], which)) {
+		if (cd_mandatory_schema(&cfg->schemas[cfg->n_schemas++], which)) {
 			cd_oom(c);
 			return;
 		}
@@ -954,7 +758,7 @@ void cd_finish_flow_schemas(struct load *L)
 		cd_path_set(c, "spec.matchingPrecedence");
 		cd_warn(c, at ? at : src->root,
 			"this FlowSchema sorts after the mandatory catch-all (precedence %u, then by name), which matches every connection, so it never matches; use a matchingPrecedence below %u",
-			sorted[i].precedence, MAX_PRECEDENCE);
+			sorted[i].precedence, CD_MAX_PRECEDENCE);
 	}
 	c->object[0] = '\0';
 	cd_path_pop(c, 0);
