@@ -134,7 +134,7 @@ static void deliver_note(void *ctx, const struct sl_note *n)
 	}
 }
 
-static void deliver(struct sl_ls *ls)
+void ls_deliver(struct sl_ls *ls)
 {
 	sl_notes_deliver(&ls->notes, deliver_note, ls);
 }
@@ -358,7 +358,7 @@ static uint64_t remaining(uint64_t deadline, uint64_t t)
 	return deadline > t ? deadline - t : 0;
 }
 
-static bool bypass(const struct sl_ls *ls)
+bool ls_bypass(const struct sl_ls *ls)
 {
 	return ls->pass_through || ls->booting;
 }
@@ -374,7 +374,7 @@ static bool head_start(struct sl_ls *ls, struct req *r, uint64_t t)
 	enum sl_ls_reserve res;
 	uint64_t wait;
 
-	if (bypass(ls)) {
+	if (ls_bypass(ls)) {
 		res = SL_LS_RESERVE_NOW;
 		wait = 0;
 	} else {
@@ -430,9 +430,9 @@ static void admit_head(struct sl_ls *ls, uint64_t t)
 }
 
 /* Pass-through or bootstrap: everything waiting is admitted now, WFQ order. */
-static void drain(struct sl_ls *ls, uint64_t t)
+void ls_drain(struct sl_ls *ls, uint64_t t)
 {
-	if (!bypass(ls))
+	if (!ls_bypass(ls))
 		return;
 	if (ls->head) {
 		/* admitted without tokens: give its reservation back */
@@ -517,11 +517,11 @@ static void go_pass_through(struct sl_ls *ls, uint64_t t)
 	ls->pass_through = true;
 	ls->lm = NAN;
 	sl_ls_bucket_set_fill(&ls->bucket, t, 0);
-	drain(ls, t);
+	ls_drain(ls, t);
 }
 
 /* Processes every due event up to now in time order. */
-static void run_until(struct sl_ls *ls, uint64_t now)
+void ls_run_until(struct sl_ls *ls, uint64_t now)
 {
 	for (;;) {
 		uint64_t t_boot = ls->booting ? ls->ring.boot_until : NONE;
@@ -555,7 +555,7 @@ static void run_until(struct sl_ls *ls, uint64_t now)
 	sl_ls_bucket_advance(&ls->bucket, now);
 }
 
-static uint64_t clamp_now(struct sl_ls *ls, uint64_t now)
+uint64_t ls_clamp_now(struct sl_ls *ls, uint64_t now)
 {
 	if (now < ls->last_now)
 		now = ls->last_now;
@@ -665,8 +665,8 @@ void sl_ls_free(struct sl_ls *ls)
 
 void sl_ls_set_multiplier(struct sl_ls *ls, uint64_t now, double lm, bool pass_through)
 {
-	now = clamp_now(ls, now);
-	run_until(ls, now);
+	now = ls_clamp_now(ls, now);
+	ls_run_until(ls, now);
 	if (pass_through || isnan(lm) || (isinf(lm) && lm > 0)) {
 		go_pass_through(ls, now);
 	} else {
@@ -675,12 +675,12 @@ void sl_ls_set_multiplier(struct sl_ls *ls, uint64_t now, double lm, bool pass_t
 		ls->valid_until = add_sat(now, ls->ttl_ns);
 		sl_ls_bucket_set_fill(&ls->bucket, now, ls->lm * sl_ls_ring_rate(&ls->ring, now));
 	}
-	deliver(ls);
+	ls_deliver(ls);
 }
 
 /* ---- flows --------------------------------------------------------------------------- */
 
-static int wl_index(const struct sl_ls *ls, int workload, uint32_t *out)
+int ls_wl_index(const struct sl_ls *ls, int workload, uint32_t *out)
 {
 	if (workload == -1) {
 		*out = (uint32_t)(ls->n_flows - 1);
@@ -701,7 +701,7 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 	uint32_t wl;
 	int rc;
 
-	if (wl_index(ls, workload, &wl))
+	if (ls_wl_index(ls, workload, &wl))
 		return -EINVAL;
 	if (isnan(tokens) || isinf(tokens) || (tokens < 0 && tokens != SL_LS_TOKENS_AUTO))
 		return -EINVAL;
@@ -710,8 +710,8 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	now = clamp_now(ls, now);
-	run_until(ls, now);
+	now = ls_clamp_now(ls, now);
+	ls_run_until(ls, now);
 	f = &ls->flows[wl];
 	if (tokens == SL_LS_TOKENS_AUTO)
 		tokens = ls_flow_tokens(ls, f, now);
@@ -721,15 +721,15 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 		f->admitted++;
 		ls->admitted++;
 		free(r);
-		deliver(ls);
+		ls_deliver(ls);
 		return SL_LS_ADMITTED;
 	}
 	ls->inc_tokens += tokens;
 	if (sl_ls_ring_add(&ls->ring, now, tokens) && !ls->booting) {
 		ls->booting = true; /* idle: fail open again */
-		drain(ls, now);
+		ls_drain(ls, now);
 	}
-	if (bypass(ls)) {
+	if (ls_bypass(ls)) {
 		count_admit(ls, f, tokens);
 		rc = SL_LS_ADMITTED;
 		goto out_free;
@@ -771,13 +771,13 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 		if (head_start(ls, r, now)) {
 			f->deferred++;
 			ls->deferred++;
-			deliver(ls);
+			ls_deliver(ls);
 			return SL_LS_QUEUED;
 		}
 		/* decided now: report by return value, not by callback */
 		struct sl_note n = sl_notes_pop(&ls->notes);
 
-		deliver(ls);
+		ls_deliver(ls);
 		return n.kind == NOTE_ADMITTED ? SL_LS_ADMITTED : SL_LS_REJECTED;
 	}
 	f = touch_flow(ls, wl);
@@ -787,12 +787,12 @@ int sl_ls_arrive(struct sl_ls *ls, uint64_t now, uint64_t id, int workload, doub
 		flow_requeue(f);
 	f->deferred++;
 	ls->deferred++;
-	deliver(ls);
+	ls_deliver(ls);
 	return SL_LS_QUEUED;
 
 out_free:
 	free(r);
-	deliver(ls);
+	ls_deliver(ls);
 	return rc;
 }
 
@@ -800,8 +800,8 @@ int sl_ls_cancel(struct sl_ls *ls, uint64_t now, uint64_t id)
 {
 	struct req *r;
 
-	now = clamp_now(ls, now);
-	run_until(ls, now);
+	now = ls_clamp_now(ls, now);
+	ls_run_until(ls, now);
 	if (ls->head && ls->head->id == id) {
 		r = ls->head;
 		sl_ls_bucket_refund(&ls->bucket, r->tokens);
@@ -810,7 +810,7 @@ int sl_ls_cancel(struct sl_ls *ls, uint64_t now, uint64_t id)
 		head_done(ls, r, false);
 		req_release(ls, r);
 		advance_queue(ls, now);
-		deliver(ls);
+		ls_deliver(ls);
 		return 0;
 	}
 	r = ids_find_queued(ls, id);
@@ -824,10 +824,10 @@ int sl_ls_cancel(struct sl_ls *ls, uint64_t now, uint64_t id)
 		req_release(ls, r);
 		if (was_first && f->in_heap)
 			flow_requeue(f);
-		deliver(ls);
+		ls_deliver(ls);
 		return 0;
 	}
-	deliver(ls);
+	ls_deliver(ls);
 	return -ENOENT;
 }
 
@@ -835,123 +835,11 @@ int sl_ls_complete(struct sl_ls *ls, uint64_t now, int workload, uint64_t durati
 {
 	uint32_t wl;
 
-	if (wl_index(ls, workload, &wl))
+	if (ls_wl_index(ls, workload, &wl))
 		return -EINVAL;
-	now = clamp_now(ls, now);
+	now = ls_clamp_now(ls, now);
 	ls_lat_add(&ls->flows[wl].lat, now, (double)duration_ns / 1e6);
 	ls->flows[wl].completions++;
-	return 0;
-}
-
-/* ---- inline admission by the data path --------------------------------------------- */
-
-double sl_ls_grant(struct sl_ls *ls, uint64_t now)
-{
-	double g = 0;
-
-	now = clamp_now(ls, now);
-	run_until(ls, now);
-	if (bypass(ls)) {
-		g = INFINITY;
-	} else if (!ls->waiting && ls->bucket.available > 0) {
-		g = ls->bucket.available;
-		ls->bucket.available = 0;
-	}
-	deliver(ls);
-	return g;
-}
-
-/*
- * Tokens come back to the bucket at now (events up to now processed):
- * capped at capacity.  A waiting head computed its admission time from the
- * deficit it saw; with the deficit smaller its admission comes forward (to
- * now if the deficit is gone), as if the tokens had never left.
- */
-static void credit(struct sl_ls *ls, uint64_t now, double tokens)
-{
-	struct sl_ls_bucket *b = &ls->bucket;
-
-	sl_ls_bucket_refund(b, tokens);
-	if (ls->head && b->fill > 0) {
-		uint64_t wns = 0, at;
-
-		if (b->available < 0) {
-			double w = ceil(-b->available / b->fill * 1e9);
-
-			wns = w >= (double)WAIT_CAP ? WAIT_CAP : (uint64_t)w;
-		}
-		at = add_sat(now, wns);
-		if (at < ls->head_admit_at)
-			ls->head_admit_at = at;
-		run_until(ls, now);
-	}
-}
-
-void sl_ls_ungrant(struct sl_ls *ls, uint64_t now, double tokens)
-{
-	if (!(tokens > 0) || !isfinite(tokens))
-		return;
-	now = clamp_now(ls, now);
-	run_until(ls, now);
-	credit(ls, now, tokens);
-	deliver(ls);
-}
-
-int sl_ls_observe_inline(struct sl_ls *ls, uint64_t now, int workload, uint64_t flows,
-			 double tokens)
-{
-	struct flow *f;
-	uint32_t wl;
-
-	if (wl_index(ls, workload, &wl) || !(tokens >= 0) || !isfinite(tokens))
-		return -EINVAL;
-	now = clamp_now(ls, now);
-	run_until(ls, now);
-	f = &ls->flows[wl];
-	if (tokens > 0) {
-		ls->inc_tokens += tokens;
-		if (sl_ls_ring_add(&ls->ring, now, tokens) && !ls->booting) {
-			ls->booting = true; /* idle: fail open again */
-			drain(ls, now);
-		}
-		f->accepted_tokens += tokens;
-		ls->acc_tokens += tokens;
-		ls->period_acc += tokens;
-	}
-	f->admitted += flows;
-	ls->admitted += flows;
-	f->inline_admitted += flows;
-	ls->inline_admitted += flows;
-	deliver(ls);
-	return 0;
-}
-
-/* x − y, not below 0 (a return may follow the period its flow was counted in). */
-static double sub_floor0(double x, double y)
-{
-	return x > y ? x - y : 0;
-}
-
-int sl_ls_return(struct sl_ls *ls, uint64_t now, int workload, double tokens)
-{
-	struct flow *f;
-	uint32_t wl;
-
-	if (wl_index(ls, workload, &wl) || !(tokens >= 0) || !isfinite(tokens))
-		return -EINVAL;
-	now = clamp_now(ls, now);
-	run_until(ls, now);
-	if (tokens > 0) {
-		f = &ls->flows[wl];
-		f->accepted_tokens = sub_floor0(f->accepted_tokens, tokens);
-		f->rejected_tokens += tokens;
-		ls->acc_tokens = sub_floor0(ls->acc_tokens, tokens);
-		ls->rej_tokens += tokens;
-		ls->period_acc = sub_floor0(ls->period_acc, tokens);
-		ls->period_rej += tokens;
-		credit(ls, now, tokens);
-	}
-	deliver(ls);
 	return 0;
 }
 
@@ -959,7 +847,7 @@ double sl_ls_workload_tokens(const struct sl_ls *ls, int workload)
 {
 	uint32_t wl;
 
-	if (wl_index(ls, workload, &wl))
+	if (ls_wl_index(ls, workload, &wl))
 		return NAN;
 	return ls_flow_tokens(ls, &ls->flows[wl], ls->last_now);
 }
@@ -979,8 +867,8 @@ uint64_t sl_ls_next_due(const struct sl_ls *ls)
 
 uint64_t sl_ls_tick(struct sl_ls *ls, uint64_t now)
 {
-	now = clamp_now(ls, now);
-	run_until(ls, now);
-	deliver(ls);
+	now = ls_clamp_now(ls, now);
+	ls_run_until(ls, now);
+	ls_deliver(ls);
 	return sl_ls_next_due(ls);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * The load scheduler's records (loadsched.c), shared with its reports
- * windows (loadsched_windows.c) and its reports and invariant checker
- * (loadsched_report.c) only.
+ * The load scheduler's records (loadsched.c), shared with its inline
+ * admissions (loadsched_inline.c), its windows (loadsched_windows.c) and
+ * its reports and invariant checker (loadsched_report.c) only.
  */
 #ifndef SLUICE_LOADSCHED_INT_H
 #define SLUICE_LOADSCHED_INT_H
@@ -117,6 +117,18 @@ static inline uint64_t next_deadline(const struct sl_ls *ls)
 {
 	return ls->dheap_n ? ls->dheap[0]->deadline : NONE;
 }
+
+/* The queue's steps (loadsched.c) that the inline admissions
+ * (loadsched_inline.c) take too: process events up to now, a time not
+ * before the last one, whether the scheduler lets everything through, hand
+ * the notifications out, admit what the bucket allows, and a workload's
+ * index (-EINVAL for an unknown one). */
+void ls_run_until(struct sl_ls *ls, uint64_t now);
+uint64_t ls_clamp_now(struct sl_ls *ls, uint64_t now);
+bool ls_bypass(const struct sl_ls *ls);
+void ls_deliver(struct sl_ls *ls);
+void ls_drain(struct sl_ls *ls, uint64_t t);
+int ls_wl_index(const struct sl_ls *ls, int workload, uint32_t *out);
 
 /* A workload's latency window (loadsched_windows.c): started empty at
  * now, a completion's milliseconds added, and its mean (ms; NaN when
