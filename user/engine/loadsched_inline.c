@@ -66,16 +66,25 @@ void sl_ls_ungrant(struct sl_ls *ls, uint64_t now, double tokens)
 	ls_deliver(ls);
 }
 
+/* A workload's tokens counted at now: the workload known, the tokens a
+ * finite amount not below 0, the queue's events up to now processed. */
+static int begin(struct sl_ls *ls, uint64_t *now, int workload, double tokens, uint32_t *wl)
+{
+	if (ls_wl_index(ls, workload, wl) || !(tokens >= 0) || !isfinite(tokens))
+		return -EINVAL;
+	*now = ls_clamp_now(ls, *now);
+	ls_run_until(ls, *now);
+	return 0;
+}
+
 int sl_ls_observe_inline(struct sl_ls *ls, uint64_t now, int workload, uint64_t flows,
 			 double tokens)
 {
 	struct flow *f;
 	uint32_t wl;
 
-	if (ls_wl_index(ls, workload, &wl) || !(tokens >= 0) || !isfinite(tokens))
+	if (begin(ls, &now, workload, tokens, &wl))
 		return -EINVAL;
-	now = ls_clamp_now(ls, now);
-	ls_run_until(ls, now);
 	f = &ls->flows[wl];
 	if (tokens > 0) {
 		ls->inc_tokens += tokens;
@@ -106,10 +115,8 @@ int sl_ls_return(struct sl_ls *ls, uint64_t now, int workload, double tokens)
 	struct flow *f;
 	uint32_t wl;
 
-	if (ls_wl_index(ls, workload, &wl) || !(tokens >= 0) || !isfinite(tokens))
+	if (begin(ls, &now, workload, tokens, &wl))
 		return -EINVAL;
-	now = ls_clamp_now(ls, now);
-	ls_run_until(ls, now);
 	if (tokens > 0) {
 		f = &ls->flows[wl];
 		f->accepted_tokens = sub_floor0(f->accepted_tokens, tokens);
