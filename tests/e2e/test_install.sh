@@ -30,6 +30,8 @@ check "sluice.yaml(5) renders without a warning" bash -c '[ -z "$(MANWIDTH=80 ma
 missing=$(MANWIDTH=400 man -l "$page5" 2>/dev/null | tr -d ' ' >"$ROOT.man5"
 	"$ROOT/usr/bin/sluicectl" schema --json | jq -r '.[].field' | while read -r f; do grep -qF -- "$f" "$ROOT.man5" || echo "$f"; done)
 check "sluice.yaml(5) has every field sluicectl schema knows (missing: ${missing:-none})" test -z "$missing"
+check "sluiced(8): the SYNOPSIS is one line, and no option list spills into the DESCRIPTION" \
+	bash -c 'txt=$(MANWIDTH=80 man -l "$1" 2>/dev/null); grep -A2 "^SYNOPSIS" <<<"$txt" | grep -qx "       sluiced --config FILE \[OPTIONS\]" && ! sed -n "/^DESCRIPTION/,/^OPTIONS/p" <<<"$txt" | grep -q -- "\[--"' _ "$ROOT/usr/share/man/man8/sluiced.8"
 check "sluiced(8) has its options, its signals and its files" \
 	bash -c 'MANWIDTH=80 man -l "$1" 2>/dev/null | grep -q -- "--keep-attached" && MANWIDTH=80 man -l "$1" 2>/dev/null | grep -q "^SIGNALS" && MANWIDTH=80 man -l "$1" 2>/dev/null | grep -q "^FILES"' _ "$ROOT/usr/share/man/man8/sluiced.8"
 check "sluicectl(8) has every command's usage under COMMANDS" \

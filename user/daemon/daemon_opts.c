@@ -132,6 +132,8 @@ static const struct sl_opt daemon_options[] = {
 
 static const struct sl_opt_doc daemon_doc = {
 	.prog = "sluiced",
+	/* help2man makes the man page's SYNOPSIS of this one line */
+	.synopsis = "--config FILE [OPTIONS]",
 	.description =
 		"Protect the TCP services of this host from connection overload: load the\n"
 		"sluice data path (XDP on IFNAME, sock_ops on the cgroup v2 root), apply the\n"

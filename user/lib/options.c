@@ -329,7 +329,7 @@ void sl_opt_print_usage(FILE *f, const struct sl_opt_doc *doc, const struct sl_o
 			  doc->command ? doc->command : ""),
 	    indent = col + 1;
 
-	for (size_t i = 0; table[i].name; i++) {
+	for (size_t i = 0; table[i].name && !doc->synopsis; i++) {
 		const struct sl_opt *o = &table[i];
 		bool req = o->flags & SL_OPT_REQUIRED;
 
@@ -337,7 +337,9 @@ void sl_opt_print_usage(FILE *f, const struct sl_opt_doc *doc, const struct sl_o
 			 takes_value(o) && o->metavar ? o->metavar : "", req ? "" : "]");
 		synopsis_word(f, &col, indent, word);
 	}
-	if (doc->args)
+	if (doc->synopsis)
+		fprintf(f, " %s", doc->synopsis);
+	else if (doc->args)
 		synopsis_word(f, &col, indent, doc->args);
 	fprintf(f, "\n\n%s", doc->description);
 	fprintf(f, "\nOptions:\n");

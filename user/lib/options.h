@@ -63,6 +63,8 @@ struct sl_opt_doc {
 	const char *prog;        /* "sluiced", "sluicectl" */
 	const char *command;     /* the command word after prog, or NULL */
 	const char *args;        /* positional arguments for the synopsis, or NULL */
+	const char *synopsis;    /* the usage line after prog, instead of one made from
+	                          * the rows (a program's man page takes one line) */
 	int min_args, max_args;  /* how many it takes; max SL_OPT_ARGS_ANY: no bound */
 	const char *description; /* paragraphs after the synopsis */
 	const char *epilogue;    /* after the options (exit status, examples), or NULL */
