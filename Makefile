@@ -2,7 +2,8 @@
 # sluice: connection-level overload protection with XDP + sock_ops.
 #
 #   make            build the BPF object, skeleton, sluiced, sluicectl, lab tools, tests
-#   make test       run every test suite (root; installs missing Debian packages)
+#   make test       run every test suite (root; installs missing Debian packages),
+#                   the kernel matrix included (make test-kernels: it alone)
 #   make check      the pure layers' unit tests only (any user, installs nothing)
 #   make demo       run the lab demo on configs/default.yaml (root)
 #   make bench      run the benchmarks
@@ -87,6 +88,10 @@ LAB_BINS   := $(BUILD)/lab_service $(BUILD)/lab_load $(BUILD)/lab_peer $(BUILD)/
               $(BUILD)/lab_yaml2json $(BUILD)/lab_ps $(BUILD)/lab_conns
 BENCH_BINS := $(BUILD)/bench_xdp $(BUILD)/bench_engines $(BUILD)/bench_classify $(BUILD)/bench_walk
 BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
+# The kernel matrix's loader (each program of the object alone), and the
+# object with the old verifiers' bounds left out, which the matrix must
+# see refused (tests/kernels/).
+KERNEL_TOOLS := $(BUILD)/tests/kernels/progs_load $(BUILD)/tests/kernels/sluice_unbounded.bpf.o
 
 # Sanitizer reports are failures: abort on the first, leaks included.
 # The sanitized run looks for memory errors, not for rare classification
@@ -95,11 +100,11 @@ BINS       := $(BUILD)/sluiced $(BUILD)/sluicectl
 SAN_ENV    := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
               SLUICE_DIFF_TUPLES=20000
 
-.PHONY: all programs deps test test-fast test-repeat check test-sanitized demo bench fuzz fuzz-replay clean FORCE install uninstall man
+.PHONY: all programs deps kernels test test-kernels test-fast test-repeat check test-sanitized demo bench fuzz fuzz-replay clean FORCE install uninstall man
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(BPF_OBJ) $(BPF_HDR_CHECKS) $(TEST_BPF) $(BINS) $(LAB_BINS) $(UNIT_TESTS) $(PKT_TESTS) $(BENCH_BINS)
+all: $(BPF_OBJ) $(BPF_HDR_CHECKS) $(TEST_BPF) $(BINS) $(LAB_BINS) $(UNIT_TESTS) $(PKT_TESTS) $(BENCH_BINS) $(KERNEL_TOOLS)
 
 # Only what ships (the Debian package builds this, not the lab and tests).
 programs: $(BINS)
@@ -254,6 +259,18 @@ $(BUILD)/lab_conns: tests/lab/lab_conns.c tests/lab/lab_cli.h include/sluice_abi
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_FLAGS) $< -o $@ $(LDLIBS_BPF) -lm
 
+$(BUILD)/tests/kernels/sluice_unbounded.bpf.o: bpf/sluice.bpf.c $(BPF_HDRS)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DSLUICE_TEST_UNBOUNDED -c $< -o $@.tmp
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp
+	$(Q)rm -f $@.tmp
+
+$(BUILD)/tests/kernels/progs_load: tests/kernels/progs_load.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LINK_FLAGS) $< -o $@ $(LDLIBS_BPF)
+
 $(BUILD)/lab_%: tests/lab/lab_%.c tests/lab/lab_cli.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -287,12 +304,13 @@ $(BUILD)/tests/unit/daemon/test_flow_metrics: tests/unit/daemon/test_flow_metric
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
 
-# sluiced's command line: its table through lib/'s parser.
+# sluiced's command line: its table through lib/'s parser (and --check's
+# probes, in the data plane's layer).
 $(BUILD)/tests/unit/daemon/test_daemon_opts: tests/unit/daemon/test_daemon_opts.c \
-		$(BUILD)/daemon/daemon_opts.o $(CORE_LIBS)
+		$(BUILD)/daemon/daemon_opts.o $(DP_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS_BPF) $(LDLIBS) -lcmocka
 
 $(BUILD)/tests/unit/daemon/test_control: tests/unit/daemon/test_control.c $(BUILD)/daemon/control.o \
 		$(CORE_LIBS)
@@ -356,7 +374,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 # harder (make test-fast runs them plain).  The e2e suites run the plain
 # build, whose timing they bound; make test SANITIZE=1 runs them sanitized
 # too.  Then the fuzz corpora.
-test: deps
+test: deps kernels
 	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
 	$(Q)scripts/check_includes.sh
 	$(Q)scripts/check_cycles.sh $(BUILD)
@@ -364,9 +382,22 @@ ifneq ($(SANITIZE),1)
 	$(Q)$(MAKE) -j$(JOBS) --no-print-directory SANITIZE=1 test-sanitized
 	$(Q)BUILD=$(BUILD) tests/run-all.sh e2e
 	$(Q)$(MAKE) -j$(JOBS) --no-print-directory fuzz-replay
+	$(Q)BUILD=$(BUILD) tests/run-all.sh kernels
 else
 	$(Q)BUILD=$(BUILD) tests/run-all.sh
 endif
+
+# The kernel matrix alone (tests/kernels/): Debian 12's own 6.1 and its
+# 6.12, each booted under QEMU on this host's root filesystem, load every
+# program and run the packet suite, test_smoke and test_impatient.
+# KERNELS="6.1" picks kernels by version; `make kernels` fetches them into
+# /var/cache/sluice/kernels (never this host's boot path).
+kernels:
+	$(Q)scripts/fetch-kernels.sh >/dev/null
+
+test-kernels: deps kernels
+	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
+	$(Q)BUILD=$(BUILD) tests/run-all.sh kernels
 
 # The fast loop for development (under 3 minutes): unit, packet and one
 # e2e smoke test of admit, defer and refuse on the lab's bare client end.

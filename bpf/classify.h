@@ -24,8 +24,10 @@ _Static_assert(SLUICE_DIM_SRC == 1 && SLUICE_DIM_DST == 2 && SLUICE_DIM_SPORT ==
  * the daemon compiled: up to four O(1) lookups give the class ids, then
  * one hash lookup per mask in use finds the lowest-ranked schema and
  * policy candidates under them (sluice_abi.h).
- * The result is built in *out. */
-static __always_inline const struct sluice_class *
+ * The result is built in *out.  A subprogram of its own: its keys would
+ * otherwise share the deciding function's frame, and that frame, build_rst's
+ * and the XDP program's together must fit the 512 bytes of BPF stack. */
+static __noinline void
 classify(const struct sluice_settings *cfg, const struct syn_pkt *p, struct sluice_class *out)
 {
 	const struct sluice_class *c;
@@ -86,7 +88,6 @@ classify(const struct sluice_settings *cfg, const struct syn_pkt *p, struct slui
 		if (c)
 			sluice_class_consider(out, c, &best);
 	}
-	return out;
 }
 
 #endif /* SLUICE_BPF_CLASSIFY_H */

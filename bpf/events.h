@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "bounds.h"
 #include "clock.h"
 #include "maps.h"
 #include "stats.h"
@@ -141,9 +142,16 @@ static __always_inline void emit_defer(struct xdp_md *ctx, const struct sluice_s
 		/* nobody would hold it */
 	} else if (len > SLUICE_FRAME_MAX) {
 		STAT_INC(gs, frames_too_long);
-	} else if (len >= 1 && !bpf_xdp_load_bytes(ctx, 0, e->frame, len)) {
-		e->frame_len = (__u16)len;
-		STAT_INC(gs, frames_copied);
+	} else if (len >= 1) {
+		/* 6.1 does not learn len != 0 from len >= 1; from len - 1 <
+		 * SLUICE_FRAME_MAX it learns 1 <= len <= SLUICE_FRAME_MAX. */
+		__u32 below = len - 1;
+
+		verifier_opaque(below);
+		if (below < SLUICE_FRAME_MAX && !bpf_xdp_load_bytes(ctx, 0, e->frame, below + 1)) {
+			e->frame_len = (__u16)len;
+			STAT_INC(gs, frames_copied);
+		}
 	}
 	submit_event(e, sizeof(*e), true); /* the daemon holds it and queues it now */
 }

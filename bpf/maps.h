@@ -14,6 +14,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "sluice_abi.h"
+#include "parse.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -209,5 +210,23 @@ struct {
 	__uint(max_entries, SLUICE_STATIC_DUE);
 	__type(value, struct sluice_static_due);
 } sl_static_due SEC(".maps");
+
+/* What a decision works on (sluice.bpf.c, sl_decide_*), off the stack:
+ * the parser's result, copied out of the caller's stack because a global
+ * function sees that as plain memory and 6.1's helpers take no map key
+ * from plain memory; and the class, whose 16 bytes the deciding function's
+ * frame has no room for (with build_rst's and the program's, 6.1 counts
+ * 512 bytes in all).  The kernel's alone: XDP does not nest on a CPU. */
+struct sl_decision {
+	struct syn_pkt pkt;
+	struct sluice_class cls;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sl_decision);
+} sl_decision SEC(".maps");
 
 #endif /* SLUICE_BPF_MAPS_H */

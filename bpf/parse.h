@@ -19,6 +19,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "sluice_abi.h"
+#include "bounds.h"
 
 #define VLAN_MAX_DEPTH     2
 #define IPV6_EXT_MAX_CHAIN 6
@@ -239,6 +240,9 @@ parse_ipv4(void *data, void *data_end, struct syn_pkt *p, __u32 off)
 		return PARSE_MALFORMED;
 	ihl_bytes = iph->ihl * 4;
 	tot_len = bpf_ntohs(iph->tot_len);
+	verifier_opaque(tot_len);
+	if (tot_len > 0xffff)
+		return PARSE_MALFORMED;
 	if (tot_len < ihl_bytes || data + off + tot_len > data_end)
 		return PARSE_MALFORMED;
 	if (iph->protocol == IPPROTO_ICMP && !(iph->frag_off & bpf_htons(0x3fff)))
@@ -271,6 +275,9 @@ parse_ipv6(void *data, void *data_end, struct syn_pkt *p, __u32 off)
 	if (ip6h->version != 6)
 		return PARSE_MALFORMED;
 	payload = bpf_ntohs(ip6h->payload_len);
+	verifier_opaque(payload);
+	if (payload > 0xffff)
+		return PARSE_MALFORMED;
 	if (data + off + sizeof(*ip6h) + payload > data_end)
 		return PARSE_MALFORMED;
 	nexthdr = ip6h->nexthdr;

@@ -283,10 +283,36 @@ static __always_inline bool loopback_source(const struct sluice_conn_key *k)
 	return k->saddr[15] == 1; /* ::1 */
 }
 
-static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
+/*
+ * The three decisions below are global functions: the verifier checks each
+ * once, on its own, from any parsed packet, instead of once for every path
+ * through the parser that reaches it.  6.1's verifier gives up on the
+ * product ("BPF program is too large": over 1,000,000 instructions walked),
+ * which it verifies as three pieces.  __noinline keeps clang from inlining
+ * them back.  Each works on its own copy of the parsed packet (decision_of).
+ */
+
+/* The decision's own copy of the parsed packet (sl_decision); NULL if
+ * there is none.  A global function's pointer argument is plain memory
+ * that may be NULL, as far as the verifier knows. */
+static __always_inline struct sl_decision *decision_of(const struct syn_pkt *parsed)
 {
+	__u32 zero = 0;
+	struct sl_decision *d;
+
+	if (!parsed)
+		return NULL;
+	d = bpf_map_lookup_elem(&sl_decision, &zero);
+	if (d)
+		__builtin_memcpy(&d->pkt, parsed, sizeof(d->pkt));
+	return d;
+}
+
+__noinline int sl_decide_syn(struct xdp_md *ctx, const struct syn_pkt *parsed)
+{
+	struct sl_decision *d = decision_of(parsed);
+	struct syn_pkt *p;
 	struct sluice_stats *gs = global_stats();
-	struct sluice_class cls_buf;
 	const struct sluice_class *cls;
 	struct sluice_settings *cfg;
 	struct sluice_ticket *ticket;
@@ -295,6 +321,9 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 	__u64 now;
 	int verdict;
 
+	if (!d)
+		return XDP_PASS;
+	p = &d->pkt;
 	STAT_INC(gs, syns);
 	cfg = bpf_map_lookup_elem(&sl_config, &zero);
 	if (!cfg || !(cfg->flags & SLUICE_CFG_ACTIVE))
@@ -304,7 +333,8 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
 		return XDP_PASS;
 	}
 
-	cls = classify(cfg, p, &cls_buf);
+	classify(cfg, p, &d->cls);
+	cls = &d->cls;
 	if (!level_of(cls, &l)) {
 		STAT_INC(gs, unprotected);
 		return XDP_PASS;
@@ -347,9 +377,10 @@ static __always_inline int handle_syn(struct xdp_md *ctx, struct syn_pkt *p)
  * level is not watched, passes untouched; an unseated one that proves its
  * source meets its level's gates (or claims its ticket) as a SYN would.
  */
-static __always_inline int handle_ack(struct xdp_md *ctx, struct syn_pkt *p)
+__noinline int sl_decide_ack(struct xdp_md *ctx, const struct syn_pkt *parsed)
 {
-	struct sluice_class cls_buf;
+	struct sl_decision *d = decision_of(parsed);
+	struct syn_pkt *p;
 	const struct sluice_class *cls;
 	struct sluice_settings *cfg;
 	struct sluice_stats *gs;
@@ -358,12 +389,16 @@ static __always_inline int handle_ack(struct xdp_md *ctx, struct syn_pkt *p)
 	__u64 now;
 	int verdict;
 
+	if (!d)
+		return XDP_PASS;
+	p = &d->pkt;
 	cfg = bpf_map_lookup_elem(&sl_config, &zero);
 	if (!cfg || !cfg->ack_watch_levels || !(cfg->flags & SLUICE_CFG_ACTIVE))
 		return XDP_PASS;
 	if (bpf_map_lookup_elem(&sl_conns, &p->key) || loopback_source(&p->key))
 		return XDP_PASS; /* seated: an established connection's segment (or a martian) */
-	cls = classify(cfg, p, &cls_buf);
+	classify(cfg, p, &d->cls);
+	cls = &d->cls;
 	if (!level_of(cls, &l) || !(l.lvl->flags & SLUICE_LVL_ACK_WATCH) ||
 	    l.lvl->type != SLUICE_LEVEL_LIMITED)
 		return XDP_PASS;
@@ -476,11 +511,17 @@ int sluice_sockops(struct bpf_sock_ops *skops)
  * RST that carries the SYN's sequence number + 1 (what a client's stack
  * sends in answer to the SYN-ACK) counts: a blind one cannot free seats.
  * Established connections are sock_ops' business. */
-static __always_inline int handle_rst(struct syn_pkt *p, bool icmp)
+__noinline int sl_decide_rst(const struct syn_pkt *parsed, bool icmp)
 {
-	struct sluice_conn *c = bpf_map_lookup_elem(&sl_conns, &p->key);
+	struct sl_decision *d = decision_of(parsed);
+	struct syn_pkt *p;
+	struct sluice_conn *c;
 	struct sluice_stats *gs;
 
+	if (!d)
+		return XDP_PASS;
+	p = &d->pkt;
+	c = bpf_map_lookup_elem(&sl_conns, &p->key);
 	if (!c || c->state != SLUICE_CONN_ADMITTED ||
 	    bpf_ntohl(p->seq) != bpf_ntohl(c->syn_seq) + 1)
 		return XDP_PASS;
@@ -500,16 +541,16 @@ static __always_inline int xdp_decide(struct xdp_md *ctx)
 
 	switch (parse_frame(ctx, &p)) {
 	case PARSE_SYN:
-		return handle_syn(ctx, &p);
+		return sl_decide_syn(ctx, &p);
 	case PARSE_ACK:
-		return handle_ack(ctx, &p);
+		return sl_decide_ack(ctx, &p);
 	case PARSE_RST:
-		return handle_rst(&p, false);
+		return sl_decide_rst(&p, false);
 	case PARSE_ICMP_ABORT:
 		/* The same rule for an ICMP error about our SYN-ACK (a spoofed
 		 * source's router answering it): the quoted ack must be the
 		 * SYN's sequence + 1, and the kernel drops the request too. */
-		return handle_rst(&p, true);
+		return sl_decide_rst(&p, true);
 	case PARSE_MALFORMED:
 		gs = global_stats();
 		STAT_INC(gs, malformed);

@@ -46,9 +46,9 @@
  * table of names and the descriptors taken from a loaded object are
  * generated from this list (user/dataplane/pinned_maps.h): adding a map
  * is a row here and its definition in bpf/maps.h.  (sl_xdp_next, which
- * the daemon sets through the loaded object, and sl_static_sweep and
- * sl_static_due, the kernel's alone, are adopted with the object and
- * never opened by name.)
+ * the daemon sets through the loaded object, and sl_static_sweep,
+ * sl_static_due and sl_decision, the kernel's alone, are adopted with
+ * the object and never opened by name.)
  */
 #define SLUICE_MAPS(X)            \
 	X(CONFIG,    sl_config)    \
@@ -674,6 +674,9 @@ enum sluice_iface_flags {
 	/* The daemon sends this device's RSTs by hand-off: XDP_TX is not proven
 	 * to deliver here (native mode without NDO_XMIT, or drops seen). */
 	SLUICE_IF_RST_HANDOFF   = 1u << 1,
+	/* The tc programs are cls_bpf filters on clsact, not tcx links (a
+	 * kernel before 6.6): the same hand-off, said in status. */
+	SLUICE_IF_HANDOFF_CLSACT = 1u << 2,
 };
 
 /* Why a device's RSTs take the path they take (for status; the daemon's). */

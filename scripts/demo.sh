@@ -24,6 +24,20 @@ source "$ROOT/scripts/lab_private.sh"
 lab_private demo "$@"
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# The demo's verdict: a failure is said on screen with what to do, and
+# make demo exits non-zero.  Never a "with sluice" report from a run
+# without it.
+fail() {
+	printf '\n\033[1;31mDEMO FAILED: %s\033[0m\n' "$1" >&2
+	shift
+	printf '%s\n' "$@" >&2
+	exit 1
+}
+daemon_log() { sed 's/^/   sluiced: /' "$TMP/sluiced.log"; }
+# What "protected" means here: the mice served (MICE_SERVED_PCT of them,
+# none timed out) and fast (p90 within a SYN retransmit, 1 s).
+MICE_SERVED_PCT=${MICE_SERVED_PCT:-95}
+MICE_P90_MS=${MICE_P90_MS:-1000}
 
 # A fresh service for each run, so the second starts with an empty backlog.
 start_service() {
@@ -64,11 +78,20 @@ say "2. With sluiced on $CONFIG"
 "$B/sluiced" --config "$CONFIG" --iface sl0 >"$TMP/sluiced.log" 2>&1 &
 DAEMON=$!
 PIDS+=($DAEMON)
-for _ in $(seq 100); do
-	"$B/sluicectl" status --json 2>/dev/null | jq -e .configured >/dev/null 2>&1 && break
+configured=0
+for _ in $(seq 200); do
+	kill -0 $DAEMON 2>/dev/null || break
+	"$B/sluicectl" status --json 2>/dev/null | jq -e .configured >/dev/null 2>&1 && { configured=1; break; }
 	sleep 0.05
 done
-sed 's/^/   sluiced: /' "$TMP/sluiced.log"
+daemon_log
+if [ $configured -eq 0 ]; then
+	kill -0 $DAEMON 2>/dev/null && why="it did not configure itself within 10 s" ||
+		why="it exited ($(wait $DAEMON; echo "status $?"))"
+	fail "sluiced did not start: $why" \
+		"Its log is above.  \`$B/sluiced --check\` tells what this kernel lacks" \
+		"(README.md, Requirements); after a fix, run make demo again."
+fi
 
 start_service
 drive "$SECONDS_LOAD" after &
@@ -82,6 +105,7 @@ say "3. Final status"
 echo
 "$B/sluicectl" explain --config "$CONFIG" --src 198.18.0.11 --dst 198.18.0.1 --dport 8080
 
+kill -0 $DAEMON 2>/dev/null || { daemon_log; fail "sluiced exited during the run" "Its log is above."; }
 kill -TERM $DAEMON; wait $DAEMON 2>/dev/null
 stop_service
 
@@ -108,3 +132,13 @@ frees, and it is served in about the ${SERVICE_MS} ms service time, no SYN
 retransmit needed.
 See \`sluicectl explain\` above for why a mouse lands where it does.
 TXT
+
+# The verdict, from the run's own figures.
+read -r started ok timeouts p90 < <(jq -r '"\(.started) \(.ok) \(.timeout) \(.total_ms.p90 // 1e9 | floor)"' "$TMP/after-mice.json")
+if [ "${started:-0}" -eq 0 ] || [ $((ok * 100)) -lt $((started * MICE_SERVED_PCT)) ] ||
+	[ "${timeouts:-1}" -ne 0 ] || [ "${p90:-1000000000}" -gt "$MICE_P90_MS" ]; then
+	fail "sluice did not protect the mice: $ok of $started served, $timeouts timed out, p90 $p90 ms" \
+		"Expected at least $MICE_SERVED_PCT % served, none timed out, p90 within $MICE_P90_MS ms." \
+		"The live status above shows where the mice waited."
+fi
+printf '\n\033[1;32mDEMO PASSED: the mice were served with sluice (%d of %d, p90 %d ms).\033[0m\n' "$ok" "$started" "$p90"

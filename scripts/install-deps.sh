@@ -18,6 +18,7 @@ PKGS=(
   debhelper lintian dpkg-dev  # e2e/test_package: dpkg-buildpackage -b, lintian
   linux-libc-dev
   postgresql-15           # e2e/test_postgres: a real server and pgbench under a storm
+  qemu-system-x86 busybox-static kmod cpio zstd xz-utils  # the kernel matrix's guests (tests/kernels/)
 )
 # make bench also measures sluice against its peers on the same lab.
 # The cost part (scripts/bench_cost.sh): nginx, ApacheBench and perf.

@@ -6,7 +6,8 @@
 # CMOCKA_MESSAGE_OUTPUT=TAP.  A suite that crashes or exits non-zero
 # without reporting a failure counts as one failure: nothing skips to green.
 #
-#   tests/run-all.sh [unit|packet|e2e|e2e/test_NAME ...]   (default: all; root)
+#   tests/run-all.sh [unit|packet|e2e|e2e/test_NAME|kernels ...]
+#                                 (default: unit packet e2e; root)
 #   tests/run-all.sh check                      (the pure layers' unit tests; any user)
 #
 # Each suite's seconds follow its results, and the slowest are listed at
@@ -116,6 +117,11 @@ if want e2e; then
 	for t in tests/e2e/test_*.sh; do
 		run_e2e "$t"
 	done
+fi
+# The kernel matrix: Debian's older kernels under QEMU (tests/kernels/).
+# Not in the default set: make test and make test-kernels name it.
+if want kernels; then
+	run_suite kernels/matrix timeout --kill-after=30 2400 tests/kernels/matrix.sh
 fi
 # One e2e test by name (e2e/test_smoke): the fast loop's.
 for s in $SUITES; do

@@ -31,6 +31,18 @@ check_num "that command (--json): exit status" "$rc" -eq 0
 check "... XDP came off sl0 (native), the sock_ops link was detached, pins removed, nothing failed ($j)" \
 	jq -e '.found and .xdp == [{"ifname": "sl0", "mode": "native"}] and .sockops and .pins_removed > 10 and .failed == 0' <<<"$j"
 check "XDP is off sl0" bash -c '! ip link show sl0 | grep -q prog/xdp'
+# The hand-off's tc programs held nowhere: tcx links (6.6) or clsact
+# filters (the kernel matrix's 6.1) gone with the rest (the kernel frees a
+# program a moment after its last holder).
+tc_gone() {
+	local _
+	for _ in $(seq 30); do
+		bpftool prog show 2>/dev/null | grep -qE 'name sluice_tc_(in|out)' || return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "... and no tc hand-off program is left (tcx link or clsact filter)" tc_gone
 check "$PIN_DIR is gone" test ! -e "$PIN_DIR"
 r=$(load --connect $SRV4 --port 8080 --rate 50 --count 6 --timeout 5)
 check_num "the service is reached with nothing in front (6 at once; the limit was 4)" "$(jq .ok <<<"$r")" -eq 6
@@ -44,4 +56,5 @@ check "after a crash XDP is still on sl0" xdp_on
 out=$("$SLUICECTL" detach --pin-dir "$PIN_DIR")
 check "detach after a crash: XDP off sl0 and off this host ($out)" \
 	bash -c '! ip link show sl0 | grep -q prog/xdp && test ! -e "$1" && grep -q "sluice is off this host" <<<"$2"' _ "$PIN_DIR" "$out"
+check "... and no tc hand-off program is left" tc_gone
 e2e_finish

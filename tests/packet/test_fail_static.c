@@ -67,6 +67,7 @@ static void test_static_sweep_returns_seats(void **state)
 	struct sluice_conn c;
 	struct fr_spec s;
 	uint64_t now = mono_ns();
+	uint32_t out_len, verdict;
 	size_t n;
 
 	(void)state;
@@ -83,19 +84,33 @@ static void test_static_sweep_returns_seats(void **state)
 	s.sport = 41010;
 	key_from_spec(&s, &probe);
 	n = fr_build(&s, in, NULL);
-	/* Full: dropped, and the sweep is armed. */
-	run_expect("a SYN over the limit, no daemon", in, n, out, XDP_DROP);
+	/* Full, no daemon: the SYN arms the sweep, a timer the kernel runs on
+	 * its own time.  Mostly the SYN is judged first and dropped, and its
+	 * retransmit gets the seat the sweep returns; where the timer fires
+	 * within the program (an emulated guest's interrupt lands there), the
+	 * expired seat is this SYN's at once.  Either way the stale handshake
+	 * goes and the new one is seated, within the limit. */
+	assert_int_equal(run_xdp(in, n, out, &out_len, &verdict), 0);
+	if (verdict != XDP_DROP && verdict != XDP_PASS)
+		fail_msg("a SYN over the limit, no daemon: verdict %s", verdict_name(verdict));
+	if (verdict == XDP_PASS) {
+		/* Admitted only on a seat the sweep had returned already. */
+		read_gstats(&g);
+		if (g.static_expired == g0.static_expired)
+			fail_msg("a SYN over the limit was admitted before any seat expired");
+	}
 	g = wait_expired(g0.static_expired, 1);
 	assert_int_equal(g.static_expired - g0.static_expired, 1);
 	assert_true(g.static_sweeps - g0.static_sweeps >= 1);
 	assert_int_not_equal(bpf_map_lookup_elem(fd_conns, &old, &c), 0);
 	assert_int_equal(bpf_map_lookup_elem(fd_conns, &young, &c), 0);
 	assert_int_equal(bpf_map_lookup_elem(fd_conns, &est, &c), 0);
-	assert_int_equal(get_seats(L_QUEUE).seats_in_use, 2);
 	assert_int_equal(get_seats(L_QUEUE).expired, 1);
-
-	/* Its retransmit gets the seat. */
-	run_expect("its retransmit", in, n, out, XDP_PASS);
+	if (verdict == XDP_DROP) {
+		assert_int_equal(get_seats(L_QUEUE).seats_in_use, 2);
+		/* Its retransmit gets the seat. */
+		run_expect("its retransmit", in, n, out, XDP_PASS);
+	}
 	assert_int_equal(bpf_map_lookup_elem(fd_conns, &probe, &c), 0);
 	assert_int_equal(get_seats(L_QUEUE).seats_in_use, 3);
 

@@ -171,6 +171,8 @@ static void print_refusals_json(struct json_out *jo, const struct status_refusal
 	jo_str(jo, "path", r->e.flags & SLUICE_IF_RST_HANDOFF ? "handoff" : "xdp_tx");
 	jo_str(jo, "reason", sl_tx_reason_name(r->e.reason));
 	jo_bool(jo, "handoff_ready", r->e.flags & SLUICE_IF_HANDOFF_READY);
+	jo_str(jo, "handoff_via", !(r->e.flags & SLUICE_IF_HANDOFF_READY) ? "none" :
+				  r->e.flags & SLUICE_IF_HANDOFF_CLSACT ? "clsact" : "tcx");
 	jo_u64(jo, "xdp_features", r->e.xdp_features);
 	jo_u64(jo, "rst_xdp_tx", r->st.rst_xdp_tx);
 	jo_u64(jo, "rst_handoff", r->st.rst_handoff);
@@ -346,7 +348,8 @@ static void print_table(const struct status *s, const char *pin_dir)
 		       "lost %llu\n", s->ifaces[i].ifname,
 		       r->e.flags & SLUICE_IF_RST_HANDOFF ? "tc hand-off" : "XDP_TX",
 		       sl_tx_reason_name(r->e.reason),
-		       r->e.flags & SLUICE_IF_HANDOFF_READY ? "" : ", no hand-off",
+		       !(r->e.flags & SLUICE_IF_HANDOFF_READY) ? ", no hand-off" :
+		       r->e.flags & SLUICE_IF_HANDOFF_CLSACT ? ", hand-off on clsact" : "",
 		       (unsigned long long)r->st.rst_xdp_tx, (unsigned long long)r->st.rst_handoff,
 		       (unsigned long long)r->st.handoff_in, (unsigned long long)r->st.tx_dropped);
 	}

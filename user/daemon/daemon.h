@@ -59,6 +59,8 @@ struct daemon_opts {
 	bool verbose;
 	bool watch_config;
 	bool version;        /* --version: print it and stop */
+	bool check;          /* --check: this kernel's features, and whether sluice can protect */
+	bool requirements;   /* --requirements: the features table as Markdown (README.md's) */
 	enum sl_log_level log_level;
 };
 
@@ -120,9 +122,13 @@ struct daemon {
 	char status[768];               /* what STATUS= said last when ready */
 };
 
-/* daemon_opts.c: the command line (0: run; 1: --help or --version said
- * what was asked, exit 0; a negative errno: a line on stderr, exit 2), then what the configuration completes: interfaces,
- * pin directory, control socket (0, or a negative errno, logged). */
+/* daemon_opts.c: the command line (0: run; DAEMON_ANSWERED: --help,
+ * --version, --requirements or --check said what was asked, exit 0;
+ * DAEMON_ANSWERED_NO: --check found that sluice cannot protect this host,
+ * exit 1; a negative errno: a line on stderr, exit 2), then what the
+ * configuration completes: interfaces, pin directory, control socket (0,
+ * or a negative errno, logged). */
+enum { DAEMON_ANSWERED = 1, DAEMON_ANSWERED_NO = 3 };
 int daemon_parse_args(int argc, char **argv, struct daemon_opts *o);
 int daemon_complete_opts(struct daemon_opts *o, const struct sl_config *cfg);
 

@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 
 #include "daemon/control.h"
 #include "daemon/daemon.h"
+#include "dataplane/kernel_features.h"
 #include "lib/default_route.h"
 #include "lib/hostport.h"
 #include "lib/log.h"
@@ -126,6 +128,13 @@ static const struct sl_opt daemon_options[] = {
 		    "(unless --log-level says otherwise)"),
 	{.name = "version", .short_name = 'V', .kind = SL_OPT_FLAG, .offset = offsetof(T, version),
 	 .help = "the version, the commit built and the map ABI", .flags = SL_OPT_ANSWERS},
+	{.name = "check", .kind = SL_OPT_FLAG, .offset = offsetof(T, check),
+	 .help = "the kernel features sluice uses, whether this host has\n"
+		 "each and the way taken where it does not; exit 1\n"
+		 "where sluice cannot protect this host (root: it loads\n"
+		 "the programs once, attaching nothing)", .flags = SL_OPT_ANSWERS},
+	{.name = "requirements", .kind = SL_OPT_FLAG, .offset = offsetof(T, requirements),
+	 .help = "the same features as a Markdown table (README.md's)", .flags = SL_OPT_ANSWERS},
 	SL_ROW_END,
 };
 #undef T
@@ -139,8 +148,9 @@ static const struct sl_opt_doc daemon_doc = {
 		"sluice data path (XDP on IFNAME, sock_ops on the cgroup v2 root), apply the\n"
 		"configuration, and keep it running.  SIGHUP reloads FILE (all or nothing);\n"
 		"SIGTERM/SIGINT detach and remove the pins.\n",
-	.epilogue = "Exit status: 0 after a clean stop, 1 when start-up or the loop failed,\n"
-		    "2 for a bad command line.\n",
+	.epilogue = "Exit status: 0 after a clean stop, 1 when start-up or the loop failed\n"
+		    "(or --check found that sluice cannot protect this host), 2 for a bad\n"
+		    "command line.\n",
 };
 
 int daemon_parse_args(int argc, char **argv, struct daemon_opts *o)
@@ -149,12 +159,24 @@ int daemon_parse_args(int argc, char **argv, struct daemon_opts *o)
 	int rc = sl_opt_parse(&daemon_doc, daemon_options, o, NULL, argc, argv, &parsed);
 
 	if (rc == SL_OPT_HELPED)
-		return 1;
+		return DAEMON_ANSWERED;
 	if (rc < 0)
 		return rc;
 	if (o->version) {
 		printf("sluiced %s (%s, map ABI %d)\n", sl_version(), sl_version_git(), SLUICE_ABI_VERSION);
-		return 1;
+		return DAEMON_ANSWERED;
+	}
+	if (o->requirements) {
+		sl_features_print_markdown(stdout);
+		return DAEMON_ANSWERED;
+	}
+	if (o->check) {
+		struct sl_feature_probe probe;
+		struct utsname u;
+
+		sl_features_probe(&probe, true);
+		sl_features_print(stdout, &probe, uname(&u) ? "(unknown)" : u.release);
+		return sl_features_sufficient(&probe) ? DAEMON_ANSWERED : DAEMON_ANSWERED_NO;
 	}
 	while (o->n_ifnames < SL_DP_MAX_IFACES && o->ifnames[o->n_ifnames])
 		o->n_ifnames++;

@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 	d.opts.log_level = SL_LOG_INFO;
 	err = daemon_parse_args(argc, argv, &d.opts);
 	if (err)
-		return err > 0 ? 0 : 2;
+		return err == DAEMON_ANSWERED ? 0 : err == DAEMON_ANSWERED_NO ? 1 : 2;
 	sl_log_set_level(d.opts.log_level);
 	sl_journal_fields_init();
 	sl_libbpf_log(d.opts.verbose);

@@ -27,7 +27,7 @@ static void say(const struct sl_dp_iface *ifc, enum sl_tx_say what, uint64_t los
 	else if (what == SL_TX_SAY_UNPROVEN)
 		pr_warn("event=refusals_unproven iface=%s mode=%s (refusals go by XDP_TX, which this "
 			"device is not known to deliver, and the tc hand-off is not attached: a "
-			"refused client may not be told.  Give the kernel tcx (Linux 6.6), or run with "
+			"refused client may not be told.  See the hand-off line above for why, or run with "
 			"--xdp-mode generic)", ifc->name, generic ? "generic" : "native");
 }
 
@@ -80,6 +80,16 @@ void sl_tx_path_rt_metrics(const struct sl_tx_path_rt *rt, const struct sl_datap
 				   dp->ifaces[i].name, "path", "xdp_tx", NULL);
 		sl_prom_sample_u64(f, "interface_rsts_total", st[i].rst_handoff, "interface",
 				   dp->ifaces[i].name, "path", "handoff", NULL);
+	}
+	sl_prom_family(f, "interface_handoff_attached", SL_PROM_GAUGE,
+		       "1 while the interface's hand-off programs are attached, by how: tcx links, or "
+		       "cls_bpf filters on clsact where the kernel has no tcx (before 6.6).");
+	for (size_t i = 0; i < dp->n_ifaces; i++) {
+		enum sl_tc_via via = dp->ifaces[i].tc_via;
+
+		sl_prom_sample(f, "interface_handoff_attached", via != SL_TC_NONE, "interface",
+			       dp->ifaces[i].name, "via", via == SL_TC_TCX ? "tcx" :
+			       via == SL_TC_CLSACT ? "clsact" : "none", NULL);
 	}
 	sl_prom_family(f, "interface_handoff_frames_total", SL_PROM_COUNTER,
 		       "Hand-off frames the tc programs turned: RSTs out of the device, held SYNs into it.");

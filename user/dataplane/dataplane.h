@@ -43,10 +43,19 @@ struct sl_dataplane_opts {
 	uint32_t root_slot;        /* ...slot */
 };
 
+/* How an interface's hand-off programs are attached (tx_hooks.c): tcx
+ * links (Linux 6.6), else cls_bpf filters on a clsact qdisc. */
+enum sl_tc_via {
+	SL_TC_NONE = 0,
+	SL_TC_TCX,
+	SL_TC_CLSACT,
+};
+
 struct sl_dp_iface {
 	char name[IFNAMSIZ];
 	int ifindex;
 	bool attached;
+	enum sl_tc_via tc_via;   /* both hand-off programs, attached this way */
 	int tc_in_fd, tc_out_fd; /* tcx links of sluice_tc_in/out (tx_hooks.c), -1: none */
 	uint32_t cookie;         /* its hand-off frames carry it (ifaces.c) */
 	bool veth;               /* its driver is veth (ifaces.c) */

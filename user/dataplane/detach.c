@@ -17,6 +17,7 @@
 #include "dataplane/chain.h"
 #include "dataplane/pinned_maps.h"
 #include "dataplane/prog_stats.h"
+#include "dataplane/tx_hooks.h"
 #include "sluice_abi.h"
 
 static __u32 mode_flag(const char *mode)
@@ -58,6 +59,31 @@ static void detach_xdp(const char *pin_dir, struct sl_detach_report *r)
 		}
 	}
 	close(prog_fd);
+}
+
+/* The hand-off's clsact filters (a kernel without tcx: tx_hooks.h) off
+ * every interface the pinned map of protected interfaces names, each only
+ * while it runs the pinned program.  Before the pins go: their ids say
+ * what is sluice's. */
+static void detach_clsact(const char *pin_dir, struct sl_detach_report *r)
+{
+	uint32_t in_id = sl_pinned_prog_id(pin_dir, SLUICE_PROG_TC_IN);
+	uint32_t out_id = sl_pinned_prog_id(pin_dir, SLUICE_PROG_TC_OUT);
+	__u32 key, next, *prev = NULL;
+	char path[4096];
+	int fd;
+
+	if (!in_id || !out_id || sl_pin_path(path, sizeof(path), pin_dir, "maps", sl_map_names[SL_MAP_IFACES]))
+		return;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		r->n_links += (size_t)sl_tx_hooks_remove_clsact((int)key, in_id, out_id);
+	}
+	close(fd);
 }
 
 /* Every pinned link detaches its program now (the sock_ops link, the
@@ -179,6 +205,7 @@ int sl_detach_pinned(const char *pin_dir, struct sl_detach_report *r)
 		goto out;
 	}
 	detach_xdp(pin_dir, r);
+	detach_clsact(pin_dir, r);
 	leave_root_arrays(pin_dir, r);
 	detach_links(pin_dir, r);
 	remove_pins(pin_dir, r);

@@ -23,7 +23,8 @@ struct sl_detach_report {
 	char xdp[SL_DETACH_MAX_IFACES][IF_NAMESIZE];
 	const char *xdp_mode[SL_DETACH_MAX_IFACES];
 	bool sockops;        /* the pinned sock_ops link was detached */
-	size_t n_links;      /* other pinned links detached (tcx hand-off, drop tracepoints) */
+	size_t n_links;      /* other links detached (the tc hand-off's tcx links or clsact
+			      * filters, the drop tracepoints) */
 	size_t n_root_slots; /* root programs' array slots left (xdpChain.rootArray) */
 	size_t n_pins;       /* pins removed */
 	size_t n_failed;     /* pins or attachments that could not be removed */

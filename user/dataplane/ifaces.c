@@ -65,7 +65,8 @@ int sl_iface_publish(struct sl_dataplane *dp, size_t i, const struct sl_tx_choic
 		     uint64_t xdp_features)
 {
 	uint32_t flags = (sl_tx_hooks_ready(dp, i) ? SLUICE_IF_HANDOFF_READY : 0) |
-			 (c->rst_handoff ? SLUICE_IF_RST_HANDOFF : 0);
+			 (c->rst_handoff ? SLUICE_IF_RST_HANDOFF : 0) |
+			 (dp->ifaces[i].tc_via == SL_TC_CLSACT ? SLUICE_IF_HANDOFF_CLSACT : 0);
 
 	return write_entry(dp, i, flags, c->reason, xdp_features);
 }
