@@ -379,7 +379,7 @@ __noinline int sl_decide_syn(struct xdp_md *ctx, const struct syn_pkt *parsed)
  */
 __noinline int sl_decide_ack(struct xdp_md *ctx, const struct syn_pkt *parsed)
 {
-	struct sl_decision *d = decision_of(parsed);
+	struct sl_decision *d;
 	struct syn_pkt *p;
 	const struct sluice_class *cls;
 	struct sluice_settings *cfg;
@@ -389,12 +389,15 @@ __noinline int sl_decide_ack(struct xdp_md *ctx, const struct syn_pkt *parsed)
 	__u64 now;
 	int verdict;
 
-	if (!d)
-		return XDP_PASS;
-	p = &d->pkt;
+	/* Every segment of every connection is an ACK: without a level that
+	 * seats at the ACK it passes here, before the packet is copied. */
 	cfg = bpf_map_lookup_elem(&sl_config, &zero);
 	if (!cfg || !cfg->ack_watch_levels || !(cfg->flags & SLUICE_CFG_ACTIVE))
 		return XDP_PASS;
+	d = decision_of(parsed);
+	if (!d)
+		return XDP_PASS;
+	p = &d->pkt;
 	if (bpf_map_lookup_elem(&sl_conns, &p->key) || loopback_source(&p->key))
 		return XDP_PASS; /* seated: an established connection's segment (or a martian) */
 	classify(cfg, p, &d->cls);
