@@ -371,18 +371,18 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 # Every suite needs root and BPF; the runner fails loudly without them.
 # The unit and packet suites run once, first (they fail within a minute),
 # built with ASan + UBSan: the same code as the plain build, checked
-# harder (make test-fast runs them plain).  The e2e suites run the plain
-# build, whose timing they bound; make test SANITIZE=1 runs them sanitized
-# too.  Then the fuzz corpora.
+# harder (make test-fast runs them plain).  Then the fuzz corpora.  The
+# e2e suites run the plain build, whose timing they bound, with the kernel
+# matrix beside them on one core (tests/run-all.sh); make test SANITIZE=1
+# runs them sanitized too.
 test: deps kernels
 	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
 	$(Q)scripts/check_includes.sh
 	$(Q)scripts/check_cycles.sh $(BUILD)
 ifneq ($(SANITIZE),1)
 	$(Q)$(MAKE) -j$(JOBS) --no-print-directory SANITIZE=1 test-sanitized
-	$(Q)BUILD=$(BUILD) tests/run-all.sh e2e
 	$(Q)$(MAKE) -j$(JOBS) --no-print-directory fuzz-replay
-	$(Q)BUILD=$(BUILD) tests/run-all.sh kernels
+	$(Q)BUILD=$(BUILD) tests/run-all.sh e2e kernels
 else
 	$(Q)BUILD=$(BUILD) tests/run-all.sh
 endif

@@ -81,9 +81,16 @@ static __always_inline int track_conn(const struct syn_pkt *p, const struct slui
  * admitted before, counted so. */
 static __always_inline bool retransmit_of_tracked(const struct syn_pkt *p, struct sluice_level_stats *ls)
 {
-	if (!bpf_map_lookup_elem(&sl_conns, &p->key))
+	struct sluice_conn *c = bpf_map_lookup_elem(&sl_conns, &p->key);
+
+	if (!c)
 		return false;
-	ls->retransmits++;
+	/* The wire carried this SYN once: generic XDP seeing the daemon's
+	 * re-injection of it is no retransmit (its mark goes with it). */
+	if (c->flags & SLUICE_CONNF_REINJECTED)
+		c->flags &= ~SLUICE_CONNF_REINJECTED;
+	else
+		ls->retransmits++;
 	return true;
 }
 

@@ -174,8 +174,8 @@ static __always_inline int judge(struct xdp_md *ctx, struct syn_pkt *p,
 		return XDP_PASS;
 	}
 	sluice_release(&seats->seats_in_use, need);
-	if (err == -EEXIST) { /* another CPU admitted this 4-tuple */
-		ls->retransmits++;
+	if (err == -EEXIST) { /* another CPU admitted this 4-tuple, or the daemon */
+		retransmit_of_tracked(p, ls);
 		goto refund;
 	}
 	STAT_INC(gs, conn_table_full);

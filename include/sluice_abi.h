@@ -432,6 +432,10 @@ enum sluice_conn_flags {
 	/* The daemon admitted it (re-injected its held SYN, or it claimed a
 	 * ticket): the daemon keeps a record of it until its close event. */
 	SLUICE_CONNF_DAEMON = 1u << 2,
+	/* Its held SYN was re-injected into a device in generic XDP mode,
+	 * where XDP sees it once more: that pass is the daemon's, not the
+	 * client's retransmit.  Set by the daemon, cleared by that pass. */
+	SLUICE_CONNF_REINJECTED = 1u << 3,
 };
 
 struct sluice_conn {

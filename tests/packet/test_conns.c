@@ -180,6 +180,51 @@ static void test_fill_level(void **state)
 	assert_int_equal(count_hash(fd_conns, sizeof(struct sluice_conn_key)), 5);
 }
 
+/* A held SYN the daemon re-injects into a device in generic mode passes
+ * XDP once more: the wire carried it once, so that pass is no retransmit
+ * (SLUICE_CONNF_REINJECTED, cleared by it); the client's own retransmit
+ * after it is one.  On a level with room (the admission's insert finds
+ * the daemon's record) and on a full one (the refusal asks first). */
+static void test_reinjected_syn_is_no_retransmit(void **state)
+{
+	static uint8_t in[FR_MAX_LEN], out[FR_MAX_LEN];
+	static const uint32_t limits[] = {5, 1};
+	struct sluice_conn_key k;
+	struct sluice_conn c;
+	struct fr_spec s;
+	struct snap a, b;
+	size_t n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		setup_maps(0);
+		put_level(L_QUEUE, SLUICE_LEVEL_LIMITED, SLUICE_RESP_QUEUE, limits[i], 1, "reinjected");
+		fr_default_v4_syn(&s);
+		s.sport = (uint16_t)(31000 + i);
+		key_from_spec(&s, &k);
+		/* The daemon's admission: its record, its seat. */
+		insert_conn(&k, L_QUEUE, 1);
+		assert_int_equal(bpf_map_lookup_elem(fd_conns, &k, &c), 0);
+		c.flags = SLUICE_CONNF_DAEMON | SLUICE_CONNF_REINJECTED;
+		assert_int_equal(bpf_map_update_elem(fd_conns, &k, &c, BPF_EXIST), 0);
+		put_seats(L_QUEUE, 1, 0);
+		n = fr_build(&s, in, NULL);
+
+		take_snap(&a);
+		run_expect("the re-injected SYN, seen by generic XDP", in, n, out, XDP_PASS);
+		take_snap(&b);
+		assert_int_equal(b.l[L_QUEUE].retransmits - a.l[L_QUEUE].retransmits, 0);
+		assert_int_equal(b.seats[L_QUEUE].seats_in_use, 1);
+		assert_int_equal(bpf_map_lookup_elem(fd_conns, &k, &c), 0);
+		assert_int_equal(c.flags, SLUICE_CONNF_DAEMON);
+
+		run_expect("the client's retransmit", in, n, out, XDP_PASS);
+		take_snap(&a);
+		assert_int_equal(a.l[L_QUEUE].retransmits - b.l[L_QUEUE].retransmits, 1);
+		assert_int_equal(a.seats[L_QUEUE].seats_in_use, 1);
+	}
+}
+
 /* Ring buffer events: per-CPU rate limit (events_per_sec) suppresses, and
  * counts, what exceeds it; counters stay exact. */
 static void test_event_rate_limit(void **state)
@@ -392,6 +437,7 @@ static const struct CMUnitTest tests[] = {
 	SCENARIO(test_conn_key_v6),
 	SCENARIO(test_conn_key_family_distinct),
 	SCENARIO(test_fill_level),
+	SCENARIO(test_reinjected_syn_is_no_retransmit),
 	SCENARIO(test_event_rate_limit),
 	SCENARIO(test_conn_table_full),
 	SCENARIO(test_conns_walk),

@@ -120,9 +120,11 @@ static bool admit_held(struct level_rt *l, struct sl_pending *p, const struct sl
 	if (sl_frame_parse(h->frame, h->len, &f))
 		return false;
 	/* A held ACK carries the client's SYN sequence + 1.  Its close event
-	 * comes back to this record (SLUICE_CONNF_DAEMON). */
+	 * comes back to this record (SLUICE_CONNF_DAEMON).  Generic XDP will
+	 * see the re-injected SYN: not a retransmit (SLUICE_CONNF_REINJECTED). */
 	sluice_conn_admitted(&c, now, p->level, p->seats, p->schema, p->policy, p->workload,
-			     (uint16_t)((f.ack ? SLUICE_CONNF_AT_ACK : 0) | slot_flags(p) | SLUICE_CONNF_DAEMON),
+			     (uint16_t)((f.ack ? SLUICE_CONNF_AT_ACK : 0) | slot_flags(p) | SLUICE_CONNF_DAEMON |
+					(!f.ack && sl_dataplane_generic(adm->dp) ? SLUICE_CONNF_REINJECTED : 0)),
 			     htonl(f.ack ? f.seq - 1 : f.seq));
 	err = sl_conn_admit(adm->dp, &p->key, &c, *reserved);
 	*reserved = false; /* given back on failure; the connection's on success */

@@ -13,17 +13,29 @@ void sl_tx_path_rt_init(struct sl_tx_path_rt *rt)
 	memset(rt, 0, sizeof(*rt));
 }
 
+/* Why an XDP_TX frame was dropped there, and what helps. */
+static const char *drop_advice(const struct sl_dp_iface *ifc, bool generic)
+{
+	if (generic)
+		return "In generic mode XDP_TX is the stack's own transmit: the device's queue was full";
+	if (ifc->veth)
+		return "A veth delivers XDP_TX only while its peer has NAPI: load an XDP program on "
+		       "the peer, or `ethtool -K <peer> gro on`, or run with --xdp-mode generic";
+	return "The driver's XDP transmit ring was full: a larger one drops fewer "
+	       "(`ethtool -G <iface> tx N`), or run with --xdp-mode generic";
+}
+
 static void say(const struct sl_dp_iface *ifc, enum sl_tx_say what, uint64_t lost,
 		const struct sl_tx_choice *c, bool generic)
 {
 	if (what == SL_TX_SAY_DROPS)
 		pr_warn("event=refusals_dropped iface=%s lost=%llu path=%s (the driver dropped RSTs "
-			"sent with XDP_TX: their clients were not told.  %s.  A veth delivers XDP_TX "
-			"only while its peer has NAPI: load an XDP program on the peer, or "
-			"`ethtool -K <peer> gro on`, or run with --xdp-mode generic)",
+			"sent with XDP_TX: their clients were not told.  %s.  %s)",
 			ifc->name, (unsigned long long)lost, c->rst_handoff ? "handoff" : "xdp_tx",
-			c->rst_handoff ? "Its refusals go by tc hand-off from now on" :
-					 "Without the tc hand-off they cannot go another way");
+			c->rst_handoff ? "Its refusals go by tc hand-off from now on, until the "
+					 "device's XDP features change or sluiced restarts" :
+					 "Without the tc hand-off they cannot go another way",
+			drop_advice(ifc, generic));
 	else if (what == SL_TX_SAY_UNPROVEN)
 		pr_warn("event=refusals_unproven iface=%s mode=%s (refusals go by XDP_TX, which this "
 			"device is not known to deliver, and the tc hand-off is not attached: a "

@@ -657,3 +657,8 @@ void sl_libbpf_log(bool verbose)
 	libbpf_verbose = verbose;
 	libbpf_set_print(libbpf_print);
 }
+
+bool sl_dataplane_generic(const struct sl_dataplane *dp)
+{
+	return dp->xdp_flags & XDP_FLAGS_SKB_MODE;
+}

@@ -109,6 +109,9 @@ enum sl_stop_mode {
 				* still seen while no daemon runs */
 };
 void sl_dataplane_stop(struct sl_dataplane *dp, enum sl_stop_mode mode);
+/* XDP runs in generic (skb) mode: it sees the frames the daemon sends
+ * back into a device's receive path once more. */
+bool sl_dataplane_generic(const struct sl_dataplane *dp);
 
 
 /* The map fds of a loaded skeleton (borrowed: not closed by sl_maps_close). */
