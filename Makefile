@@ -423,7 +423,9 @@ test-sanitized: $(BPF_OBJ) $(TEST_BPF) $(UNIT_TESTS) $(PKT_TESTS)
 	$(Q)echo "== unit and packet suites, with ASan + UBSan ($(BUILD))"
 	$(Q)BUILD=$(BUILD) $(SAN_ENV) tests/run-all.sh unit packet
 
-demo: deps
+# make demo installs only what it runs (scripts/install-deps.sh --demo).
+demo:
+	$(Q)scripts/install-deps.sh --demo
 	$(Q)$(MAKE) -j$(JOBS) --no-print-directory all
 	$(Q)scripts/demo.sh
 

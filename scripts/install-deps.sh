@@ -2,28 +2,54 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Install the Debian packages sluice needs to build, test and run its demo.
 # Idempotent: prints nothing and exits 0 when everything is already present.
+#
+#   scripts/install-deps.sh [--demo | --bench] [--list]
+#     (none)   what make builds and make test runs
+#     --demo   only what make demo needs: the build and the lab
+#     --bench  make test's and what make bench compares sluice against
+#     --list   print the packages, one per line, and install nothing
 set -euo pipefail
 
-PKGS=(
+# What `make` (every program, test and tool of the tree) needs.
+BUILD_PKGS=(
   build-essential pkg-config
   clang llvm
   libbpf-dev bpftool libelf-dev zlib1g-dev
   libyaml-dev libcmocka-dev libpcre2-dev libjansson-dev
-  libclang-rt-14-dev
-  iproute2 util-linux procps jq curl
-  ethtool tcpdump         # the lab's peer variants (GRO on/off); capturing a refusal on the wire
-  systemd libsystemd-dev help2man man-db
+  libsystemd-dev linux-libc-dev
+)
+# The lab the demo runs in: namespaces, veths, its report.
+LAB_PKGS=(iproute2 util-linux procps jq ethtool bsdextrautils)
+# The rest of make test.
+TEST_PKGS=(
+  libclang-rt-14-dev      # make fuzz-replay: libFuzzer's runtime
+  curl
+  tcpdump                 # capturing a refusal on the wire
+  systemd help2man man-db
   prometheus gnuplot-nox
   shellcheck              # e2e/test_cli: the bash completion is shellcheck-clean
   debhelper lintian dpkg-dev  # e2e/test_package: dpkg-buildpackage -b, lintian
-  linux-libc-dev
   postgresql-15           # e2e/test_postgres: a real server and pgbench under a storm
   qemu-system-x86 busybox-static kmod cpio zstd xz-utils  # the kernel matrix's guests (tests/kernels/)
 )
 # make bench also measures sluice against its peers on the same lab.
 # The cost part (scripts/bench_cost.sh): nginx, ApacheBench and perf.
-if [ "${1:-}" = "--bench" ]; then
-  PKGS+=(nftables haproxy nginx-light apache2-utils linux-perf)
+BENCH_PKGS=(nftables haproxy nginx-light apache2-utils linux-perf)
+
+PKGS=("${BUILD_PKGS[@]}" "${LAB_PKGS[@]}")
+list=0
+for arg in "$@"; do
+  case $arg in
+  --demo) demo=1 ;;
+  --bench) PKGS+=("${TEST_PKGS[@]}" "${BENCH_PKGS[@]}"); bench=1 ;;
+  --list) list=1 ;;
+  *) echo "install-deps: unknown option $arg (--demo, --bench, --list)" >&2; exit 2 ;;
+  esac
+done
+[ -n "${demo:-}" ] || [ -n "${bench:-}" ] || PKGS+=("${TEST_PKGS[@]}")
+if [ $list -eq 1 ]; then
+  printf '%s\n' "${PKGS[@]}"
+  exit 0
 fi
 
 missing=()
