@@ -54,6 +54,12 @@ check_num "refuse (data path): the level's excess refused" "$(jq .refused <<<"$r
 check_num "... told at once (max refused ms)" "$(jq .refused_ms.max <<<"$r")" -lt $RETRANSMIT_MS
 check_num "... no connect timed out" "$(jq .timeout <<<"$r")" -eq 0
 check_num "... no refusal lost" "$(status_json | jq .stats.rst_failed)" -eq 0
+# The hand-off's programs as this kernel has them: tcx links from 6.6,
+# cls_bpf filters on clsact before (the kernel matrix's 6.1), said so.
+want_via=tcx
+[ "$(printf '%s\n' "$(uname -r)" 6.6 | sort -V | head -n 1)" = 6.6 ] || want_via=clsact
+check "... the hand-off attached by $want_via on $(uname -r) (status)" \
+	jq -e --arg v "$want_via" '.interfaces[0].refusals.handoff_via == $v' <<<"$(status_json)"
 check "no seat left in use" wait_level_field web seats_in_use 0 10
 check "clean stop" stop_daemon
 e2e_finish
