@@ -392,7 +392,7 @@ endif
 # program and run the packet suite, test_smoke and test_impatient.
 # KERNELS="6.1" picks kernels by version; `make kernels` fetches them into
 # /var/cache/sluice/kernels (never this host's boot path).
-kernels:
+kernels: deps
 	$(Q)scripts/fetch-kernels.sh >/dev/null
 
 test-kernels: deps kernels

@@ -126,9 +126,13 @@ matrix_pid=
 if want kernels && want e2e; then
 	mkdir -p "$LOG_DIR/kernels"
 	matrix_start=$SECONDS
-	(VCPUS=${VCPUS:-1} "${MATRIX[@]}" >"$LOG_DIR/kernels/matrix.log" 2>&1
-	 echo $? >"$LOG_DIR/kernels/matrix.rc") &
+	# A session of its own, so that a run stopped half way (Ctrl-C, CI's
+	# bound) takes its guest down with it rather than leave QEMU running.
+	setsid -w bash -c 'VCPUS=${VCPUS:-1} "$@" >"$0/matrix.log" 2>&1; echo $? >"$0/matrix.rc"' \
+		"$LOG_DIR/kernels" "${MATRIX[@]}" &
 	matrix_pid=$!
+	# (by session: timeout puts its command in a process group of its own)
+	trap '[ -n "$matrix_pid" ] && pkill -TERM -s "$matrix_pid"' EXIT
 fi
 if want e2e; then
 	for t in tests/e2e/test_*.sh; do
@@ -140,6 +144,7 @@ fi
 if [ -n "$matrix_pid" ]; then
 	echo "== kernels/matrix (beside the e2e suite)"
 	wait "$matrix_pid"
+	matrix_pid=
 	count_suite kernels/matrix "$LOG_DIR/kernels/matrix.log" "$(cat "$LOG_DIR/kernels/matrix.rc" 2>/dev/null || echo 1)" \
 		$((SECONDS - matrix_start))
 elif want kernels; then
