@@ -22,7 +22,7 @@
 #endif
 #include <linux/bpf.h> /* struct bpf_timer */
 
-#define SLUICE_ABI_VERSION 15
+#define SLUICE_ABI_VERSION 16
 
 /* Sizes.  Connection table size is the default; the daemon may resize. */
 #define SLUICE_MAX_LEVELS      64
@@ -381,7 +381,8 @@ struct sluice_stats {
 	__u64 conn_table_full;/* admitted SYNs that found the connection table full */
 	__u64 events_lost;    /* ring buffer events suppressed or not reserved */
 	__u64 rst_failed;     /* RST could not be built: SYN dropped instead (the other ways a
-			       * refusal is lost: sluice_if_stats.tx_dropped, and
+			       * refusal is lost: sluice_if_stats.tx_dropped and
+			       * sluice_iface.tx_dropped_driver, and
 			       * sluice_seats.reset_failed for the daemon's own) */
 	__u64 tickets_admitted; /* retransmits admitted on a daemon ticket */
 	__u64 tickets_rejected; /* retransmits answered with a RST on a daemon ticket */
@@ -702,6 +703,10 @@ struct sluice_iface {
 	__u32 cookie;   /* hand-off frames of this device carry it */
 	__u32 reason;   /* enum sluice_iface_reason */
 	__u64 xdp_features; /* the device's netdev xdp-features when last read */
+	/* XDP_TX frames that only the driver's own counters saw dropped
+	 * (virtio_net on a full ring fires no tracepoint), counted by the
+	 * daemon: lost refusals beside sluice_if_stats.tx_dropped. */
+	__u64 tx_dropped_driver;
 };
 
 /* A drop this recent (on this CPU) sends the next RST by hand-off, before

@@ -116,7 +116,8 @@ if want packet; then
 	run_built packet
 fi
 run_e2e() {
-	run_suite "e2e/$(basename "$1" .sh)" timeout --kill-after=10 300 "$1"
+	local name=${1#tests/}
+	run_suite "${name%.sh}" timeout --kill-after=10 300 "$1"
 }
 # The kernel matrix beside the e2e suite (make test asks for both): its
 # guests take one core (VCPUS=1), the e2e tests keep the other, as in
@@ -150,10 +151,11 @@ if [ -n "$matrix_pid" ]; then
 elif want kernels; then
 	run_suite kernels/matrix "${MATRIX[@]}"
 fi
-# One e2e test by name (e2e/test_smoke): the fast loop's.
+# One e2e test by name (e2e/test_smoke): the fast loop's; or a kernel
+# guest's test (kernels/test_virtio_net: tests/kernels/vm.sh runs it).
 for s in $SUITES; do
 	case $s in
-	e2e/test_*)
+	e2e/test_* | kernels/test_*)
 		if [ -f "tests/$s.sh" ]; then
 			run_e2e "tests/$s.sh"
 		else

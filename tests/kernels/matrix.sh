@@ -6,7 +6,9 @@
 # loaded alone (a refusal's verifier log kept), sluiced --check (its probes
 # on a kernel that lacks tcx), the packet suite, and the e2e tests
 # test_smoke and test_impatient on the lab's bare client end (and on the
-# oldest, test_detach: the clsact fallback taken off).
+# oldest, test_detach: the clsact fallback taken off), and
+# tests/kernels/test_virtio_net.sh on two virtio-net NICs (a real
+# driver's XDP_TX, its drops counted from its own statistics).
 # This host's own kernel runs everything else of make test.
 #
 # And the matrix tests itself: the object built without the bounds the
@@ -17,7 +19,7 @@
 #   tests/kernels/matrix.sh            (root; TAP on stdout)
 #   env: KERNELS   which kernels, by version prefix ("6.1 6.12", default
 #                  every kernel in the cache)
-#        MATRIX_E2E  the e2e tests run in each guest; MATRIX_E2E_OLDEST those
+#        MATRIX_E2E  the tests run in each guest; MATRIX_E2E_OLDEST those
 #                  run in the oldest only
 #        SLUICE_KERNEL_CACHE, BUILD, ACCEL, VCPUS, MEM (vm.sh)
 #
@@ -28,7 +30,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 BUILD=${BUILD:-build}
 CACHE=${SLUICE_KERNEL_CACHE:-/var/cache/sluice/kernels}
-MATRIX_E2E=${MATRIX_E2E:-e2e/test_smoke e2e/test_impatient}
+MATRIX_E2E=${MATRIX_E2E:-e2e/test_smoke e2e/test_impatient kernels/test_virtio_net}
 # On the oldest kernel only (no tcx there: the clsact fallback's detach).
 MATRIX_E2E_OLDEST=${MATRIX_E2E_OLDEST:-e2e/test_detach}
 OUT_TOP=$BUILD/kernels
@@ -89,7 +91,7 @@ for k in "${kernels[@]}"; do
 	mkdir -p "$OUT_TOP"
 	t0=$SECONDS
 	# shellcheck disable=SC2086 # the steps are words
-	if ! BUILD=$BUILD tests/kernels/vm.sh "$CACHE/$k" "$out" $steps >"$OUT_TOP/$k.vm.log" 2>&1; then
+	if ! BUILD=$BUILD NICS=2 tests/kernels/vm.sh "$CACHE/$k" "$out" $steps >"$OUT_TOP/$k.vm.log" 2>&1; then
 		not_ok "$k: the guest booted and finished ($OUT_TOP/$k.vm.log)"
 		tail -n 5 "$OUT_TOP/$k.vm.log" | diag
 		tail -n 20 "$out/console.log" 2>/dev/null | diag

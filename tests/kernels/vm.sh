@@ -10,12 +10,16 @@
 #     OUT   where the guest writes: summary.txt, a log per step, the
 #           verifier logs of refused programs, dmesg
 #     STEP  progs (bpf/sluice.bpf.o) | progs:OBJECT | check (sluiced --check) |
-#           packet | e2e/test_NAME | demo (make demo's run) | shell:CMD (one word)
+#           packet | e2e/test_NAME | kernels/test_NAME (a guest's own test,
+#           tests/kernels/test_NAME.sh) | demo (make demo's run) |
+#           shell:CMD (one word)
 #
 #   env: BUILD (build), VCPUS (2), MEM (4096 MiB), VM_TIMEOUT (1800 s),
 #        GUEST_DIFF_TUPLES (4000: the packet suite's classifier differential),
 #        ACCEL (tcg: software emulation, which boots anywhere; kvm where
-#        /dev/kvm boots a stock kernel: this machine's PVM hypervisor does not)
+#        /dev/kvm boots a stock kernel: this machine's PVM hypervisor does not),
+#        NICS (0; 2: two virtio-net NICs on one QEMU hub, eth0 52:54:00:00:00:01
+#        and eth1 52:54:00:00:00:02, virtio_net loaded: a real driver's XDP)
 #
 # The guest's summary.txt has one line per step, "step NAME rc=N S s", and
 # the log of step S is S.log (a / in S becomes _; progs:X.bpf.o's is
@@ -32,6 +36,7 @@ VCPUS=${VCPUS:-2}
 MEM=${MEM:-4096}
 VM_TIMEOUT=${VM_TIMEOUT:-1800}
 ACCEL=${ACCEL:-tcg}
+NICS=${NICS:-0}
 
 die() { echo "kernels/vm: $*" >&2; exit 1; }
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/install-deps.sh --kernels)"
@@ -46,6 +51,16 @@ case $ACCEL in
 kvm) accel=(-enable-kvm -cpu host) ;;
 tcg) accel=(-accel 'tcg,thread=multi' -cpu max) ;;
 *) die "ACCEL=$ACCEL: tcg or kvm" ;;
+esac
+
+# A hub joins the two NICs like a cable.  Its ports have no queues= (only
+# tap and vhost-user do): one queue pair each, so virtio_net's XDP_TX runs
+# on its shared, locked transmit queue, as on a small cloud VM.
+case $NICS in
+0) nics=(-nic none) ;;
+2) nics=(-netdev hubport,id=p0,hubid=0 -device virtio-net-pci,netdev=p0,mq=on,vectors=10,mac=52:54:00:00:00:01
+	 -netdev hubport,id=p1,hubid=0 -device virtio-net-pci,netdev=p1,mac=52:54:00:00:00:02) ;;
+*) die "NICS=$NICS: 0 or 2" ;;
 esac
 
 # The initramfs: a static busybox and the modules it needs to mount the
@@ -95,7 +110,7 @@ OUT=$(cd "$OUT" && pwd)
 # The guest's PID 1 after switch_root: mounts, then each step under a
 # bound, then power off (also when a step hangs: timeout kills it).
 {
-	printf '#!/bin/bash\nKVER=%q KDIR=%q ROOT=%q BUILD=%q STEPS=%q\n' "$KVER" "$KDIR" "$ROOT" "$BUILD" "$STEPS"
+	printf '#!/bin/bash\nKVER=%q KDIR=%q ROOT=%q BUILD=%q STEPS=%q NICS=%q\n' "$KVER" "$KDIR" "$ROOT" "$BUILD" "$STEPS" "$NICS"
 	cat <<'EOF'
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb LANG=C.UTF-8
 mkdir -p /dev/pts /dev/shm
@@ -109,6 +124,10 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mkdir -p /lib/modules/$KVER && mount --bind $KDIR/lib/modules/$KVER /lib/modules/$KVER
 hostname "k$KVER"; ip link set lo up
+if [ "$NICS" != 0 ]; then
+	modprobe virtio_net
+	for _ in $(seq 50); do ip link show eth1 >/dev/null 2>&1 && break; sleep 0.1; done
+fi
 echo 1 >/proc/sys/kernel/sysrq
 echo "kernel $(uname -r), $(nproc) CPUs, $(free -m | awk '/Mem:/ { print $2 }') MiB" >/out/summary.txt
 step() { # NAME BOUND CMD...
@@ -131,7 +150,7 @@ for s in $STEPS; do
 			tests/run-all.sh packet ;;
 	check) step check 300 "$BUILD/sluiced" --check ;;
 	demo) step demo 900 scripts/demo.sh ;;
-	e2e/test_*) step "$s" 900 env BUILD="$BUILD" LOG_DIR=/tmp/test-logs tests/run-all.sh "$s" ;;
+	e2e/test_* | kernels/test_*) step "$s" 900 env BUILD="$BUILD" LOG_DIR=/tmp/test-logs tests/run-all.sh "$s" ;;
 	shell:*) step shell 900 bash -c "${s#shell:}" ;;
 	*) echo "step $s rc=127 0 s (unknown step)" >>/out/summary.txt ;;
 	esac
@@ -155,7 +174,7 @@ timeout --kill-after=10 "$VM_TIMEOUT" qemu-system-x86_64 "${accel[@]}" -smp "$VC
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 	-fsdev local,id=out,path="$OUT",security_model=none \
 	-device virtio-9p-pci,fsdev=out,mount_tag=out \
-	-nic none </dev/null
+	"${nics[@]}" </dev/null
 rc=$?
 set -e
 grep -qx 'done' "$OUT/summary.txt" 2>/dev/null || die "the $KVER guest did not finish (qemu rc=$rc; $OUT/console.log)"

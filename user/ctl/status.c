@@ -86,7 +86,7 @@ static void read_refusals(const struct sl_maps *m, struct status *s)
 		r->e = e[i];
 		if (sl_maps_if_stats(m, e[i].slot, &r->st))
 			continue;
-		s->lost_tx_dropped += r->st.tx_dropped;
+		s->lost_tx_dropped += r->st.tx_dropped + r->e.tx_dropped_driver;
 		s->n_refusals++;
 	}
 }
@@ -179,7 +179,10 @@ static void print_refusals_json(struct json_out *jo, const struct status_refusal
 	jo_u64(jo, "handoff_out", r->st.handoff_out);
 	jo_u64(jo, "handoff_in", r->st.handoff_in);
 	jo_u64(jo, "handoff_foreign", r->st.handoff_foreign);
+	/* Lost: as the kernel's tracepoints saw them, and as only the
+	 * driver's own counters did (virtio_net). */
 	jo_u64(jo, "tx_dropped", r->st.tx_dropped);
+	jo_u64(jo, "tx_dropped_driver", r->e.tx_dropped_driver);
 	jo_obj_end(jo);
 }
 
@@ -351,7 +354,8 @@ static void print_table(const struct status *s, const char *pin_dir)
 		       !(r->e.flags & SLUICE_IF_HANDOFF_READY) ? ", no hand-off" :
 		       r->e.flags & SLUICE_IF_HANDOFF_CLSACT ? ", hand-off on clsact" : "",
 		       (unsigned long long)r->st.rst_xdp_tx, (unsigned long long)r->st.rst_handoff,
-		       (unsigned long long)r->st.handoff_in, (unsigned long long)r->st.tx_dropped);
+		       (unsigned long long)r->st.handoff_in,
+		       (unsigned long long)(r->st.tx_dropped + r->e.tx_dropped_driver));
 	}
 	printf("%-24s %-8s %9s %7s %10s %10s %10s %8s %-4s\n", "LEVEL", "TYPE", "SEATS", "LIMIT",
 	       "ADMITTED", "DEFERRED", "REJECTED", "EXPIRED", "AT");

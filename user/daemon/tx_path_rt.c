@@ -52,23 +52,21 @@ void sl_tx_path_rt_step(struct sl_tx_path_rt *rt, struct sl_dataplane *dp, uint6
 		const struct sl_dp_iface *ifc = &dp->ifaces[i];
 		struct sl_tx_reading r;
 		struct sl_tx_choice c;
-		enum sl_tx_say what;
-		uint64_t lost;
-		bool changed;
+		struct sl_tx_step step;
 
 		sl_iface_reading(dp, i, &r);
-		c = sl_tx_watch_step(&rt->watch[i], &r, &changed, &lost, &what);
-		if (changed) {
-			int err = sl_iface_publish(dp, i, &c, r.xdp_features);
+		c = sl_tx_watch_step(&rt->watch[i], &r, &step);
+		if (step.changed || step.lost_driver_only) {
+			int err = sl_iface_publish(dp, i, &c, r.xdp_features, step.lost_driver_only);
 
 			if (err)
 				pr_err("write %s for %s: %s", sl_map_names[SL_MAP_IFACES], ifc->name, strerror(-err));
-			else
+			else if (step.changed)
 				pr_info("event=refusal_path iface=%s path=%s reason=%s xdp_features=0x%llx",
 					ifc->name, c.rst_handoff ? "handoff" : "xdp_tx",
 					sl_tx_reason_name(c.reason), (unsigned long long)r.xdp_features);
 		}
-		say(ifc, what, lost, &c, r.generic);
+		say(ifc, step.say, step.lost, &c, r.generic);
 	}
 }
 
@@ -112,8 +110,10 @@ void sl_tx_path_rt_metrics(const struct sl_tx_path_rt *rt, const struct sl_datap
 				   dp->ifaces[i].name, "direction", "in", NULL);
 	}
 	sl_prom_family(f, "interface_refusals_lost_total", SL_PROM_COUNTER,
-		       "RSTs sent with XDP_TX that the driver dropped (the client was not told).");
+		       "RSTs sent with XDP_TX that the driver dropped (the client was not told): "
+		       "as the kernel's tracepoints or the driver's own counters saw them.");
 	for (size_t i = 0; i < dp->n_ifaces; i++)
-		sl_prom_sample_u64(f, "interface_refusals_lost_total", st[i].tx_dropped, "interface",
+		sl_prom_sample_u64(f, "interface_refusals_lost_total",
+				   st[i].tx_dropped + dp->ifaces[i].tx_dropped_driver, "interface",
 				   dp->ifaces[i].name, NULL);
 }

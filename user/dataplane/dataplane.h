@@ -59,6 +59,7 @@ struct sl_dp_iface {
 	int tc_in_fd, tc_out_fd; /* tcx links of sluice_tc_in/out (tx_hooks.c), -1: none */
 	uint32_t cookie;         /* its hand-off frames carry it (ifaces.c) */
 	bool veth;               /* its driver is veth (ifaces.c) */
+	uint64_t tx_dropped_driver; /* XDP_TX drops only its driver counted (ifaces.c) */
 	bool said_send_failed;   /* a held frame's send failed, and was said (inject.c) */
 };
 

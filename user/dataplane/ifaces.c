@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "dataplane/driver_stats.h"
 #include "dataplane/tx_hooks.h"
 #include "lib/log.h"
 
@@ -54,7 +55,7 @@ static int write_entry(struct sl_dataplane *dp, size_t i, uint32_t flags, uint32
 	const struct sl_dp_iface *ifc = &dp->ifaces[i];
 	struct sluice_iface e = {
 		.slot = (uint32_t)i, .flags = flags, .cookie = ifc->cookie, .reason = reason,
-		.xdp_features = xdp_features,
+		.xdp_features = xdp_features, .tx_dropped_driver = ifc->tx_dropped_driver,
 	};
 	__u32 key = (__u32)ifc->ifindex;
 
@@ -62,8 +63,9 @@ static int write_entry(struct sl_dataplane *dp, size_t i, uint32_t flags, uint32
 }
 
 int sl_iface_publish(struct sl_dataplane *dp, size_t i, const struct sl_tx_choice *c,
-		     uint64_t xdp_features)
+		     uint64_t xdp_features, uint64_t lost_driver_only)
 {
+	dp->ifaces[i].tx_dropped_driver += lost_driver_only;
 	uint32_t flags = (sl_tx_hooks_ready(dp, i) ? SLUICE_IF_HANDOFF_READY : 0) |
 			 (c->rst_handoff ? SLUICE_IF_RST_HANDOFF : 0) |
 			 (dp->ifaces[i].tc_via == SL_TC_CLSACT ? SLUICE_IF_HANDOFF_CLSACT : 0);
@@ -90,6 +92,7 @@ void sl_iface_reading(struct sl_dataplane *dp, size_t i, struct sl_tx_reading *r
 	}
 	if (!sl_iface_stats(dp, i, &st))
 		r->tx_dropped = st.tx_dropped;
+	r->driver_known = !sl_driver_xdp_tx_drops(dp->ifaces[i].name, &r->driver_dropped);
 }
 
 /* An adopted entry of an interface no longer listed goes: its slot may be
@@ -133,11 +136,16 @@ int sl_ifaces_init(struct sl_dataplane *dp)
 		__u32 key = (__u32)ifc->ifindex;
 
 		ifc->veth = is_veth(ifc->name);
-		ifc->cookie = !bpf_map_lookup_elem(dp->maps.fd[SL_MAP_IFACES], &key, &old) && old.cookie ?
-			      old.cookie : new_cookie();
+		if (!bpf_map_lookup_elem(dp->maps.fd[SL_MAP_IFACES], &key, &old) && old.cookie) {
+			ifc->cookie = old.cookie;
+			ifc->tx_dropped_driver = old.tx_dropped_driver;
+		} else {
+			ifc->cookie = new_cookie();
+			ifc->tx_dropped_driver = 0;
+		}
 		sl_iface_reading(dp, i, &r);
 		c = sl_tx_choose(&r, false);
-		err = sl_iface_publish(dp, i, &c, r.xdp_features);
+		err = sl_iface_publish(dp, i, &c, r.xdp_features, 0);
 		if (err) {
 			pr_err("write %s for %s: %s", sl_map_names[SL_MAP_IFACES], ifc->name, strerror(-err));
 			return err;

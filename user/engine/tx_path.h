@@ -22,6 +22,7 @@
 #define SLUICE_ENGINE_TX_PATH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sluice_abi.h"
@@ -40,6 +41,11 @@ struct sl_tx_reading {
 	bool xmit_unproven;
 	uint64_t xdp_features;
 	uint64_t tx_dropped;  /* cumulative XDP_TX drops the tracepoints counted */
+	/* The driver's own count (its ethtool statistics), where it keeps one:
+	 * virtio_net drops XDP_TX frames on a full ring and fires no
+	 * tracepoint; veth counts what the tracepoints also see. */
+	bool driver_known;
+	uint64_t driver_dropped;
 };
 
 struct sl_tx_choice {
@@ -61,17 +67,39 @@ struct sl_tx_watch {
 	bool started;
 	uint64_t features;     /* as last read */
 	bool features_known;
-	uint64_t drops_base;   /* tx_dropped when the features last changed */
-	uint64_t drops_last;   /* tx_dropped at the last reading */
+	uint64_t tp_last;      /* tx_dropped at the last reading */
+	uint64_t driver_last;  /* driver_dropped at the last reading, if driver_known */
+	bool driver_known;
+	uint64_t lost;         /* XDP_TX frames lost since the watch started */
+	uint64_t lost_base;    /* lost when the features last changed */
 	bool said_drops, said_unproven;
 	struct sl_tx_choice choice;
 };
 
-/* One reading: the choice (changed: whether it differs from the last),
- * *new_drops the refusals lost since the last reading, *say what to say
- * now (each kind once per interface). */
+/* What one reading found. */
+struct sl_tx_step {
+	bool changed;          /* the choice differs from the last one */
+	/* XDP_TX frames lost since the last reading: the larger of what the
+	 * tracepoints and the driver counted (both see a veth's drops)... */
+	uint64_t lost;
+	uint64_t lost_driver_only; /* ...and of those, what only the driver saw */
+	enum sl_tx_say say;    /* what to say now (each kind once per interface) */
+};
+
+/* One reading: the choice, and what changed since the last reading.  A
+ * counter that went back (a new map, a driver that reset its statistics)
+ * starts again from there: nothing lost is known of the gap. */
 struct sl_tx_choice sl_tx_watch_step(struct sl_tx_watch *w, const struct sl_tx_reading *r,
-				     bool *changed, uint64_t *new_drops, enum sl_tx_say *say);
+				     struct sl_tx_step *step);
+
+/* The driver's count of XDP_TX frames it dropped, from its ethtool
+ * statistics: n names of ETH_GSTRING_LEN (32) bytes each, and their
+ * values.  The totals where the driver keeps them (virtio_net from 6.10:
+ * tx_xdp_tx_drops beside tx0_xdp_tx_drops), else the sum over its queues
+ * (virtio_net before: tx_queue_0_xdp_tx_drops; veth:
+ * rx_queue_0_xdp_tx_errors).  false: the driver keeps no such counter. */
+#define SL_TX_STAT_NAME_LEN 32 /* ETH_GSTRING_LEN */
+bool sl_tx_driver_drops(const char *names, const uint64_t *values, size_t n, uint64_t *drops);
 
 /* "generic", "ndo_xmit", ...: the reason's name for logs, status and JSON. */
 const char *sl_tx_reason_name(uint32_t reason);
