@@ -5,7 +5,7 @@
 #   make test       run every test suite (root; installs missing Debian packages),
 #                   the kernel matrix included (make test-kernels: it alone)
 #   make check      the pure layers' unit tests only (any user, installs nothing)
-#   make demo       run the lab demo on configs/default.yaml (root)
+#   make demo       run the lab demo on configs/demo.yaml (root)
 #   make bench      run the benchmarks
 #   V=1             show full commands
 #

@@ -10,7 +10,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 echo "== XDP data path: the suggested configuration, a classification-heavy one, one that names no client address"
-build/bench_xdp configs/default.yaml
+build/bench_xdp configs/demo.yaml
 echo
 build/bench_xdp "${BENCH_CONFIG:-tests/packet/classify/labels.yaml}"
 echo

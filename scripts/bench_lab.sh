@@ -14,7 +14,7 @@
 #  B. Protection under a real overload against peers: elephants at 10x a
 #     service's capacity (80/s) from four sources and mice from twenty, 60 s
 #     (BENCH_SECS), with nothing, nftables `ct count over 8`, HAProxy
-#     `maxconn 8` with a 5 s queue, sluice on configs/default.yaml (native
+#     `maxconn 8` with a 5 s queue, sluice on configs/demo.yaml (native
 #     XDP and generic, on the lab's bare client end), and sluice without
 #     held SYNs (the ticket path alone, overbooking 1 and 8); BENCH_B_ARMS
 #     picks some.
@@ -276,7 +276,7 @@ CFG
 		b_arm $arm || continue
 		ARMS+=" $arm-t$PATIENCE"
 		start_service 8080 8 100
-		start_sluiced "$ROOT/configs/default.yaml" --xdp-mode $mode
+		start_sluiced "$ROOT/configs/demo.yaml" --xdp-mode $mode
 		drive "$arm-t$PATIENCE" 8080
 		stop_sluiced
 		stop_service
@@ -286,9 +286,9 @@ PATIENCE=10
 # Without held SYNs (the ticket path alone), with the default overbooking
 # and deeper: what held SYNs replaced (docs/ARCHITECTURE.md, "Deferral
 # throughput").
-derive() { # NAME LINES: configs/default.yaml with LINES after serverConcurrencyLimit
+derive() { # NAME LINES: configs/demo.yaml with LINES after serverConcurrencyLimit
 	sed "s/^  serverConcurrencyLimit: \([0-9]*\)$/  serverConcurrencyLimit: \1\n$2/" \
-		"$ROOT/configs/default.yaml" >"$TMP/$1.yaml"
+		"$ROOT/configs/demo.yaml" >"$TMP/$1.yaml"
 	grep -q "heldSyns" "$TMP/$1.yaml" || { echo "bench_lab: could not derive $1" >&2; exit 1; }
 }
 if b_arm tickets; then

@@ -6,14 +6,14 @@
 # about 3x the load it can take from one heavy client (the elephant,
 # 198.18.0.10) while five light clients (the mice, 198.18.0.11-15) connect
 # once a second each: first without sluice, then with sluiced running
-# configs/default.yaml, while `sluicectl status` updates live.
+# configs/demo.yaml, while `sluicectl status` updates live.
 # Everything runs in private network and mount namespaces and is torn down
 # at the end.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$ROOT/build
-CONFIG=${CONFIG:-$ROOT/configs/default.yaml}
+CONFIG=${CONFIG:-$ROOT/configs/demo.yaml}
 RATE=${RATE:-240}          # elephant: connections per second offered
 SECONDS_LOAD=${SECONDS_LOAD:-20}
 BASELINE_SECONDS=${BASELINE_SECONDS:-10}

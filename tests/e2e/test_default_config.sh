@@ -1,27 +1,44 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# The main job on the default configuration (make demo's scenario,
-# shortened): a service of 8 workers x 100 ms gets 3x its capacity from one
-# heavy client while five light clients connect once a second each.  With
-# configs/default.yaml (its policy in sluice's mode) every light client is
-# served, promptly: neither the priority level's fair queues nor the
-# policy's (flows of a workload take turns) put them behind the heavy one.
+# The installed configuration (configs/default.yaml, /etc/sluice/sluice.yaml)
+# enforces nothing the operator did not turn on.  An operator who set the
+# budget and nothing else (shadow still on) puts sluice in front of a
+# service 3x over: every client gets in as without sluice, the verdicts are
+# counted, and the journal says nothing is enforced and how to change it.
+# `shadow: false` and a reload turn the same verdicts on.
 source "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
-start_service 8080 8 100 --backlog 128 || { not_ok "service starts"; e2e_finish; }
-start_daemon "$E2E_ROOT/configs/default.yaml" || { not_ok "sluiced starts"; e2e_finish; }
-ok "sluiced starts on configs/default.yaml"
-check "its policy runs sluice's own mode" bash -c '"$1" controller --socket "$2" --json | jq -e ".policies[0].mode == \"sluice\""' _ "$SLUICECTL" "$E2E_TMP/ctl.sock"
-load --connect $SRV4 --port 8080 --source 198.18.0.10 --rate 240 --count 3600 --duration 15 --timeout 20 >"$E2E_TMP/elephant.json" &
-ep=$!
-mice=$(load --connect $SRV4 --port 8080 --source 198.18.0.11 --source 198.18.0.12 --source 198.18.0.13 \
-	--source 198.18.0.14 --source 198.18.0.15 --rate 5 --count 75 --duration 15 --timeout 20)
-wait $ep
-diag "mice: $(jq -c '{ok, refused, timeout, p50: .total_ms.p50, p90: .total_ms.p90}' <<<"$mice"); elephant: $(jq -c '{ok, refused, timeout}' "$E2E_TMP/elephant.json")"
-diag "controller: $("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq -c '.policies[0] | {reason, limit, decisions}')"
-check_num "every light client is served (75 of 75)" "$(jq .ok <<<"$mice")" -eq 75
-check_num "... promptly: their median under 1 s ($(jq .total_ms.p50 <<<"$mice") ms; the service takes 100)" "$(jq .total_ms.p50 <<<"$mice")" -lt 1000
-check_num "the heavy client gets the rest of the capacity, not nothing (served $(jq .ok "$E2E_TMP/elephant.json"))" "$(jq .ok "$E2E_TMP/elephant.json")" -ge 600
+CFG=$E2E_TMP/sluice.yaml
+cp "$E2E_ROOT/configs/default.yaml" "$CFG"
+sed -i 's/^  serverConcurrencyLimit: 600$/  serverConcurrencyLimit: 16/' "$CFG"
+check "the operator's budget is set (16 seats), shadow left as installed" grep -q '^  serverConcurrencyLimit: 16$' "$CFG"
+
+start_service 8080 4 200 --backlog 256 || { not_ok "service starts"; e2e_finish; }
+start_daemon "$CFG" || { not_ok "sluiced starts on the installed configuration"; e2e_finish; }
+check "the journal says nothing is enforced, and how to enforce" \
+	grep -q 'event=enforcement shadow=on .*nothing is enforced.*shadow: false' "$E2E_TMP/sluiced.log"
+check "status: shadow mode" jq -e '.shadow == true' <<<"$(status_json)"
+
+# 120 connections at 40/s to a service that completes 20/s: 3x its
+# capacity, with patience enough to be served without sluice.
+burst() { load --connect $SRV4 --port 8080 --rate 40 --count 120 --duration 3 --timeout 15; }
+r=$(burst)
+diag "shadow on: $(jq -c '{ok, refused, timeout, error}' <<<"$r"); global-default: shadow_passed $(level_field global-default shadow_passed), deferred $(level_field global-default deferred), rejected $(level_field global-default rejected)"
+check_num "shadow on: every client is served, as without sluice" "$(jq .ok <<<"$r")" -eq 120
+check_num "shadow on: ... none refused" "$(jq .refused <<<"$r")" -eq 0
+check_num "shadow on: the verdicts it would have given are counted" \
+	"$(status_json | jq '.stats.shadow_passed')" -gt 0
+
+sed -i 's/^  shadow: true /  shadow: false/' "$CFG"
+check "the operator turns shadow off in the file" grep -q '^  shadow: false' "$CFG"
+check "sluicectl reload" "$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock"
+check "the journal says the verdicts are enforced now" \
+	grep -q 'event=enforcement shadow=off ' "$E2E_TMP/sluiced.log"
+d0=$(level_field global-default deferred)
+r=$(burst)
+d1=$(level_field global-default deferred)
+diag "shadow off: $(jq -c '{ok, refused, timeout, error}' <<<"$r"); global-default deferred $((d1 - d0))"
+check_num "shadow off: the same load is deferred or refused now" $(($(jq .refused <<<"$r") + d1 - d0)) -gt 0
 check "clean stop" stop_daemon
 e2e_finish

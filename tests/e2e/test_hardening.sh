@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
 start_service 8080 16 0 || { not_ok "lab service on 8080"; e2e_finish; }
-start_daemon configs/default.yaml || { not_ok "sluiced starts on the suggested configuration"; e2e_finish; }
+start_daemon configs/demo.yaml || { not_ok "sluiced starts on the suggested configuration"; e2e_finish; }
 ok "sluiced starts on the suggested configuration"
 
 gstat() { status_json | jq -r ".stats.$1"; }

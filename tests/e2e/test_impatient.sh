@@ -3,7 +3,7 @@
 # Impatient clients (issue 23): every client gives up its connect after 3 s,
 # as client libraries do.  A service of 8 workers x 100 ms (80/s) gets one
 # heavy source at 3x its capacity for 10 s while five light sources connect
-# twice a second each, behind sluice on the shipped configs/default.yaml,
+# twice a second each, behind sluice on the shipped configs/demo.yaml,
 # in native XDP and in generic, on the lab's bare client end.  (With
 # nothing in front the listen backlog overflows: SYNs dropped,
 # retransmits, time-outs: make bench's baseline.)  Before issue 23, 64 % of connections
@@ -57,9 +57,9 @@ summary() {
 # there, so sluice runs the storm in both XDP modes.
 sluice_round() {
 	local mode=$1 tag=sluice-$1 started timeouts mice_ok mice_n done_n policy
-	start_daemon "$E2E_ROOT/configs/default.yaml" --xdp-mode "$mode" ||
+	start_daemon "$E2E_ROOT/configs/demo.yaml" --xdp-mode "$mode" ||
 		{ not_ok "sluiced starts ($mode)"; e2e_finish; }
-	ok "sluiced starts on configs/default.yaml ($mode XDP)"
+	ok "sluiced starts on configs/demo.yaml ($mode XDP)"
 	storm "$tag"
 	summary "$tag"
 	started=$(( $(jq .started "$E2E_TMP/heavy-$tag.json") + $(jq .started "$E2E_TMP/mice-$tag.json") ))

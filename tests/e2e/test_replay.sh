@@ -155,7 +155,7 @@ check "... and no picture on standard output" bash -c '! grep -q PNG "$1"' _ "$T
 
 # ---- simulate: the default policy against a modelled CPU-bound service ----------
 # 8 cores x 50 ms (160/s): 20 s at half, 30 s at 3x, 30 s at half again.
-SIM=(simulate -P "$E2E_ROOT/configs/default.yaml" --cores 8 --work 50ms --phases 20s@80,30s@480,30s@80)
+SIM=(simulate -P "$E2E_ROOT/configs/demo.yaml" --cores 8 --work 50ms --phases 20s@80,30s@480,30s@80)
 out=$("$CTL" "${SIM[@]}" --json); rc=$?
 check_num "simulate: exit 0" "$rc" -eq 0
 diag "simulate, the surge: $(jq -c '[.arms[] | {name, surge: .phases[1] | {completed_per_s, median_ms, refused, most_in_flight}}]' <<<"$out")"
@@ -178,7 +178,7 @@ check "simulate --plot: a PNG of three panels (1000x960: $(png_size "$T/sim.png"
 check_num "simulate --plot: not a blank canvas (more than 10 KB)" "$(stat -c %s "$T/sim.png")" -gt 10000
 sim_usage() { # NAME EXPECTED-TEXT PHASES
 	local out rc
-	out=$("$CTL" simulate -P "$E2E_ROOT/configs/default.yaml" --phases "$3" 2>&1 >/dev/null); rc=$?
+	out=$("$CTL" simulate -P "$E2E_ROOT/configs/demo.yaml" --phases "$3" 2>&1 >/dev/null); rc=$?
 	check_num "simulate, $1: exit 2" "$rc" -eq 2
 	check "simulate, $1: says '$2'" grep -qF -- "$2" <<<"$out"
 }

@@ -381,6 +381,7 @@ static void differential(const char *path)
 static void test_networks(void **state) { (void)state; differential("tests/packet/classify/networks.yaml"); }
 static void test_labels(void **state) { (void)state; differential("tests/packet/classify/labels.yaml"); }
 static void test_default_config(void **state) { (void)state; differential("configs/default.yaml"); }
+static void test_demo_config(void **state) { (void)state; differential("configs/demo.yaml"); }
 static void test_mandatory_only(void **state) { (void)state; differential("tests/unit/configs/server-only.yaml"); }
 
 static struct sl_config *load_tenants(unsigned n, bool mixed)
@@ -537,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_networks),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_default_config),
+		cmocka_unit_test(test_demo_config),
 		cmocka_unit_test(test_mandatory_only),
 		cmocka_unit_test(test_reload_flips_generation),
 		cmocka_unit_test(test_reload_keeps_unchanged_tables),

@@ -171,7 +171,7 @@ static const struct sl_opt_doc simulate_doc = {
 		"at the configuration's tick).  Per phase: completions/s, median and p99\n"
 		"time in service, clients that gave up, most in flight.\n",
 	.epilogue =
-		"Example: sluicectl simulate -P configs/default.yaml --cores 8 --work 50ms \\\n"
+		"Example: sluicectl simulate -P configs/demo.yaml --cores 8 --work 50ms \\\n"
 		"           --phases 40s@80,60s@480,60s@80 --plot surge.png\n\n"
 		"Exit status: 0 ok, 1 invalid policy or plot failed, 2 usage.\n",
 };

@@ -29,10 +29,10 @@ static int set_shadow(struct daemon *d, bool on, const char **msg)
 		*msg = "cannot write the data path's settings (sl_config)";
 		return err;
 	}
-	if (d->shadow != on)
-		pr_info("shadow mode %s: verdicts are %s", on ? "on" : "off",
-			on ? "counted, not enforced" : "enforced again");
-	d->shadow = on;
+	if (d->shadow != on) {
+		d->shadow = on;
+		daemon_say_enforcement(d);
+	}
 	*msg = on ? "shadow mode on: verdicts counted, not enforced" : "shadow mode off: verdicts enforced";
 	return 0;
 }

@@ -170,6 +170,9 @@ void daemon_reload_finish(struct daemon *d);
  * when; or a step of the periodic one (the kernel's listing read a little
  * a tick, then one walk of sl_conns against it). */
 void daemon_reconcile_all(struct daemon *d, const char *when);
+/* event=enforcement: whether the verdicts hold (shadow mode), said at
+ * start and when shadow mode changes (startup.c). */
+void daemon_say_enforcement(const struct daemon *d);
 void daemon_reconcile_step(struct daemon *d, uint64_t now);
 
 /* The metrics listener's address: --metrics-address, else the

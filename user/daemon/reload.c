@@ -395,6 +395,8 @@ void daemon_reload_finish(struct daemon *d)
 		"classification=%s seconds=%.3f", sl_logfmt_value(file, sizeof(file), d->opts.config_path),
 		d->reload_reason, d->cfg->n_levels, d->cfg->n_schemas, d->cfg->n_policies,
 		r.plan.classes_reused ? "kept" : "compiled", r.seconds);
+	if (d->shadow != was_shadow)
+		daemon_say_enforcement(d);
 	sl_config_watch_loaded(&d->watch);
 	sl_svcmgr_ready(&d->svcmgr, d->status);
 	sl_reload_result_free(&r);

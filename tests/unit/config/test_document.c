@@ -503,9 +503,9 @@ static void test_good_full_fixture(void **state)
 	sl_diags_free(&d);
 }
 
-static void test_default_config_loads(void **state)
+static void test_demo_config_loads(void **state)
 {
-	const char *path = getenv("SLUICE_DEFAULT_CONFIG");
+	const char *path = getenv("SLUICE_DEMO_CONFIG");
 	struct sl_diags d = SL_DIAGS_INIT;
 	struct sl_config *cfg = NULL;
 	const struct sl_level_cfg *l;
@@ -513,7 +513,7 @@ static void test_default_config_loads(void **state)
 
 	(void)state;
 	if (!path || !*path)
-		path = "configs/default.yaml";
+		path = "configs/demo.yaml";
 	assert_int_equal(sl_config_load_file(path, &cfg, &d), 0);
 	if (d.count)
 		sl_diags_print(&d, stderr);
@@ -538,6 +538,34 @@ static void test_default_config_loads(void **state)
 	assert_int_equal(l->shares, 100);
 	assert_int_equal(l->lendable_percent, 90);
 	assert_int_equal(l->queues, 128);
+	sl_config_free(cfg);
+	sl_diags_free(&d);
+}
+
+/* The installed configuration enforces nothing until told to: shadow on,
+ * no policy, Kubernetes' suggested levels and budget. */
+static void test_default_config_is_shadow(void **state)
+{
+	struct sl_diags d = SL_DIAGS_INIT;
+	struct sl_config *cfg = NULL;
+	const struct sl_level_cfg *l;
+
+	(void)state;
+	assert_int_equal(sl_config_load_file("configs/default.yaml", &cfg, &d), 0);
+	if (d.count)
+		sl_diags_print(&d, stderr);
+	assert_int_equal(d.count, 0);
+	check_mandatory(cfg);
+	assert_true(cfg->server.shadow);
+	assert_int_equal(cfg->n_policies, 0);
+	assert_int_equal(cfg->n_label_objects, 0);
+	assert_int_equal(cfg->server.server_concurrency_limit, 600);
+	assert_int_equal(cfg->n_levels, 8);
+	l = sl_config_find_level(cfg, "global-default");
+	assert_non_null(l);
+	assert_int_equal(l->shares, 20);
+	assert_int_equal(l->lendable_percent, 50);
+	assert_int_equal(l->borrowing_limit_percent, -1); /* as Kubernetes: unset */
 	sl_config_free(cfg);
 	sl_diags_free(&d);
 }
@@ -1178,7 +1206,8 @@ int main(void)
 		cmocka_unit_test(test_empty_documents_skipped),
 		cmocka_unit_test(test_any_subset_is_valid),
 		cmocka_unit_test(test_good_full_fixture),
-		cmocka_unit_test(test_default_config_loads),
+		cmocka_unit_test(test_demo_config_loads),
+		cmocka_unit_test(test_default_config_is_shadow),
 		cmocka_unit_test(test_warnings_do_not_fail),
 		cmocka_unit_test(test_warning_rules),
 		cmocka_unit_test(test_all_errors_reported),
