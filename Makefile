@@ -324,6 +324,13 @@ $(BUILD)/tests/unit/config/test_%: tests/unit/config/test_%.c tests/unit/config/
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson
 
+# Where sluicectl finds sluiced: the configuration's pinDir and controlSocket.
+$(BUILD)/tests/unit/ctl/test_daemon_paths: tests/unit/ctl/test_daemon_paths.c $(BUILD)/ctl/daemon_paths.o \
+		$(CORE_LIBS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
+
 # The option parser (lib/) with sluicectl's globals; nothing else of the CLI.
 $(BUILD)/tests/unit/ctl/test_options: tests/unit/ctl/test_options.c $(BUILD)/ctl/options.o $(CORE_LIBS)
 	$(call msg,CC,$@)

@@ -45,9 +45,9 @@ check "the installed configuration validates" "$ROOT/usr/bin/sluicectl" validate
 unit=$ROOT/usr/lib/systemd/system/sluiced.service
 check "the unit starts the installed daemon, keeping the data path attached on restart" \
 	grep -qx "ExecStart=$ROOT/usr/sbin/sluiced --config $ROOT/etc/sluice/sluice.yaml --keep-attached" "$unit"
-check "the unit reloads through the control socket" grep -qx "ExecReload=$ROOT/usr/bin/sluicectl reload" "$unit"
+check "the unit reloads through the control socket" grep -qx "ExecReload=$ROOT/usr/bin/sluicectl reload --config $ROOT/etc/sluice/sluice.yaml" "$unit"
 check "the unit detaches after a stop that is not a restart" \
-	grep -q "exec $ROOT/usr/bin/sluicectl detach" "$unit"
+	grep -q "exec $ROOT/usr/bin/sluicectl detach --config $ROOT/etc/sluice/sluice.yaml" "$unit"
 if command -v systemd-analyze >/dev/null; then
 	out=$(systemd-analyze verify --man=no "$unit" 2>&1)
 	rc=$?

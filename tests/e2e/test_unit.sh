@@ -5,7 +5,8 @@
 # `systemctl start` protects (XDP on sl0, a full level answered with RSTs),
 # `reload` reloads, `restart` keeps XDP attached throughout (seamless), a
 # crash is restarted with the data path kept, and `systemctl stop` (and
-# `disable --now`) takes everything off: XDP, the sock_ops link, the pins.
+# `disable --now`) takes everything off: XDP, the sock_ops link, the pins,
+# also where the configuration names its own pinDir and controlSocket.
 # Event lines reach the journal with their fields (journalctl EVENT=reload).
 source "$(dirname "$0")/lib.sh"
 e2e_init "$@"
@@ -109,6 +110,27 @@ check "... XDP on" xdp_on
 check "systemctl disable --runtime --now sluiced" sd systemctl -q disable --runtime --now sluiced.service
 check "disable --now: XDP is off sl0, pins gone" bash -c '! ip link show sl0 | grep -q prog/xdp && test ! -e "$1"' _ "$PIN_DIR"
 check "... and the stop was logged as a detach" journal_has "sluice is off this host"
+
+# The configuration names where sluiced pins and listens: the unit's
+# reload and stop find them there too (sluicectl -c), and stop means off.
+CUSTOM_PINS=/sys/fs/bpf/sluice-custom
+awk '{ print } /^  serverConcurrencyLimit:/ && !done {
+	print "  pinDir: /sys/fs/bpf/sluice-custom"; print "  controlSocket: /run/sluice/custom.sock"; done = 1 }' \
+	"$SD_ROOT/opt/sluice/etc/sluice/sluice.yaml" >"$E2E_TMP/custom.yaml"
+cp "$E2E_TMP/custom.yaml" "$SD_ROOT/opt/sluice/etc/sluice/sluice.yaml"
+check "custom pinDir: systemctl start" sd systemctl start sluiced.service
+check "custom pinDir: XDP on sl0, pins in $CUSTOM_PINS" bash -c 'ip link show sl0 | grep -q prog/xdp && test -d "$1"' _ "$CUSTOM_PINS"
+check "custom pinDir: sluicectl -c FILE finds the daemon's socket and pins" \
+	sd bash -c '/opt/sluice/bin/sluicectl levels -c /opt/sluice/etc/sluice/sluice.yaml --json >/dev/null &&
+		/opt/sluice/bin/sluicectl status -c /opt/sluice/etc/sluice/sluice.yaml --json | jq -e .configured >/dev/null'
+n0=$(journal | grep -c "event=reload result=ok")
+check "custom controlSocket: systemctl reload" sd systemctl reload sluiced.service
+check "... the daemon reloaded" bash -c 'for _ in $(seq 50); do [ "$("$@" | grep -c "event=reload result=ok")" -gt '"$n0"' ] && exit 0; sleep 0.1; done; exit 1' _ \
+	nsenter -t "$SD_INIT" -m -p journalctl -u sluiced.service --no-pager -o cat
+check "custom pinDir: systemctl stop" sd systemctl stop sluiced.service
+check "custom pinDir: stop: XDP is off sl0" bash -c '! ip link show sl0 | grep -q prog/xdp'
+check_num "custom pinDir: stop: no sock_ops link" "$(sockops_links)" -eq 0
+check "custom pinDir: stop: its pins are gone" test ! -e "$CUSTOM_PINS"
 
 [ "$T_FAIL" = 0 ] || { diag "the unit's journal:"; journal | sed 's/^/#   /'; }
 sd_shutdown

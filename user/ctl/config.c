@@ -17,6 +17,7 @@
 #include "engine/limits.h"
 #include "config/config.h"
 #include "ctl/ctl.h"
+#include "ctl/daemon_paths.h"
 #include "engine/plan.h"
 #include "ctl/options.h"
 #include "daemon/control.h"
@@ -585,7 +586,7 @@ static void explain_text(const struct sl_config *cfg, const struct explain *e)
 
 int ctl_explain(int argc, char **argv)
 {
-	struct explain_opts o = {.sport = 40000, .socket = SL_DEFAULT_CONTROL_SOCKET};
+	struct explain_opts o = {.sport = 40000};
 	struct explain e = {.labels = SL_LABELS_INIT};
 	struct sl_opt_parsed parsed;
 	struct sl_config *cfg;
@@ -594,6 +595,8 @@ int ctl_explain(int argc, char **argv)
 	rc = ctl_parse_options(&explain_doc, explain_options, &o, argc, argv, &parsed);
 	if (rc != CTL_PARSE_RUN)
 		return rc;
+	if (ctl_daemon_paths("explain", o.config, NULL, &o.socket))
+		return CTL_FAIL;
 	memcpy(e.t.saddr, o.src, sizeof(o.src));
 	memcpy(e.t.daddr, o.dst, sizeof(o.dst));
 	e.t.sport = o.sport;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ctl/ctl.h"
+#include "ctl/daemon_paths.h"
 #include "ctl/options.h"
 #include "lib/fmt.h"
 #include "lib/grow.h"
@@ -21,6 +22,7 @@ struct conn_row {
 };
 
 struct conns_opts {
+	const char *config;
 	const char *pin_dir;
 	const char *level;
 	uint32_t limit;
@@ -28,6 +30,7 @@ struct conns_opts {
 };
 
 static const struct sl_opt conns_options[] = {
+	CTL_CONFIG(struct conns_opts, config),
 	CTL_PIN_DIR(struct conns_opts, pin_dir),
 	SL_ROW_STRING('l', "level", struct conns_opts, level, "NAME", "only connections holding seats of this level", 0),
 	SL_ROW_NUMBER(SL_OPT_U32, 0, "limit", struct conns_opts, limit, "N", 0, UINT32_MAX,
@@ -111,7 +114,7 @@ static void idx(char *buf, size_t len, unsigned v)
 
 int ctl_conns(int argc, char **argv)
 {
-	struct conns_opts o = {.pin_dir = SL_DEFAULT_PIN_DIR, .limit = 50};
+	struct conns_opts o = {.limit = 50};
 	char names[SLUICE_MAX_LEVELS][SLUICE_LEVEL_NAME_LEN];
 	unsigned long long now = sl_mono_ns();
 	struct conn_row *rows = NULL;
@@ -123,6 +126,8 @@ int ctl_conns(int argc, char **argv)
 	err = ctl_parse_options(&conns_doc, conns_options, &o, argc, argv, &parsed);
 	if (err != CTL_PARSE_RUN)
 		return err;
+	if (ctl_daemon_paths("conns", o.config, &o.pin_dir, NULL))
+		return CTL_FAIL;
 	if (ctl_open_maps(o.pin_dir, &m))
 		return CTL_FAIL;
 	err = sl_maps_level_names(&m, names);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
+#include "ctl/daemon_paths.h"
 #include "ctl/options.h"
 #include "dataplane/prog_stats.h"
 #include "lib/clock.h"
@@ -22,12 +23,14 @@
 #include "lib/task_cpu.h"
 
 struct cost_opts {
+	const char *config;
 	const char *pin_dir;
 	double interval;
 	bool json;
 };
 
 static const struct sl_opt cost_options[] = {
+	CTL_CONFIG(struct cost_opts, config),
 	CTL_PIN_DIR(struct cost_opts, pin_dir),
 	SL_ROW_NUMBER(SL_OPT_DOUBLE, 0, "interval", struct cost_opts, interval, "SECONDS", 0.2, 3600,
 		   "how long to measure (default 10)", 0),
@@ -217,7 +220,7 @@ static void print_text(const struct sl_cost *c, const struct sl_cost_reading *b,
 
 int ctl_cost(int argc, char **argv)
 {
-	struct cost_opts o = {.pin_dir = SL_DEFAULT_PIN_DIR, .interval = 10};
+	struct cost_opts o = {.interval = 10};
 	struct sl_cost_reading a, b;
 	struct sl_opt_parsed parsed;
 	bool by_sysctl;
@@ -228,6 +231,8 @@ int ctl_cost(int argc, char **argv)
 	rc = ctl_parse_options(&cost_doc, cost_options, &o, argc, argv, &parsed);
 	if (rc != CTL_PARSE_RUN)
 		return rc;
+	if (ctl_daemon_paths("cost", o.config, &o.pin_dir, NULL))
+		return CTL_FAIL;
 	if (ctl_open_maps(o.pin_dir, &m)) /* for the live line */
 		return CTL_FAIL;
 	rc = CTL_FAIL;

@@ -10,16 +10,19 @@
 #include <string.h>
 
 #include "ctl/ctl.h"
+#include "ctl/daemon_paths.h"
 #include "ctl/options.h"
 #include "dataplane/detach.h"
 #include "lib/json_out.h"
 
 struct detach_opts {
+	const char *config;
 	const char *pin_dir;
 	bool json;
 };
 
 static const struct sl_opt detach_options[] = {
+	CTL_CONFIG(struct detach_opts, config),
 	CTL_PIN_DIR(struct detach_opts, pin_dir),
 	CTL_JSON(struct detach_opts, json, "{\"found\", \"xdp\": [{\"ifname\", \"mode\"}], \"root_slots\", \"sockops\", \"links\", \"pins_removed\", \"failed\"}"),
 	SL_ROW_END,
@@ -87,7 +90,7 @@ static void print_table(const struct sl_detach_report *r, const char *pin_dir)
 
 int ctl_detach(int argc, char **argv)
 {
-	struct detach_opts o = {.pin_dir = SL_DEFAULT_PIN_DIR};
+	struct detach_opts o = {0};
 	struct sl_detach_report r;
 	struct sl_opt_parsed parsed;
 	int rc, err;
@@ -95,6 +98,8 @@ int ctl_detach(int argc, char **argv)
 	rc = ctl_parse_options(&detach_doc, detach_options, &o, argc, argv, &parsed);
 	if (rc != CTL_PARSE_RUN)
 		return rc;
+	if (ctl_daemon_paths("detach", o.config, &o.pin_dir, NULL))
+		return CTL_FAIL;
 	err = sl_detach_pinned(o.pin_dir, &r);
 	if (err == -EBUSY) {
 		fprintf(stderr, "sluicectl detach: a running sluiced holds %s; stop it instead "

@@ -14,14 +14,17 @@
 #include "daemon/control.h"
 #include "engine/seat_gradient.h"
 #include "ctl/ctl.h"
+#include "ctl/daemon_paths.h"
 #include "ctl/options.h"
 
 struct dump_opts {
+	const char *config;
 	const char *socket;
 	bool json;
 };
 
 static const struct sl_opt dump_options[] = {
+	CTL_CONFIG(struct dump_opts, config),
 	CTL_SOCKET(struct dump_opts, socket),
 	CTL_JSON(struct dump_opts, json, "the daemon's JSON answer"),
 	SL_ROW_END,
@@ -221,7 +224,7 @@ static void print_controller(json_t *root)
 
 static int dump(int argc, char **argv, const struct sl_opt_doc *doc, enum sl_control_cmd req)
 {
-	struct dump_opts o = {.socket = SL_DEFAULT_CONTROL_SOCKET};
+	struct dump_opts o = {0};
 	const char *cmd = doc->command;
 	struct sl_opt_parsed parsed;
 	char *answer = NULL;
@@ -231,6 +234,8 @@ static int dump(int argc, char **argv, const struct sl_opt_doc *doc, enum sl_con
 	rc = ctl_parse_options(doc, dump_options, &o, argc, argv, &parsed);
 	if (rc != CTL_PARSE_RUN)
 		return rc;
+	if (ctl_daemon_paths(cmd, o.config, NULL, &o.socket))
+		return CTL_FAIL;
 	if (ctl_request(cmd, o.socket, req, parsed.first_arg < argc ? argv[parsed.first_arg] : NULL, &answer))
 		return CTL_FAIL;
 	if (o.json) {

@@ -16,9 +16,10 @@
  * short form. */
 #define CTL_JSON(T, F, H)    SL_ROW_FLAG('j', "json", T, F, H)
 #define CTL_PIN_DIR(T, F)    SL_ROW_STRING(0, "pin-dir", T, F, "DIR", \
-	"where sluiced pinned its maps (default " SL_DEFAULT_PIN_DIR ")", 0)
+	"where sluiced pinned its maps (default: -c's pinDir, else " SL_DEFAULT_PIN_DIR ")", 0)
 #define CTL_SOCKET(T, F)     SL_ROW_STRING('s', "socket", T, F, "PATH", \
-	"the daemon's control socket (default " SL_DEFAULT_CONTROL_SOCKET ")", 0)
+	"the daemon's control socket (default: -c's controlSocket, else " \
+	SL_DEFAULT_CONTROL_SOCKET ")", 0)
 
 /*
  * The global options, as bpftool has them: -j/--json (JSON output, and

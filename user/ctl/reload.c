@@ -9,15 +9,18 @@
 #include "config/diag.h"
 #include "daemon/control.h"
 #include "ctl/ctl.h"
+#include "ctl/daemon_paths.h"
 #include "ctl/options.h"
 
 struct reload_opts {
+	const char *config;
 	const char *socket;
 	double timeout;
 	bool json;
 };
 
 static const struct sl_opt reload_options[] = {
+	CTL_CONFIG(struct reload_opts, config),
 	CTL_SOCKET(struct reload_opts, socket),
 	SL_ROW_NUMBER(SL_OPT_DOUBLE, 't', "timeout", struct reload_opts, timeout, "SECONDS", 0.1, 86400,
 		   "how long to wait for the outcome (default 600)", 0),
@@ -103,7 +106,7 @@ static char *wait_outcome(const struct reload_opts *o, char *answer)
 
 int ctl_reload(int argc, char **argv)
 {
-	struct reload_opts o = {.socket = SL_DEFAULT_CONTROL_SOCKET, .timeout = 600};
+	struct reload_opts o = {.timeout = 600};
 	struct sl_opt_parsed parsed;
 	char *answer = NULL;
 	bool ok;
@@ -112,6 +115,8 @@ int ctl_reload(int argc, char **argv)
 	rc = ctl_parse_options(&reload_doc, reload_options, &o, argc, argv, &parsed);
 	if (rc != CTL_PARSE_RUN)
 		return rc;
+	if (ctl_daemon_paths("reload", o.config, NULL, &o.socket))
+		return CTL_FAIL;
 	if (ctl_request("reload", o.socket, SL_CTL_RELOAD, NULL, &answer))
 		return CTL_FAIL;
 	answer = wait_outcome(&o, answer);

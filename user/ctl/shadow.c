@@ -11,15 +11,18 @@
 
 #include "daemon/control.h"
 #include "ctl/ctl.h"
+#include "ctl/daemon_paths.h"
 #include "ctl/options.h"
 
 struct shadow_opts {
+	const char *config;
 	const char *socket;
 	const char *pin_dir;
 	bool json;
 };
 
 static const struct sl_opt shadow_options[] = {
+	CTL_CONFIG(struct shadow_opts, config),
 	CTL_SOCKET(struct shadow_opts, socket),
 	CTL_PIN_DIR(struct shadow_opts, pin_dir),
 	CTL_JSON(struct shadow_opts, json, "{\"shadow\": true|false, ...}"),
@@ -68,7 +71,7 @@ static int show(const char *pin_dir, bool json)
 
 int ctl_shadow(int argc, char **argv)
 {
-	struct shadow_opts o = {.socket = SL_DEFAULT_CONTROL_SOCKET, .pin_dir = SL_DEFAULT_PIN_DIR};
+	struct shadow_opts o = {0};
 	struct sl_opt_parsed parsed;
 	char *answer = NULL;
 	const char *arg;
@@ -79,6 +82,8 @@ int ctl_shadow(int argc, char **argv)
 	rc = ctl_parse_options(&shadow_doc, shadow_options, &o, argc, argv, &parsed);
 	if (rc != CTL_PARSE_RUN)
 		return rc;
+	if (ctl_daemon_paths("shadow", o.config, &o.pin_dir, &o.socket))
+		return CTL_FAIL;
 	if (parsed.first_arg == argc)
 		return show(o.pin_dir, o.json);
 	arg = argv[parsed.first_arg];

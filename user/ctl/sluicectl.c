@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ctl/ctl.h"
+#include "ctl/daemon_paths.h"
 #include "ctl/options.h"
 #include "daemon/control.h"
 #include "lib/json_out.h"
@@ -54,9 +55,13 @@ static void usage(FILE *f)
 		   "  -j, --json     JSON on stdout; errors too, as {\"error\": \"...\"}\n"
 		   "  -p, --pretty   the same JSON, indented\n"
 		   "  -V, --version  the version, the commit built and the map ABI\n"
-		   "Common options: --pin-dir DIR (default %s), --socket PATH, --help.\n"
+		   "Every command takes --help.  Those that talk to sluiced find it as sluiced\n"
+		   "does: --pin-dir DIR and --socket PATH where given, else the Server pinDir\n"
+		   "and controlSocket of -c FILE (default %s, if present),\n"
+		   "else %s and %s.\n"
 		   "A FILE argument may be - for standard input.\n"
-		   "Commands may be abbreviated to any unique prefix.\n", SL_DEFAULT_PIN_DIR);
+		   "Commands may be abbreviated to any unique prefix.\n", SL_DEFAULT_CONFIG, SL_DEFAULT_PIN_DIR,
+		SL_DEFAULT_CONTROL_SOCKET);
 }
 
 /* Exact name, else a unique prefix of a command that changes nothing: a

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
+#include "ctl/daemon_paths.h"
 #include "ctl/options.h"
 #include "dataplane/attachments.h"
 #include "engine/tx_path.h"
@@ -402,6 +403,7 @@ static void print_table(const struct status *s, const char *pin_dir)
 }
 
 struct status_opts {
+	const char *config;
 	const char *pin_dir;
 	bool json;
 	double watch;
@@ -409,6 +411,7 @@ struct status_opts {
 };
 
 static const struct sl_opt status_options[] = {
+	CTL_CONFIG(struct status_opts, config),
 	CTL_PIN_DIR(struct status_opts, pin_dir),
 	CTL_JSON(struct status_opts, json, "one JSON object (with --watch: one per line and interval)"),
 	SL_ROW_NUMBER(SL_OPT_DOUBLE, 'w', "watch", struct status_opts, watch, "SECONDS", 0.01, 86400,
@@ -435,7 +438,7 @@ static const struct sl_opt_doc status_doc = {
 
 int ctl_status(int argc, char **argv)
 {
-	struct status_opts o = {.pin_dir = SL_DEFAULT_PIN_DIR};
+	struct status_opts o = {0};
 	struct sl_opt_parsed parsed;
 	struct sl_maps m;
 	struct status s;
@@ -444,6 +447,8 @@ int ctl_status(int argc, char **argv)
 	err = ctl_parse_options(&status_doc, status_options, &o, argc, argv, &parsed);
 	if (err != CTL_PARSE_RUN)
 		return err;
+	if (ctl_daemon_paths("status", o.config, &o.pin_dir, NULL))
+		return CTL_FAIL;
 	if (ctl_open_maps(o.pin_dir, &m))
 		return CTL_FAIL;
 	for (long n = 0;; n++) {

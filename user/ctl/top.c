@@ -16,6 +16,7 @@
 #include "daemon/control.h"
 #include "engine/seat_gradient.h"
 #include "ctl/ctl.h"
+#include "ctl/daemon_paths.h"
 #include "ctl/options.h"
 
 struct level_snap {
@@ -26,6 +27,7 @@ struct level_snap {
 };
 
 struct top_opts {
+	const char *config;
 	double interval;
 	uint32_t count;
 	const char *pin_dir;
@@ -38,6 +40,7 @@ static const struct sl_opt top_options[] = {
 		   "refresh period (default 1)", 0),
 	SL_ROW_NUMBER(SL_OPT_U32, 0, "count", struct top_opts, count, "N", 1, UINT32_MAX,
 		   "stop after N refreshes (default: until interrupted)", 0),
+	CTL_CONFIG(struct top_opts, config),
 	CTL_PIN_DIR(struct top_opts, pin_dir),
 	CTL_SOCKET(struct top_opts, socket),
 	CTL_JSON(struct top_opts, json,
@@ -207,7 +210,7 @@ static void print_policies(const char *sock)
 
 int ctl_top(int argc, char **argv)
 {
-	struct top_opts o = {.interval = 1, .pin_dir = SL_DEFAULT_PIN_DIR, .socket = SL_DEFAULT_CONTROL_SOCKET};
+	struct top_opts o = {.interval = 1};
 	struct level_snap *prev, *cur, *tmp;
 	unsigned long long t_prev = 0;
 	struct sl_opt_parsed parsed;
@@ -217,6 +220,8 @@ int ctl_top(int argc, char **argv)
 	err = ctl_parse_options(&top_doc, top_options, &o, argc, argv, &parsed);
 	if (err != CTL_PARSE_RUN)
 		return err;
+	if (ctl_daemon_paths("top", o.config, &o.pin_dir, &o.socket))
+		return CTL_FAIL;
 	err = 0;
 	if (ctl_open_maps(o.pin_dir, &m))
 		return CTL_FAIL;
