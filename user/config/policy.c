@@ -106,7 +106,7 @@ static const struct fdesc param_fields[PA_N] = {
 	[PA_PRIORITY] = F_NUM("priority", WP, priority, 0, 1e300, .dmin_open = true),
 	[PA_TOKENS] = F_NUM("tokens", WP, tokens, 0, 1e300),
 	[PA_TIMEOUT] = F_DUR("queue_timeout", WP, queue_timeout_ns, 0, 24 * HOUR,
-			     .dflt = "the client's patience (handshakeTimeout)"),
+			     .dflt = SL_DEFERRED_WAIT_TEXT " (a level's queueWaitLimit too)"),
 	/* sluice's: the controlled delay of the workload's queue (mode sluice). */
 	[PA_DELAY_TARGET] = F_DUR("queue_delay_target", WP, queue_delay_target_ns, 0, 24 * HOUR),
 	[PA_DELAY_INTERVAL] = F_DUR("queue_delay_interval", WP, queue_delay_interval_ns, 1 * MSEC, 24 * HOUR),

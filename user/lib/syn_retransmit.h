@@ -40,6 +40,7 @@
  * well under SL_SYN_IMPATIENT_NS, so that it is admitted or refused (a RST)
  * while its client still waits, never left to a silent time-out. */
 #define SL_DEFERRED_WAIT_NS (2ULL * SL_NS_PER_SEC)
+#define SL_DEFERRED_WAIT_TEXT "2s" /* as the schema says it (a unit test holds them equal) */
 /* The controlled delay of every queue when its configuration does not say
  * (a level's queueDelayTarget and queueDelayInterval, a workload's
  * queue_delay_target and queue_delay_interval): a burst waits up to the

@@ -7,6 +7,8 @@
  * SLUICE_TEST_DATA at tests/unit/configs.
  */
 #include "config_helpers.h"
+#include "config/duration.h"
+#include "config/schema.h"
 
 static const struct bad_case bad_cases[] = {
 	/* kind: AverageLatencySchedulingPolicy */
@@ -141,6 +143,27 @@ static const struct bad_case bad_cases[] = {
 	  "metadata.name", "invalid name 'P'" },
 
 };
+
+/* The default a workload's queue_timeout is said to have (sluicectl
+ * schema, sluice.yaml(5)) is the one its connections get. */
+static void schema_queue_timeout(const struct sl_schema_field *f, void *arg)
+{
+	if (!strcmp(f->name, "queue_timeout"))
+		snprintf(arg, 96, "%s", f->dflt);
+}
+
+static void test_queue_timeout_default_said_as_used(void **state)
+{
+	struct sl_config *cfg = load_ok(POLICY);
+	char said[96] = "";
+	char used[64];
+
+	(void)state;
+	assert_int_equal(sl_schema_walk(schema_queue_timeout, said), 0);
+	snprintf(used, sizeof(used), "%s ", cd_dur(sl_workload_wait_limit_ns(&cfg->policies[0].default_params)).s);
+	assert_true(!strncmp(said, used, strlen(used)));
+	sl_config_free(cfg);
+}
 
 static void test_policy_defaults(void **state)
 {
@@ -458,6 +481,7 @@ int main(void)
 	static const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(test_keep_policy_indices),
 		cmocka_unit_test(test_policy_defaults),
+		cmocka_unit_test(test_queue_timeout_default_said_as_used),
 		cmocka_unit_test(test_policy_good_values),
 		cmocka_unit_test(test_expression_depth_and_aliases),
 		cmocka_unit_test(test_zero_means_default),
