@@ -472,7 +472,7 @@ $(BUILD)/fuzz_control: tests/fuzz/fuzz_control.c user/daemon/control.c user/lib/
 $(BUILD)/fuzz_trace: tests/fuzz/fuzz_trace.c user/ctl/trace.c
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(FUZZ_CC) $(LINK_INPUTS) -o $@ -lm
-$(BUILD)/fuzz_options: tests/fuzz/fuzz_options.c user/ctl/options.c user/lib/options.c
+$(BUILD)/fuzz_options: tests/fuzz/fuzz_options.c user/ctl/options.c user/lib/options.c user/lib/nearest.c
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(FUZZ_CC) $(LINK_INPUTS) -o $@ -lm
 $(BUILD)/fuzz_http: tests/fuzz/fuzz_http.c user/lib/http_request.c

@@ -94,7 +94,7 @@ fi
 echo "bench_pg: sluice, one Queue level of 31 seats (${SECS} s)" >&2
 start_daemon "$CONFIGS/postgres.yaml" || { echo "bench_pg: sluiced did not start" >&2; exit 1; }
 storm sluice 5432
-"$SLUICECTL" levels pg --socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/levels.json"
+"$SLUICECTL" levels pg --control-socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/levels.json"
 stop_daemon
 
 printf '\n| in front of PostgreSQL | pgbench transactions | clients aborted | of them by a connect time-out | health checks ok | health p50 | health p90 |\n'

@@ -57,10 +57,10 @@ sluice_arm() {
 	"$B/lab_service" --listen 198.18.0.1 --port 8099 --workers 1 --service-ms 60000 --quiet &
 	svc=$!
 	"$B/sluiced" --config "$ROOT/tests/bench/refusal.yaml" --iface sl0 --xdp-mode "$mode" "$@" --pin-dir "$PIN" \
-		--control "$TMP/ctl.sock" >"$TMP/sluiced-$arm.log" 2>&1 &
+		--control-socket "$TMP/ctl.sock" >"$TMP/sluiced-$arm.log" 2>&1 &
 	daemon=$!
 	PIDS+=("$svc" "$daemon")
-	for _ in $(seq 100); do "$B/sluicectl" levels --socket "$TMP/ctl.sock" >/dev/null 2>&1 && break; sleep 0.05; done
+	for _ in $(seq 100); do "$B/sluicectl" levels --control-socket "$TMP/ctl.sock" >/dev/null 2>&1 && break; sleep 0.05; done
 	# The one seat, held for the whole flood.
 	in_cli "$B/lab_load" --connect 198.18.0.1 --port 8099 --count 1 --rate 1 --duration 1 --timeout 70 --quiet &
 	hold=$!

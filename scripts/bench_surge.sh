@@ -50,7 +50,7 @@ run() {
 	aperture|sluice)
 		policy_config "$arm"
 		"$B/sluiced" --config "$TMP/$arm.yaml" --iface sl0 --pin-dir /sys/fs/bpf/sluice \
-			--control "$TMP/ctl.sock" >"$OUT/$arm.sluiced.log" 2>&1 &
+			--control-socket "$TMP/ctl.sock" >"$OUT/$arm.sluiced.log" 2>&1 &
 		daemon=$!
 		PIDS+=($daemon)
 		sleep 2

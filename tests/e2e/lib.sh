@@ -136,19 +136,19 @@ SLUICED_WRAP=()
 DAEMON_IFACES=(--iface sl0)
 start_daemon() {
 	local cfg=$1; shift
-	"${SLUICED_WRAP[@]}" "$SLUICED" --config "$cfg" "${DAEMON_IFACES[@]}" --pin-dir "$PIN_DIR" --control "$E2E_TMP/ctl.sock" "$@" \
+	"${SLUICED_WRAP[@]}" "$SLUICED" --config "$cfg" "${DAEMON_IFACES[@]}" --pin-dir "$PIN_DIR" --control-socket "$E2E_TMP/ctl.sock" "$@" \
 		>>"$E2E_TMP/sluiced.log" 2>&1 &
 	DAEMON_PID=$!
 	E2E_PIDS+=("$DAEMON_PID")
 	local sock=$E2E_TMP/ctl.sock prev= a
-	for a in "$@"; do [ "$prev" = --control ] && sock=$a; prev=$a; done
+	for a in "$@"; do [ "$prev" = --control-socket ] && sock=$a; prev=$a; done
 	for _ in $(seq 100); do
 		# Its own heartbeat: after a crash the pins still say "configured".
 		# And its loop answering: the heartbeat is written before XDP
 		# is attached and privileges are dropped, the loop runs after.
 		if "$SLUICECTL" status --pin-dir "$PIN_DIR" --json 2>/dev/null |
 			jq -e --argjson pid "$DAEMON_PID" '.configured and .daemon_pid == $pid' >/dev/null 2>&1 &&
-			"$SLUICECTL" levels --socket "$sock" --json >/dev/null 2>&1; then
+			"$SLUICECTL" levels --control-socket "$sock" --json >/dev/null 2>&1; then
 			return 0
 		fi
 		kill -0 "$DAEMON_PID" 2>/dev/null || break

@@ -37,7 +37,7 @@ done
 # The shared level's queues twice a second while the mice run
 # (bounded: 44 samples), for a post-mortem of a mouse that is lost.
 (for _ in $(seq 44); do
-	echo "$(( ($(date +%s%N) - t_mice) / 1000000 )) $("$SLUICECTL" queues shared --socket "$E2E_TMP/ctl.sock" --json 2>/dev/null | jq -c '[.queues[] | [.index, .waiting, .executing, .next_dispatch_r]]') $("$SLUICECTL" levels shared --socket "$E2E_TMP/ctl.sock" --json 2>/dev/null | jq -c '.levels[0] | [.limit, .seats_in_use, .seats_dispatched, .seats_unclaimed, .waiting]') $("$SLUICECTL" status --pin-dir "$PIN_DIR" --json 2>/dev/null | jq -c '[.dispatching, .stats.undispatched]') $("$SLUICECTL" flows shared --socket "$E2E_TMP/ctl.sock" --json 2>/dev/null | jq -c '[.flows[] | select(.client | test("^198[.]18[.]0[.]1[1-5]:")) | [.client, .queue, .position, .executing, .held]]')"
+	echo "$(( ($(date +%s%N) - t_mice) / 1000000 )) $("$SLUICECTL" queues shared --control-socket "$E2E_TMP/ctl.sock" --json 2>/dev/null | jq -c '[.queues[] | [.index, .waiting, .executing, .next_dispatch_r]]') $("$SLUICECTL" levels shared --control-socket "$E2E_TMP/ctl.sock" --json 2>/dev/null | jq -c '.levels[0] | [.limit, .seats_in_use, .seats_dispatched, .seats_unclaimed, .waiting]') $("$SLUICECTL" status --pin-dir "$PIN_DIR" --json 2>/dev/null | jq -c '[.dispatching, .stats.undispatched]') $("$SLUICECTL" flows shared --control-socket "$E2E_TMP/ctl.sock" --json 2>/dev/null | jq -c '[.flows[] | select(.client | test("^198[.]18[.]0[.]1[1-5]:")) | [.client, .queue, .position, .executing, .held]]')"
 	sleep 0.5
 done >"$E2E_TMP/queue-samples") &
 E2E_PIDS+=($!)
@@ -51,8 +51,8 @@ check_num "... without waiting for a retransmit (connect p90 < 500 ms)" "$(jq .c
 r=$(load --connect $SRV4 --port 8080 --source 198.18.0.41 --rate 5 --count 5 --timeout 3)
 check_num "high-level client connects while the shared level is saturated" "$(jq .ok <<<"$r")" -eq 5
 check_num "... at once (connect p90 < 500 ms)" "$(jq .connect_ms.p90 <<<"$r")" -lt 500
-check_num "the shared level is saturated (connections waiting)" "$("$SLUICECTL" levels shared --socket "$E2E_TMP/ctl.sock" --json | jq '.levels[0].waiting')" -gt 0
-"$SLUICECTL" flows shared --socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/flows.json"
+check_num "the shared level is saturated (connections waiting)" "$("$SLUICECTL" levels shared --control-socket "$E2E_TMP/ctl.sock" --json | jq '.levels[0].waiting')" -gt 0
+"$SLUICECTL" flows shared --control-socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/flows.json"
 check "flows dump shows queued connections with their flow schema" \
 	jq -e '[.flows[] | select(.flow_schema == "shared")] | length > 0' "$E2E_TMP/flows.json"
 check "a retransmitting client is queued once (no duplicate 4-tuples)" \
@@ -60,16 +60,16 @@ check "a retransmitting client is queued once (no duplicate 4-tuples)" \
 # explain with the daemon's per-boot key: the queues it shows for the
 # elephant are the ones the daemon queues it in.
 j=$("$SLUICECTL" explain --config "$E2E_TMP/apf.yaml" --src 198.18.0.10 --dst $SRV4 --dport 8080 \
-	--socket "$E2E_TMP/ctl.sock" --json)
+	--control-socket "$E2E_TMP/ctl.sock" --json)
 q=$(jq -c '[.flows[] | select(.client | startswith("198.18.0.10")) | .queue] | unique' "$E2E_TMP/flows.json")
 diag "elephant waits in queues $q; explain (daemon's key) deals $(jq -c .flow.hand <<<"$j")"
 check "explain asks the running daemon for the hash (hash_key daemon)" jq -e '.flow.hash_key == "daemon"' <<<"$j"
 check "... and every queue the elephant waits in is in the hand it shows" \
 	jq -e --argjson q "$q" '($q | length) > 0 and ($q - .flow.hand) == []' <<<"$j"
 check "without a daemon, explain says its numbers come from a fixed key" \
-	bash -c '"$1" explain --config "$2" --src 198.18.0.10 --dst 198.18.0.1 --dport 8080 --socket /nonexistent | grep -q "fixed all-zero key"' \
+	bash -c '"$1" explain --config "$2" --src 198.18.0.10 --dst 198.18.0.1 --dport 8080 --control-socket /nonexistent | grep -q "fixed all-zero key"' \
 	_ "$SLUICECTL" "$E2E_TMP/apf.yaml"
-"$SLUICECTL" queues shared --socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/queues.json"
+"$SLUICECTL" queues shared --control-socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/queues.json"
 check_num "queues dump has the 16 queues" "$(jq '.queues | length' "$E2E_TMP/queues.json")" -eq 16
 
 
@@ -84,7 +84,7 @@ mice_ok=0; mice_started=0; worst_p90=0; mice_judged=0
 for i in 11 12 13 14 15; do
 	f=$E2E_TMP/mouse-$i.json
 	hand=$("$SLUICECTL" explain --config "$E2E_TMP/apf.yaml" --src 198.18.0.$i --dst $SRV4 --dport 8080 \
-		--socket "$E2E_TMP/ctl.sock" --json | jq -c '.flow.hand')
+		--control-socket "$E2E_TMP/ctl.sock" --json | jq -c '.flow.hand')
 	if jq -en --argjson m "$hand" --argjson e "$ele_hand" '($m | length) > 0 and ($m - $e) == []' >/dev/null; then
 		diag "mouse 198.18.0.$i was dealt the elephant's queues ($hand): not judged ($(jq .ok "$f") of $(jq .started "$f") ok)"
 		continue
@@ -107,7 +107,7 @@ done
 # position, executing, held]).
 [ "$mice_ok" -eq "$mice_started" ] || for i in 11 12 13 14 15; do
 	hand=$("$SLUICECTL" explain --config "$E2E_TMP/apf.yaml" --src 198.18.0.$i --dst $SRV4 --dport 8080 \
-		--socket "$E2E_TMP/ctl.sock" --json | jq -c '.flow.hand')
+		--control-socket "$E2E_TMP/ctl.sock" --json | jq -c '.flow.hand')
 	awk -F, 'NR > 1 && $6 != "ok" { print $3, $6, $5 }' "$E2E_TMP/mouse-$i.csv" | while read -r at how took; do
 		diag "mouse 198.18.0.$i hand $hand (elephant's $ele_hand): connect at $at ms ended $how after $took ms"
 		awk -v a="$at" '$1 >= a - 250 && $1 <= a + 3500' "$E2E_TMP/queue-samples" |
@@ -117,7 +117,7 @@ done
 done
 diag "data path: $("$SLUICECTL" status --pin-dir "$PIN_DIR" --json | jq -c '.stats | {undispatched, events_lost, rst_failed, frames_too_long}')"
 [ "$mice_ok" -eq "$mice_started" ] ||
-	diag "level: $("$SLUICECTL" levels shared --socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0] | {rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, stalls, dropped_gone}')"
+	diag "level: $("$SLUICECTL" levels shared --control-socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0] | {rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, stalls, dropped_gone}')"
 diag "elephant: $(jq -c '{started, ok, refused, timeout, connect_ms}' "$E2E_TMP/elephant.json")"
 check_num "every mouse connection is admitted" "$mice_ok" -eq "$mice_started"
 check_num "... of at least 4 of the 5 mice (a shared hand is rarer still twice)" "$mice_judged" -ge 4
@@ -127,7 +127,7 @@ check_num "mouse connect p90 <= one retransmit cycle + service time" "$worst_p90
 ele_ok=$(jq .ok "$E2E_TMP/elephant.json")
 check_num "the elephant is held back (far fewer served than it asked)" "$ele_ok" -lt "$(( $(jq .started "$E2E_TMP/elephant.json") / 2 ))"
 check_num "the elephant still gets served" "$ele_ok" -gt 0
-rej=$("$SLUICECTL" levels shared --socket "$E2E_TMP/ctl.sock" --json | jq '.levels[0].rejected_queue_full + .levels[0].rejected_time_out')
+rej=$("$SLUICECTL" levels shared --control-socket "$E2E_TMP/ctl.sock" --json | jq '.levels[0].rejected_queue_full + .levels[0].rejected_time_out')
 check_num "queue-full / time-out rejections happened (the elephant's)" "$rej" -gt 0
 
 
@@ -138,14 +138,14 @@ in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --source 198.18.0.10 --rate 200 -
 ele2=$!
 E2E_PIDS+=($ele2)
 sleep 2
-check_num "16 queues before the reload" "$("$SLUICECTL" queues shared --socket "$E2E_TMP/ctl.sock" --json | jq '.queues | length')" -eq 16
+check_num "16 queues before the reload" "$("$SLUICECTL" queues shared --control-socket "$E2E_TMP/ctl.sock" --json | jq '.queues | length')" -eq 16
 sed 's/queues: 16, handSize: 4/queues: 12, handSize: 4/' "$E2E_TMP/apf.yaml" >"$E2E_TMP/apf12.yaml"
 cp "$E2E_TMP/apf12.yaml" "$E2E_TMP/apf.yaml"
-check "reload to 12 queues under load" bash -c "$SLUICECTL reload --socket $E2E_TMP/ctl.sock | grep -q reloaded"
+check "reload to 12 queues under load" bash -c "$SLUICECTL reload --control-socket $E2E_TMP/ctl.sock | grep -q reloaded"
 wait "$ele2"
 check "after the load, the extra queues have drained away (12 left)" bash -c "
 	for i in \$(seq 50); do
-		n=\$($SLUICECTL queues shared --socket $E2E_TMP/ctl.sock --json | jq '.queues | length')
+		n=\$($SLUICECTL queues shared --control-socket $E2E_TMP/ctl.sock --json | jq '.queues | length')
 		[ \"\$n\" = 12 ] && exit 0; sleep 0.2
 	done; exit 1"
 

@@ -45,12 +45,12 @@ check_num "rejections counted" "$(level_field web rejected)" -ge 8
 check_num "seats never exceeded the limit" "$(level_field web seats_in_use)" -le 4
 r=$(load --connect $SRV4 --port 9090 --rate 50 --count 5 --timeout 2)
 check_num "an exempt port is unaffected while web is full" "$(jq .ok <<<"$r")" -eq 5
-c=$("$SLUICECTL" conns --pin-dir "$PIN_DIR" --level web --json)
+c=$("$SLUICECTL" conns --pin-dir "$PIN_DIR" web --json)
 check "conns: the 4 connections holding web's seats, established, from the client" \
 	jq -e '.total == 4 and ([.conns[] | select(.state == "established" and .seats == 1 and (.client | startswith("198.18.0.2:")) and .local == "198.18.0.1:8080")] | length) == 4' <<<"$c"
 check "conns: oldest first, with their age" jq -e '[.conns[].age_ms] | . == (sort | reverse) and all(. > 0)' <<<"$c"
 check "conns --limit 1 (table): one row and the count" \
-	bash -c '"$1" conns --pin-dir "$2" --level web --limit 1 | grep -q "(1 of 4 connections)"' _ "$SLUICECTL" "$PIN_DIR"
+	bash -c '"$1" conns --pin-dir "$2" web --limit 1 | grep -q "(1 of 4 connections)"' _ "$SLUICECTL" "$PIN_DIR"
 wait "$fill"
 check_num "the 4 filling connections were served" "$(jq .ok "$E2E_TMP/fill1.json")" -eq 4
 
@@ -65,7 +65,7 @@ check "seats return to 0 again" wait_level_field web seats_in_use 0 5
 sed 's/ports: \["8080"\]/ports: ["8080", "8999"]/; s/handshakeTimeout: 2s/handshakeTimeout: 1s/' \
 	"$E2E_TMP/basic.yaml" >"$E2E_TMP/expire.yaml"
 cp "$E2E_TMP/expire.yaml" "$E2E_TMP/basic.yaml"
-r=$("$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock")
+r=$("$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock")
 check "sluicectl reload applies the new file" grep -q "reloaded" <<<"$r"
 r=$(load --connect $SRV4 --port 8999 --rate 50 --count 3 --timeout 2)
 check_num "no listener: the kernel refuses" "$(jq .refused <<<"$r")" -eq 3
@@ -74,7 +74,7 @@ check "their seats expire after handshakeTimeout" wait_level_field web seats_in_
 check_num "expiries counted" "$(level_field web expired)" -eq 3
 
 # Shadow mode: every verdict counted, none enforced.
-check "sluicectl shadow on" "$SLUICECTL" shadow on --socket "$E2E_TMP/ctl.sock"
+check "sluicectl shadow on" "$SLUICECTL" shadow on --control-socket "$E2E_TMP/ctl.sock"
 check "status: shadow mode" jq -e '.shadow == true' <<<"$(status_json)"
 check "status (table) says so" bash -c '"$1" status --pin-dir "$2" | grep -q "SHADOW MODE"' _ "$SLUICECTL" "$PIN_DIR"
 rej0=$(level_field web rejected)
@@ -90,7 +90,7 @@ wait "$fill"
 check "shadow: their seats came back too (exact accounting above the limit)" wait_level_field web seats_in_use 0 6
 check "sluicectl shadow (no argument) reads the mode from the maps" \
 	bash -c '"$1" shadow --pin-dir "$2" --json | jq -e ".shadow == true and .shadow_passed == 3"' _ "$SLUICECTL" "$PIN_DIR"
-check "sluicectl shadow off" "$SLUICECTL" shadow off --socket "$E2E_TMP/ctl.sock"
+check "sluicectl shadow off" "$SLUICECTL" shadow off --control-socket "$E2E_TMP/ctl.sock"
 in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --rate 100 --count 4 --timeout 5 --json --quiet >/dev/null &
 fill=$!
 wait_level_field web seats_in_use 4 3

@@ -13,7 +13,7 @@ start_service 9090 32 15000 || { not_ok "lender service starts"; e2e_finish; }
 start_daemon "$CONFIGS/borrowing.yaml" || { not_ok "sluiced starts"; e2e_finish; }
 t0=$SECONDS
 ok "sluiced starts"
-lv() { "$SLUICECTL" levels "$1" --socket "$E2E_TMP/ctl.sock" --json | jq ".levels[0].$2"; }
+lv() { "$SLUICECTL" levels "$1" --control-socket "$E2E_TMP/ctl.sock" --json | jq ".levels[0].$2"; }
 # APF allocates at once on a configuration (apf_controller.go
 # digestConfigObjects): with no demand yet every level's target is its
 # minimum (busy 8, lender 8 - 4, catch-all 1), and the 17 seats are shared

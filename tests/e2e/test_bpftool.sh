@@ -40,7 +40,7 @@ check "the bpftool sock_ops attachment detaches" bpftool cgroup detach "$cg" soc
 
 # A foreign XDP program: refused without --force, replaced with it.
 ip link set dev sl0 xdpdrv obj "$B/tests/xdp_pass.bpf.o" sec xdp
-"$SLUICED" --config "$CONFIGS/bpftool.yaml" --iface sl0 --pin-dir $PIN_DIR --control "$E2E_TMP/ctl2.sock" \
+"$SLUICED" --config "$CONFIGS/bpftool.yaml" --iface sl0 --pin-dir $PIN_DIR --control-socket "$E2E_TMP/ctl2.sock" \
 	>"$E2E_TMP/refuse.log" 2>&1
 rc=$?
 check_num "a foreign XDP program: sluiced refuses (exit 1)" "$rc" -eq 1

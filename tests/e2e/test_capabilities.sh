@@ -43,9 +43,9 @@ check "NoNewPrivs is set" grep -Eq '^NoNewPrivs:[[:space:]]+1' "/proc/$DAEMON_PI
 # under the capabilities that remain.
 r=$(load --connect $SRV4 --port 8080 --rate 120 --count 60 --duration 2 --timeout 8)
 check_num "a burst past the limit completes: every connection served" "$(jq .ok <<<"$r")" -eq 60
-lv=$("$SLUICECTL" levels web --socket "$E2E_TMP/ctl.sock" --json)
+lv=$("$SLUICECTL" levels web --control-socket "$E2E_TMP/ctl.sock" --json)
 check_num "... through the queue, held SYNs re-injected" "$(jq '.levels[0].reinjected' <<<"$lv")" -gt 0
-check "a reload under the remaining capabilities succeeds" "$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock"
+check "a reload under the remaining capabilities succeeds" "$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock"
 check "sluicectl status reads the pins" bash -c '"$1" status --pin-dir "$2" --json | jq -e .configured >/dev/null' _ "$SLUICECTL" "$PIN_DIR"
 check "SIGTERM: a clean stop" stop_daemon
 check "... that removed its pins" bash -c '! ls "$1"/progs/* >/dev/null 2>&1' _ "$PIN_DIR"
@@ -57,7 +57,7 @@ for c in $unit_caps; do
 	for o in $unit_caps; do [ "$o" = "$c" ] || rest+=("$o"); done
 	: >"$E2E_TMP/sluiced.log"
 	setpriv --bounding-set="$(bset "${rest[@]}")" --inh-caps=-all -- "$SLUICED" --config "$E2E_TMP/held.yaml" \
-		--iface sl0 --pin-dir "$PIN_DIR" --control "$E2E_TMP/ctl.sock" >"$E2E_TMP/sluiced.log" 2>&1 &
+		--iface sl0 --pin-dir "$PIN_DIR" --control-socket "$E2E_TMP/ctl.sock" >"$E2E_TMP/sluiced.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
 	if kill -0 $pid 2>/dev/null; then

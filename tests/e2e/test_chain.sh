@@ -85,7 +85,7 @@ check "... slot 1 empty, the root untouched" test "$(slot 1)" = 0 -a "$(xdp_id)"
 # Someone else's program in the slot: refused, and left alone.
 bpftool map update pinned "$LAB/root_maps/root_array" key 1 0 0 0 value pinned "$LAB/count"
 : >"$E2E_TMP/sluiced.log"
-"$SLUICED" --config "$E2E_TMP/chain.yaml" --iface sl0 --pin-dir "$PIN_DIR" --control "$E2E_TMP/ctl.sock" \
+"$SLUICED" --config "$E2E_TMP/chain.yaml" --iface sl0 --pin-dir "$PIN_DIR" --control-socket "$E2E_TMP/ctl.sock" \
 	>>"$E2E_TMP/sluiced.log" 2>&1
 check "a slot holding another program: sluiced refuses to start" \
 	grep -q "slot 1 holds XDP program id $(prog_id "$LAB/count") that sluice did not put there" "$E2E_TMP/sluiced.log"

@@ -39,7 +39,7 @@ usage_err "odds, required" "sluicectl odds: --elephants K is required" "$CTL" od
 usage_err "odds, list" "sluicectl odds: --elephants: '1,x' is not a list" "$CTL" odds -q 64 -H 6 -e 1,x
 usage_err "explain, address" "sluicectl explain: --dst: '198.18.0.300' is not an IPv4 or IPv6 address" \
 	"$CTL" explain -c configs/default.yaml --src 198.18.0.5 --dst 198.18.0.300 --dport 80
-usage_err "conns, extra argument" "sluicectl conns: unexpected argument 'x'" "$CTL" conns x
+usage_err "conns, extra argument" "sluicectl conns: unexpected argument 'y'" "$CTL" conns x y
 check "options may follow arguments (validate FILE --json)" \
 	bash -c "$CTL validate configs/default.yaml --json | jq -e '.valid == true' >/dev/null"
 check "unknown command exits 2" bash -c "$CTL frobnicate >/dev/null 2>&1; [ \$? = 2 ]"
@@ -142,7 +142,7 @@ check "- is standard input: validate -, limits --config -" bash -c "
 lp=$!
 for _ in $(seq 50); do [ -S "$T/signal.sock" ] && break; sleep 0.05; done
 check "signal --json: what it sent" \
-	bash -c "$CTL signal --socket $T/signal.sock 42.5 7.5 --json | jq -e '.sent == 2 and .samples_ms == [42.5, 7.5]' >/dev/null"
+	bash -c "$CTL signal --external-socket $T/signal.sock 42.5 7.5 --json | jq -e '.sent == 2 and .samples_ms == [42.5, 7.5]' >/dev/null"
 wait $lp
 check "... and the socket got both datagrams" bash -c 'grep -q " 42.5$" "$1" && grep -q " 7.5$" "$1"' _ "$T/signal.out"
 
@@ -190,10 +190,34 @@ ALL_CMDS="status top levels queues flows conns cost controller validate limits e
 	odds deal replay simulate signal"
 shorts=$( { for c in $ALL_CMDS; do "$CTL" "$c" --help; done; "$SLUICED" --help; } 2>/dev/null |
 	grep -oE '^  -[a-zA-Z], --[a-z-]+' | awk '{ print $1, $2 }' |
-	sed 's/--control$/--socket/' | sort -u) # both name the daemon's control socket
+	sort -u)
 dup=$(awk '{ n[$1]++; l[$1] = l[$1] " " $2 } END { for (k in n) if (n[k] > 1) print k l[k] }' <<<"$shorts")
 check "every short option means one thing in every command and in sluiced${dup:+ (not: $dup)}" test -z "$dup"
 check_num "... (and there are short options to compare: $(wc -l <<<"$shorts"))" "$(wc -l <<<"$shorts")" -ge 15
+# One name per idea: -c/--config wherever a configuration is read (for
+# the daemon's paths too), -s/--control-socket for the daemon's socket, as
+# sluiced's flag; no --help offers an old spelling.
+miss=""
+for c in status top levels queues flows conns cost controller validate limits explain reload shadow replay simulate detach; do
+	"$CTL" "$c" --help 2>/dev/null | grep -q -- '^  -c, --config FILE' || miss+=" $c"
+done
+check "every command that reads a configuration takes -c/--config FILE${miss:+ (not:$miss)}" test -z "$miss"
+miss=""
+for c in top levels queues flows controller explain reload shadow; do
+	"$CTL" "$c" --help 2>/dev/null | grep -q -- '^  -s, --control-socket PATH' || miss+=" $c"
+done
+"$SLUICED" --help | grep -q -- '^  -s, --control-socket PATH' || miss+=" sluiced"
+check "the control socket is -s/--control-socket in sluicectl and sluiced${miss:+ (not:$miss)}" test -z "$miss"
+old=$( { for c in $ALL_CMDS detach; do "$CTL" "$c" --help; done; "$SLUICED" --help; } 2>/dev/null |
+	grep -oE -- '(^| )--(socket|control|interval|policy|level)([^-a-z]|$)' | sort -u | tr '\n' ' ')
+check "no --help offers an old spelling${old:+ (offered: $old)}" test -z "$old"
+check "an old spelling still works for a release, and names the new one" \
+	bash -c '"$1" replay -P "$2" --trace /nonexistent 2>&1 >/dev/null | grep -q "sluicectl replay: -P is an old spelling: use --config"' \
+	_ "$CTL" "$CONFIGS/replay-policy.yaml"
+check "an unknown command is one line with the nearest one" \
+	bash -c '[ "$("$1" statsu 2>&1)" = "sluicectl: unknown command '"'statsu'"': did you mean status?" ]' _ "$CTL"
+check "an unknown option is one line with the nearest one" \
+	bash -c '[ "$("$1" status --jsno 2>&1)" = "sluicectl status: unknown option '"'--jsno'"': did you mean --json? (see --help)" ]' _ "$CTL"
 # -j is compact and -p indented, for every command that answers offline.
 for cmd in "validate configs/default.yaml" "limits --config configs/default.yaml" \
 	"explain --config configs/default.yaml --src 198.18.0.5 --dst 198.18.0.1 --dport 8080" \
@@ -204,10 +228,10 @@ for cmd in "validate configs/default.yaml" "limits --config configs/default.yaml
 	check "-p $cmd: indented" bash -c '[ "$("$1" -p $2 | wc -l)" -gt 1 ]' _ "$CTL" "$cmd"
 done
 # Commands that change state are never run from an abbreviation.
-out=$("$CTL" sh on --socket "$T/none.sock" 2>&1); rc=$?
+out=$("$CTL" sh on --control-socket "$T/none.sock" 2>&1); rc=$?
 check_num "'sh on' is refused (exit 2), not shadow mode switched on" "$rc" -eq 2
 check "... saying shadow must be spelled out" grep -q "shadow changes state, so it is never abbreviated" <<<"$out"
-check "'rel' is refused too" bash -c '"$1" rel --socket /nonexistent >/dev/null 2>&1; [ $? = 2 ]' _ "$CTL"
+check "'rel' is refused too" bash -c '"$1" rel --control-socket /nonexistent >/dev/null 2>&1; [ $? = 2 ]' _ "$CTL"
 check "read-only commands still abbreviate ('val' is validate)" "$CTL" val configs/default.yaml
 # --version is global: before or after the command.
 check "--version after the command" bash -c '"$1" status --version | grep -q "^sluicectl "' _ "$CTL"

@@ -21,7 +21,7 @@ ok "sluiced starts (control socket and metrics listener)"
 check_num "dispatch timeout published: 3 ticks" "$(status_json | jq .dispatch_timeout_ms)" -eq $DISPATCH_MS
 
 alive() { kill -0 "$DAEMON_PID" 2>/dev/null; }
-levels_ok() { "$SLUICECTL" levels --socket "$SOCK" --json | jq -e '.levels | length > 0' >/dev/null; }
+levels_ok() { "$SLUICECTL" levels --control-socket "$SOCK" --json | jq -e '.levels | length > 0' >/dev/null; }
 
 # ---- clients that hang up before their answer (SIGPIPE) --------------------
 for _ in 1 2 3; do
@@ -42,7 +42,7 @@ E2E_PIDS+=($!)
 max=$(hb_max_age 6)
 check_num "4 clients never read their queues dump: heartbeat age stays under the dispatch timeout (ms)" \
 	"$max" -lt $DISPATCH_MS
-n=$("$SLUICECTL" queues --socket "$SOCK" --json | jq '.queues | length')
+n=$("$SLUICECTL" queues --control-socket "$SOCK" --json | jq '.queues | length')
 check_num "a client that reads gets the whole dump (20000 queues)" "$n" -eq 20000
 
 # ---- requests trickled a byte every 0.9 s --------------------------------------
@@ -98,7 +98,7 @@ check_num "no reload happened" "$(grep -c 'event=reload_started' "$E2E_TMP/sluic
 refused() { # DESCRIPTION PATTERN CONTROL_PATH
 	local log=$E2E_TMP/refused.log rc
 	timeout 20 "$SLUICED" --config "$CONFIGS/clients.yaml" --iface sl0 --pin-dir /sys/fs/bpf/other \
-		--control "$3" >"$log" 2>&1
+		--control-socket "$3" >"$log" 2>&1
 	rc=$?
 	if [ $rc -eq 1 ] && grep -q "$2" "$log" && [ ! -e /sys/fs/bpf/other ]; then
 		ok "$1"

@@ -18,7 +18,7 @@ start_service 8080 4 50 || { not_ok "service starts"; e2e_finish; }
 start_service 8081 4 10 || { not_ok "second service starts"; e2e_finish; }
 start_daemon "$E2E_TMP/ctl.yaml" || { not_ok "sluiced starts"; e2e_finish; }
 ok "sluiced starts with a policy (control period 1 s)"
-ctl() { "$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json; }
+ctl() { "$SLUICECTL" controller --control-socket "$E2E_TMP/ctl.sock" --json; }
 check "a fresh policy is in pass-through" jq -e '.policies[0].pass_through == true and .policies[0].name == "svc"' <<<"$(ctl)"
 
 # Calm: 20 connections/s (half the capacity) for 6 s from two sources.
@@ -26,7 +26,7 @@ in_cli "$LAB_LOAD" --connect $SRV4 --port 8080 --source 198.18.0.20 --rate 10 --
 	--duration 6 --timeout 5 --json --quiet >/dev/null &
 a=$!
 # The live view while it runs: two snapshots, rates from the second.
-top=$("$SLUICECTL" top --count 2 --interval 1 --pin-dir "$PIN_DIR" --socket "$E2E_TMP/ctl.sock")
+top=$("$SLUICECTL" top --count 2 --watch 1 --pin-dir "$PIN_DIR" --control-socket "$E2E_TMP/ctl.sock")
 second=$(awk '/^sluice top/ { n++ } n == 2' <<<"$top")
 diag "$(sed -n '3,5p' <<<"$second")"
 check "top: two snapshots, each with the levels and the policies" \
@@ -122,32 +122,32 @@ check "the daemon bound the policy's signal socket" test -S "$SOCK"
 sig() { jq -r '.policies[] | select(.name == "app-socket") | .signal_ms' <<<"$(ctl)"; }
 v=null
 for _ in $(seq 12); do
-	"$SLUICECTL" signal --socket "$SOCK" 20 40 >/dev/null
+	"$SLUICECTL" signal --external-socket "$SOCK" 20 40 >/dev/null
 	sleep 0.5
 	v=$(sig)
 	[ "$v" = 30 ] && break
 done
 check "socket signal: the mean of the samples is the signal (20 and 40 -> 30)" test "$v" = 30
-check "sluicectl signal refuses a non-number" bash -c "! '$SLUICECTL' signal --socket '$SOCK' fast 2>/dev/null"
+check "sluicectl signal refuses a non-number" bash -c "! '$SLUICECTL' signal --external-socket '$SOCK' fast 2>/dev/null"
 over=0
 for _ in $(seq 20); do
-	"$SLUICECTL" signal --socket "$SOCK" 400 >/dev/null
+	"$SLUICECTL" signal --external-socket "$SOCK" 400 >/dev/null
 	sleep 0.25
 	jq -e '.policies[] | select(.name == "app-socket") | .overload == true' <<<"$(ctl)" >/dev/null && { over=1; break; }
 done
 check_num "socket signal: 10x its baseline is overload" "$over" -eq 1
 # What programs read: top --json, and one key case (snake_case) in every
 # report of a running daemon.
-t=$("$SLUICECTL" top --count 2 --interval 0.5 --json --pin-dir "$PIN_DIR" --socket "$E2E_TMP/ctl.sock")
+t=$("$SLUICECTL" top --count 2 --watch 0.5 --json --pin-dir "$PIN_DIR" --control-socket "$E2E_TMP/ctl.sock")
 check "top --json: one object per refresh (2 lines)" bash -c '[ "$(wc -l <<<"$1")" = 2 ] && jq -se "length == 2" <<<"$1" >/dev/null' _ "$t"
 check "top --json: the first has no rates yet (null), the second has them" \
 	bash -c 'jq -se ".[0].levels[0].admitted_per_s == null and (.[1].levels[0].admitted_per_s | type) == \"number\" and (.[1].interval_s > 0.3)" <<<"$1" >/dev/null' _ "$t"
 check "top --json: levels with their seats and limit, and the policies" \
 	bash -c 'jq -se ".[1] | (.levels | map(.name) | index(\"catch-all\")) != null and (.policies | map(.name) | index(\"svc\")) != null" <<<"$1" >/dev/null' _ "$t"
 snake='[paths | .[] | strings] | all(test("^[a-z][a-z0-9_]*$"))'
-for c in "status --pin-dir $PIN_DIR" "conns --pin-dir $PIN_DIR" "levels --socket $E2E_TMP/ctl.sock" \
-	 "queues --socket $E2E_TMP/ctl.sock" "flows --socket $E2E_TMP/ctl.sock" \
-	 "controller --socket $E2E_TMP/ctl.sock"; do
+for c in "status --pin-dir $PIN_DIR" "conns --pin-dir $PIN_DIR" "levels --control-socket $E2E_TMP/ctl.sock" \
+	 "queues --control-socket $E2E_TMP/ctl.sock" "flows --control-socket $E2E_TMP/ctl.sock" \
+	 "controller --control-socket $E2E_TMP/ctl.sock"; do
 	# shellcheck disable=SC2086
 	check "${c%% *} --json: snake_case keys" bash -c '"$1" $2 --json | jq -e "$3" >/dev/null' _ "$SLUICECTL" "$c" "$snake"
 done

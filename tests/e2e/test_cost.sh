@@ -22,7 +22,7 @@ xdp_id=$(status_json | jq -r .xdp_prog_id)
 xdp_run_ns() { bpftool prog show id "$xdp_id" --json | jq '.run_time_ns // 0'; }
 
 # ---- 1. a measurement while connections come --------------------------------------
-"$SLUICECTL" cost --pin-dir "$PIN_DIR" --interval 4 --json >"$E2E_TMP/cost.json" 2>"$E2E_TMP/cost.err" &
+"$SLUICECTL" cost --pin-dir "$PIN_DIR" --window 4 --json >"$E2E_TMP/cost.json" 2>"$E2E_TMP/cost.err" &
 cost_pid=$!
 sleep 0.5
 out=$(load --connect $SRV4 --port 8081 --rate 200 --count 400 --duration 3 --timeout 5)
@@ -69,14 +69,14 @@ check_num "metrics: sluice_xdp's runs grow with the connections (2 or more each)
 check "... its run time is exported" 	awk -v t="$(metric 'sluice_bpf_program_run_seconds_total{program="sluice_xdp"}')" 'BEGIN { exit !(t > 0) }'
 check "... and sock_ops' too" 	awk -v t="$(metric 'sluice_bpf_program_run_seconds_total{program="sluice_sockops"}')" 'BEGIN { exit !(t > 0) }'
 check "... and the daemon's CPU time" awk -v t="$(metric sluice_daemon_cpu_seconds_total)" 'BEGIN { exit !(t > 0) }'
-"$SLUICECTL" cost --pin-dir "$PIN_DIR" --interval 0.5 --json >"$E2E_TMP/cost2.json"
+"$SLUICECTL" cost --pin-dir "$PIN_DIR" --window 0.5 --json >"$E2E_TMP/cost2.json"
 check "with kernel.bpf_stats_enabled=1 it says so" test "$(jq -r .stats_enabled_by "$E2E_TMP/cost2.json")" = sysctl
 check "... and leaves it on" test "$(sysctl -n kernel.bpf_stats_enabled)" = 1
 check "... no connection: per-connection figures are 0" test "$(jq .ns_per_connection "$E2E_TMP/cost2.json")" = 0
 sysctl -qw kernel.bpf_stats_enabled=0
 
 # ---- 4. a restart during the interval ------------------------------------------------------
-"$SLUICECTL" cost --pin-dir "$PIN_DIR" --interval 3 >"$E2E_TMP/cost3.txt" 2>"$E2E_TMP/cost3.err" &
+"$SLUICECTL" cost --pin-dir "$PIN_DIR" --window 3 >"$E2E_TMP/cost3.txt" 2>"$E2E_TMP/cost3.err" &
 cost_pid=$!
 sleep 0.5
 stop_daemon
@@ -89,7 +89,7 @@ check "... and says why, naming both pids" grep -q "restarted or stopped during 
 check "... with no figures on stdout" test ! -s "$E2E_TMP/cost3.txt"
 
 # ---- 5. nothing pinned -----------------------------------------------------------------
-"$SLUICECTL" cost --pin-dir "$E2E_TMP/nowhere" --interval 0.2 >/dev/null 2>"$E2E_TMP/cost4.err"
+"$SLUICECTL" cost --pin-dir "$E2E_TMP/nowhere" --window 0.2 >/dev/null 2>"$E2E_TMP/cost4.err"
 rc=$?
 check "no pins: exit 1" test "$rc" -eq 1
 check "... with one line that says what is missing" grep -q "nowhere" "$E2E_TMP/cost4.err"

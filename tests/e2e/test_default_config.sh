@@ -32,7 +32,7 @@ check_num "shadow on: the verdicts it would have given are counted" \
 
 sed -i 's/^  shadow: true /  shadow: false/' "$CFG"
 check "the operator turns shadow off in the file" grep -q '^  shadow: false' "$CFG"
-check "sluicectl reload" "$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock"
+check "sluicectl reload" "$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock"
 check "the journal says the verdicts are enforced now" \
 	grep -q 'event=enforcement shadow=off ' "$E2E_TMP/sluiced.log"
 d0=$(level_field global-default deferred)

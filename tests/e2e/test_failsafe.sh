@@ -177,7 +177,7 @@ check "clean stop" stop_daemon
 bad=""
 for delay in 0.02 0.05 0.08 0.12 0.16 0.2 0.3; do
 	"$SLUICED" --config "$CONFIGS/crash.yaml" --iface sl0 --pin-dir "$PIN_DIR" \
-		--control "$E2E_TMP/ctl.sock" >>"$E2E_TMP/startup.log" 2>&1 &
+		--control-socket "$E2E_TMP/ctl.sock" >>"$E2E_TMP/startup.log" 2>&1 &
 	pid=$!
 	sleep "$delay"
 	kill -TERM "$pid"
@@ -186,7 +186,7 @@ for delay in 0.02 0.05 0.08 0.12 0.16 0.2 0.3; do
 	if [ -e "$PIN_DIR" ] || ip link show sl0 | grep -q 'prog/xdp' || [ -e "$E2E_TMP/ctl.sock" ]; then
 		bad+=" ${delay}s(exit $rc)"
 		"$SLUICED" --config "$CONFIGS/crash.yaml" --iface sl0 --pin-dir "$PIN_DIR" \
-			--control "$E2E_TMP/ctl2.sock" >/dev/null 2>&1 & # adopt, then stop cleanly
+			--control-socket "$E2E_TMP/ctl2.sock" >/dev/null 2>&1 & # adopt, then stop cleanly
 		sleep 1; kill -TERM $! 2>/dev/null; wait $! 2>/dev/null
 	fi
 done

@@ -29,7 +29,7 @@ diag "loopback-sourced SYNs sent: $sent"
 check_num "3,000 SYNs from 127.0.0.0/24 reached the data path" "$(( $(gstat martians) - m0 ))" -ge 3000
 check_num "... none of them holds an entry in the connection table" "$(conns)" -eq 0
 check_num "... no level holds a seat for them" \
-	"$("$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json | jq '[.levels[].seats_in_use] | add')" -eq 0
+	"$("$SLUICECTL" levels --control-socket "$E2E_TMP/ctl.sock" --json | jq '[.levels[].seats_in_use] | add')" -eq 0
 check_num "... and the real clients beside the flood were all served" "$(jq .ok <<<"$out")" -eq 50
 
 stop_daemon && ok "clean stop"

@@ -41,7 +41,7 @@ mice_and_elephant() { # MODE
 	if [ "$mice_ok" -ne "$mice_n" ]; then
 		diag "$mode: mice refused $(cat "$E2E_TMP"/mouse-"$mode"-*.json | jq -s 'map(.refused) | add')," \
 			"timed out $(cat "$E2E_TMP"/mouse-"$mode"-*.json | jq -s 'map(.timeout) | add');" \
-			"level: $("$SLUICECTL" levels web --socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0] | {rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, stalls, dropped_gone}')"
+			"level: $("$SLUICECTL" levels web --control-socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0] | {rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, stalls, dropped_gone}')"
 	fi
 	p99=$(pct_col 0.99 4 "$E2E_TMP"/mouse-"$mode"-*.csv)
 	# The margin is the client's: a connect that waited for its SYN
@@ -60,7 +60,7 @@ mice_and_elephant() { # MODE
 	check_num "$mode: the service stays busy under deferral (completions/s over 5 s, at least half its capacity $CAPACITY)" \
 		"$(awk -v n="$done_n" 'BEGIN { printf "%.1f", n / 5 }')" -ge $((CAPACITY / 2))
 	check "$mode: no seat left in use afterwards" wait_level_field web seats_in_use 0 10
-	r=$("$SLUICECTL" levels web --socket "$E2E_TMP/ctl.sock" --json)
+	r=$("$SLUICECTL" levels web --control-socket "$E2E_TMP/ctl.sock" --json)
 	check_num "$mode: queued connections were re-injected" "$(jq '.levels[0].reinjected' <<<"$r")" -gt 100
 	check_num "$mode: the elephant's excess was refused at once from its held SYN" \
 		"$(jq '.levels[0].reset_held' <<<"$r")" -gt 0
@@ -88,7 +88,7 @@ check_num "... at once, not at a retransmit (max refused ms)" "$(jq .refused_ms.
 [ "$(jq .refused <<<"$r")" = 4 ] ||
 	diag "queue full: $(jq -c '{ok, refused, timeout}' <<<"$r"); events lost meanwhile: $(( $(status_json | jq .stats.events_lost) - lost0 ));" \
 		"SYNs dropped while the daemon's heartbeat was late (undispatched): $(( $(status_json | jq .stats.undispatched) - undisp0 ));" \
-		"tiny: $("$SLUICECTL" levels tiny --socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0] | {waiting, seats_in_use, rejected_queue_full, rejected_time_out, dispatched_from_queue}')"
+		"tiny: $("$SLUICECTL" levels tiny --control-socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0] | {waiting, seats_in_use, rejected_queue_full, rejected_time_out, dispatched_from_queue}')"
 wait "$fill"
 
 # ---- clients that gave up: dropped, or their RST frees the seat at once -------------
@@ -100,7 +100,7 @@ wait "$fill"
 # SYN is re-injected, meets a closed socket, and the client's RST returns
 # the seat at once.
 before=$(status_json | jq .stats.rst_released)
-gone_before=$("$SLUICECTL" levels tiny --socket "$E2E_TMP/ctl.sock" --json | jq '.levels[0].dropped_gone')
+gone_before=$("$SLUICECTL" levels tiny --control-socket "$E2E_TMP/ctl.sock" --json | jq '.levels[0].dropped_gone')
 in_cli "$LAB_LOAD" --connect $SRV4 --port 9090 --rate 1000 --count 1 --timeout 10 --json --quiet \
 	>/dev/null &
 E2E_PIDS+=($!)
@@ -112,7 +112,7 @@ load --connect $SRV4 --port 9090 --rate 100 --count 1 --timeout 1.3 >/dev/null &
 gone_late=$!
 wait "$gone_early" "$gone_late" "$one"
 check "gave-up clients: the seat is free right after the admitted one ends" wait_level_field tiny seats_in_use 0 2
-r=$("$SLUICECTL" levels tiny --socket "$E2E_TMP/ctl.sock" --json)
+r=$("$SLUICECTL" levels tiny --control-socket "$E2E_TMP/ctl.sock" --json)
 check_num "... the client gone before its retransmit: its SYN dropped, not re-injected" \
 	"$(( $(jq '.levels[0].dropped_gone' <<<"$r") - gone_before ))" -eq 1
 [ "$(( $(jq '.levels[0].dropped_gone' <<<"$r") - gone_before ))" = 1 ] ||
@@ -135,7 +135,7 @@ E2E_PIDS+=($!)
 lp2=$!
 sleep 1.5
 check_num "restart: connections are held when the daemon dies" \
-	"$("$SLUICECTL" levels web --socket "$E2E_TMP/ctl.sock" --json | jq '.levels[0].held_syns')" -gt 0
+	"$("$SLUICECTL" levels web --control-socket "$E2E_TMP/ctl.sock" --json | jq '.levels[0].held_syns')" -gt 0
 kill_daemon_hard
 start_daemon "$CONFIGS/held.yaml" || not_ok "restart: sluiced comes back"
 wait "$lp" "$lp2"
@@ -148,7 +148,7 @@ for f in restart restart2; do
 	check_num "restart ($f): most served" "$(jq .ok "$E2E_TMP/$f.json")" -gt 120
 done
 check_num "restart: the new daemon queued and re-injected the retransmits" \
-	"$("$SLUICECTL" levels web --socket "$E2E_TMP/ctl.sock" --json | jq '.levels[0].reinjected')" -gt 0
+	"$("$SLUICECTL" levels web --control-socket "$E2E_TMP/ctl.sock" --json | jq '.levels[0].reinjected')" -gt 0
 check "restart: no seat leaked" wait_level_field web seats_in_use 0 10
 check "clean stop" stop_daemon
 

@@ -80,9 +80,9 @@ sluice_round() {
 	check_num "$mode: the service stays busy, at least half its capacity (completions/s over 6 s, capacity $CAPACITY)" \
 		"$(awk -v n="$done_n" 'BEGIN { printf "%.1f", n / 6 }')" -ge $((CAPACITY / 2))
 	# What the levels refused, by reason, and what waited.
-	diag "levels: $("$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json | jq -c '[.levels[] | select(.admitted > 0) |
+	diag "levels: $("$SLUICECTL" levels --control-socket "$E2E_TMP/ctl.sock" --json | jq -c '[.levels[] | select(.admitted > 0) |
 		{name, admitted, deferred, rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, dropped_gone}]')"
-	policy=$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq -c '.policies[0] | {mode, reason, limit, recalled}')
+	policy=$("$SLUICECTL" controller --control-socket "$E2E_TMP/ctl.sock" --json | jq -c '.policies[0] | {mode, reason, limit, recalled}')
 	diag "policy: $policy"
 	# The storm hits the policy in pass-through: its first cuts leave the
 	# excess it admitted waiting in the level's queue, and that comes back to

@@ -91,7 +91,7 @@ check "... at Server spec.interfaces, saying why" \
 	grep -Eq "iface-label.yaml:[0-9]+:[0-9]+: error: Server: spec.interfaces: connections classify differently on sl2 than on sl0" <<<"$out"
 DAEMON_IFACES=()
 : >"$E2E_TMP/sluiced.log"
-"$SLUICED" --config "$E2E_TMP/iface-label.yaml" --pin-dir "$PIN_DIR" --control "$E2E_TMP/ctl.sock" >"$E2E_TMP/sluiced.log" 2>&1
+"$SLUICED" --config "$E2E_TMP/iface-label.yaml" --pin-dir "$PIN_DIR" --control-socket "$E2E_TMP/ctl.sock" >"$E2E_TMP/sluiced.log" 2>&1
 check "sluiced refuses it too (exit 1), with the same error" \
 	bash -c '[ "$1" = 1 ] && grep -q "spec.interfaces: connections classify differently" "$2"' _ "$?" "$E2E_TMP/sluiced.log"
 check "... and attaches nothing" bash -c '! ip -d link show sl0 | grep -q "prog/xdp" && ! ip -d link show sl2 | grep -q "prog/xdp"'
@@ -100,7 +100,7 @@ check "... and attaches nothing" bash -c '! ip -d link show sl0 | grep -q "prog/
 # nodes whose NICs are named differently).  No default route: refused,
 # naming the way out.
 DAEMON_IFACES=(--iface auto)
-"$SLUICED" --config "$CONFIGS/basic.yaml" --iface auto --pin-dir "$PIN_DIR" --control "$E2E_TMP/ctl.sock" \
+"$SLUICED" --config "$CONFIGS/basic.yaml" --iface auto --pin-dir "$PIN_DIR" --control-socket "$E2E_TMP/ctl.sock" \
 	>"$E2E_TMP/auto-none.log" 2>&1
 rc=$?
 check "--iface auto without a default route: exit 1, naming --iface IFNAME" \

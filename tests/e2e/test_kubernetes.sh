@@ -70,7 +70,7 @@ opts=$("$SLUICED" --help)
 bad=""
 for o in $(jq -r '.args[] | sub("=.*"; "")' <<<"$c"); do grep -q -- " $o" <<<"$opts" || bad+=" $o"; done
 check "DaemonSet: every option it passes is one sluiced --help knows (unknown:${bad:- none})" test -z "$bad"
-sock=$(arg --control)
+sock=$(arg --control-socket)
 check "DaemonSet: the control socket's directory is a volume ($(dirname "$sock"))" test -n "$(mount_of "$(dirname "$sock")")"
 unit_caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$E2E_ROOT/configs/systemd/sluiced.service.in" | tr ' ' '\n' | sed 's/^CAP_//' | sort | tr '\n' ' ')
 pod_caps=$(jq -r '.securityContext.capabilities.add[]' <<<"$c" | sort | tr '\n' ' ')

@@ -118,7 +118,7 @@ check "every metric the alerting rules use is one sluiced exports${missing:+ (no
 # Reloads: a bad file is counted and leaves the old configuration; the
 # next good one, which moves tenant-a to another index, keeps its counters.
 echo "kind: Nonsense" >>"$E2E_TMP/metrics.yaml"
-"$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock" >/dev/null 2>&1
+"$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock" >/dev/null 2>&1
 M=$(scrape)
 check "a failed reload: config_last_reload_successful 0, one failure counted" \
 	bash -c 'grep -q "^sluice_config_last_reload_successful 0$" <<<"$1" && grep -q "^sluice_config_reloads_total{result=\"failure\"} 1$" <<<"$1"' _ "$M"
@@ -136,7 +136,7 @@ spec:
   - subjects: [{kind: Network, network: {cidrs: [198.18.0.99/32]}}]
     destinations: [{ports: ["8080"]}]
 YAML
-"$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock" >/dev/null
+"$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock" >/dev/null
 M=$(scrape)
 check "a good reload: successful 1, one success counted" \
 	bash -c 'grep -q "^sluice_config_last_reload_successful 1$" <<<"$1" && grep -q "^sluice_config_reloads_total{result=\"success\"} 1$" <<<"$1"' _ "$M"
@@ -167,7 +167,7 @@ spec:
   - subjects: [{kind: Network, network: {cidrs: [198.18.0.0/15]}}]
     destinations: [{ports: ["9466"]}]
 YAML
-"$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock" >/dev/null
+"$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock" >/dev/null
 exec 5<>"/dev/tcp/$SRV4/9466"
 in_cli bash -c 'for i in $(seq 40); do exec {fd}<>/dev/tcp/$1/9466 || exit 1; done; sleep 4' _ $SRV4 &
 flood=$!

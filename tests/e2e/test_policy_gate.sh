@@ -27,7 +27,7 @@ cp "$CONFIGS/policy-gate.yaml" "$E2E_TMP/pg.yaml" # a copy: the test edits it
 start_service 8080 4 50 --backlog 4096 || { not_ok "service starts"; e2e_finish; }
 start_daemon "$E2E_TMP/pg.yaml" || { not_ok "sluiced starts"; e2e_finish; }
 ok "sluiced starts: policy svc, control period 1 s"
-ctl() { "$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json; }
+ctl() { "$SLUICECTL" controller --control-socket "$E2E_TMP/ctl.sock" --json; }
 
 src() { local a=$1 b=$2 out=""; for i in $(seq "$a" "$b"); do out+=" --source 198.18.0.$i"; done; echo "$out"; }
 BRONZE=$(src 16 23)
@@ -153,7 +153,7 @@ diag "after the surge: pass-through again at ${pt}s (surge ended at ${T_AFTER}s)
 check "after the surge the policy returns to pass-through" jq -en --argjson p "$pt" '$p != null'
 check "on the way, the multiplier climbs (a throttled sample at >= 1)" \
 	jq -se --argjson a "$T_AFTER" --argjson p "$pt" '[.[] | select(.t >= $a and .t < $p and .pass_through == false and .load_multiplier >= 1)] | length > 0' "$S"
-human=$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock")
+human=$("$SLUICECTL" controller --control-socket "$E2E_TMP/ctl.sock")
 while IFS= read -r l; do diag "  $l"; done <<<"$human"
 check "sluicectl controller (table): scheduler, gate and both workloads" \
 	bash -c 'grep -q "data-path gate" <<<"$1" && grep -Eq "^  gold +4 " <<<"$1" && grep -Eq "^  bronze +1 " <<<"$1"' _ "$human"
@@ -174,7 +174,7 @@ done
 check_num "a second surge throttles again, flows waiting" "$throttled" -eq 1
 # The same configuration: the policy keeps its controller and scheduler.
 before=$(ctl | jq '.policies[0].periods')
-check "reload (unchanged policy)" "$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock"
+check "reload (unchanged policy)" "$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock"
 c=$(ctl)
 check "an unchanged policy keeps its controller history and its scheduler (still throttled, no bootstrap)" \
 	jq -e --argjson p "$before" '.policies[0] | .periods >= $p and .bootstrapping == false and .scheduler_pass_through == false' <<<"$c"
@@ -182,7 +182,7 @@ check "an unchanged policy keeps its controller history and its scheduler (still
 # admitted (fail-open), and the new one starts in pass-through.
 sed -i 's/priority: 1, queue_timeout: 3s/priority: 1, queue_timeout: 2s/' "$E2E_TMP/pg.yaml"
 T_RELOAD=$(since)
-check "reload (bronze's queue_timeout changed)" "$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock"
+check "reload (bronze's queue_timeout changed)" "$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock"
 c=$(ctl)
 diag "after the reload: $(jq -c '.policies[0] | {gate, waiting, bootstrapping, scheduler_pass_through}' <<<"$c")"
 check "the replaced scheduler is fresh: pass-through, bootstrapping, nobody waiting, gate open" \
@@ -200,7 +200,7 @@ diag "bronze connections that got in: started 3-4.5 s before the reload $f_befor
 check "flows waiting at the reload were admitted, not lost (>= 90%)" jq -en --argjson f "$f_at" '$f >= 0.9'
 check "... where throttled bronze got in far less (< 50%)" jq -en --argjson f "$f_before" '$f < 0.5'
 if ! check "no seats left behind: the service's level is back to idle" wait_level_field catch-all seats_in_use 0 40; then
-	diag "$("$SLUICECTL" levels catch-all --socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0]')"
+	diag "$("$SLUICECTL" levels catch-all --control-socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0]')"
 	diag "$(status_json | jq -c '.levels[] | select(.name == "catch-all")')"
 	diag "$(tail -5 "$E2E_TMP/sluiced.log")"
 fi

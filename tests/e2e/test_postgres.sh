@@ -75,7 +75,7 @@ sluice_storm() {
 	[ $(($1 % 2)) -eq 0 ] && mode=generic
 	start_daemon "$CONFIGS/postgres.yaml" --xdp-mode $mode || { not_ok "sluiced starts ($mode)"; e2e_finish; }
 	storm "sluice-$1"
-	"$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/levels-$1.json"
+	"$SLUICECTL" levels --control-socket "$E2E_TMP/ctl.sock" --json >"$E2E_TMP/levels-$1.json"
 	status_json >"$E2E_TMP/status-$1.json"
 	diag "sluice-$1 ($mode): refusals $(jq -c '.interfaces[0].refusals | {path, reason, rst_xdp_tx, rst_handoff}' "$E2E_TMP/status-$1.json"), lost $(jq .stats.rst_failed "$E2E_TMP/status-$1.json")"
 	stop_daemon

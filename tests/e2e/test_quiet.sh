@@ -20,7 +20,7 @@ start_daemon "$CONFIGS/quiet.yaml" || { not_ok "sluiced starts"; e2e_finish; }
 ok "sluiced starts (a wide level on 8081, a 2-seat Queue level on 8080)"
 
 gstat() { status_json | jq -r ".stats.$1"; }
-lvl() { "$SLUICECTL" levels "$1" --socket "$E2E_TMP/ctl.sock" --json | jq -r ".levels[0].$2"; }
+lvl() { "$SLUICECTL" levels "$1" --control-socket "$E2E_TMP/ctl.sock" --json | jq -r ".levels[0].$2"; }
 conns() { "$SLUICECTL" conns --pin-dir "$PIN_DIR" --json | jq .total; }
 
 # ---- 1. a normal day --------------------------------------------------------------
@@ -56,7 +56,7 @@ check_num "... and close nothing in sluice's counts" "$(gstat closes_quiet)" -eq
 out=$(load --connect $SRV4 --port 8080 --rate 200 --count 30 --duration 5 --timeout 6)
 check_num "30 connections into 2 seats of 100 ms connections (1.5 s of work), all served" "$(jq .ok <<<"$out")" -eq 30
 [ "$(jq .ok <<<"$out")" = 30 ] ||
-	diag "$(jq -c '{ok, refused, timeout, error}' <<<"$out"); level: $("$SLUICECTL" levels narrow --socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0] | {limit, rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, stalls}')"
+	diag "$(jq -c '{ok, refused, timeout, error}' <<<"$out"); level: $("$SLUICECTL" levels narrow --control-socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[0] | {limit, rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, stalls}')"
 n=$(lvl narrow dispatched_after_close); fast=$(lvl narrow dispatched_after_close_within_1ms)
 check_num "... waiters were started by closes" "$n" -ge 20
 diag "started within a millisecond of the close: $fast of $n"

@@ -25,7 +25,7 @@ SOCK=$E2E_TMP/run/sluiced.sock
 sed "s/^  serverConcurrencyLimit: 4 /  readGroup: $GROUP\n&/" "$CONFIGS/basic.yaml" >"$E2E_TMP/ro.yaml"
 check "the configuration names the group and validates" \
 	bash -c 'grep -q "readGroup: $2" "$1" && "$3" validate "$1" >/dev/null' _ "$E2E_TMP/ro.yaml" "$GROUP" "$SLUICECTL"
-start_daemon "$E2E_TMP/ro.yaml" --control "$SOCK" || { not_ok "sluiced starts"; e2e_finish; }
+start_daemon "$E2E_TMP/ro.yaml" --control-socket "$SOCK" || { not_ok "sluiced starts"; e2e_finish; }
 ok "sluiced starts with readGroup $GROUP"
 mode() { stat -c '%a %G' "$1"; }
 check "pin directory: 750 $GROUP ($(mode "$PIN_DIR"))" test "$(mode "$PIN_DIR")" = "750 $GROUP"
@@ -42,11 +42,11 @@ check "a member reads the pins: status --json (configured, the web level)" \
 	jq -e '.configured and (.levels | map(.name) | index("web")) != null' <<<"$out"
 check "... and conns" bash -c 'setpriv --reuid=65534 --regid="$1" --clear-groups -- "$2" conns --pin-dir "$3" --json | jq -e ".total >= 0" >/dev/null' _ "$GID" "$SLUICECTL" "$PIN_DIR"
 check "a member asks for reports: levels --json" \
-	bash -c 'setpriv --reuid=65534 --regid="$1" --clear-groups -- "$2" levels --socket "$3" --json | jq -e ".levels | length > 0" >/dev/null' _ "$GID" "$SLUICECTL" "$SOCK"
-out=$(member "$SLUICECTL" reload --socket "$SOCK" 2>&1); rc=$?
+	bash -c 'setpriv --reuid=65534 --regid="$1" --clear-groups -- "$2" levels --control-socket "$3" --json | jq -e ".levels | length > 0" >/dev/null' _ "$GID" "$SLUICECTL" "$SOCK"
+out=$(member "$SLUICECTL" reload --control-socket "$SOCK" 2>&1); rc=$?
 check "a member's reload is refused (exit $rc), saying changes are the daemon's user's" \
 	bash -c '[ "$1" != 0 ] && grep -q "daemon.s user" <<<"$2"' _ "$rc" "$out"
-out=$(member "$SLUICECTL" shadow on --socket "$SOCK" 2>&1); rc=$?
+out=$(member "$SLUICECTL" shadow on --control-socket "$SOCK" 2>&1); rc=$?
 check "... and so is shadow on (exit $rc)" bash -c '[ "$1" != 0 ] && grep -q "daemon.s user" <<<"$2"' _ "$rc" "$out"
 check "shadow is still off" jq -e '.shadow == false' <<<"$(status_json)"
 check_num "no reload happened" "$(grep -c 'event=reload_started' "$E2E_TMP/sluiced.log")" -eq 0
@@ -54,19 +54,19 @@ check_num "no reload happened" "$(grep -c 'event=reload_started' "$E2E_TMP/sluic
 out=$(outsider "$SLUICECTL" status --pin-dir "$PIN_DIR" 2>&1); rc=$?
 check "an outsider cannot read the pins (exit $rc: permission denied)" \
 	bash -c '[ "$1" = 1 ] && grep -qi "permission denied" <<<"$2"' _ "$rc" "$out"
-out=$(outsider "$SLUICECTL" levels --socket "$SOCK" 2>&1); rc=$?
+out=$(outsider "$SLUICECTL" levels --control-socket "$SOCK" 2>&1); rc=$?
 check "... nor reach the control socket (exit $rc)" bash -c '[ "$1" = 1 ] && grep -qi "permission denied" <<<"$2"' _ "$rc" "$out"
 # Root still changes things.
-check "root reloads" bash -c '"$1" reload --socket "$2" | grep -q reloaded' _ "$SLUICECTL" "$SOCK"
+check "root reloads" bash -c '"$1" reload --control-socket "$2" | grep -q reloaded' _ "$SLUICECTL" "$SOCK"
 check "clean stop" stop_daemon
 
 # Without readGroup everything is the daemon's alone again.
-start_daemon "$CONFIGS/basic.yaml" --control "$SOCK" || not_ok "sluiced starts without readGroup"
+start_daemon "$CONFIGS/basic.yaml" --control-socket "$SOCK" || not_ok "sluiced starts without readGroup"
 check "without readGroup: pins 700/600, socket 600 again" \
 	bash -c '[ "$(stat -c %a "$1")" = 700 ] && [ "$(stat -c %a "$1/maps")" = 700 ] && [ "$(stat -c %a "$2")" = 600 ] && for f in "$1"/maps/*; do [ "$(stat -c %a "$f")" = 600 ] || exit 1; done' _ "$PIN_DIR" "$SOCK"
 check "clean stop" stop_daemon
 sed "s/^  serverConcurrencyLimit: 4 /  readGroup: no-such-group-x\n&/" "$CONFIGS/basic.yaml" >"$E2E_TMP/nogroup.yaml"
-"$SLUICED" --config "$E2E_TMP/nogroup.yaml" --iface sl0 --pin-dir "$PIN_DIR" --control "$SOCK" >"$E2E_TMP/ng.log" 2>&1
+"$SLUICED" --config "$E2E_TMP/nogroup.yaml" --iface sl0 --pin-dir "$PIN_DIR" --control-socket "$SOCK" >"$E2E_TMP/ng.log" 2>&1
 rc=$?
 check "a readGroup that does not exist: sluiced refuses to start (exit $rc), naming it" \
 	bash -c '[ "$1" = 1 ] && grep -q "readGroup: no group .no-such-group-x." "$2"' _ "$rc" "$E2E_TMP/ng.log"

@@ -78,7 +78,7 @@ for i in $(seq 1 12); do
 	if [ $((i % 2)) = 1 ]; then cfg 20 1 >"$CFG"; else cfg 30 0 >"$CFG"; fi
 	if [ $((i % 3)) = 0 ]; then
 		kill -HUP "$DAEMON_PID" && reloads_ok=$((reloads_ok + 1))
-	elif "$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock" >/dev/null; then
+	elif "$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock" >/dev/null; then
 		reloads_ok=$((reloads_ok + 1))
 	fi
 done
@@ -86,19 +86,19 @@ check_num "12 reloads accepted under load" "$reloads_ok" -eq 12
 
 # An invalid file: refused, errors returned to sluicectl, nothing changes.
 cfg 30 0 >"$CFG"
-"$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock" >/dev/null
+"$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock" >/dev/null
 # What only a reload changes (a borrowing run may move current limits
 # between the two readings): the configured levels and their nominal seats
 # (a level the last good reload removed is listed while its queue drains,
 # then goes: not a change of configuration).
-levels_cfg() { "$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json | jq -c '[.levels[] | select(.active) | {name, nominal, lendable, min, max}]'; }
+levels_cfg() { "$SLUICECTL" levels --control-socket "$E2E_TMP/ctl.sock" --json | jq -c '[.levels[] | select(.active) | {name, nominal, lendable, min, max}]'; }
 # The loop's last SIGHUP compiles off the loop and may land after the
 # reload above returned (seen in CI: web still at the previous file's
 # seats), and a level the last reloads removed counts its shares until it
 # has drained, then the limits are reallocated without it (at the next
 # once-a-second report, not when it leaves the list): read the state once
 # no removed level is left and two readings 1.5 s apart agree.
-draining() { "$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json | jq '[.levels[] | select(.active | not)] | length'; }
+draining() { "$SLUICECTL" levels --control-socket "$E2E_TMP/ctl.sock" --json | jq '[.levels[] | select(.active | not)] | length'; }
 before=$(levels_cfg)
 for _ in $(seq 12); do
 	sleep 1.5
@@ -116,7 +116,7 @@ spec:
   matchingPrecedence: 70000
   rules: []
 YAML
-out=$("$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock"); rc=$?
+out=$("$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock"); rc=$?
 check_num "invalid reload: sluicectl exits 1" "$rc" -eq 1
 check "invalid reload: the error names file:line and the field" \
 	grep -qE "reload.yaml:[0-9]+:[0-9]+: error: FlowSchema/broken: spec.matchingPrecedence" <<<"$out"

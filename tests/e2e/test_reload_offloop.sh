@@ -61,10 +61,10 @@ check_num "... and one reload was applied for both" "$(reloads_ok)" -eq 2
 check "... the newest file (20,010 tenants)" grep -Eq "event=reload result=ok .*flow_schemas=2001[0-9] " "$E2E_TMP/sluiced.log"
 
 # sluicectl reload waits for the outcome; a broken file keeps the last good one.
-out=$("$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock")
+out=$("$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock")
 check "sluicectl reload waits and says reloaded" grep -q "sluiced: reloaded" <<<"$out"
 echo "kind: Nonsense" >>"$CFG"
-out=$("$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock"); rc=$?
+out=$("$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock"); rc=$?
 check "a broken file: exit 1, the errors printed" bash -c '[ "$1" = 1 ] && grep -q "reload failed; the previous configuration keeps running" <<<"$2" && grep -q "error" <<<"$2"' _ "$rc" "$out"
 check_num "web still has its 4 seats (the 20,010-tenant configuration runs)" "$(level_field web limit)" -eq 4
 r=$(load --connect $SRV4 --port 8080 --rate 20 --count 4 --timeout 5)
@@ -73,7 +73,7 @@ check_num "and serves" "$(jq .ok <<<"$r")" -eq 4
 # no compile, no table written, the generation stays.
 gen_before=$(status_json | jq .classification.generation)
 sed 's/serverConcurrencyLimit: 4 /serverConcurrencyLimit: 8 /' "$E2E_TMP/big2.yaml" >"$CFG"
-out=$("$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock")
+out=$("$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock")
 check "a limits-only reload is applied" grep -q "sluiced: reloaded" <<<"$out"
 check "... with the classification kept, not compiled" \
 	bash -c 'grep "event=reload result=ok" "$1" | tail -1 | grep -q "classification=kept"' _ "$E2E_TMP/sluiced.log"

@@ -80,7 +80,7 @@ check "CapPrm too" grep -q "^CapPrm:[[:space:]]*$want$" "$st"
 check "CapBnd too (nothing can regain the rest)" grep -q "^CapBnd:[[:space:]]*$want$" "$st"
 check "CapInh and CapAmb are empty" bash -c "grep -q '^CapInh:[[:space:]]*0*$' $st && grep -q '^CapAmb:[[:space:]]*0*$' $st"
 check "NoNewPrivs is set" grep -q "^NoNewPrivs:[[:space:]]*1$" "$st"
-r=$("$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock")
+r=$("$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock")
 check "a reload works without the dropped capabilities" grep -q "reloaded" <<<"$r"
 r=$(load --connect $SRV4 --port 8080 --rate 100 --count 2 --timeout 8)
 check_num "and admission too" "$(jq .ok <<<"$r")" -eq 2

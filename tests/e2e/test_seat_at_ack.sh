@@ -65,7 +65,7 @@ r=$(load --connect $SRV4 --port 8080 "${SRCS[@]}" --rate 120 --count 240 --timeo
 check_num "240 clients served at 1.5 x capacity" "$(jq .ok <<<"$r")" -eq 240
 diag "over the limit: total p50 $(jq .total_ms.p50 <<<"$r") ms, p99 $(jq .total_ms.p99 <<<"$r") ms;" \
 	"refused $(jq .refused <<<"$r"), timed out $(jq .timeout <<<"$r");" \
-	"level: $("$SLUICECTL" levels --socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[] | select(.name == "web") | {rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, stalls, dropped_gone}')"
+	"level: $("$SLUICECTL" levels --control-socket "$E2E_TMP/ctl.sock" --json | jq -c '.levels[] | select(.name == "web") | {rejected_queue_full, rejected_time_out, rejected_shed, rejected_stalled, stalls, dropped_gone}')"
 check_num "some waited at their ACK" "$(level_field web deferred)" -gt 0
 check_num "held ACKs were re-injected" "$(level_field web reinjected)" -gt 0
 check "every seat came back" wait_level_field web seats_in_use 0 3
@@ -103,7 +103,7 @@ check_num "and seated none" "$(level_field web seats_in_use)" -eq 0
 # 4b. A policy's in-flight slots are taken with the level's seats, at the
 # proving ACK: a spoofed flood into the policy's port holds none of them,
 # while real clients still take (and give back) theirs.
-pol() { "$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq -r ".policies[] | select(.name == \"svc\") | .$1"; }
+pol() { "$SLUICECTL" controller --control-socket "$E2E_TMP/ctl.sock" --json | jq -r ".policies[] | select(.name == \"svc\") | .$1"; }
 check "the policy runs in sluice's mode" test "$(pol mode)" = sluice
 in_cli "$LAB_SYN" --src 198.18.3.1 --sources 254 --dst $SRV4 --dport 7070 --count 4000 --rate 2000 \
 	>"$E2E_TMP/flood7070.out" &
@@ -120,7 +120,7 @@ check_num "4,000 spoofed SYNs sent to the policy's port" "$(cat "$E2E_TMP/flood7
 check_num "every real client of the policy's port served" "$(jq .ok <<<"$r")" -eq 15
 check_num "the policy's slots in flight stayed within the real clients' (at most 4, 10/s x 100 ms)" "${most:-99}" -le 4
 check_num "... and all came back" "$(pol in_flight)" -eq 0
-pw=$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq -c '[.policies[] | select(.name == "svc") | .workloads[]] | {syns: (map(.syns) | add), admitted: (map(.admitted_inline + .admitted) | add)}')
+pw=$("$SLUICECTL" controller --control-socket "$E2E_TMP/ctl.sock" --json | jq -c '[.policies[] | select(.name == "svc") | .workloads[]] | {syns: (map(.syns) | add), admitted: (map(.admitted_inline + .admitted) | add)}')
 diag "policy svc's gate: $pw"
 check_num "the policy's gate met the real clients' ACKs, not the flood's SYNs (fewer than 100)" "$(jq .syns <<<"$pw")" -lt 100
 check_num "... and admitted every real client" "$(jq .admitted <<<"$pw")" -ge 15
@@ -140,10 +140,10 @@ svc_index=$("$SLUICECTL" conns --pin-dir "$PIN_DIR" --json | jq '[.conns[] | sel
 	"  load_scheduling_core:" "    aimd_load_scheduler:" "      load_scheduler:" \
 	"        selectors: [{label_matcher: {match_labels: {dst.port: \"6060\"}}}]" "---"
   sed 's/^  load_scheduling_core:$/  adaptive: {max_in_flight: 500}\n  load_scheduling_core:/' "$CONFIGS/seat-at-ack.yaml"; } >"$E2E_TMP/ack.yaml"
-check "reload: a policy added first, svc's parameters changed" "$SLUICECTL" reload --socket "$E2E_TMP/ctl.sock"
+check "reload: a policy added first, svc's parameters changed" "$SLUICECTL" reload --control-socket "$E2E_TMP/ctl.sock"
 check_num "svc runs its new parameters" "$(pol max_in_flight)" -eq 500
 check_num "svc kept its index (its gate: ${svc_index})" \
-	"$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq '[.policies[].name] | index("svc")')" -eq "${svc_index:-99}"
+	"$("$SLUICECTL" controller --control-socket "$E2E_TMP/ctl.sock" --json | jq '[.policies[].name] | index("svc")')" -eq "${svc_index:-99}"
 check_num "... and counts the six still in flight" "$(pol in_flight)" -eq 6
 # A crash and the next daemon on the pinned maps: the file's order would
 # put svc second, the gate it ran on keeps it first, with its count.
@@ -155,7 +155,7 @@ check "with no daemon, status shows svc's gate from the pins: limit mode, six he
 check "... and the table names it" bash -c '"$1" status --pin-dir "$2" | grep -Eq "^svc +$3 +limit +6 "' _ "$SLUICECTL" "$PIN_DIR" "${svc_index:-99}"
 start_daemon "$E2E_TMP/ack.yaml" || not_ok "the next daemon starts"
 check_num "after a crash, the next daemon keeps svc at its gate" \
-	"$("$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json | jq '[.policies[].name] | index("svc")')" -eq "${svc_index:-99}"
+	"$("$SLUICECTL" controller --control-socket "$E2E_TMP/ctl.sock" --json | jq '[.policies[].name] | index("svc")')" -eq "${svc_index:-99}"
 check_num "... and counts the six still in flight" "$(pol in_flight)" -eq 6
 wait $held
 for _ in $(seq 40); do [ "$(pol in_flight)" = 0 ] && break; sleep 0.1; done

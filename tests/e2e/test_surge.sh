@@ -22,8 +22,8 @@ for _ in $(seq 50); do [ -e "$E2E_TMP/ps.ready" ] && break; sleep 0.1; done
 check "the processor-sharing service listens" test -e "$E2E_TMP/ps.ready"
 start_daemon "$CONFIGS/surge.yaml" || { not_ok "sluiced starts"; e2e_finish; }
 ok "sluiced starts with a policy in its default mode"
-ctl() { "$SLUICECTL" controller --socket "$E2E_TMP/ctl.sock" --json; }
-check "the policy runs sluice's own mode" bash -c '"$1" controller --socket "$2" --json | jq -e ".policies[0].mode == \"sluice\""' _ "$SLUICECTL" "$E2E_TMP/ctl.sock"
+ctl() { "$SLUICECTL" controller --control-socket "$E2E_TMP/ctl.sock" --json; }
+check "the policy runs sluice's own mode" bash -c '"$1" controller --control-socket "$2" --json | jq -e ".policies[0].mode == \"sluice\""' _ "$SLUICECTL" "$E2E_TMP/ctl.sock"
 
 # Phase 1, 12 s at half capacity: the baseline.  Phase 2 starts 12 s in.
 t0=$(date +%s)
@@ -97,7 +97,7 @@ if [ "$inflight" != 0 ] || [ "$seats" != 0 ]; then
 fi
 check_num "when all is over, nothing is left in flight: every slot came back (${inflight})" "$inflight" -eq 0
 check_num "... and every seat (${seats})" "$seats" -eq 0
-top=$("$SLUICECTL" top --count 1 --pin-dir "$PIN_DIR" --socket "$E2E_TMP/ctl.sock")
+top=$("$SLUICECTL" top --count 1 --pin-dir "$PIN_DIR" --control-socket "$E2E_TMP/ctl.sock")
 check "top: the policy's row says its mode and what is in flight (not a multiplier)" \
 	grep -Eq '^service +sluice .* in flight' <<<"$top"
 m=$(curl -sf --max-time 5 "http://$SRV4:9467/metrics")

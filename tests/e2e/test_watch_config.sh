@@ -65,7 +65,7 @@ check "clean stop" stop_daemon
 cp "$CONFIGS/basic.yaml" "$E2E_TMP/open.yaml"
 chmod 0662 "$E2E_TMP/open.yaml"
 timeout 10 "$SLUICED" --config "$E2E_TMP/open.yaml" --iface sl0 --pin-dir "$PIN_DIR" \
-	--control "$E2E_TMP/ctl2.sock" >"$E2E_TMP/open.log" 2>&1
+	--control-socket "$E2E_TMP/ctl2.sock" >"$E2E_TMP/open.log" 2>&1
 check "sluiced refuses to start on a file others may write (exit $?)" \
 	grep -q "writable by anyone (mode 0662)" "$E2E_TMP/open.log"
 

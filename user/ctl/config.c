@@ -29,10 +29,13 @@
 /* ---- validate ------------------------------------------------------------ */
 
 struct validate_opts {
+	const char *config;
 	bool json;
 };
 
 static const struct sl_opt validate_options[] = {
+	SL_ROW_STRING('c', "config", struct validate_opts, config, "FILE",
+		      "a configuration to check (as every command names one);\nmore may follow as arguments", 0),
 	CTL_JSON(struct validate_opts, json,
 		 "{\"valid\": bool, \"files\": [...], \"diagnostics\": [{file, line,\n"
 		 "column, object, path, severity, message}]}"),
@@ -41,8 +44,8 @@ static const struct sl_opt validate_options[] = {
 
 static const struct sl_opt_doc validate_doc = {
 	.prog = "sluicectl", .command = "validate",
-	.args = "FILE...",
-	.min_args = 1,
+	.args = "[FILE...]",
+	.min_args = 0,
 	.max_args = SL_OPT_ARGS_ANY,
 	.description =
 		"Check configuration files the way sluiced would load them.  Every error\n"
@@ -117,8 +120,16 @@ int ctl_validate(int argc, char **argv)
 	rc = ctl_parse_options(&validate_doc, validate_options, &o, argc, argv, &parsed);
 	if (rc != CTL_PARSE_RUN)
 		return rc;
+	/* -c FILE is one more file, checked first: the slot before the
+	 * arguments holds the last option, no longer needed. */
+	if (o.config)
+		argv[--parsed.first_arg] = (char *)o.config;
 	argv += parsed.first_arg;
 	nfiles = argc - parsed.first_arg;
+	if (!nfiles) {
+		fprintf(stderr, "sluicectl validate: needs -c FILE or FILE... (see --help)\n");
+		return CTL_USAGE;
+	}
 	errors = calloc((size_t)nfiles, sizeof(*errors));
 	warnings = calloc((size_t)nfiles, sizeof(*warnings));
 	modes = calloc((size_t)nfiles, sizeof(*modes));

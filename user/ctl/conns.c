@@ -32,7 +32,8 @@ struct conns_opts {
 static const struct sl_opt conns_options[] = {
 	CTL_CONFIG(struct conns_opts, config),
 	CTL_PIN_DIR(struct conns_opts, pin_dir),
-	SL_ROW_STRING('l', "level", struct conns_opts, level, "NAME", "only connections holding seats of this level", 0),
+	{.name = "level", .short_name = 'l', .kind = SL_OPT_STRING, .offset = offsetof(struct conns_opts, level),
+	 .metavar = "NAME", .help = "give the level as the argument: sluicectl conns LEVEL", .flags = SL_OPT_DEPRECATED},
 	SL_ROW_NUMBER(SL_OPT_U32, 0, "limit", struct conns_opts, limit, "N", 0, UINT32_MAX,
 		   "show at most N connections (default 50; 0 = all)", 0),
 	CTL_JSON(struct conns_opts, json, "one JSON object: {\"total\", \"shown\", \"conns\": [...]}"),
@@ -40,12 +41,13 @@ static const struct sl_opt conns_options[] = {
 };
 
 static const struct sl_opt_doc conns_doc = {
-	.prog = "sluicectl", .command = "conns",
+	.prog = "sluicectl", .command = "conns", .args = "[LEVEL]", .max_args = 1,
 	.description =
 		"The connections sluice admitted and tracks until they close: client and\n"
 		"local endpoint, priority level, seats, state (admitted: handshake pending;\n"
 		"established), age, smoothed RTT, policy and workload indexes.  Oldest\n"
-		"first.  Read from the pinned maps: no daemon needed.\n",
+		"first.  Read from the pinned maps: no daemon needed.  LEVEL: only the\n"
+		"connections holding seats of that priority level.\n",
 };
 
 static int by_age(const void *a, const void *b)
@@ -126,6 +128,8 @@ int ctl_conns(int argc, char **argv)
 	err = ctl_parse_options(&conns_doc, conns_options, &o, argc, argv, &parsed);
 	if (err != CTL_PARSE_RUN)
 		return err;
+	if (parsed.first_arg < argc)
+		o.level = argv[parsed.first_arg];
 	if (ctl_daemon_paths("conns", o.config, &o.pin_dir, NULL))
 		return CTL_FAIL;
 	if (ctl_open_maps(o.pin_dir, &m))

@@ -32,8 +32,9 @@ struct cost_opts {
 static const struct sl_opt cost_options[] = {
 	CTL_CONFIG(struct cost_opts, config),
 	CTL_PIN_DIR(struct cost_opts, pin_dir),
-	SL_ROW_NUMBER(SL_OPT_DOUBLE, 0, "interval", struct cost_opts, interval, "SECONDS", 0.2, 3600,
+	SL_ROW_NUMBER(SL_OPT_DOUBLE, 0, "window", struct cost_opts, interval, "SECONDS", 0.2, 3600,
 		   "how long to measure (default 10)", 0),
+	SL_ROW_RENAMED(0, "interval", "window"),
 	CTL_JSON(struct cost_opts, json, "one JSON object: {\"seconds\", \"connections\", \"programs\": [...],\n"
 		 "\"daemon\", \"bpf_ns_per_connection\", \"ns_per_connection\"}"),
 	SL_ROW_END,

@@ -2,7 +2,6 @@
 /* Where sluiced keeps its maps and its control socket.  See daemon_paths.h. */
 #include "ctl/daemon_paths.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,15 +21,15 @@ static int load_paths(const char *cmd, const char *path, bool named)
 	int err = sl_config_load_file(path, &cfg, &diags);
 
 	if (err) {
-		if (named) {
-			sl_diags_print(&diags, stderr);
-			fprintf(stderr, "sluicectl %s: %s: %s (it names sluiced's pinDir and controlSocket)\n",
-				cmd, path, err == -EINVAL ? "invalid configuration" : strerror(-err));
-		} else {
-			fprintf(stderr, "sluicectl %s: %s does not load (%s): its pinDir and controlSocket "
-				"are not known; using the defaults (-c FILE, --pin-dir, --socket name others)\n",
-				cmd, path, err == -EINVAL ? "invalid configuration" : strerror(-err));
-		}
+		/* The load's diagnostics say why, at file:line:column. */
+		sl_diags_print(&diags, stderr);
+		if (named)
+			fprintf(stderr, "sluicectl %s: %s does not load, and it names sluiced's pinDir and "
+				"controlSocket (--pin-dir and --control-socket name them instead)\n", cmd, path);
+		else
+			fprintf(stderr, "sluicectl %s: %s does not load: its pinDir and controlSocket are not "
+				"known, the defaults are used (-c FILE, --pin-dir, --control-socket name others)\n",
+				cmd, path);
 		sl_diags_free(&diags);
 		return named ? CTL_FAIL : 0;
 	}
@@ -51,7 +50,8 @@ int ctl_daemon_paths(const char *cmd, const char *config, const char **pin_dir, 
 	if (want_pin || want_socket) {
 		int rc = 0;
 
-		if (config)
+		/* Standard input is the command's own to read (explain -c -). */
+		if (config && strcmp(config, "-"))
 			rc = load_paths(cmd, config, true);
 		else if (!access(SL_DEFAULT_CONFIG, F_OK))
 			rc = load_paths(cmd, SL_DEFAULT_CONFIG, false);

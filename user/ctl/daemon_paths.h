@@ -24,7 +24,8 @@
 
 /*
  * Fill *pin_dir and *socket (either may be NULL: not wanted) where no flag
- * set them.  config: -c/--config, or NULL.  A configuration named that does
+ * set them.  config: -c/--config, or NULL (or "-": standard input, which
+ * the command reads; the defaults then).  A configuration named that does
  * not load is an error (its diagnostics printed, CTL_FAIL); the default one
  * that does not load is said once and the built-in defaults are used.
  * cmd names the command in messages.  0 or CTL_FAIL.

@@ -17,9 +17,12 @@
 #define CTL_JSON(T, F, H)    SL_ROW_FLAG('j', "json", T, F, H)
 #define CTL_PIN_DIR(T, F)    SL_ROW_STRING(0, "pin-dir", T, F, "DIR", \
 	"where sluiced pinned its maps (default: -c's pinDir, else " SL_DEFAULT_PIN_DIR ")", 0)
-#define CTL_SOCKET(T, F)     SL_ROW_STRING('s', "socket", T, F, "PATH", \
+/* One name for the control socket everywhere: sluiced's flag and the
+ * configuration's key (controlSocket).  --socket was sluicectl's. */
+#define CTL_SOCKET(T, F)     SL_ROW_STRING('s', "control-socket", T, F, "PATH", \
 	"the daemon's control socket (default: -c's controlSocket, else " \
-	SL_DEFAULT_CONTROL_SOCKET ")", 0)
+	SL_DEFAULT_CONTROL_SOCKET ")", 0), \
+	SL_ROW_RENAMED(0, "socket", "control-socket")
 
 /*
  * The global options, as bpftool has them: -j/--json (JSON output, and

@@ -29,8 +29,9 @@ struct replay_opts {
 };
 
 static const struct sl_opt replay_options[] = {
-	SL_ROW_STRING('P', "policy", struct replay_opts, policy, "FILE",
+	SL_ROW_STRING('c', "config", struct replay_opts, policy, "FILE",
 		   "a sluice configuration holding an AverageLatencySchedulingPolicy", SL_OPT_REQUIRED),
+	SL_ROW_RENAMED('P', "policy", "config"),
 	SL_ROW_STRING(0, "trace", struct replay_opts, trace, "CSV",
 		   "header t_s,signal,setpoint (any order; setpoint optional),\n"
 		   "one row per period; an empty cell means no valid value.\n"

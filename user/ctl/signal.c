@@ -24,8 +24,9 @@ struct signal_opts {
 };
 
 static const struct sl_opt signal_options[] = {
-	SL_ROW_STRING(0, "socket", struct signal_opts, socket, "PATH", "the policy's external_socket",
-		   SL_OPT_REQUIRED),
+	SL_ROW_STRING(0, "external-socket", struct signal_opts, socket, "PATH",
+		   "the policy's external_socket (its signal's key)", SL_OPT_REQUIRED),
+	SL_ROW_RENAMED(0, "socket", "external-socket"),
 	CTL_JSON(struct signal_opts, json, "{\"socket\", \"sent\": N, \"samples_ms\": [...]}"),
 	SL_ROW_END,
 };

@@ -131,8 +131,9 @@ static int parse_patience(const char *arg, void *field, char *why, size_t len)
 }
 
 static const struct sl_opt simulate_options[] = {
-	SL_ROW_STRING('P', "policy", struct simulate_opts, policy, "FILE",
+	SL_ROW_STRING('c', "config", struct simulate_opts, policy, "FILE",
 		   "a sluice configuration holding an AverageLatencySchedulingPolicy", SL_OPT_REQUIRED),
+	SL_ROW_RENAMED('P', "policy", "config"),
 	SL_ROW_STRING('n', "name", struct simulate_opts, name, "NAME", "which policy, when FILE holds several", 0),
 	SL_ROW_CUSTOM(0, "phases", struct simulate_opts, phases, "LIST", parse_phases,
 		   "the offered load: DURATION@RATE[/CORES],... in order, RATE\n"
@@ -171,7 +172,7 @@ static const struct sl_opt_doc simulate_doc = {
 		"at the configuration's tick).  Per phase: completions/s, median and p99\n"
 		"time in service, clients that gave up, most in flight.\n",
 	.epilogue =
-		"Example: sluicectl simulate -P configs/demo.yaml --cores 8 --work 50ms \\\n"
+		"Example: sluicectl simulate -c configs/demo.yaml --cores 8 --work 50ms \\\n"
 		"           --phases 40s@80,60s@480,60s@80 --plot surge.png\n\n"
 		"Exit status: 0 ok, 1 invalid policy or plot failed, 2 usage.\n",
 };

@@ -11,6 +11,7 @@
 
 #include "ctl/ctl.h"
 #include "ctl/daemon_paths.h"
+#include "lib/nearest.h"
 #include "ctl/options.h"
 #include "daemon/control.h"
 #include "lib/json_out.h"
@@ -60,7 +61,7 @@ static void usage(FILE *f)
 		   "and controlSocket of -c FILE (default %s, if present),\n"
 		   "else %s and %s.\n"
 		   "A FILE argument may be - for standard input.\n"
-		   "Commands may be abbreviated to any unique prefix.\n", SL_DEFAULT_CONFIG, SL_DEFAULT_PIN_DIR,
+		   "A command that changes nothing may be abbreviated to any unique prefix.\n", SL_DEFAULT_CONFIG, SL_DEFAULT_PIN_DIR,
 		SL_DEFAULT_CONTROL_SOCKET);
 }
 
@@ -133,9 +134,7 @@ static int fail(int rc, const char *fmt, const char *arg)
 	if (ctl_global.json)
 		ctl_json_error(stdout, msg, rc);
 	else
-		fprintf(stderr, "sluicectl: %s\n\n", msg);
-	if (!ctl_global.json)
-		usage(stderr);
+		fprintf(stderr, "sluicectl: %s\n", msg);
 	return rc;
 }
 
@@ -144,11 +143,24 @@ static int unknown_command(const char *what, const char *name, const struct ctl_
 {
 	char msg[256];
 
+	const char *names[N_COMMANDS], *near;
+	size_t prefixed = 0;
+
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		names[i] = commands[i].name;
+		prefixed += !strncmp(names[i], name, strlen(name));
+	}
+	near = sl_nearest(name, names, N_COMMANDS);
 	if (refused)
 		snprintf(msg, sizeof(msg), "%s'%s': %s changes state, so it is never abbreviated; spell it out",
 			 what, name, refused->name);
+	else if (prefixed > 1)
+		snprintf(msg, sizeof(msg), "%s'%s' is more than one command (sluicectl --help lists them)",
+			 what, name);
+	else if (near)
+		snprintf(msg, sizeof(msg), "%sunknown command '%s': did you mean %s?", what, name, near);
 	else
-		snprintf(msg, sizeof(msg), "%sunknown or ambiguous command '%s'", what, name);
+		snprintf(msg, sizeof(msg), "%sunknown command '%s' (sluicectl --help lists them)", what, name);
 	return fail(CTL_USAGE, "%s", msg);
 }
 

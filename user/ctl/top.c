@@ -36,8 +36,9 @@ struct top_opts {
 };
 
 static const struct sl_opt top_options[] = {
-	SL_ROW_NUMBER(SL_OPT_DOUBLE, 0, "interval", struct top_opts, interval, "SECONDS", 0.01, 86400,
-		   "refresh period (default 1)", 0),
+	SL_ROW_NUMBER(SL_OPT_DOUBLE, 'w', "watch", struct top_opts, interval, "SECONDS", 0.01, 86400,
+		   "refresh period (default 1), as status --watch", 0),
+	SL_ROW_RENAMED(0, "interval", "watch"),
 	SL_ROW_NUMBER(SL_OPT_U32, 0, "count", struct top_opts, count, "N", 1, UINT32_MAX,
 		   "stop after N refreshes (default: until interrupted)", 0),
 	CTL_CONFIG(struct top_opts, config),

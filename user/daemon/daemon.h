@@ -171,7 +171,7 @@ void daemon_reload_finish(struct daemon *d);
  * a tick, then one walk of sl_conns against it). */
 void daemon_reconcile_all(struct daemon *d, const char *when);
 /* event=enforcement: whether the verdicts hold (shadow mode), said at
- * start and when shadow mode changes (startup.c). */
+ * start and when shadow mode changes (reload.c). */
 void daemon_say_enforcement(const struct daemon *d);
 void daemon_reconcile_step(struct daemon *d, uint64_t now);
 

@@ -97,17 +97,19 @@ static const struct sl_opt daemon_options[] = {
 	SL_ROW_STRING(0, "pin-dir", T, pin_dir, "DIR",
 		      "where to pin maps, programs and links (default:\n"
 		      "Server spec.pinDir, else " SL_DEFAULT_PIN_DIR ")", 0),
-	SL_ROW_FLAG('k', "keep-maps", T, keep_maps,
-		    "leave the maps pinned on exit, so a restarted\n"
-		    "daemon keeps seat counts and counters"),
-	SL_ROW_FLAG('K', "keep-attached", T, keep_attached,
-		    "leave XDP and sock_ops attached on exit too (and\n"
-		    "every pin): for a planned restart; while no daemon\n"
-		    "runs the heartbeat rules decide (no deferral,\n"
-		    "then the failsafe), and closes still return seats"),
-	SL_ROW_STRING('s', "control", T, control_path, "PATH",
-		      "control socket for `sluicectl reload` (default:\n"
+	/* Long names only: -k and -K differed by case alone. */
+	{.name = "keep-maps", .kind = SL_OPT_FLAG, .offset = offsetof(T, keep_maps), .old_short = 'k',
+	 .help = "leave the maps pinned on exit, so a restarted\n"
+		 "daemon keeps seat counts and counters"},
+	{.name = "keep-attached", .kind = SL_OPT_FLAG, .offset = offsetof(T, keep_attached), .old_short = 'K',
+	 .help = "leave XDP and sock_ops attached on exit too (and\n"
+		 "every pin): for a planned restart; while no daemon\n"
+		 "runs the heartbeat rules decide (no deferral,\n"
+		 "then the failsafe), and closes still return seats"},
+	SL_ROW_STRING('s', "control-socket", T, control_path, "PATH",
+		      "control socket for sluicectl (default:\n"
 		      "Server spec.controlSocket, else " SL_DEFAULT_CONTROL_SOCKET ")", 0),
+	SL_ROW_RENAMED(0, "control", "control-socket"),
 	SL_ROW_CUSTOM(0, "metrics-address", T, metrics_address, "HOST:PORT", parse_metrics_address,
 		      "serve /metrics, /healthz and /readyz there (over\n"
 		      "Server spec.metricsAddress): the node's own address\n"

@@ -319,6 +319,33 @@ unsigned long long daemon_reload_start(struct daemon *d, const char *reason)
 	return d->reload_seq;
 }
 
+/* One line on what the verdicts do, at start and whenever shadow mode
+ * changes: an operator reading the journal learns whether sluice
+ * protects anything, and how to change it. */
+void daemon_say_enforcement(const struct daemon *d)
+{
+	const struct sl_config *cfg = d->cfg;
+	size_t exempt = 0;
+	char file[512];
+
+	for (size_t i = 0; i < cfg->n_schemas; i++)
+		exempt += cfg->levels[cfg->schemas[i].level].type == SL_LEVEL_EXEMPT;
+	sl_logfmt_value(file, sizeof(file), d->opts.config_path);
+	if (d->shadow)
+		pr_warn("event=enforcement shadow=on interfaces=%s file=%s (nothing is enforced: every new "
+			"connection is judged and its verdict counted, and admitted; `sluicectl status` shows "
+			"what would have been deferred or refused.  To enforce: `shadow: false` in the file's "
+			"Server, then `systemctl reload sluiced`, or `sluicectl shadow off` until the next reload)",
+			d->dp.ifnames, file);
+	else
+		pr_info("event=enforcement shadow=off interfaces=%s file=%s levels=%zu flow_schemas=%zu "
+			"exempt_flow_schemas=%zu policies=%zu (every new TCP connection on these interfaces "
+			"is admitted, deferred or refused by its level; those of an exempt FlowSchema are "
+			"never limited; `sluicectl explain` shows where one goes.  To count without "
+			"enforcing: `shadow: true`, or `sluicectl shadow on`)", d->dp.ifnames, file,
+			cfg->n_levels, cfg->n_schemas, exempt, cfg->n_policies);
+}
+
 void daemon_reload_finish(struct daemon *d)
 {
 	struct sl_reload_result r;

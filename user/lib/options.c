@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/options.h"
+#include "lib/nearest.h"
 
 #define MAX_OPTIONS 48 /* rows per table (bits of sl_opt_parsed.given) */
 #define MAX_GLOBALS 8
@@ -43,9 +44,22 @@ static bool global_applies(const struct sl_opt *table, const struct sl_opt *g)
 	return !sl_opt_row(table, g->name);
 }
 
+/* The row an old spelling stands for (itself for any other row). */
+static const struct sl_opt *resolved(const struct sl_opt *table, const struct sl_opt *o)
+{
+	const struct sl_opt *t = o->alias_of ? sl_opt_row(table, o->alias_of) : NULL;
+
+	return t ? t : o;
+}
+
 static bool takes_value(const struct sl_opt *o)
 {
 	return o->kind != SL_OPT_FLAG;
+}
+
+static bool hidden(const struct sl_opt *o)
+{
+	return o->flags & SL_OPT_DEPRECATED;
 }
 
 /* "sluiced: " or "sluicectl status: ", then the message, then the pointer
@@ -142,13 +156,19 @@ static bool build_getopt(const struct sl_opt *table, const struct sl_opt_globals
 	for (size_t i = 0; i < n + ng; i++) {
 		const struct sl_opt *o = i < n ? &table[i] : &globals->table[i - n];
 
+		bool value = takes_value(i < n ? resolved(table, o) : o);
+
 		if (i >= n && !global_applies(table, o))
 			continue;
-		longs[nl++] = (struct option){o->name, takes_value(o) ? required_argument : no_argument, NULL,
+		longs[nl++] = (struct option){o->name, value ? required_argument : no_argument, NULL,
 					      i < n ? LONG_TABLE + (int)i : LONG_GLOBAL + (int)(i - n)};
-		if (o->short_name) {
-			shorts[ns++] = o->short_name;
-			if (takes_value(o))
+		for (int k = 0; k < 2; k++) {
+			char sn = k ? o->old_short : o->short_name;
+
+			if (!sn)
+				continue;
+			shorts[ns++] = sn;
+			if (value)
 				shorts[ns++] = ':';
 		}
 	}
@@ -173,7 +193,7 @@ static const struct sl_opt *row_of(int c, const struct sl_opt *table, const stru
 	if (c >= LONG_TABLE)
 		return &table[c - LONG_TABLE];
 	for (size_t i = 0; i < n; i++)
-		if (table[i].short_name == c)
+		if (table[i].short_name == c || table[i].old_short == c)
 			return &table[i];
 	for (size_t j = 0; j < ng; j++)
 		if (globals->table[j].short_name == c && global_applies(table, &globals->table[j])) {
@@ -183,12 +203,59 @@ static const struct sl_opt *row_of(int c, const struct sl_opt *table, const stru
 	return NULL;
 }
 
+/* An option nobody declared: one line, with the nearest one when there
+ * is one ("--jsn": did you mean --json?). */
+static void say_unknown(const struct sl_opt_doc *doc, const struct sl_opt *table,
+			const struct sl_opt_globals *globals, const char *arg)
+{
+	const char *names[MAX_OPTIONS + MAX_GLOBALS + 1], *near = NULL;
+	char word[64];
+	size_t n = 0;
+
+	if (!strncmp(arg, "--", 2)) {
+		snprintf(word, sizeof(word), "%s", arg + 2);
+		word[strcspn(word, "=")] = '\0';
+		for (size_t i = 0; table[i].name && n < MAX_OPTIONS; i++)
+			if (!hidden(&table[i]))
+				names[n++] = table[i].name;
+		for (size_t j = 0; globals && globals->table[j].name && j < MAX_GLOBALS; j++)
+			if (global_applies(table, &globals->table[j]))
+				names[n++] = globals->table[j].name;
+		names[n++] = "help";
+		near = sl_nearest(word, names, n);
+	}
+	if (near)
+		say(doc, "unknown option '%s': did you mean --%s?", arg, near);
+	else
+		say(doc, "unknown option '%s'", arg);
+}
+
+/* An old spelling works for one release, and says what replaces it. */
+static void say_old_spelling(const struct sl_opt_doc *doc, const struct sl_opt *table,
+			     const struct sl_opt *o, int c)
+{
+	const char *prog = doc->prog, *cmd = doc->command;
+
+	if (o->alias_of && c < LONG_TABLE)
+		fprintf(stderr, "%s%s%s: -%c is an old spelling: use --%s (the old one goes in the next release)\n",
+			prog, cmd ? " " : "", cmd ? cmd : "", c, resolved(table, o)->name);
+	else if (o->alias_of)
+		fprintf(stderr, "%s%s%s: --%s is an old spelling: use --%s (the old one goes in the next release)\n",
+			prog, cmd ? " " : "", cmd ? cmd : "", o->name, resolved(table, o)->name);
+	else if (hidden(o))
+		fprintf(stderr, "%s%s%s: --%s is deprecated: %s\n", prog, cmd ? " " : "", cmd ? cmd : "",
+			o->name, o->help);
+	else if (o->old_short && c == o->old_short)
+		fprintf(stderr, "%s%s%s: -%c is an old spelling: use --%s (the old one goes in the next release)\n",
+			prog, cmd ? " " : "", cmd ? cmd : "", c, o->name);
+}
+
 int sl_opt_parse(const struct sl_opt_doc *doc, const struct sl_opt *table, void *values,
 		 const struct sl_opt_globals *globals, int argc, char **argv,
 		 struct sl_opt_parsed *parsed)
 {
 	struct option longs[MAX_OPTIONS + MAX_GLOBALS + 2];
-	char shorts[3 * (MAX_OPTIONS + MAX_GLOBALS) + 5], why[160];
+	char shorts[6 * (MAX_OPTIONS + MAX_GLOBALS) + 5], why[160];
 	char **args = NULL;
 	int c, n_args = 0, rc = SL_OPT_RUN;
 	bool answers = false;
@@ -222,13 +289,19 @@ int sl_opt_parse(const struct sl_opt_doc *doc, const struct sl_opt *table, void 
 			goto out;
 		}
 		if (c == '?' || c == ':') {
-			say(doc, c == '?' ? "unknown option '%s'" : "option '%s' needs a value", argv[optind - 1]);
+			if (c == '?')
+				say_unknown(doc, table, globals, argv[optind - 1]);
+			else
+				say(doc, "option '%s' needs a value", argv[optind - 1]);
 			rc = -EINVAL;
 			goto out;
 		}
 		o = row_of(c, table, globals, &into);
-		if (into == values)
+		if (into == values) {
+			say_old_spelling(doc, table, o, c);
+			o = resolved(table, o);
 			parsed->given |= 1ull << (o - table);
+		}
 		why[0] = '\0';
 		if (store(o, optarg, into, why, sizeof(why))) {
 			say(doc, "--%s: %s", o->name, why);
@@ -333,6 +406,8 @@ void sl_opt_print_usage(FILE *f, const struct sl_opt_doc *doc, const struct sl_o
 		const struct sl_opt *o = &table[i];
 		bool req = o->flags & SL_OPT_REQUIRED;
 
+		if (hidden(o))
+			continue;
 		snprintf(word, sizeof(word), "%s--%s%s%s%s", req ? "" : "[", o->name, takes_value(o) ? " " : "",
 			 takes_value(o) && o->metavar ? o->metavar : "", req ? "" : "]");
 		synopsis_word(f, &col, indent, word);
@@ -344,7 +419,8 @@ void sl_opt_print_usage(FILE *f, const struct sl_opt_doc *doc, const struct sl_o
 	fprintf(f, "\n\n%s", doc->description);
 	fprintf(f, "\nOptions:\n");
 	for (size_t i = 0; table[i].name; i++)
-		print_option(f, &table[i]);
+		if (!hidden(&table[i]))
+			print_option(f, &table[i]);
 	for (size_t j = 0; globals && globals->table[j].name; j++)
 		if (global_applies(table, &globals->table[j]))
 			print_option(f, &globals->table[j]);

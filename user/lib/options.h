@@ -29,6 +29,9 @@ enum {
 	SL_OPT_REQUIRED = 1u << 0, /* the program does not run without it */
 	SL_OPT_ANSWERS = 1u << 1,  /* a flag that, like --help, answers alone
 				    * (--version): given, no row is required */
+	SL_OPT_DEPRECATED = 1u << 2, /* an old spelling kept for one release: hidden
+				      * from --help, and its use is warned of with
+				      * its help line (what to use instead) */
 };
 
 struct sl_opt {
@@ -41,6 +44,11 @@ struct sl_opt {
 	double min, max;            /* numeric kinds */
 	unsigned flags;
 	int (*parse)(const char *arg, void *field, char *why, size_t why_len);
+	/* Old spellings, accepted for one release with a warning: alias_of
+	 * makes this row the long name another row had (SL_ROW_RENAMED), and
+	 * old_short a short name this row had. */
+	const char *alias_of;
+	char old_short;
 };
 
 /* Row builders.  T is the options struct, F the field. */
@@ -55,6 +63,9 @@ struct sl_opt {
 #define SL_ROW_CUSTOM(S, N, T, F, META, FN, H, FLAGS) \
 	{ .name = (N), .short_name = (S), .kind = SL_OPT_CUSTOM, .offset = offsetof(T, F), \
 	  .metavar = (META), .help = (H), .flags = (FLAGS), .parse = (FN) }
+/* --OLD (and -S) as --NEW was once spelled: warned of, hidden from --help. */
+#define SL_ROW_RENAMED(S, OLD, NEW) \
+	{ .name = (OLD), .short_name = (S), .alias_of = (NEW), .flags = SL_OPT_DEPRECATED }
 #define SL_ROW_END { .name = NULL }
 
 /* What --help says around the generated option list, and whose options
@@ -107,8 +118,9 @@ int sl_opt_parse(const struct sl_opt_doc *doc, const struct sl_opt *table, void 
 		 const struct sl_opt_globals *globals, int argc, char **argv,
 		 struct sl_opt_parsed *parsed);
 
-/* Whether the option named `name` appeared (for options whose absence differs
- * from any value, and for checks between options). */
+/* Whether the option named `name` appeared, or an old spelling of it (for
+ * options whose absence differs from any value, and for checks between
+ * options). */
 bool sl_opt_given(const struct sl_opt *table, const struct sl_opt_parsed *parsed, const char *name);
 
 /* The row named `name` of a table, or NULL. */

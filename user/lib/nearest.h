@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * "Did you mean ...?": the candidate nearest a mistyped word, for the one
+ * line an unknown command or option gets.
+ */
+#ifndef SLUICE_LIB_NEAREST_H
+#define SLUICE_LIB_NEAREST_H
+
+#include <stddef.h>
+
+/* The candidate word is closest to: one it begins, or one within two
+ * edits (insert, delete, change, swap two neighbours), the fewest edits
+ * first, the first listed on a tie; NULL when none is that close. */
+const char *sl_nearest(const char *word, const char *const *candidates, size_t n);
+
+#endif
