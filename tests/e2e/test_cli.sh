@@ -304,4 +304,26 @@ while read -r field min; do
 done < <(jq -r '.[] | select(.kind == "Server" and .type == "integer" and (.field | test("^spec\\.[a-zA-Z]+$"))) | "\(.field) \(.range | capture("(at least |^)(?<m>-?[0-9]+)").m)"' <<<"$sj")
 usage_err "schema, unknown kind" "sluicectl schema: no object kind 'Bogus'" "$CTL" schema Bogus
 
+# A fleet is read and checked (sluice.yaml(5) has its fields) but no sluiced
+# runs one yet: it refuses the file rather than ignore it.
+cat >"$T/fleet.yaml" <<'EOF'
+apiVersion: sluice/v1
+kind: Server
+metadata: {name: s}
+spec:
+  fleet: {name: pg, endpoints: ["http://198.18.0.1:2379"]}
+---
+apiVersion: sluice/v1
+kind: PriorityLevelConfiguration
+metadata: {name: db}
+spec:
+  type: Limited
+  limited: {limitResponse: {type: Reject}, fleet: {seats: 10, floor: 2}}
+EOF
+check "validate reads a fleet's configuration" "$CTL" validate -c "$T/fleet.yaml"
+check "sluiced refuses a fleet it cannot run yet, at the file's line, before attaching anything" \
+	bash -c 'out=$(timeout 10 "$1" --config "$2" --iface lo --pin-dir "$3" 2>&1); rc=$?
+		[ $rc -ne 0 ] && grep -q "fleet.yaml:5:10: error: Server: spec.fleet: this sluiced does not run fleets yet" <<<"$out" &&
+		! ip link show lo | grep -q xdp' _ "$SLUICED" "$T/fleet.yaml" "$T/pins"
+
 e2e_finish

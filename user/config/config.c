@@ -581,6 +581,7 @@ int sl_config_load_buffer(const char *display_name, const char *buf,
 		cd_check_duplicate_names(&L);
 		cd_finish_flow_schemas(&L);
 		cd_check_label_refs(&L);
+		cd_check_fleet(&L);
 		c.object[0] = '\0';
 		cd_path_pop(&c, 0);
 	}

@@ -62,6 +62,23 @@ enum sl_seat_at {
 	SL_SEAT_AT_ACK  = 2, /* always at the ACK */
 };
 
+/* Server spec.fleet: this host as a member of a fleet whose hosts share
+ * levels' seats through etcd (config/fleet.c; engine/fleet_share.h). */
+struct sl_fleet_cfg {
+	bool set;                         /* spec.fleet given */
+	char *name;                       /* name (required): the keys under /sluice/<name>/ */
+	char *node;                       /* node: this host in the fleet, NULL: the host name */
+	char **endpoints;                 /* endpoints: etcd's, http(s)://IP:port */
+	size_t n_endpoints;
+	uint64_t lease_ttl_ns;            /* leaseTTL, 6s (>= 2s) */
+	uint64_t sync_period_ns;          /* syncPeriod, 200ms */
+	uint64_t request_timeout_ns;      /* requestTimeout, 300ms */
+	struct {
+		char *ca_file, *cert_file, *key_file; /* tls: etcd's client-cert-auth, NULL: plain HTTP */
+	} tls;
+	unsigned line, column;            /* of spec.fleet */
+};
+
 /* kind: Server.  Every field holds its default when the object or the
  * field is absent. */
 struct sl_server_cfg {
@@ -108,6 +125,7 @@ struct sl_server_cfg {
 					     PROG_ARRAY sluice joins instead of attaching */
 		uint32_t slot;            /* xdpChain.slot: sluice's slot in it, 0 */
 	} xdp_chain;
+	struct sl_fleet_cfg fleet;
 	/* Changed only by a restart (the data path's attachment): pin_dir,
 	 * interfaces, table sizes, xdp_chain. */
 	char *file;                       /* where the object is defined */
@@ -153,6 +171,16 @@ struct sl_level_cfg {
 	 * past the target. */
 	uint64_t delay_target_ns;         /* queueDelayTarget, 100ms */
 	uint64_t delay_interval_ns;       /* queueDelayInterval, 1s */
+	/* limited.fleet: the level's seats are a fleet's budget, shared by its
+	 * hosts (Server spec.fleet), of which this host holds a floor. */
+	struct {
+		bool set;
+		uint32_t seats;           /* seats (required): the fleet's budget for the level */
+		uint32_t floor;           /* floor, 0: this host's reserved seats (<= seats) */
+		uint64_t drain_ns;        /* drainTimeout, 1s: how long a connection may outlive
+					     its host's right to its seat */
+		unsigned line, column;    /* of limited.fleet */
+	} fleet;
 	bool mandatory;                   /* `exempt` or `catch-all` */
 	bool builtin;                     /* added by the loader (not in the file): file NULL, line 0 */
 	/* where the object is defined (its first line) */

@@ -161,7 +161,7 @@ struct cd_schema {
 	size_t obj_size;
 };
 extern const struct cd_schema cd_schema_object[], cd_schema_server[], cd_schema_level[],
-	cd_schema_flow_schema[], cd_schema_labels[], cd_schema_policy[];
+	cd_schema_flow_schema[], cd_schema_labels[], cd_schema_policy[], cd_schema_fleet[];
 
 /* Scalar getters: report on failure and return false. */
 bool cd_get_int(struct ctx *c, const struct sl_ynode *v, int64_t min,
@@ -308,6 +308,14 @@ void cd_check_label_refs(struct load *L);
 /* ---- kinds ------------------------------------------------------------------ */
 
 void cd_decode_server(struct load *L, const struct object *o);
+/* The fleet (fleet.c): Server spec.fleet and a level's limited.fleet, their
+ * defaults, and the checks between them once every object is read. */
+void cd_fleet_defaults(struct sl_fleet_cfg *f);
+void cd_level_fleet_defaults(struct sl_level_cfg *l);
+void cd_fleet_release(struct sl_fleet_cfg *f);
+void cd_decode_fleet(struct ctx *c, const struct sl_ynode *map, struct sl_server_cfg *s);
+void cd_decode_level_fleet(struct ctx *c, const struct sl_ynode *map, struct sl_level_cfg *l);
+void cd_check_fleet(struct load *L);
 int cd_server_defaults(struct sl_server_cfg *s);  /* 0 or -ENOMEM */
 void cd_server_release(struct sl_server_cfg *s);
 void cd_decode_level(struct load *L, const struct object *o);

@@ -67,13 +67,14 @@ static const struct fdesc exempt_fields[] = {
 	F_INT("lendablePercent", LVL, lendable_percent, 0, 100),
 };
 
-enum { LM_SHARES, LM_LENDABLE, LM_BORROWING, LM_RESPONSE, LM_N };
+enum { LM_SHARES, LM_LENDABLE, LM_BORROWING, LM_RESPONSE, LM_FLEET, LM_N };
 static const struct fdesc limited_fields[LM_N] = {
 	[LM_SHARES] = F_INT("nominalConcurrencyShares", LVL, shares, 0, INT32_MAX),
 	[LM_LENDABLE] = F_INT("lendablePercent", LVL, lendable_percent, 0, 100),
 	[LM_BORROWING] = F_INT("borrowingLimitPercent", LVL, borrowing_limit_percent, 0, INT32_MAX,
 			       .dflt = "no limit"),
 	[LM_RESPONSE] = F_CUSTOM("limitResponse", .type = "mapping (required)"),
+	[LM_FLEET] = F_CUSTOM("fleet", .type = "mapping: the level's seats shared by a fleet of hosts (Server spec.fleet)"),
 };
 
 /* flowcontrol.apiserver.k8s.io/v1beta1 and v1beta2: the shares are
@@ -307,6 +308,7 @@ static void limited_defaults(struct sl_level_cfg *l)
 	l->borrowing_limit_percent = -1;
 	l->limit_response = SL_RESP_REJECT;
 	queuing_clear(l);
+	cd_level_fleet_defaults(l);
 }
 
 static void exempt_defaults(struct sl_level_cfg *l)
@@ -350,6 +352,8 @@ static void decode_limited(struct ctx *c, const struct sl_ynode *n,
 	size_t old = cd_path_push(c, "limited");
 
 	if (cd_decode_fields(c, n, fields, n_fields, l, h)) {
+		if (!beta && h[LM_FLEET].value)
+			cd_decode_level_fleet(c, h[LM_FLEET].value, l);
 		if (response->value) {
 			decode_limit_response(c, response->value, l);
 		} else if (required) {
@@ -469,6 +473,12 @@ static void check_mandatory_level(struct ctx *c, const struct object *o,
 			cd_err(c, f[i].at ? f[i].at : spec,
 			       "the mandatory level %s has type Exempt; a file may change only its exempt.nominalConcurrencyShares and exempt.lendablePercent (kube-apiserver restores it)",
 			       name);
+	}
+	/* A fleet shares a level of the operator's own. */
+	if (l->fleet.set) {
+		cd_path_set(c, "spec.limited.fleet");
+		cd_err(c, node_at(lim, "fleet", NULL) ? node_at(lim, "fleet", NULL) : spec,
+		       "the mandatory level %s takes no fleet: name a level of your own", name);
 	}
 	cd_path_pop(c, 0);
 }

@@ -12,7 +12,7 @@
 
 static const struct cd_schema *const schemas[] = {
 	cd_schema_object, cd_schema_server, cd_schema_level, cd_schema_flow_schema,
-	cd_schema_labels, cd_schema_policy,
+	cd_schema_labels, cd_schema_policy, cd_schema_fleet,
 };
 
 /* A bound that only says "any" (INT32_MAX and the like) is not shown. */
@@ -86,7 +86,9 @@ static void default_of(const struct fdesc *d, const void *obj, struct sl_schema_
 		snprintf(f->dflt, sizeof(f->dflt), "%s", d->dflt);
 		return;
 	}
-	if (!obj || d->kind == FK_CUSTOM)
+	/* A required field has no default to show (its struct holds a
+	 * placeholder until the file gives it). */
+	if (!obj || d->kind == FK_CUSTOM || d->required)
 		return;
 	switch (d->kind) {
 	case FK_INT:

@@ -54,7 +54,7 @@ const char *sl_fail_mode_name(enum sl_fail_mode mode)
 enum {
 	SV_LIMIT, SV_FAIL_MODE, SV_HEARTBEAT, SV_TICK, SV_HANDSHAKE,
 	SV_INTERFACES, SV_PIN_DIR, SV_TABLE_SIZES, SV_METRICS, SV_EVENTS,
-	SV_CONTROL, SV_SHADOW, SV_OVERBOOK, SV_HELD, SV_HALF_OPEN, SV_READ_GROUP, SV_CHAIN, SV_N
+	SV_CONTROL, SV_SHADOW, SV_OVERBOOK, SV_HELD, SV_HALF_OPEN, SV_READ_GROUP, SV_CHAIN, SV_FLEET, SV_N
 };
 
 #define SRV struct sl_server_cfg
@@ -76,6 +76,7 @@ static const struct fdesc server_fields[SV_N] = {
 	[SV_HALF_OPEN] = F_CUSTOM("halfOpen", .type = "mapping"),
 	[SV_READ_GROUP] = F_STR("readGroup", SRV, read_group),
 	[SV_CHAIN] = F_CUSTOM("xdpChain", .type = "mapping: sharing the interface with other XDP programs"),
+	[SV_FLEET] = F_CUSTOM("fleet", .type = "mapping: this host in a fleet sharing levels' seats through etcd"),
 };
 
 enum { CH_NEXT, CH_ROOT, CH_SLOT, CH_N };
@@ -131,6 +132,7 @@ int cd_server_defaults(struct sl_server_cfg *s)
 	s->ticket_overbooking = 1;
 	s->pin_dir = strdup(DEF_PIN_DIR);
 	s->control_socket = strdup(DEF_CONTROL_SOCKET);
+	cd_fleet_defaults(&s->fleet);
 	return s->pin_dir && s->control_socket ? 0 : -ENOMEM;
 }
 
@@ -167,6 +169,7 @@ void cd_server_release(struct sl_server_cfg *s)
 	free(s->read_group);
 	free(s->xdp_chain.next);
 	free(s->xdp_chain.root_array);
+	cd_fleet_release(&s->fleet);
 	free(s->file);
 	memset(s, 0, sizeof(*s));
 }
@@ -312,6 +315,8 @@ static void decode_server_spec(struct ctx *c, const struct sl_ynode *spec,
 		}
 		cd_path_pop(c, o2);
 	}
+	if (h[SV_FLEET].value)
+		cd_decode_fleet(c, h[SV_FLEET].value, s);
 	if (h[SV_PIN_DIR].value && h[SV_PIN_DIR].ok) {
 		size_t o2 = cd_path_push(c, "pinDir");
 		const struct sl_ynode *v = h[SV_PIN_DIR].value;

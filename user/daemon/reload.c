@@ -27,6 +27,8 @@ int daemon_load_config(const char *path, struct sl_config **out, struct sl_diags
 
 	if (!err)
 		err = sl_config_load_file(path, out, diags);
+	if (!err)
+		err = daemon_config_runnable(path, out, diags);
 
 	/* Diagnostics are already "file:line:col: severity: ..." lines. */
 	for (size_t i = first; i < diags->count; i++) {

@@ -29,6 +29,22 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+int daemon_config_runnable(const char *path, struct sl_config **cfg, struct sl_diags *diags)
+{
+	const struct sl_fleet_cfg *f = &(*cfg)->server.fleet;
+
+	/* validate reads the fleet's fields; no sluiced runs one before its
+	 * etcd client exists, and a file it would not honour changes nothing. */
+	if (!f->set)
+		return 0;
+	sl_diags_add(diags, SL_SEV_ERROR, path, f->line, f->column, "Server", "spec.fleet",
+		     "this sluiced does not run fleets yet (their etcd client is to come): remove spec.fleet "
+		     "and every level's limited.fleet, or give each host its own seats");
+	sl_config_free(*cfg);
+	*cfg = NULL;
+	return -EINVAL;
+}
+
 static void *run(void *arg)
 {
 	struct sl_reload_job *job = arg;
@@ -39,6 +55,8 @@ static void *run(void *arg)
 	r->err = sl_config_check_file_mode(job->path, &r->diags);
 	if (!r->err)
 		r->err = sl_config_load_file(job->path, &r->cfg, &r->diags);
+	if (!r->err)
+		r->err = daemon_config_runnable(job->path, &r->cfg, &r->diags);
 	if (!r->err)
 		r->err = sl_config_keep_policy_indices(r->cfg, job->in.policy_names, job->in.n_policy_names);
 	if (!r->err) {

@@ -66,4 +66,8 @@ bool sl_reload_job_done(struct sl_reload_job *job);
 void sl_reload_job_finish(struct sl_reload_job *job, struct sl_reload_result *out);
 void sl_reload_result_free(struct sl_reload_result *r);
 
+/* 0, or -EINVAL after a diagnostic when *cfg asks for what this sluiced
+ * does not run (a fleet): *cfg is freed and NULL then. */
+int daemon_config_runnable(const char *path, struct sl_config **cfg, struct sl_diags *diags);
+
 #endif

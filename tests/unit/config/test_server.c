@@ -96,7 +96,7 @@ static const struct bad_case bad_cases[] = {
 	{ "bad_server_unknown_field_typo", SRV "  heartbeatTimout: 1s\n", 5, 3, SRV_OBJ,
 	  "spec.heartbeatTimout", "did you mean 'heartbeatTimeout'?" },
 	{ "bad_server_unknown_field_list", SRV "  colour: blue\n", 5, 3, SRV_OBJ, "spec.colour",
-	  "unknown field 'colour' (known fields: serverConcurrencyLimit, failMode, heartbeatTimeout, tick, handshakeTimeout, interfaces, pinDir, tableSizes, metricsAddress, eventsPerSecond, controlSocket, shadow, ticketOverbooking, heldSyns, halfOpen, readGroup, xdpChain)" },
+	  "unknown field 'colour' (known fields: serverConcurrencyLimit, failMode, heartbeatTimeout, tick, handshakeTimeout, interfaces, pinDir, tableSizes, metricsAddress, eventsPerSecond, controlSocket, shadow, ticketOverbooking, heldSyns, halfOpen, readGroup, xdpChain, fleet)" },
 	{ "bad_server_chain_relative_next", SRV "  xdpChain: {next: progs/fw}\n", 5, 20, SRV_OBJ, "spec.xdpChain.next",
 	  "must be the absolute path of a pin (bpffs), got 'progs/fw'" },
 	{ "bad_server_chain_slot_high", SRV "  xdpChain: {rootArray: /sys/fs/bpf/root/array, slot: 65536}\n", 5, 55, SRV_OBJ,
