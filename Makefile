@@ -304,6 +304,13 @@ $(BUILD)/tests/unit/daemon/test_flow_metrics: tests/unit/daemon/test_flow_metric
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
 
+# The fleet's etcd client, against a real etcd (etcd-server) on loopback.
+$(BUILD)/tests/unit/daemon/test_etcd: tests/unit/daemon/test_etcd.c $(BUILD)/daemon/etcd_v3.o \
+		$(BUILD)/daemon/etcd_http.o $(CORE_LIBS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson -lcurl
+
 # sluiced's command line: its table through lib/'s parser (and --check's
 # probes, in the data plane's layer).
 $(BUILD)/tests/unit/daemon/test_daemon_opts: tests/unit/daemon/test_daemon_opts.c \

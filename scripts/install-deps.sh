@@ -17,6 +17,7 @@ BUILD_PKGS=(
   libbpf-dev bpftool libelf-dev zlib1g-dev
   libyaml-dev libcmocka-dev libpcre2-dev libjansson-dev
   libsystemd-dev linux-libc-dev
+  libcurl4-openssl-dev    # the fleet's etcd client (HTTP, TLS)
 )
 # The lab the demo runs in: namespaces, veths, its report.
 LAB_PKGS=(iproute2 util-linux procps jq ethtool bsdextrautils)
@@ -31,6 +32,7 @@ TEST_PKGS=(
   debhelper lintian dpkg-dev  # e2e/test_package: dpkg-buildpackage -b, lintian
   postgresql-15           # e2e/test_postgres: a real server and pgbench under a storm
   qemu-system-x86 busybox-static kmod cpio zstd xz-utils  # the kernel matrix's guests (tests/kernels/)
+  etcd-server etcd-client # the fleet's etcd (its packaged service is not started)
 )
 # make bench also measures sluice against its peers on the same lab.
 # The cost part (scripts/bench_cost.sh): nginx, ApacheBench and perf.
