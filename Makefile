@@ -304,6 +304,13 @@ $(BUILD)/tests/unit/daemon/test_flow_metrics: tests/unit/daemon/test_flow_metric
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
 
+# The fleet's keys: the layout and values every host writes and reads.
+$(BUILD)/tests/unit/daemon/test_fleet_keys: tests/unit/daemon/test_fleet_keys.c $(BUILD)/daemon/fleet_keys.o \
+		$(CORE_LIBS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson
+
 # The fleet's etcd client, against a real etcd (etcd-server) on loopback.
 $(BUILD)/tests/unit/daemon/test_etcd: tests/unit/daemon/test_etcd.c $(BUILD)/daemon/etcd_v3.o \
 		$(BUILD)/daemon/etcd_http.o $(CORE_LIBS)

@@ -12,7 +12,7 @@ uint32_t sl_fleet_budget(const struct sl_fleet_member *m, size_t n, uint32_t own
 	uint32_t b = own;
 
 	for (size_t i = 0; i < n; i++)
-		if (m[i].live && m[i].budget < b)
+		if (m[i].live && m[i].budget && m[i].budget < b)
 			b = m[i].budget;
 	return b;
 }

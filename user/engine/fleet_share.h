@@ -30,11 +30,12 @@ struct sl_fleet_member {
 	uint32_t extra;   /* seats/claim/<node>: its claim over the floor (live only) */
 	uint32_t in_use;  /* want/<node>: seats it has in use */
 	uint32_t wants;   /* want/<node>: in use + waiting (+ refused, on a Reject level) */
-	uint32_t budget;  /* want/<node>: the budget it declares */
+	uint32_t budget;  /* want/<node>: the budget it declares, 0: not yet */
 };
 
 /* The budget in force: the smallest that own (this host's) and every
- * live member declare. */
+ * live member declare (a budget of 0: none declared yet, its want not
+ * written). */
 uint32_t sl_fleet_budget(const struct sl_fleet_member *m, size_t n, uint32_t own);
 
 /* Each member's target extra (0 for one not live) under budget.  0,

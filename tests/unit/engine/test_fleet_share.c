@@ -36,6 +36,8 @@ static void test_budget_is_the_smallest_live(void **state)
 	assert_int_equal(sl_fleet_budget(m, 3, 120), 120);
 	m[1].live = false; /* a node gone declares nothing */
 	assert_int_equal(sl_fleet_budget(m, 3, 300), 200);
+	m[0].budget = 0; /* nor one whose want is not written yet */
+	assert_int_equal(sl_fleet_budget(m, 3, 300), 300);
 }
 
 /* 200 seats, floors of 20 each: the busy get what they want, the idle
