@@ -304,9 +304,11 @@ $(BUILD)/tests/unit/daemon/test_flow_metrics: tests/unit/daemon/test_flow_metric
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka
 
-# The fleet's keys: the layout and values every host writes and reads.
-$(BUILD)/tests/unit/daemon/test_fleet_keys: tests/unit/daemon/test_fleet_keys.c $(BUILD)/daemon/fleet_keys.o \
-		$(CORE_LIBS)
+# The fleet's keys (the layout and values every host writes and reads) and
+# one host's sync step over them.
+$(BUILD)/tests/unit/daemon/test_fleet_keys $(BUILD)/tests/unit/daemon/test_fleet_step: \
+		$(BUILD)/tests/unit/daemon/%: tests/unit/daemon/%.c $(BUILD)/daemon/fleet_keys.o \
+		$(BUILD)/daemon/fleet_step.o $(CORE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson
