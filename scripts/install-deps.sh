@@ -32,7 +32,7 @@ TEST_PKGS=(
   debhelper lintian dpkg-dev  # e2e/test_package: dpkg-buildpackage -b, lintian
   postgresql-15           # e2e/test_postgres: a real server and pgbench under a storm
   qemu-system-x86 busybox-static kmod cpio zstd xz-utils  # the kernel matrix's guests (tests/kernels/)
-  etcd-server etcd-client # the fleet's etcd (its packaged service is not started)
+  etcd-server etcd-client openssl  # the fleet's etcd (its packaged service is not started), TLS certificates
 )
 # make bench also measures sluice against its peers on the same lab.
 # The cost part (scripts/bench_cost.sh): nginx, ApacheBench and perf.

@@ -67,16 +67,21 @@ scenario() {
 		'tcp dst port 8080 and tcp[tcpflags] & (tcp-syn|tcp-ack) == tcp-syn' 2>"$E2E_TMP/tcpdump.err" &
 	local cap=$!
 	for _ in $(seq 30); do grep -q listening "$E2E_TMP/tcpdump.err" && break; sleep 0.1; done
+	sleep 0.3
 	r=$(load --connect $SRV4 --port 8080 --rate 120 --count 60 --duration 2 --timeout 8)
 	sleep 0.3
 	kill -TERM $cap; wait $cap 2>/dev/null
 	check_num "$tag: held SYNs re-injected: every connection served" "$(jq .ok <<<"$r")" -eq 60
 	check_num "$tag: ... through sluice_tc_out" "$(iface_json | jq .handoff_in)" -gt 0
-	local wire retx
+	local wire distinct retx
 	wire=$(tcpdump -r "$E2E_TMP/syns.pcap" -nn 2>/dev/null | wc -l)
+	distinct=$(tcpdump -r "$E2E_TMP/syns.pcap" -nn 2>/dev/null | awk '{ print $3 }' | sort -u | wc -l)
 	retx=$(status_json | jq '[.levels[] | select(.name == "web") | .retransmits] | add')
-	diag "$tag: SYNs on the wire $wire for 60 connections; the level counted $retx retransmits"
-	check_num "$tag: ... no retransmit counted that the wire did not carry" "$retx" -le $((wire - 60))
+	diag "$tag: SYNs on the wire $wire (of $distinct connections captured) for 60 connections; the level counted $retx retransmits"
+	# The wire's retransmits are the SYNs captured twice; a connection the
+	# capture missed altogether (it may attach a moment late) could have
+	# retransmitted unseen, so each one missed is one more allowed.
+	check_num "$tag: ... no retransmit counted that the wire did not carry" "$retx" -le $((wire - distinct + 60 - distinct))
 	stop_daemon
 }
 

@@ -157,15 +157,18 @@ in_cli tcpdump -i $CLI -nn -U -w "$E2E_TMP/syns.pcap" \
 	'tcp dst port 8080 and tcp[tcpflags] & (tcp-syn|tcp-ack) == tcp-syn' 2>"$E2E_TMP/tcpdump.err" &
 TD=$!
 for _ in $(seq 50); do grep -q listening "$E2E_TMP/tcpdump.err" && break; sleep 0.1; done
+sleep 0.3
 r=$(load --connect "$SRV4" --port 8080 --rate 200 --count 40 --duration 1 --timeout 5)
 sleep 1
 kill -TERM $TD; wait $TD 2>/dev/null
 wire=$(tcpdump -r "$E2E_TMP/syns.pcap" -nn 2>/dev/null | wc -l)
+distinct=$(tcpdump -r "$E2E_TMP/syns.pcap" -nn 2>/dev/null | awk '{ print $3 }' | sort -u | wc -l)
 retx=$(level_field web retransmits)
 held=$(level_field web reinjected)
 diag "generic: $(jq -c '{ok, refused, timeout}' <<<"$r"); SYNs on the wire $wire for 40; held and re-injected $held; retransmits counted $retx"
 check "generic: the 40 clients served" jq -e '.ok == 40' <<<"$r"
 check_num "generic: SYNs were held and re-injected" "$held" -gt 0
-check_num "generic: no retransmit counted that the wire did not carry" "$retx" -le $((wire - 40))
+# (a connection the capture missed could have retransmitted unseen)
+check_num "generic: no retransmit counted that the wire did not carry" "$retx" -le $((wire - distinct + 40 - distinct))
 stop_daemon || not_ok "sluiced stops"
 e2e_finish

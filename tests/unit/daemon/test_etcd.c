@@ -4,8 +4,11 @@
  * etcd_http.c, the transport) against a real etcd: Debian's etcd-server,
  * started here on loopback with a throw-away data directory.  A lease, a
  * transaction guarded by "nothing under the prefix changed since I read
- * it", keys that go with their lease, an endpoint that is down.  Without
- * etcd the test fails; it does not skip.
+ * it", keys that go with their lease, an endpoint that is down.  Then
+ * etcd with TLS and --client-cert-auth (certificates made here with
+ * openssl): a host with a certificate of the fleet's CA is served, one
+ * without, or with another CA's, is refused.  Without etcd the test
+ * fails; it does not skip.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,6 +17,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +37,40 @@
 
 static pid_t etcd_pid;
 static char dir[64], client_url[64];
+static bool with_tls;
+static char ca[96], cert[96], key[96];
+
+/* A CA, etcd's server certificate for 127.0.0.1, a client certificate of
+ * the CA and one of another CA (EC keys: quick to make).  etcd 3.4's JSON
+ * gateway dials etcd itself with the server certificate: with
+ * --client-cert-auth it must be good for clientAuth too, or every
+ * request through the gateway fails ("connection closed"). */
+static int make_certs(void)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && ( k='-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes' && "
+		 "openssl req -x509 $k -keyout ca.key -out ca.pem -days 1 -subj /CN=fleet-ca && "
+		 "openssl req -x509 $k -keyout other.key -out other-ca.pem -days 1 -subj /CN=other-ca && "
+		 "openssl req $k -keyout server.key -out server.csr -subj /CN=127.0.0.1 && "
+		 "printf 'subjectAltName=IP:127.0.0.1\\nextendedKeyUsage=serverAuth,clientAuth\\n' >server.ext && "
+		 "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 1 -out server.pem -extfile server.ext && "
+		 "printf 'extendedKeyUsage=clientAuth\\n' >client.ext && "
+		 "openssl req $k -keyout client.key -out client.csr -subj /CN=host-a && "
+		 "openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 1 -out client.pem -extfile client.ext && "
+		 "openssl req $k -keyout stranger.key -out stranger.csr -subj /CN=host-x && "
+		 "openssl x509 -req -in stranger.csr -CA other-ca.pem -CAkey other.key -CAcreateserial -days 1 -out stranger.pem -extfile client.ext"
+		 " ) >certs.log 2>&1", dir);
+	if (system(cmd)) {
+		fprintf(stderr, "openssl could not make the test's certificates (%s/certs.log)\n", dir);
+		return -1;
+	}
+	snprintf(ca, sizeof(ca), "%s/ca.pem", dir);
+	snprintf(cert, sizeof(cert), "%s/client.pem", dir);
+	snprintf(key, sizeof(key), "%s/client.key", dir);
+	return 0;
+}
 
 static int free_port(void)
 {
@@ -56,8 +94,9 @@ static int post(struct sl_etcd_http *h, const char *path, char *body, char **ans
 
 static int start_etcd(void **state)
 {
-	char peer_url[64], cluster[96], data[96], logf[96];
+	char peer_url[64], cluster[96], data[96], logf[96], srv_cert[96], srv_key[96];
 	const char *eps[1] = {client_url};
+	struct sl_etcd_tls tls = {ca, cert, key};
 	struct sl_etcd_http *h = NULL;
 	int cport = free_port(), pport = free_port();
 
@@ -69,7 +108,11 @@ static int start_etcd(void **state)
 	snprintf(dir, sizeof(dir), "/tmp/sluice-etcd.XXXXXX");
 	if (!mkdtemp(dir) || cport < 0 || pport < 0)
 		return -1;
-	snprintf(client_url, sizeof(client_url), "http://127.0.0.1:%d", cport);
+	if (with_tls && make_certs())
+		return -1;
+	snprintf(srv_cert, sizeof(srv_cert), "%s/server.pem", dir);
+	snprintf(srv_key, sizeof(srv_key), "%s/server.key", dir);
+	snprintf(client_url, sizeof(client_url), "%s://127.0.0.1:%d", with_tls ? "https" : "http", cport);
 	snprintf(peer_url, sizeof(peer_url), "http://127.0.0.1:%d", pport);
 	snprintf(cluster, sizeof(cluster), "t=%s", peer_url);
 	snprintf(data, sizeof(data), "%s/data", dir);
@@ -80,12 +123,19 @@ static int start_etcd(void **state)
 
 		dup2(fd, 1);
 		dup2(fd, 2);
-		execl(ETCD, ETCD, "--name", "t", "--data-dir", data, "--listen-client-urls", client_url,
-		      "--advertise-client-urls", client_url, "--listen-peer-urls", peer_url,
-		      "--initial-advertise-peer-urls", peer_url, "--initial-cluster", cluster, (char *)NULL);
+		if (with_tls)
+			execl(ETCD, ETCD, "--name", "t", "--data-dir", data, "--listen-client-urls", client_url,
+			      "--advertise-client-urls", client_url, "--listen-peer-urls", peer_url,
+			      "--initial-advertise-peer-urls", peer_url, "--initial-cluster", cluster,
+			      "--cert-file", srv_cert, "--key-file", srv_key, "--client-cert-auth",
+			      "--trusted-ca-file", ca, (char *)NULL);
+		else
+			execl(ETCD, ETCD, "--name", "t", "--data-dir", data, "--listen-client-urls", client_url,
+			      "--advertise-client-urls", client_url, "--listen-peer-urls", peer_url,
+			      "--initial-advertise-peer-urls", peer_url, "--initial-cluster", cluster, (char *)NULL);
 		_exit(127);
 	}
-	if (etcd_pid < 0 || sl_etcd_http_open(&h, eps, 1, 500000000ull, NULL))
+	if (etcd_pid < 0 || sl_etcd_http_open(&h, eps, 1, 500000000ull, with_tls ? &tls : NULL))
 		return -1;
 	/* Up when it answers a range (at most 20 s: a slow machine's first start). */
 	for (int i = 0; i < 200; i++) {
@@ -216,12 +266,49 @@ static void test_endpoints_and_errors(void **state)
 	sl_etcd_http_close(h);
 }
 
+/* etcd with --client-cert-auth: whoever can write the fleet's keys can
+ * starve every host, so only the fleet's CA's certificates get in. */
+static void test_tls_client_certificates(void **state)
+{
+	const char *eps[1] = {client_url};
+	struct sl_etcd_tls good = {ca, cert, key}, none = {ca, NULL, NULL}, stranger;
+	char s_cert[96], s_key[96], *answer = NULL;
+	struct sl_etcd_http *h;
+
+	(void)state;
+	snprintf(s_cert, sizeof(s_cert), "%s/stranger.pem", dir);
+	snprintf(s_key, sizeof(s_key), "%s/stranger.key", dir);
+	stranger = (struct sl_etcd_tls){ca, s_cert, s_key};
+	assert_int_equal(sl_etcd_http_open(&h, eps, 1, 2000000000ull, &good), 0);
+	assert_int_equal(post(h, "/v3/kv/range", sl_etcd_body_range(PREFIX, true), &answer), 0);
+	free(answer);
+	sl_etcd_http_close(h);
+	assert_int_equal(sl_etcd_http_open(&h, eps, 1, 2000000000ull, &stranger), 0);
+	assert_int_equal(post(h, "/v3/kv/range", sl_etcd_body_range(PREFIX, true), &answer), -EIO);
+	assert_null(answer);
+	sl_etcd_http_close(h);
+	assert_int_equal(sl_etcd_http_open(&h, eps, 1, 2000000000ull, &none), 0);
+	assert_int_equal(post(h, "/v3/kv/range", sl_etcd_body_range(PREFIX, true), &answer), -EIO);
+	sl_etcd_http_close(h);
+}
+
+static int start_etcd_tls(void **state)
+{
+	with_tls = true;
+	return start_etcd(state);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	const struct CMUnitTest plain[] = {
 		cmocka_unit_test(test_lease_txn_range),
 		cmocka_unit_test(test_endpoints_and_errors),
 	};
+	const struct CMUnitTest tls[] = {
+		cmocka_unit_test(test_tls_client_certificates),
+	};
+	int failed = cmocka_run_group_tests_name("etcd over http", plain, start_etcd, stop_etcd);
 
-	return cmocka_run_group_tests(tests, start_etcd, stop_etcd);
+	return failed + cmocka_run_group_tests_name("etcd over https, client certificates", tls, start_etcd_tls,
+						    stop_etcd);
 }
