@@ -21,6 +21,7 @@
 #include "config/decode.h"
 #include "config/yaml_doc.h"
 #include "lib/grow.h"
+#include "lib/nearest.h"
 #include "lib/syn_retransmit.h"
 #include "sluice_abi.h"
 
@@ -143,37 +144,6 @@ char cd_lower(char ch)
 
 /* Optimal string alignment (restricted Damerau-Levenshtein) distance,
  * ignoring ASCII case.  SIZE_MAX for words too long to bother. */
-static size_t osa_distance(const char *a, const char *b)
-{
-	enum { MAXW = 64 };
-	unsigned short d[MAXW + 1][MAXW + 1];
-	size_t la = strlen(a), lb = strlen(b);
-
-	if (la > MAXW || lb > MAXW)
-		return SIZE_MAX;
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = (unsigned short)i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = (unsigned short)j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned cost = cd_lower(a[i - 1]) != cd_lower(b[j - 1]);
-			unsigned v = d[i - 1][j] + 1u;
-
-			if (d[i][j - 1] + 1u < v)
-				v = d[i][j - 1] + 1u;
-			if (d[i - 1][j - 1] + cost < v)
-				v = d[i - 1][j - 1] + cost;
-			if (i > 1 && j > 1 && cd_lower(a[i - 1]) == cd_lower(b[j - 2]) &&
-			    cd_lower(a[i - 2]) == cd_lower(b[j - 1]) &&
-			    d[i - 2][j - 2] + 1u < v)
-				v = d[i - 2][j - 2] + 1u;
-			d[i][j] = (unsigned short)v;
-		}
-	}
-	return d[la][lb];
-}
-
 static bool prefix_ci(const char *prefix, const char *word)
 {
 	for (; *prefix; prefix++, word++)
@@ -191,7 +161,7 @@ const char *cd_closest(const char *word, const char *const *cands, size_t n)
 	size_t best_d = 3, wl = strlen(word), n_pre = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		size_t dist = osa_distance(word, cands[i]);
+		size_t dist = sl_edit_distance(word, cands[i]);
 
 		if (dist < best_d && dist < wl) {
 			best = cands[i];

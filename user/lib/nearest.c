@@ -2,39 +2,41 @@
 /* The candidate nearest a mistyped word.  See nearest.h. */
 #include "lib/nearest.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #define MAX_WORD 64
 #define NEAR_ENOUGH 2
 
-static size_t min3(size_t a, size_t b, size_t c)
+static char lower(char c)
 {
-	size_t m = a < b ? a : b;
-
-	return m < c ? m : c;
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-/* Optimal string alignment distance (Damerau-Levenshtein without
- * substrings edited twice), on words of at most MAX_WORD bytes. */
-static size_t distance(const char *a, const char *b)
+size_t sl_edit_distance(const char *a, const char *b)
 {
+	unsigned short d[MAX_WORD + 1][MAX_WORD + 1];
 	size_t la = strlen(a), lb = strlen(b);
-	size_t d[MAX_WORD + 1][MAX_WORD + 1];
 
 	if (la > MAX_WORD || lb > MAX_WORD)
-		return (size_t)-1;
+		return SIZE_MAX;
 	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
+		d[i][0] = (unsigned short)i;
 	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = j;
+		d[0][j] = (unsigned short)j;
 	for (size_t i = 1; i <= la; i++) {
 		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = a[i - 1] != b[j - 1];
+			unsigned cost = lower(a[i - 1]) != lower(b[j - 1]);
+			unsigned v = d[i - 1][j] + 1u;
 
-			d[i][j] = min3(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < d[i][j])
-				d[i][j] = d[i - 2][j - 2] + 1;
+			if (d[i][j - 1] + 1u < v)
+				v = d[i][j - 1] + 1u;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+			    lower(a[i - 2]) == lower(b[j - 1]) && d[i - 2][j - 2] + 1u < v)
+				v = d[i - 2][j - 2] + 1u;
+			d[i][j] = (unsigned short)v;
 		}
 	}
 	return d[la][lb];
@@ -54,7 +56,7 @@ const char *sl_nearest(const char *word, const char *const *candidates, size_t n
 			continue;
 		if (!strncmp(candidates[i], word, len))
 			return candidates[i];
-		d = distance(word, candidates[i]);
+		d = sl_edit_distance(word, candidates[i]);
 		if (d < best_d) {
 			best_d = d;
 			best = candidates[i];

@@ -8,6 +8,11 @@
 
 #include <stddef.h>
 
+/* Optimal string alignment distance (Damerau-Levenshtein, no substring
+ * edited twice), ASCII letters compared without case; SIZE_MAX for a word
+ * over 64 bytes. */
+size_t sl_edit_distance(const char *a, const char *b);
+
 /* The candidate word is closest to: one it begins, or one within two
  * edits (insert, delete, change, swap two neighbours), the fewest edits
  * first, the first listed on a tie; NULL when none is that close. */
