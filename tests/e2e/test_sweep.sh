@@ -35,8 +35,12 @@ out=$(load --connect $SRV4 --port 8080 --rate 10 --count 40 --duration 6 --timeo
 check_num "real clients are served while the sweep walks the table" "$(jq .ok <<<"$out")" -eq 40
 wait "$hb"
 diag "heartbeat: $(cat "$E2E_TMP/hb.json")"
-check_num "the heartbeat was never more than two ticks old (ms)" \
-	"$(jq .max_age_ms "$E2E_TMP/hb.json")" -le $((2 * TICK_MS))
+# An unsliced walk holds the loop 400 ms at best (batched; 2.8 s a key at
+# a time); sliced, it stays within a tick or two (seen at 244 ms with the
+# kernel matrix busy on the other core, as in make test): three ticks
+# tells the two apart.
+check_num "the heartbeat was never more than three ticks old (ms)" \
+	"$(jq .max_age_ms "$E2E_TMP/hb.json")" -le $((3 * TICK_MS))
 check_num "... and the loop ticked all along (ticks in 12 s)" "$(jq .ticks "$E2E_TMP/hb.json")" -ge 100
 # A pass over a million entries takes some 40 ticks: it ends.
 expired=$(( $(level_field web expired) - expired0 ))
