@@ -315,7 +315,8 @@ $(BUILD)/tests/unit/daemon/test_fleet_keys $(BUILD)/tests/unit/daemon/test_fleet
 
 # The fleet's etcd client, against a real etcd (etcd-server) on loopback.
 $(BUILD)/tests/unit/daemon/test_etcd: tests/unit/daemon/test_etcd.c $(BUILD)/daemon/etcd_v3.o \
-		$(BUILD)/daemon/etcd_http.o $(CORE_LIBS)
+		$(BUILD)/daemon/etcd_http.o $(BUILD)/daemon/fleet_sync.o $(BUILD)/daemon/fleet_step.o \
+		$(BUILD)/daemon/fleet_keys.o $(CORE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) $(LINK_FLAGS) $(LINK_INPUTS) -o $@ $(LDLIBS) -lcmocka -ljansson -lcurl

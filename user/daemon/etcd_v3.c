@@ -65,6 +65,21 @@ char *sl_etcd_body_range(const char *key, bool prefix)
 	return dump(o, err);
 }
 
+/* A put's fields (key, value, lease) into obj. */
+static int put_fields(json_t *obj, const struct sl_etcd_op *op)
+{
+	return set_b64(obj, "key", op->key, SL_ETCD_KEY_MAX) ?:
+	       set_b64(obj, "value", op->value ? op->value : "", SL_ETCD_VALUE_MAX) ?:
+	       (op->lease ? set_i64(obj, "lease", op->lease) : 0);
+}
+
+char *sl_etcd_body_put(const struct sl_etcd_op *op)
+{
+	json_t *o = json_object();
+
+	return dump(o, o ? put_fields(o, op) : -ENOMEM);
+}
+
 char *sl_etcd_body_txn(const char *prefix, int64_t revision, const struct sl_etcd_op *ops, size_t n)
 {
 	json_t *o = json_object(), *cmp = json_object(), *cmps = json_array(), *succ = json_array();
@@ -83,10 +98,7 @@ char *sl_etcd_body_txn(const char *prefix, int64_t revision, const struct sl_etc
 
 		err = req && op ? 0 : -ENOMEM;
 		if (!err)
-			err = set_b64(req, "key", ops[i].key, SL_ETCD_KEY_MAX);
-		if (!err && !ops[i].delete)
-			err = set_b64(req, "value", ops[i].value ? ops[i].value : "", SL_ETCD_VALUE_MAX) ?:
-			      (ops[i].lease ? set_i64(req, "lease", ops[i].lease) : 0);
+			err = ops[i].delete ? set_b64(req, "key", ops[i].key, SL_ETCD_KEY_MAX) : put_fields(req, &ops[i]);
 		if (!err)
 			err = json_object_set(op, ops[i].delete ? "request_delete_range" : "request_put", req) ?:
 			      json_array_append(succ, op);

@@ -7,6 +7,7 @@
  * (no "kvs": none; no "succeeded": false; no "TTL": the lease is gone).
  *
  *   POST /v3/kv/range           sl_etcd_body_range      sl_etcd_parse_range
+ *   POST /v3/kv/put             sl_etcd_body_put        (any answer)
  *   POST /v3/kv/txn             sl_etcd_body_txn        sl_etcd_parse_txn
  *   POST /v3/lease/grant        sl_etcd_body_grant      sl_etcd_parse_grant
  *   POST /v3/lease/keepalive    sl_etcd_body_lease      sl_etcd_parse_keepalive
@@ -40,6 +41,8 @@ struct sl_etcd_op {
 /* Request bodies: a malloc'd JSON string, or NULL (out of memory, a key or
  * value too long). */
 char *sl_etcd_body_range(const char *key, bool prefix);
+/* An unguarded put (lease 0: none). */
+char *sl_etcd_body_put(const struct sl_etcd_op *op);
 /* Every op if no key under prefix was written after revision (a MOD
  * compare over the prefix's range: "unchanged since I read it"), else
  * nothing. */

@@ -31,6 +31,7 @@
 
 #include "daemon/etcd_http.h"
 #include "daemon/etcd_v3.h"
+#include "daemon/fleet_sync.h"
 
 #define ETCD "/usr/bin/etcd"
 #define PREFIX "/sluice/test/db/seats/"
@@ -266,6 +267,95 @@ static void test_endpoints_and_errors(void **state)
 	sl_etcd_http_close(h);
 }
 
+static int64_t grant(struct sl_etcd_http *h)
+{
+	char *answer = NULL;
+	int64_t id = 0, ttl;
+
+	assert_int_equal(post(h, "/v3/lease/grant", sl_etcd_body_grant(5), &answer), 0);
+	assert_int_equal(sl_etcd_parse_grant(answer, &id, &ttl), 0);
+	free(answer);
+	return id;
+}
+
+/* floors + live extras of the level, as etcd has them */
+static uint32_t held_in_etcd(struct sl_etcd_http *h)
+{
+	static struct sl_etcd_kv kvs[16];
+	struct sl_fleet_node nodes[4];
+	size_t n, members, skipped;
+	int64_t rev;
+	uint32_t held = 0;
+	char *answer = NULL;
+
+	assert_int_equal(post(h, "/v3/kv/range", sl_etcd_body_range("/sluice/pg/db/", true), &answer), 0);
+	assert_int_equal(sl_etcd_parse_range(answer, &rev, kvs, 16, &n), 0);
+	free(answer);
+	assert_int_equal(sl_fleet_members(kvs, n, "/sluice/pg/db/", nodes, 4, &members, &skipped), 0);
+	for (size_t i = 0; i < members; i++)
+		held += nodes[i].m.floor + (nodes[i].m.live ? nodes[i].m.extra : 0);
+	return held;
+}
+
+/* Two hosts of one fleet level, through etcd: both join from their floors
+ * (the one that read before the other's join is refused, and joins at its
+ * next sync), the seats are shared by what each wants, and the fleet's
+ * budget (100) is never passed; a host whose lease ends leaves its extra
+ * to the other and keeps its floor reserved. */
+static void test_two_hosts_share_a_level(void **state)
+{
+	const char *eps[1] = {client_url};
+	struct sl_etcd_http *h;
+	struct sl_fleet_sync a = {.fleet = "pg", .level = "db",
+				  .self = {.node = "a", .floor = 20, .seats = 100, .wants = 80}};
+	struct sl_fleet_sync b = {.fleet = "pg", .level = "db",
+				  .self = {.node = "b", .floor = 20, .seats = 100, .wants = 30}};
+	int64_t la, lb;
+	char *answer = NULL;
+
+	(void)state;
+	assert_int_equal(sl_etcd_http_open(&h, eps, 1, 2000000000ull, NULL), 0);
+	la = grant(h);
+	lb = grant(h);
+	/* Both read the empty level; a's join goes first, b's is refused. */
+	assert_int_equal(sl_fleet_sync_read(h, &a), 0);
+	assert_int_equal(sl_fleet_sync_read(h, &b), 0);
+	assert_int_equal(a.plan.action, SL_FLEET_JOIN);
+	assert_int_equal(b.plan.action, SL_FLEET_JOIN);
+	assert_int_equal(sl_fleet_sync_write(h, &a, la), 0);
+	assert_true(a.written);
+	assert_int_equal(sl_fleet_sync_write(h, &b, lb), 0);
+	assert_false(b.written);
+	assert_int_equal(sl_fleet_sync_read(h, &b), 0);
+	assert_int_equal(b.plan.action, SL_FLEET_JOIN);
+	assert_int_equal(sl_fleet_sync_write(h, &b, lb), 0);
+	assert_true(b.written);
+	assert_int_equal(held_in_etcd(h), 40);
+	/* Pool 60: b wants 10 over its floor, a the other 50. */
+	assert_int_equal(sl_fleet_sync_read(h, &a), 0);
+	assert_int_equal(a.plan.action, SL_FLEET_RAISE);
+	assert_int_equal(a.after, 70);
+	assert_int_equal(sl_fleet_sync_write(h, &a, la), 0);
+	assert_true(a.written);
+	assert_int_equal(sl_fleet_sync_read(h, &b), 0);
+	assert_int_equal(b.held, 20);
+	assert_int_equal(b.after, 30);
+	assert_int_equal(sl_fleet_sync_write(h, &b, lb), 0);
+	assert_true(b.written);
+	assert_int_equal(held_in_etcd(h), 100);
+	/* a's lease ends (a host gone): its extra is b's to claim, its floor stays. */
+	assert_int_equal(post(h, "/v3/lease/revoke", sl_etcd_body_lease(la), &answer), 0);
+	free(answer);
+	b.self.wants = 90;
+	assert_int_equal(sl_fleet_sync_read(h, &b), 0);
+	assert_int_equal(b.plan.action, SL_FLEET_RAISE);
+	assert_int_equal(b.after, 80); /* 100 less a's floor */
+	assert_int_equal(sl_fleet_sync_write(h, &b, lb), 0);
+	assert_true(b.written);
+	assert_int_equal(held_in_etcd(h), 100);
+	sl_etcd_http_close(h);
+}
+
 /* etcd with --client-cert-auth: whoever can write the fleet's keys can
  * starve every host, so only the fleet's CA's certificates get in. */
 static void test_tls_client_certificates(void **state)
@@ -303,6 +393,7 @@ int main(void)
 	const struct CMUnitTest plain[] = {
 		cmocka_unit_test(test_lease_txn_range),
 		cmocka_unit_test(test_endpoints_and_errors),
+		cmocka_unit_test(test_two_hosts_share_a_level),
 	};
 	const struct CMUnitTest tls[] = {
 		cmocka_unit_test(test_tls_client_certificates),
