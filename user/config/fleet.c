@@ -10,8 +10,7 @@
  * dispatches beyond a level's limit (no ticket overbooking), and a host
  * gives its grant up before its lease can expire: heartbeatTimeout +
  * drainTimeout + syncPeriod + margin < leaseTTL, margin = max(0.5s,
- * leaseTTL / 10) (engine/fleet_share.h sl_fleet_margin_ns, repeated here:
- * config sits below the engines).
+ * leaseTTL / 10) (lib/lease_margin.h, the grant's deadline's rule too).
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -19,12 +18,12 @@
 
 #include "config/decode.h"
 #include "config/duration.h"
+#include "lib/lease_margin.h"
 
 #define DEF_LEASE_TTL (6 * SEC)
 #define DEF_SYNC      (200 * MSEC)
 #define DEF_TIMEOUT   (300 * MSEC)
 #define DEF_DRAIN     (1 * SEC)
-#define MARGIN_MIN    (500 * MSEC)
 #define NAME_MAX_LEN  63 /* a DNS label: it is part of every key */
 
 #define SRV struct sl_server_cfg
@@ -267,11 +266,6 @@ void cd_decode_level_fleet(struct ctx *c, const struct sl_ynode *map, struct sl_
 	cd_path_pop(c, old);
 }
 
-static uint64_t margin_ns(uint64_t ttl)
-{
-	return ttl / 10 > MARGIN_MIN ? ttl / 10 : MARGIN_MIN;
-}
-
 /* The Server's settings that would let a fleet level admit past its
  * budget, said once at spec.fleet. */
 static void check_server_bounds(struct ctx *c, const struct sl_server_cfg *s)
@@ -318,7 +312,7 @@ void cd_check_fleet(struct load *L)
 			continue;
 		}
 		need = s->heartbeat_timeout_ns + l->fleet.drain_ns + s->fleet.sync_period_ns +
-		       margin_ns(s->fleet.lease_ttl_ns);
+		       sl_lease_margin_ns(s->fleet.lease_ttl_ns);
 		if (need >= s->fleet.lease_ttl_ns) {
 			cd_path_set(c, "spec.limited.fleet.drainTimeout");
 			cd_err_at(c, SL_SEV_ERROR, l->fleet.line, l->fleet.column,
@@ -326,7 +320,7 @@ void cd_check_fleet(struct load *L)
 				  "must be under Server spec.fleet.leaseTTL %s, so that a host gives its "
 				  "seats up before its lease can expire", cd_dur(s->heartbeat_timeout_ns).s,
 				  cd_dur(l->fleet.drain_ns).s, cd_dur(s->fleet.sync_period_ns).s,
-				  cd_dur(margin_ns(s->fleet.lease_ttl_ns)).s, cd_dur(need).s,
+				  cd_dur(sl_lease_margin_ns(s->fleet.lease_ttl_ns)).s, cd_dur(need).s,
 				  cd_dur(s->fleet.lease_ttl_ns).s);
 		}
 	}

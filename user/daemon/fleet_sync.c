@@ -19,19 +19,21 @@ static int call(struct sl_etcd_http *h, const char *path, char *body, char **ans
 
 int sl_fleet_sync_read(struct sl_etcd_http *h, struct sl_fleet_sync *s)
 {
-	/* The fleet's thread's own: too large for its stack. */
-	static __thread struct sl_etcd_kv kvs[3 * SL_FLEET_MAX_MEMBERS];
-	static __thread struct sl_fleet_node nodes[SL_FLEET_MAX_MEMBERS];
+	/* Too large for a thread's stack, and only a sync's: on the heap for
+	 * it (a thread-local array would sit in every thread of the daemon). */
+	struct sl_etcd_kv *kvs = malloc(3 * SL_FLEET_MAX_MEMBERS * sizeof(*kvs));
+	struct sl_fleet_node *nodes = malloc(SL_FLEET_MAX_MEMBERS * sizeof(*nodes));
 	char prefix[SL_ETCD_KEY_MAX + 1], *answer = NULL;
 	size_t n_kvs, skipped;
-	int err;
+	int err = kvs && nodes ? 0 : -ENOMEM;
 
 	s->members = 0;
 	s->held = s->after = 0;
 	s->written = false;
-	if (sl_fleet_prefix(prefix, sizeof(prefix), s->fleet, s->level) < 0)
-		return -E2BIG;
-	err = call(h, "/v3/kv/range", sl_etcd_body_range(prefix, true), &answer);
+	if (!err && sl_fleet_prefix(prefix, sizeof(prefix), s->fleet, s->level) < 0)
+		err = -E2BIG;
+	if (!err)
+		err = call(h, "/v3/kv/range", sl_etcd_body_range(prefix, true), &answer);
 	if (!err)
 		err = sl_etcd_parse_range(answer, &s->revision, kvs, 3 * SL_FLEET_MAX_MEMBERS, &n_kvs);
 	free(answer);
@@ -39,11 +41,13 @@ int sl_fleet_sync_read(struct sl_etcd_http *h, struct sl_fleet_sync *s)
 		err = sl_fleet_members(kvs, n_kvs, prefix, nodes, SL_FLEET_MAX_MEMBERS, &s->members, &skipped);
 	if (!err)
 		err = sl_fleet_plan_step(nodes, s->members, &s->self, &s->plan);
-	if (err)
-		return err;
-	for (size_t i = 0; i < s->members; i++)
+	for (size_t i = 0; !err && i < s->members; i++)
 		if (!strcmp(nodes[i].node, s->self.node) && nodes[i].m.live)
 			s->held = nodes[i].m.floor + nodes[i].m.extra;
+	free(kvs);
+	free(nodes);
+	if (err)
+		return err;
 	switch (s->plan.action) {
 	case SL_FLEET_JOIN:
 		s->after = s->self.floor;

@@ -5,7 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
-#define MARGIN_MIN_NS 500000000ull
+#include "lib/lease_margin.h"
+
 
 uint32_t sl_fleet_budget(const struct sl_fleet_member *m, size_t n, uint32_t own)
 {
@@ -96,7 +97,7 @@ uint32_t sl_fleet_next_claim(uint32_t current, uint32_t target, uint32_t in_use_
 
 uint64_t sl_fleet_margin_ns(uint64_t lease_ttl_ns)
 {
-	return lease_ttl_ns / 10 > MARGIN_MIN_NS ? lease_ttl_ns / 10 : MARGIN_MIN_NS;
+	return sl_lease_margin_ns(lease_ttl_ns);
 }
 
 uint64_t sl_fleet_grant_deadline_ns(uint64_t last_keepalive_sent_ns, uint64_t lease_ttl_ns,
